@@ -1,0 +1,100 @@
+/*
+ * driver.h - the CUDA driver entry points libcugl uses, resolved at run time.
+ *
+ * libcugl never links libcuda: it dlopens libcuda.so.1 once, takes
+ * cuGetProcAddress from it and resolves everything below by base name and
+ * the CUDA version whose ABI the PFN typedef describes. The required table
+ * must resolve completely; optional entries may stay NULL and are checked
+ * where they are used.
+ */
+#ifndef CUGL_CORE_DRIVER_H
+#define CUGL_CORE_DRIVER_H
+
+#include <cuda.h>
+#include <cudaTypedefs.h>
+
+#include "cugl/error.h"
+
+/* X(name, version): the entry point `name`, PFN_name_v<version>. */
+#define CUGL_DRIVER_REQUIRED(X)             \
+    X(cuInit, 2000)                         \
+    X(cuDriverGetVersion, 2020)             \
+    X(cuGetErrorName, 6000)                 \
+    X(cuGetErrorString, 6000)               \
+    X(cuDeviceGetCount, 2000)               \
+    X(cuDeviceGet, 2000)                    \
+    X(cuDeviceGetName, 2000)                \
+    X(cuDeviceGetUuid, 11040)               \
+    X(cuDeviceGetPCIBusId, 4010)            \
+    X(cuDeviceTotalMem, 3020)               \
+    X(cuDeviceGetAttribute, 2000)           \
+    X(cuDevicePrimaryCtxRetain, 7000)       \
+    X(cuDevicePrimaryCtxRelease, 11000)     \
+    X(cuCtxGetCurrent, 4000)                \
+    X(cuCtxSetCurrent, 4000)                \
+    X(cuCtxSynchronize, 2000)               \
+    X(cuCtxGetStreamPriorityRange, 5050)    \
+    X(cuMemGetInfo, 3020)                   \
+    X(cuStreamCreateWithPriority, 5050)     \
+    X(cuStreamDestroy, 4000)                \
+    X(cuStreamSynchronize, 2000)            \
+    X(cuStreamQuery, 2000)                  \
+    X(cuStreamWaitEvent, 3020)              \
+    X(cuStreamGetCtx, 9020)                 \
+    X(cuStreamGetFlags, 5050)               \
+    X(cuStreamGetPriority, 5050)            \
+    X(cuEventCreate, 2000)                  \
+    X(cuEventDestroy, 4000)                 \
+    X(cuEventRecord, 2000)                  \
+    X(cuEventSynchronize, 2000)             \
+    X(cuEventQuery, 2000)                   \
+    X(cuEventElapsedTime, 2000)             \
+    X(cuIpcGetEventHandle, 4010)            \
+    X(cuIpcOpenEventHandle, 4010)           \
+    X(cuModuleLoadDataEx, 2010)             \
+    X(cuModuleUnload, 2000)                 \
+    X(cuModuleGetFunction, 2000)            \
+    X(cuFuncGetAttribute, 2020)             \
+    X(cuFuncSetAttribute, 9000)             \
+    X(cuLaunchKernel, 4000)
+
+#define CUGL_DRIVER_OPTIONAL(X)             \
+    X(cuLaunchKernelEx, 11060)              \
+    X(cuFuncGetParamInfo, 12040)
+
+typedef struct cugl__driver_table {
+#define CUGL__DRIVER_FIELD(name, version) PFN_##name##_v##version name;
+    CUGL_DRIVER_REQUIRED(CUGL__DRIVER_FIELD)
+    CUGL_DRIVER_OPTIONAL(CUGL__DRIVER_FIELD)
+#undef CUGL__DRIVER_FIELD
+} cugl__driver_table;
+
+/* The resolved table; valid only after cugl__driver_load() returned CUGL_OK. */
+extern cugl__driver_table cugl__cu;
+
+/*
+ * Load and initialise the driver once per process (thread-safe). Returns
+ * CUGL_OK, or the stored failure, with its reason set as the calling thread's
+ * last error, prefixed by `who`.
+ */
+cugl_status cugl__driver_load(const char *who);
+
+/* The driver version cuDriverGetVersion reported at load. */
+int cugl__driver_version(void);
+
+/* false when the driver loaded but cuInit found no device. */
+bool cugl__driver_has_devices(void);
+
+/*
+ * Turn a CUresult into a status. On failure sets the thread's last error to
+ * "<who>: <call> failed: CUDA_ERROR_X (description)" and keeps the CUresult.
+ */
+cugl_status cugl__cu_status(CUresult result, const char *who, const char *call);
+
+/* Call a driver entry point and turn its result into a cugl_status. */
+#define CUGL_CU(fn, ...) cugl__cu_status(cugl__cu.fn(__VA_ARGS__), __func__, #fn)
+
+/* The same, for a helper that reports on behalf of the public function `who`. */
+#define CUGL_CU_AS(who, fn, ...) cugl__cu_status(cugl__cu.fn(__VA_ARGS__), (who), #fn)
+
+#endif /* CUGL_CORE_DRIVER_H */

@@ -1,0 +1,14 @@
+/*
+ * cugl/cugl.h - the whole public API of libcugl.
+ */
+#ifndef CUGL_CUGL_H
+#define CUGL_CUGL_H
+
+#include "cugl/base.h"
+#include "cugl/error.h"
+#include "cugl/device.h"
+#include "cugl/stream.h"
+#include "cugl/event.h"
+#include "cugl/module.h"
+
+#endif /* CUGL_CUGL_H */

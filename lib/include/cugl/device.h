@@ -1,0 +1,142 @@
+/*
+ * cugl/device.h - CUDA devices: enumeration, properties, primary context.
+ *
+ * The first call of any cugl function that needs the driver loads
+ * libcuda.so.1 (or the file named by the environment variable CUGL_LIBCUDA)
+ * and initialises it. Without a driver every such call returns
+ * CUGL_ERROR_NO_DRIVER with the reason in cugl_last_error().
+ *
+ * Devices are process-wide objects owned by cugl; they are never released.
+ * As with cuda.core's Device, a device must be made current once
+ * (cugl_device_set_current) before streams, events, modules or memory are
+ * created on it. Functions that take a device make its primary context
+ * current on the calling thread.
+ */
+#ifndef CUGL_DEVICE_H
+#define CUGL_DEVICE_H
+
+#include "cugl/error.h"
+
+CUGL_BEGIN_DECLS
+
+/** What cugl_device_get_properties reports. Sizes in bytes. */
+typedef struct cugl_device_properties {
+    char name[256];
+    uint8_t uuid[16];
+    char pci_bus_id[32]; /* "0000:65:00.0" */
+    int compute_capability_major;
+    int compute_capability_minor;
+    size_t total_memory;
+    int multiprocessor_count;
+    int warp_size;
+    int max_threads_per_block;
+    int max_block_dim[3];
+    int max_grid_dim[3];
+    size_t max_shared_memory_per_block;       /* without opt-in */
+    size_t max_shared_memory_per_block_optin; /* with opt-in, the launch limit */
+    int clock_rate_khz;
+    int memory_clock_rate_khz;
+    int memory_bus_width_bits;
+    int l2_cache_bytes;
+    int max_texture_1d_width;     /* CUDA array backed */
+    int max_texture_2d[2];        /* width, height */
+    int max_texture_2d_linear[3]; /* width, height, pitch in bytes */
+    int max_texture_3d[3];
+    int max_texture_2d_layered[3]; /* width, height, layers */
+    int max_texture_cubemap_width;
+    int max_surface_1d_width;
+    int max_surface_2d[2];
+    int max_surface_3d[3];
+    size_t texture_alignment;       /* base address alignment of textures */
+    size_t texture_pitch_alignment; /* pitch alignment of pitch2d textures */
+    int stream_priority_least;      /* numerically largest, lowest priority */
+    int stream_priority_greatest;   /* numerically smallest, highest priority */
+    bool integrated;
+    bool can_map_host_memory;
+    bool unified_addressing;
+    bool managed_memory;
+    bool concurrent_managed_access;
+    bool pageable_memory_access;
+    bool memory_pools_supported;
+    bool cooperative_launch;
+    bool cluster_launch;
+    bool ipc_event_supported;
+    bool virtual_memory_management_supported;
+    bool handle_type_posix_fd_supported;
+} cugl_device_properties;
+
+/**
+ * The number of CUDA devices. 0 (and CUGL_OK) when a driver is present but
+ * sees no device.
+ * @errors CUGL_ERROR_INVALID_ARGUMENT (count NULL), CUGL_ERROR_NO_DRIVER.
+ * @thread_safety Any thread.
+ */
+CUGL_API cugl_status cugl_device_count(int *count);
+
+/**
+ * The device with the given ordinal.
+ * @errors CUGL_ERROR_INVALID_ARGUMENT (out NULL, ordinal negative or not
+ *   below the count), CUGL_ERROR_NO_DRIVER, CUGL_ERROR_NO_DEVICE.
+ * @thread_safety Any thread.
+ * @pointer_lifetime The device lives until the process exits.
+ */
+CUGL_API cugl_status cugl_device_get(cugl_device **out, int ordinal);
+
+/**
+ * The device whose primary context is current on the calling thread.
+ * @errors CUGL_ERROR_INVALID_ARGUMENT (out NULL), CUGL_ERROR_INVALID_STATE
+ *   (no cugl device is current on this thread), CUGL_ERROR_NO_DRIVER.
+ */
+CUGL_API cugl_status cugl_device_get_current(cugl_device **out);
+
+/** The ordinal of a device; -1 for NULL. */
+CUGL_API int cugl_device_ordinal(const cugl_device *device);
+
+/**
+ * Fill `props` with the device's properties (read once, then cached).
+ * @errors CUGL_ERROR_INVALID_ARGUMENT (NULL), CUGL_ERROR_CUDA.
+ * @thread_safety Any thread.
+ */
+CUGL_API cugl_status cugl_device_get_properties(cugl_device *device,
+                                                cugl_device_properties *props);
+
+/**
+ * Retain the device's primary context (once) and make it current on the
+ * calling thread, as cuda.core's Device.set_current().
+ * @errors CUGL_ERROR_INVALID_ARGUMENT (NULL), CUGL_ERROR_CUDA.
+ * @thread_safety Any thread.
+ */
+CUGL_API cugl_status cugl_device_set_current(cugl_device *device);
+
+/** Whether cugl_device_set_current has been called for the device. */
+CUGL_API bool cugl_device_is_initialized(const cugl_device *device);
+
+/**
+ * Wait until all work on the device (its primary context) has completed.
+ * @errors CUGL_ERROR_INVALID_ARGUMENT, CUGL_ERROR_INVALID_STATE (device not
+ *   initialized), CUGL_ERROR_CUDA (an asynchronous error surfaced).
+ */
+CUGL_API cugl_status cugl_device_sync(cugl_device *device);
+
+/**
+ * Free and total device memory in bytes, as the driver sees them now.
+ * @errors CUGL_ERROR_INVALID_ARGUMENT, CUGL_ERROR_INVALID_STATE, CUGL_ERROR_CUDA.
+ */
+CUGL_API cugl_status cugl_device_memory_info(cugl_device *device, size_t *free_bytes,
+                                             size_t *total_bytes);
+
+/** The raw CUdevice (an int) of the device; -1 for NULL. */
+CUGL_API int cugl_device_handle(const cugl_device *device);
+
+/** The raw CUcontext of the primary context; NULL until initialized. */
+CUGL_API void *cugl_device_context_handle(const cugl_device *device);
+
+/**
+ * The driver's version, e.g. 13000 for CUDA 13.0.
+ * @errors CUGL_ERROR_INVALID_ARGUMENT (NULL), CUGL_ERROR_NO_DRIVER.
+ */
+CUGL_API cugl_status cugl_driver_version(int *version);
+
+CUGL_END_DECLS
+
+#endif /* CUGL_DEVICE_H */

@@ -1,0 +1,89 @@
+/*
+ * cugl/error.h - status codes, per-thread error messages, error callback.
+ *
+ * Every fallible cugl function returns a cugl_status; CUGL_OK is 0. On
+ * failure the calling thread's last error holds a message that names the
+ * function and states the facts, e.g.
+ *   "cugl_stream_create: priority 3 is outside the device's range [-5, 0]".
+ */
+#ifndef CUGL_ERROR_H
+#define CUGL_ERROR_H
+
+#include "cugl/base.h"
+
+CUGL_BEGIN_DECLS
+
+/* X(name, value, description) */
+#define CUGL_STATUS_LIST(X)                                                        \
+    X(CUGL_OK, 0, "no error")                                                      \
+    X(CUGL_ERROR_INVALID_ARGUMENT, 1, "an argument is NULL, zero or out of range") \
+    X(CUGL_ERROR_CLOSED, 2, "the object has been closed")                          \
+    X(CUGL_ERROR_INVALID_STATE, 3, "the call is not valid in the object's state")  \
+    X(CUGL_ERROR_NOT_SUPPORTED, 4, "not supported by this driver or device")       \
+    X(CUGL_ERROR_OUT_OF_MEMORY, 5, "out of memory")                                \
+    X(CUGL_ERROR_NO_DRIVER, 6, "no usable CUDA driver")                            \
+    X(CUGL_ERROR_NO_DEVICE, 7, "no CUDA device")                                   \
+    X(CUGL_ERROR_NOT_READY, 8, "the work has not completed yet")                   \
+    X(CUGL_ERROR_CUDA, 9, "the CUDA driver reported an error")                     \
+    X(CUGL_ERROR_GL, 10, "the OpenGL side reported an error")
+
+typedef enum cugl_status {
+#define CUGL__STATUS_ENUM(name, value, text) name = value,
+    CUGL_STATUS_LIST(CUGL__STATUS_ENUM)
+#undef CUGL__STATUS_ENUM
+} cugl_status;
+
+/**
+ * The name of a status code ("CUGL_ERROR_CLOSED"); "CUGL_STATUS_UNKNOWN" for
+ * a value that is not a cugl_status.
+ * @thread_safety Any thread. @pointer_lifetime Static storage.
+ */
+CUGL_API const char *cugl_status_name(cugl_status status);
+
+/**
+ * A one-line description of a status code.
+ * @thread_safety Any thread. @pointer_lifetime Static storage.
+ */
+CUGL_API const char *cugl_status_description(cugl_status status);
+
+/**
+ * The message of the calling thread's last failure, or "" if no cugl call on
+ * this thread has failed since the last cugl_clear_error().
+ * Successful calls do not clear it.
+ * @thread_safety Any thread; each thread has its own.
+ * @pointer_lifetime Valid until the next failing cugl call on this thread.
+ */
+CUGL_API const char *cugl_last_error(void);
+
+/** The status of the calling thread's last failure (CUGL_OK if none). */
+CUGL_API cugl_status cugl_last_status(void);
+
+/**
+ * The CUresult of the calling thread's last failure when the driver reported
+ * it (0, CUDA_SUCCESS, when the failure did not come from the driver).
+ */
+CUGL_API int cugl_last_cuda_result(void);
+
+/** Forget the calling thread's last failure. */
+CUGL_API void cugl_clear_error(void);
+
+/**
+ * Called on every failure, on the thread that failed, after the thread's last
+ * error is set. `message` lives until the callback returns.
+ */
+typedef void (*cugl_error_callback)(cugl_status status, const char *message,
+                                    void *user_data);
+
+/**
+ * Install an error callback (NULL removes it); it may be set before any other
+ * call. Writes the previous callback and its user data to `previous` and
+ * `previous_user_data` when those are not NULL.
+ * @thread_safety Any thread; the swap is atomic with respect to failures.
+ */
+CUGL_API void cugl_set_error_callback(cugl_error_callback callback, void *user_data,
+                                      cugl_error_callback *previous,
+                                      void **previous_user_data);
+
+CUGL_END_DECLS
+
+#endif /* CUGL_ERROR_H */

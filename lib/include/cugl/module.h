@@ -1,0 +1,99 @@
+/*
+ * cugl/module.h - device code: modules, kernels and launches.
+ *
+ * A module is loaded from an image in memory: a fatbin, a cubin or PTX text
+ * (NUL-terminated), as nvcc writes them. cugl's own kernels are fatbins
+ * embedded in the library; an application embeds its own the same way.
+ */
+#ifndef CUGL_MODULE_H
+#define CUGL_MODULE_H
+
+#include "cugl/error.h"
+
+CUGL_BEGIN_DECLS
+
+/** Grid, block and cluster extents; 0 in y or z means 1. */
+typedef struct cugl_launch_config {
+    uint32_t grid[3];  /* blocks; grid[0] must be >= 1 */
+    uint32_t block[3]; /* threads; block[0] must be >= 1 */
+    /* blocks per cluster; all 0 for no cluster. Each extent must divide the
+     * grid's. Needs a device with cluster launch (compute capability 9.0+). */
+    uint32_t cluster[3];
+    size_t shared_mem_bytes; /* dynamic shared memory per block */
+    bool cooperative;        /* all blocks resident at once (grid sync) */
+} cugl_launch_config;
+
+/**
+ * Load a module image on `device` (which must be initialized). The image is
+ * copied by the driver; it may be freed on return. A PTX image that fails to
+ * compile reports the JIT log in the message.
+ * @errors CUGL_ERROR_INVALID_ARGUMENT (NULL, size 0), CUGL_ERROR_INVALID_STATE
+ *   (device not initialized), CUGL_ERROR_NOT_SUPPORTED (no code for this
+ *   GPU), CUGL_ERROR_CUDA (not an image).
+ * @pointer_lifetime The caller owns one reference.
+ */
+CUGL_API cugl_status cugl_module_load_data(cugl_module **out, cugl_device *device,
+                                           const void *image, size_t size);
+
+/**
+ * Look up a kernel by its (extern "C" or mangled) name. The kernel holds a
+ * reference to its module.
+ * @errors CUGL_ERROR_INVALID_ARGUMENT (NULL, no kernel of that name),
+ *   CUGL_ERROR_CLOSED, CUGL_ERROR_CUDA.
+ */
+CUGL_API cugl_status cugl_module_get_kernel(cugl_kernel **out, cugl_module *module,
+                                            const char *name);
+
+/** The raw CUmodule; NULL after close. */
+CUGL_API void *cugl_module_handle(const cugl_module *module);
+CUGL_API cugl_device *cugl_module_device(const cugl_module *module);
+CUGL_API bool cugl_module_is_closed(const cugl_module *module);
+
+/** Unload now; kernels taken from it then return CUGL_ERROR_CLOSED. */
+CUGL_API void cugl_module_close(cugl_module *module);
+CUGL_API cugl_module *cugl_module_retain(cugl_module *module);
+CUGL_API void cugl_module_release(cugl_module *module);
+
+/** The kernel's name as looked up. */
+CUGL_API const char *cugl_kernel_name(const cugl_kernel *kernel);
+
+/**
+ * The number of parameters the kernel takes.
+ * @errors CUGL_ERROR_INVALID_ARGUMENT, CUGL_ERROR_CLOSED,
+ *   CUGL_ERROR_NOT_SUPPORTED (the driver cannot tell; before CUDA 12.4).
+ */
+CUGL_API cugl_status cugl_kernel_num_args(cugl_kernel *kernel, size_t *count);
+
+/**
+ * The most threads per block this kernel can be launched with (its
+ * register use can make it fewer than the device's limit).
+ */
+CUGL_API cugl_status cugl_kernel_max_threads_per_block(cugl_kernel *kernel, int *threads);
+
+/** The raw CUfunction; NULL after close. */
+CUGL_API void *cugl_kernel_handle(const cugl_kernel *kernel);
+CUGL_API bool cugl_kernel_is_closed(const cugl_kernel *kernel);
+CUGL_API void cugl_kernel_close(cugl_kernel *kernel);
+CUGL_API cugl_kernel *cugl_kernel_retain(cugl_kernel *kernel);
+CUGL_API void cugl_kernel_release(cugl_kernel *kernel);
+
+/**
+ * Launch `kernel` on `stream`. `args` holds one pointer per kernel parameter,
+ * each pointing at the argument's value, as cuLaunchKernel takes them;
+ * `num_args` is checked against the kernel when the driver can tell.
+ * Grid, block, cluster and shared memory are checked against the device's
+ * and the kernel's limits, each failure with the numbers in the message.
+ * Shared memory above 48 KiB is opted into for the kernel.
+ * @errors CUGL_ERROR_INVALID_ARGUMENT (NULL, a zero or oversized extent, too
+ *   many threads, too much shared memory, a cluster that does not divide the
+ *   grid, a wrong argument count, stream and kernel on different devices),
+ *   CUGL_ERROR_CLOSED, CUGL_ERROR_NOT_SUPPORTED (cluster or cooperative
+ *   launch on a device without it), CUGL_ERROR_CUDA.
+ * @thread_safety Any thread.
+ */
+CUGL_API cugl_status cugl_launch(cugl_stream *stream, const cugl_launch_config *config,
+                                 cugl_kernel *kernel, void **args, size_t num_args);
+
+CUGL_END_DECLS
+
+#endif /* CUGL_MODULE_H */

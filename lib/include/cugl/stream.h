@@ -1,0 +1,118 @@
+/*
+ * cugl/stream.h - CUDA streams.
+ *
+ * Every asynchronous cugl operation takes an explicit stream; NULL is an
+ * argument error. cugl_device_default_stream() gives the device's legacy
+ * default stream for convenience.
+ */
+#ifndef CUGL_STREAM_H
+#define CUGL_STREAM_H
+
+#include "cugl/error.h"
+
+CUGL_BEGIN_DECLS
+
+/** Options for cugl_stream_create; zero-initialise for the defaults. */
+typedef struct cugl_stream_desc {
+    /* false (default): non-blocking, no implicit ordering with the legacy
+     * default stream (cuda.core's nonblocking=True). true: a blocking stream. */
+    bool blocking;
+    /* 0 is the default priority. Lower numbers are higher priorities; the
+     * valid range is [stream_priority_greatest, stream_priority_least] of
+     * cugl_device_properties. */
+    int priority;
+} cugl_stream_desc;
+
+/**
+ * Create a stream on `device` (which must be initialized).
+ * @param desc NULL for the defaults.
+ * @errors CUGL_ERROR_INVALID_ARGUMENT (out or device NULL, priority out of
+ *   range), CUGL_ERROR_INVALID_STATE (device not initialized), CUGL_ERROR_CUDA.
+ * @thread_safety Any thread. @pointer_lifetime The caller owns one reference.
+ */
+CUGL_API cugl_status cugl_stream_create(cugl_stream **out, cugl_device *device,
+                                        const cugl_stream_desc *desc);
+
+/**
+ * Wrap a stream created elsewhere (a CUstream, or NULL / (void *)1 for the
+ * legacy default stream, (void *)2 for the per-thread default stream).
+ * The wrapper never destroys the stream. The stream's device is read from
+ * its context; for the default streams it is the current device.
+ * @errors CUGL_ERROR_INVALID_ARGUMENT (out NULL), CUGL_ERROR_INVALID_STATE
+ *   (a default stream and no current device), CUGL_ERROR_CUDA (not a stream).
+ */
+CUGL_API cugl_status cugl_stream_from_handle(cugl_stream **out, void *handle);
+
+/**
+ * The device's legacy default stream (a non-owning, process-wide wrapper;
+ * close and release are no-ops on it).
+ * @errors CUGL_ERROR_INVALID_ARGUMENT, CUGL_ERROR_INVALID_STATE (device not
+ *   initialized).
+ * @pointer_lifetime Lives until the process exits; no reference is taken.
+ */
+CUGL_API cugl_status cugl_device_default_stream(cugl_stream **out, cugl_device *device);
+
+/**
+ * Block until all work queued on the stream has completed.
+ * @errors CUGL_ERROR_INVALID_ARGUMENT, CUGL_ERROR_CLOSED, CUGL_ERROR_CUDA.
+ */
+CUGL_API cugl_status cugl_stream_sync(cugl_stream *stream);
+
+/**
+ * Whether all work queued on the stream has completed, without blocking.
+ * @errors CUGL_ERROR_INVALID_ARGUMENT, CUGL_ERROR_CLOSED, CUGL_ERROR_CUDA.
+ */
+CUGL_API cugl_status cugl_stream_query(cugl_stream *stream, bool *done);
+
+/**
+ * Make future work on `stream` wait until `event` has completed (the work
+ * captured by its last record; an event never recorded is complete).
+ * @errors CUGL_ERROR_INVALID_ARGUMENT, CUGL_ERROR_CLOSED, CUGL_ERROR_CUDA.
+ */
+CUGL_API cugl_status cugl_stream_wait_event(cugl_stream *stream, cugl_event *event);
+
+/**
+ * Make future work on `stream` wait for all work queued on `other` so far
+ * (records a temporary event on `other`).
+ * @errors CUGL_ERROR_INVALID_ARGUMENT (NULL, or both the same stream),
+ *   CUGL_ERROR_CLOSED, CUGL_ERROR_CUDA.
+ */
+CUGL_API cugl_status cugl_stream_wait_stream(cugl_stream *stream, cugl_stream *other);
+
+/**
+ * Record `event` on `stream`: it completes when the work queued so far does.
+ * Same as cugl_event_record(event, stream).
+ */
+CUGL_API cugl_status cugl_stream_record(cugl_stream *stream, cugl_event *event);
+
+/** Whether the stream is non-blocking with respect to the legacy default stream. */
+CUGL_API bool cugl_stream_is_nonblocking(const cugl_stream *stream);
+
+/** The stream's priority (0 for NULL). */
+CUGL_API int cugl_stream_priority(const cugl_stream *stream);
+
+/** The device the stream belongs to (NULL for NULL). */
+CUGL_API cugl_device *cugl_stream_device(const cugl_stream *stream);
+
+/** The raw CUstream; NULL after close. */
+CUGL_API void *cugl_stream_handle(const cugl_stream *stream);
+
+/** Whether cugl_stream_close has been called. true for NULL. */
+CUGL_API bool cugl_stream_is_closed(const cugl_stream *stream);
+
+/**
+ * Destroy the stream now (work already queued still completes); idempotent.
+ * A wrapped foreign stream is only forgotten, not destroyed.
+ * Afterwards every call but is_closed/release returns CUGL_ERROR_CLOSED.
+ */
+CUGL_API void cugl_stream_close(cugl_stream *stream);
+
+/** Take another reference. Returns `stream`. */
+CUGL_API cugl_stream *cugl_stream_retain(cugl_stream *stream);
+
+/** Drop a reference; the last one closes and frees. NULL is a no-op. */
+CUGL_API void cugl_stream_release(cugl_stream *stream);
+
+CUGL_END_DECLS
+
+#endif /* CUGL_STREAM_H */

@@ -1,0 +1,80 @@
+/*
+ * cugl_test.h - what every cugl test executable shares: cmocka with TAP
+ * output, status assertions that print the library's message, and the
+ * skip rule (exit 77 only when there is no driver, device or EGL display).
+ */
+#ifndef CUGL_TEST_H
+#define CUGL_TEST_H
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include <cugl/cugl.h>
+
+/* Meson's code for "skipped". */
+#define CUGL_TEST_SKIP 77
+
+/* Assert a call returned `expected`; on mismatch print both names and the message. */
+#define assert_status(expr, expected)                                                   \
+    do {                                                                                \
+        cugl_status cugl_test__got = (expr);                                            \
+        if (cugl_test__got != (expected))                                               \
+            fail_msg("%s returned %s, expected %s (last error: %s)", #expr,             \
+                     cugl_status_name(cugl_test__got), cugl_status_name(expected),      \
+                     cugl_last_error());                                                \
+    } while (0)
+
+#define assert_ok(expr) assert_status(expr, CUGL_OK)
+
+/* Assert the thread's last error mentions `needle`. */
+#define assert_error_mentions(needle)                                                   \
+    do {                                                                                \
+        if (!strstr(cugl_last_error(), (needle)))                                       \
+            fail_msg("last error \"%s\" does not mention \"%s\"", cugl_last_error(),    \
+                     (needle));                                                         \
+    } while (0)
+
+/* Print the TAP skip plan and exit 77. */
+static inline void cugl_test_skip_all(const char *why)
+{
+    printf("1..0 # SKIP %s\n", why);
+    fflush(stdout);
+    exit(CUGL_TEST_SKIP);
+}
+
+/*
+ * Device 0, made current, or exit 77 when there is no driver or no device.
+ * Any other failure is a test failure (exit 1 with the message).
+ */
+static inline cugl_device *cugl_test_device(void)
+{
+    int count = 0;
+    cugl_status st = cugl_device_count(&count);
+    if (st == CUGL_ERROR_NO_DRIVER)
+        cugl_test_skip_all(cugl_last_error());
+    if (st != CUGL_OK) {
+        printf("Bail out! cugl_device_count: %s\n", cugl_last_error());
+        exit(1);
+    }
+    if (count == 0)
+        cugl_test_skip_all("no CUDA device");
+    cugl_device *dev = NULL;
+    if (cugl_device_get(&dev, 0) != CUGL_OK || cugl_device_set_current(dev) != CUGL_OK) {
+        printf("Bail out! %s\n", cugl_last_error());
+        exit(1);
+    }
+    return dev;
+}
+
+/* Run a table of tests with TAP output. */
+#define cugl_test_run(tests) \
+    (cmocka_set_message_output(CM_OUTPUT_TAP), cmocka_run_group_tests(tests, NULL, NULL))
+
+#endif /* CUGL_TEST_H */
