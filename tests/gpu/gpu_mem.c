@@ -1,0 +1,122 @@
+/*
+ * gpu_mem.c - see gpu_mem.h.
+ */
+#include <dlfcn.h>
+
+#include "gpu_mem.h"
+
+static struct {
+    CUresult (*mem_alloc)(CUdeviceptr *, size_t);
+    CUresult (*mem_free)(CUdeviceptr);
+    CUresult (*memcpy_dtoh)(void *, CUdeviceptr, size_t);
+    CUresult (*memcpy_htod)(CUdeviceptr, const void *, size_t);
+    CUresult (*memset_d32)(CUdeviceptr, unsigned int, size_t);
+    CUresult (*host_alloc)(void **, size_t, unsigned int);
+    CUresult (*host_get_device_pointer)(CUdeviceptr *, void *, unsigned int);
+    CUresult (*free_host)(void *);
+    CUresult (*ctx_synchronize)(void);
+    CUresult (*ctx_get_current)(CUcontext *);
+    CUresult (*get_error_name)(CUresult, const char **);
+} drv;
+
+static void resolve(void *lib, void **slot, const char *name)
+{
+    *slot = dlsym(lib, name);
+    if (!*slot) {
+        printf("Bail out! the CUDA driver library has no %s\n", name);
+        exit(1);
+    }
+}
+
+void gpu_mem_init(void)
+{
+    /* The library libcugl loaded (already in the process: the same one). */
+    const char *path = getenv("CUGL_LIBCUDA");
+    if (!path || !*path)
+        path = "libcuda.so.1";
+    void *lib = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+    if (!lib) {
+        const char *why = dlerror();
+        printf("Bail out! cannot load %s: %s\n", path, why ? why : "unknown reason");
+        exit(1);
+    }
+    resolve(lib, (void **)&drv.mem_alloc, "cuMemAlloc_v2");
+    resolve(lib, (void **)&drv.mem_free, "cuMemFree_v2");
+    resolve(lib, (void **)&drv.memcpy_dtoh, "cuMemcpyDtoH_v2");
+    resolve(lib, (void **)&drv.memcpy_htod, "cuMemcpyHtoD_v2");
+    resolve(lib, (void **)&drv.memset_d32, "cuMemsetD32_v2");
+    resolve(lib, (void **)&drv.host_alloc, "cuMemHostAlloc");
+    resolve(lib, (void **)&drv.host_get_device_pointer, "cuMemHostGetDevicePointer_v2");
+    resolve(lib, (void **)&drv.free_host, "cuMemFreeHost");
+    resolve(lib, (void **)&drv.ctx_synchronize, "cuCtxSynchronize");
+    resolve(lib, (void **)&drv.ctx_get_current, "cuCtxGetCurrent");
+    resolve(lib, (void **)&drv.get_error_name, "cuGetErrorName");
+}
+
+static void check(CUresult r, const char *call)
+{
+    if (r == CUDA_SUCCESS)
+        return;
+    const char *name = NULL;
+    if (drv.get_error_name(r, &name) != CUDA_SUCCESS || !name)
+        name = "unknown CUresult";
+    fail_msg("%s failed: %s (%d)", call, name, (int)r);
+}
+
+CUdeviceptr gpu_alloc(size_t bytes)
+{
+    CUdeviceptr p = 0;
+    check(drv.mem_alloc(&p, bytes), "cuMemAlloc_v2");
+    return p;
+}
+
+void gpu_free(CUdeviceptr ptr)
+{
+    if (ptr)
+        check(drv.mem_free(ptr), "cuMemFree_v2");
+}
+
+void gpu_fill_u32(CUdeviceptr dst, uint32_t value, size_t count)
+{
+    check(drv.memset_d32(dst, value, count), "cuMemsetD32_v2");
+    check(drv.ctx_synchronize(), "cuCtxSynchronize");
+}
+
+void gpu_write(CUdeviceptr dst, const void *src, size_t bytes)
+{
+    check(drv.memcpy_htod(dst, src, bytes), "cuMemcpyHtoD_v2");
+    check(drv.ctx_synchronize(), "cuCtxSynchronize");
+}
+
+void gpu_read(void *dst, CUdeviceptr src, size_t bytes)
+{
+    check(drv.memcpy_dtoh(dst, src, bytes), "cuMemcpyDtoH_v2");
+}
+
+void *gpu_host_alloc_mapped(size_t bytes, CUdeviceptr *device_ptr)
+{
+    void *p = NULL;
+    check(drv.host_alloc(&p, bytes, CU_MEMHOSTALLOC_DEVICEMAP), "cuMemHostAlloc");
+    memset(p, 0, bytes);
+    check(drv.host_get_device_pointer(device_ptr, p, 0), "cuMemHostGetDevicePointer_v2");
+    return p;
+}
+
+void gpu_host_free(void *ptr)
+{
+    if (ptr)
+        check(drv.free_host(ptr), "cuMemFreeHost");
+}
+
+void *gpu_current_context(void)
+{
+    CUcontext ctx = NULL;
+    check(drv.ctx_get_current(&ctx), "cuCtxGetCurrent");
+    return (void *)ctx;
+}
+
+void gpu_not_applicable(const char *why)
+{
+    printf("# not applicable: %s\n", why);
+    fflush(stdout);
+}

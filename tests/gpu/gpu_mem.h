@@ -1,0 +1,57 @@
+/*
+ * gpu_mem.h - device memory for the GPU tests, straight from the driver.
+ *
+ * libcugl has no memory API yet, so the tests take the few driver entry
+ * points they need from libcuda.so.1 themselves (the exported, versioned
+ * names) to allocate buffers, fill them and read results back.
+ *
+ * Call gpu_mem_init() once, after cugl_test_device() succeeded, so that the
+ * device's primary context is current on the calling thread. Every other
+ * helper fails the running cmocka test (fail_msg) when the driver fails.
+ */
+#ifndef CUGL_TEST_GPU_MEM_H
+#define CUGL_TEST_GPU_MEM_H
+
+#include <cuda.h>
+
+#include "cugl_test.h"
+
+/*
+ * Resolve the entry points from the library libcugl uses (CUGL_LIBCUDA, else
+ * libcuda.so.1); prints "Bail out!" and exits 1 on failure.
+ */
+void gpu_mem_init(void);
+
+/* cuMemAlloc; the contents are undefined. */
+CUdeviceptr gpu_alloc(size_t bytes);
+void gpu_free(CUdeviceptr ptr);
+
+/* Set `count` words to `value`, then wait for the whole context, so that
+ * work queued afterwards on any stream sees the values. */
+void gpu_fill_u32(CUdeviceptr dst, uint32_t value, size_t count);
+
+/* Copy host to device, then wait for the whole context (as gpu_fill_u32). */
+void gpu_write(CUdeviceptr dst, const void *src, size_t bytes);
+
+/*
+ * Copy device to host (cuMemcpyDtoH, on the legacy default stream, which
+ * does not wait for non-blocking streams: synchronize the stream that wrote
+ * `src` first).
+ */
+void gpu_read(void *dst, CUdeviceptr src, size_t bytes);
+
+/* Pinned, device-mapped, zeroed host memory and its device address. */
+void *gpu_host_alloc_mapped(size_t bytes, CUdeviceptr *device_ptr);
+void gpu_host_free(void *ptr);
+
+/*
+ * Say (as a TAP comment) why the running test does not apply here; the
+ * caller then returns, and the test counts as passed. cmocka 1.1's skip()
+ * prints "not ok N # SKIP", which meson's TAP parser counts as a failure.
+ */
+void gpu_not_applicable(const char *why);
+
+/* The CUcontext current on the calling thread (cuCtxGetCurrent). */
+void *gpu_current_context(void);
+
+#endif /* CUGL_TEST_GPU_MEM_H */
