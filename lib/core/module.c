@@ -1,6 +1,7 @@
 /*
  * module.c - load device code, look up kernels, launch them.
  */
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -19,7 +20,6 @@ struct cugl_kernel {
     cugl_module *module;
     int max_threads;            /* CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK */
     size_t static_shared_bytes; /* CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES */
-    size_t shared_opt_in;       /* dynamic bytes already opted into */
     long num_args;              /* -1 where the driver cannot tell */
     bool closed;
     char name[];
@@ -240,6 +240,25 @@ CUGL_API void cugl_kernel_release(cugl_kernel *kernel)
     free(kernel);
 }
 
+/*
+ * Raise the kernel's dynamic shared memory limit to at least `bytes`. The
+ * limit belongs to the driver's function, which every wrapper of the same
+ * kernel shares, so it is only ever raised, under a lock.
+ */
+static cugl_status opt_in_shared(cugl_kernel *k, size_t bytes)
+{
+    static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+    pthread_mutex_lock(&lock);
+    int current = 0;
+    cugl_status st = CUGL_CU_AS("cugl_launch", cuFuncGetAttribute, &current,
+                                CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, k->handle);
+    if (st == CUGL_OK && (size_t)current < bytes)
+        st = CUGL_CU_AS("cugl_launch", cuFuncSetAttribute, k->handle,
+                        CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, (int)bytes);
+    pthread_mutex_unlock(&lock);
+    return st;
+}
+
 /* Check the config against the device and kernel; fills in the 1s for 0s. */
 static cugl_status check_config(const cugl_launch_config *in, const cugl_kernel *k,
                                 const cugl_device_properties *p, cugl_launch_config *c)
@@ -332,13 +351,8 @@ CUGL_API cugl_status cugl_launch(cugl_stream *stream, const cugl_launch_config *
         CUGL__CHECK_ARG(args[i] != NULL, "args[%zu] is NULL", i);
 
     CUGL__TRY(cugl__device_activate(dev, __func__));
-    if (c.shared_mem_bytes > kernel->shared_opt_in &&
-        c.shared_mem_bytes + kernel->static_shared_bytes > p->max_shared_memory_per_block) {
-        CUGL__TRY(CUGL_CU(cuFuncSetAttribute, kernel->handle,
-                          CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
-                          (int)c.shared_mem_bytes));
-        kernel->shared_opt_in = c.shared_mem_bytes;
-    }
+    if (c.shared_mem_bytes + kernel->static_shared_bytes > p->max_shared_memory_per_block)
+        CUGL__TRY(opt_in_shared(kernel, c.shared_mem_bytes));
 
     bool cluster = c.cluster[0] != 0;
     if (!cluster && !c.cooperative)

@@ -61,7 +61,8 @@ CUGL_API cugl_status cugl_stream_from_handle(cugl_stream **out, void *handle)
     *out = NULL;
     CUGL__TRY(cugl__driver_load(__func__));
     cugl_device *device = NULL;
-    CUstream h = (CUstream)handle;
+    /* NULL and CU_STREAM_LEGACY both name the legacy default stream. */
+    CUstream h = handle ? (CUstream)handle : CU_STREAM_LEGACY;
     if (is_default_stream(handle)) {
         if (cugl_device_get_current(&device) != CUGL_OK)
             return cugl__fail(CUGL_ERROR_INVALID_STATE, __func__,

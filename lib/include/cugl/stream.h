@@ -36,8 +36,9 @@ CUGL_API cugl_status cugl_stream_create(cugl_stream **out, cugl_device *device,
 /**
  * Wrap a stream created elsewhere (a CUstream, or NULL / (void *)1 for the
  * legacy default stream, (void *)2 for the per-thread default stream).
- * The wrapper never destroys the stream. The stream's device is read from
- * its context; for the default streams it is the current device.
+ * The wrapper never destroys the stream; its handle is the one given (for
+ * NULL: (void *)1). The stream's device is read from its context; for the
+ * default streams it is the current device.
  * @errors CUGL_ERROR_INVALID_ARGUMENT (out NULL), CUGL_ERROR_INVALID_STATE
  *   (a default stream and no current device), CUGL_ERROR_CUDA (not a stream).
  */
