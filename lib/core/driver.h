@@ -56,11 +56,60 @@
     X(cuModuleGetFunction, 2000)            \
     X(cuFuncGetAttribute, 2020)             \
     X(cuFuncSetAttribute, 9000)             \
-    X(cuLaunchKernel, 4000)
+    X(cuLaunchKernel, 4000)                 \
+    X(cuMemAllocAsync, 11020)               \
+    X(cuMemFreeAsync, 11020)                \
+    X(cuMemAllocFromPoolAsync, 11020)       \
+    X(cuMemPoolCreate, 11020)               \
+    X(cuMemPoolDestroy, 11020)              \
+    X(cuMemPoolSetAttribute, 11020)         \
+    X(cuMemPoolGetAttribute, 11020)         \
+    X(cuMemPoolSetAccess, 11020)            \
+    X(cuMemPoolTrimTo, 11020)               \
+    X(cuDeviceGetMemPool, 11020)            \
+    X(cuMemPoolExportToShareableHandle, 11020) \
+    X(cuMemPoolImportFromShareableHandle, 11020) \
+    X(cuMemPoolExportPointer, 11020)        \
+    X(cuMemPoolImportPointer, 11020)        \
+    X(cuMemAllocHost, 3020)                 \
+    X(cuMemHostAlloc, 2020)                 \
+    X(cuMemFreeHost, 2000)                  \
+    X(cuMemHostGetDevicePointer, 3020)      \
+    X(cuMemAllocManaged, 6000)              \
+    X(cuMemFree, 3020)                      \
+    X(cuMemcpyAsync, 4000)                  \
+    X(cuMemcpy2DAsync, 3020)                \
+    X(cuMemcpy3DAsync, 3020)                \
+    X(cuMemsetD8Async, 3020)                \
+    X(cuMemsetD16Async, 3020)               \
+    X(cuMemsetD32Async, 3020)               \
+    X(cuPointerGetAttributes, 7000)         \
+    X(cuMemGetAddressRange, 3020)           \
+    X(cuMemCreate, 10020)                   \
+    X(cuMemRelease, 10020)                  \
+    X(cuMemAddressReserve, 10020)           \
+    X(cuMemAddressFree, 10020)              \
+    X(cuMemMap, 10020)                      \
+    X(cuMemUnmap, 10020)                    \
+    X(cuMemSetAccess, 10020)                \
+    X(cuMemGetAllocationGranularity, 10020) \
+    X(cuMemExportToShareableHandle, 10020)  \
+    X(cuMemRetainAllocationHandle, 11000)   \
+    X(cuArray3DCreate, 3020)                \
+    X(cuArrayDestroy, 2000)                 \
+    X(cuArray3DGetDescriptor, 3020)         \
+    X(cuMipmappedArrayCreate, 5000)         \
+    X(cuMipmappedArrayDestroy, 5000)        \
+    X(cuMipmappedArrayGetLevel, 5000)       \
+    X(cuTexObjectCreate, 5000)              \
+    X(cuTexObjectDestroy, 5000)             \
+    X(cuSurfObjectCreate, 5000)             \
+    X(cuSurfObjectDestroy, 5000)
 
 #define CUGL_DRIVER_OPTIONAL(X)             \
     X(cuLaunchKernelEx, 11060)              \
-    X(cuFuncGetParamInfo, 12040)
+    X(cuFuncGetParamInfo, 12040)            \
+    X(cuMemAdvise, 12020)
 
 typedef struct cugl__driver_table {
 #define CUGL__DRIVER_FIELD(name, version) PFN_##name##_v##version name;

@@ -118,4 +118,63 @@ cugl_status cugl__event_check(const cugl_event *event, const char *who);
 /* Record `event` on `stream`, reporting failures as `who`. */
 cugl_status cugl__event_record(cugl_event *event, cugl_stream *stream, const char *who);
 
+/* Memory resources (memory.c). Each kind is a table of operations. */
+typedef struct cugl__mr_ops {
+    /* Allocate `size` > 0 bytes; `stream` may be NULL where not stream-ordered. */
+    cugl_status (*allocate)(cugl_memory_resource *mr, size_t size, cugl_stream *stream,
+                            uint64_t *ptr, const char *who);
+    /* Free; never called for ptr 0. Must free even when the resource is closed. */
+    cugl_status (*deallocate)(cugl_memory_resource *mr, uint64_t ptr, size_t size,
+                              cugl_stream *stream, const char *who);
+} cugl__mr_ops;
+
+struct cugl_memory_resource {
+    cugl__ref ref;
+    const cugl__mr_ops *ops;
+    cugl_memory_kind kind;
+    cugl_device *device;
+    int device_id; /* -1: host memory of no device */
+    bool closed;
+    bool device_accessible;
+    bool host_accessible;
+    bool managed;
+    bool stream_ordered; /* allocate/deallocate need a stream */
+    bool ipc;            /* buffers can be exported (an IPC pool) */
+    bool imported;       /* opened from another process: cannot allocate */
+    CUmemoryPool pool;   /* NULL where there is none */
+    bool owns_pool;
+    CUmemLocation preferred; /* managed: advised location */
+    size_t granularity;      /* exportable: allocation granularity */
+};
+
+/* Buffers (buffer.c). */
+struct cugl_buffer {
+    cugl__ref ref;
+    uint64_t ptr;
+    size_t size;
+    cugl_memory_resource *mr;       /* owning resource (a reference), or NULL */
+    cugl_stream *dealloc_stream;    /* a reference, or NULL */
+    int device_id;
+    bool device_accessible;
+    bool host_accessible;
+    bool managed;
+    bool closed;
+    /* Called once at close for buffers that belong to something else (a
+     * graphics mapping, an imported tensor); then `owner` is dropped. */
+    void (*on_close)(void *owner, cugl_stream *stream);
+    void (*owner_release)(void *owner);
+    void *owner;
+};
+
+/* Check a buffer argument: not NULL, not closed. */
+cugl_status cugl__buffer_check(const cugl_buffer *buffer, const char *who);
+
+/*
+ * A new buffer over [ptr, ptr + size). With `mr` it owns the memory (takes a
+ * reference to mr and, if not NULL, to `stream` as deallocation stream).
+ * Accessibility comes from `mr`, or from the driver when mr is NULL.
+ */
+cugl_status cugl__buffer_new(cugl_buffer **out, uint64_t ptr, size_t size,
+                             cugl_memory_resource *mr, cugl_stream *stream, const char *who);
+
 #endif /* CUGL_CORE_INTERNAL_H */

@@ -39,5 +39,11 @@ typedef struct cugl_stream cugl_stream;
 typedef struct cugl_event cugl_event;
 typedef struct cugl_module cugl_module;
 typedef struct cugl_kernel cugl_kernel;
+typedef struct cugl_memory_resource cugl_memory_resource;
+typedef struct cugl_buffer cugl_buffer;
+typedef struct cugl_array cugl_array;
+typedef struct cugl_mipmapped_array cugl_mipmapped_array;
+typedef struct cugl_texture cugl_texture;
+typedef struct cugl_surface cugl_surface;
 
 #endif /* CUGL_BASE_H */

@@ -10,5 +10,9 @@
 #include "cugl/stream.h"
 #include "cugl/event.h"
 #include "cugl/module.h"
+#include "cugl/memory.h"
+#include "cugl/buffer.h"
+#include "cugl/array.h"
+#include "cugl/texture.h"
 
 #endif /* CUGL_CUGL_H */

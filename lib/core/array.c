@@ -1,0 +1,4 @@
+/*
+ * array.c
+ */
+#include "internal.h"

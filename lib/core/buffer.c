@@ -1,0 +1,4 @@
+/*
+ * buffer.c
+ */
+#include "internal.h"

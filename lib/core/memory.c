@@ -1,0 +1,4 @@
+/*
+ * memory.c
+ */
+#include "internal.h"

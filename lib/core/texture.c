@@ -1,0 +1,4 @@
+/*
+ * texture.c
+ */
+#include "internal.h"

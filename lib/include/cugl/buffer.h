@@ -1,0 +1,142 @@
+/*
+ * cugl/buffer.h - linear memory: a pointer, a size and who frees it.
+ *
+ * The C form of cuda.core's Buffer. A buffer that came from a memory
+ * resource owns its memory and gives it back when closed; a buffer made
+ * from a foreign pointer without a resource only describes it.
+ */
+#ifndef CUGL_BUFFER_H
+#define CUGL_BUFFER_H
+
+#include "cugl/error.h"
+
+CUGL_BEGIN_DECLS
+
+struct DLManagedTensor; /* from <dlpack/dlpack.h> */
+
+/** A buffer exported for another process: plain bytes. */
+typedef struct cugl_buffer_ipc_descriptor {
+    uint8_t data[64];
+    uint64_t size;
+} cugl_buffer_ipc_descriptor;
+
+/**
+ * Wrap memory at `ptr` of `size` bytes. With `mr`, the buffer owns the
+ * memory and closing it deallocates through `mr` (on the stream given to
+ * close). Without, it is non-owning; the device, accessibility and
+ * managed-ness of foreign pointers are read with cuPointerGetAttributes
+ * (host memory the driver does not know is host-only, device -1).
+ * @errors CUGL_ERROR_INVALID_ARGUMENT (out NULL; ptr 0 with a nonzero size),
+ *   CUGL_ERROR_CLOSED (mr closed), CUGL_ERROR_NO_DRIVER.
+ * @pointer_lifetime The caller owns one reference.
+ */
+CUGL_API cugl_status cugl_buffer_from_handle(cugl_buffer **out, uint64_t ptr, size_t size,
+                                             cugl_memory_resource *mr);
+
+/**
+ * Copy this buffer into *dst, asynchronously on `stream`. When *dst is NULL,
+ * a new buffer is first allocated from `src`'s memory resource and stored in
+ * *dst (the caller owns it). Sizes must match exactly.
+ * @errors CUGL_ERROR_INVALID_ARGUMENT (NULL; size mismatch, both sizes in the
+ *   message; *dst NULL and `src` has no memory resource), CUGL_ERROR_CLOSED,
+ *   CUGL_ERROR_OUT_OF_MEMORY, CUGL_ERROR_CUDA.
+ */
+CUGL_API cugl_status cugl_buffer_copy_to(cugl_buffer **dst, cugl_buffer *src,
+                                         cugl_stream *stream);
+
+/**
+ * Copy `src` into `dst`, asynchronously on `stream`. Sizes must match.
+ * @errors as cugl_buffer_copy_to.
+ */
+CUGL_API cugl_status cugl_buffer_copy_from(cugl_buffer *dst, cugl_buffer *src,
+                                           cugl_stream *stream);
+
+/**
+ * Fill the buffer with a 1, 2 or 4 byte pattern, asynchronously on `stream`.
+ * The size must be a multiple of the pattern's.
+ * @errors CUGL_ERROR_INVALID_ARGUMENT (NULL, another pattern size, a size not
+ *   divisible by it), CUGL_ERROR_CLOSED, CUGL_ERROR_CUDA.
+ */
+CUGL_API cugl_status cugl_buffer_fill(cugl_buffer *buffer, const void *value,
+                                      size_t value_size, cugl_stream *stream);
+
+/** The device pointer (uint64); 0 after close. */
+CUGL_API uint64_t cugl_buffer_handle(const cugl_buffer *buffer);
+/** The size in bytes; 0 after close. */
+CUGL_API size_t cugl_buffer_size(const cugl_buffer *buffer);
+/** The device ordinal; -1 for host memory. */
+CUGL_API int cugl_buffer_device_id(const cugl_buffer *buffer);
+/** The owning resource, or NULL (non-owning, or closed). No reference is taken. */
+CUGL_API cugl_memory_resource *cugl_buffer_memory_resource(const cugl_buffer *buffer);
+CUGL_API bool cugl_buffer_is_device_accessible(const cugl_buffer *buffer);
+CUGL_API bool cugl_buffer_is_host_accessible(const cugl_buffer *buffer);
+CUGL_API bool cugl_buffer_is_managed(const cugl_buffer *buffer);
+
+/**
+ * The stream close() and the last release() deallocate on when given none
+ * (initially the allocation stream). The buffer keeps a reference to it.
+ */
+CUGL_API cugl_status cugl_buffer_set_deallocation_stream(cugl_buffer *buffer,
+                                                         cugl_stream *stream);
+
+/**
+ * Export a buffer of an IPC-enabled pool for another process, which imports
+ * it into the pool it opened with cugl_device_memory_resource_import_fd.
+ * @errors CUGL_ERROR_INVALID_ARGUMENT, CUGL_ERROR_CLOSED,
+ *   CUGL_ERROR_INVALID_STATE (the buffer's resource is not IPC-enabled).
+ */
+CUGL_API cugl_status cugl_buffer_ipc_export(cugl_buffer *buffer,
+                                            cugl_buffer_ipc_descriptor *descriptor);
+
+/**
+ * Import a buffer another process exported. The buffer belongs to `mr`
+ * (closing it frees the mapping, ordered on `stream`); close it before the
+ * exporting process frees the memory.
+ * @errors CUGL_ERROR_INVALID_ARGUMENT (NULL; `mr` not an imported pool),
+ *   CUGL_ERROR_CLOSED, CUGL_ERROR_CUDA (the pointer is not in the pool).
+ */
+CUGL_API cugl_status cugl_buffer_ipc_import(cugl_buffer **out, cugl_memory_resource *mr,
+                                            const cugl_buffer_ipc_descriptor *descriptor,
+                                            cugl_stream *stream);
+
+/**
+ * Export the buffer of an exportable (VMM) resource as a POSIX file
+ * descriptor (new each call; the caller closes it), with the allocation's
+ * size (the buffer's size rounded up to the granularity) that an importer
+ * such as glImportMemoryFdEXT needs.
+ * @errors CUGL_ERROR_INVALID_ARGUMENT, CUGL_ERROR_CLOSED,
+ *   CUGL_ERROR_INVALID_STATE (not from an exportable resource), CUGL_ERROR_CUDA.
+ */
+CUGL_API cugl_status cugl_buffer_export_fd(cugl_buffer *buffer, int *fd,
+                                           size_t *allocation_size);
+
+/**
+ * A DLPack tensor describing the buffer: 1-D, uint8, `size` elements; device
+ * type kDLCUDA (device only), kDLCUDAHost (pinned), kDLCUDAManaged (managed)
+ * or kDLCPU (host only). The tensor holds a reference to the buffer; its
+ * deleter drops it and frees the tensor. Include <dlpack/dlpack.h> to use it.
+ * @errors CUGL_ERROR_INVALID_ARGUMENT, CUGL_ERROR_CLOSED,
+ *   CUGL_ERROR_OUT_OF_MEMORY.
+ */
+CUGL_API cugl_status cugl_buffer_to_dlpack(struct DLManagedTensor **out, cugl_buffer *buffer);
+
+CUGL_API bool cugl_buffer_is_closed(const cugl_buffer *buffer);
+
+/**
+ * Give the memory back to its resource, ordered on `stream` (NULL: the
+ * deallocation stream); idempotent. Afterwards the size is 0 and every call
+ * but the getters and release returns CUGL_ERROR_CLOSED. A non-owning buffer
+ * only forgets the pointer.
+ * @errors CUGL_ERROR_CLOSED (`stream` closed: nothing is freed),
+ *   CUGL_ERROR_CUDA (the memory is forgotten; the driver's error is reported).
+ */
+CUGL_API cugl_status cugl_buffer_close(cugl_buffer *buffer, cugl_stream *stream);
+
+CUGL_API cugl_buffer *cugl_buffer_retain(cugl_buffer *buffer);
+
+/** Drop a reference; the last one closes (on the deallocation stream) and frees. */
+CUGL_API void cugl_buffer_release(cugl_buffer *buffer);
+
+CUGL_END_DECLS
+
+#endif /* CUGL_BUFFER_H */

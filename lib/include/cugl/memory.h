@@ -1,0 +1,199 @@
+/*
+ * cugl/memory.h - memory resources: where buffers come from.
+ *
+ * A memory resource allocates buffers and takes their memory back, ordered on
+ * a stream, as cuda.core's MemoryResource family does:
+ *
+ *   device       stream-ordered device memory, from the device's current pool
+ *                or from a pool of its own (maximum size, IPC)
+ *   pinned       page-locked host memory the device can reach; stream-ordered
+ *                from a host pool where the driver has one, else cuMemHostAlloc
+ *   managed      managed (unified) memory with a preferred location
+ *   legacy       synchronous cuMemAllocHost
+ *   exportable   device memory made with cuMemCreate with a POSIX file
+ *                descriptor handle, so that another API (GL) or process can
+ *                import it: what map-free GL interop uses
+ *
+ * Every buffer holds a reference to its resource. Closing a resource refuses
+ * further allocations; memory already handed out stays valid until its
+ * buffers are closed.
+ */
+#ifndef CUGL_MEMORY_H
+#define CUGL_MEMORY_H
+
+#include "cugl/error.h"
+
+CUGL_BEGIN_DECLS
+
+typedef enum cugl_memory_kind {
+    CUGL_MEMORY_DEVICE = 1,
+    CUGL_MEMORY_PINNED = 2,
+    CUGL_MEMORY_MANAGED = 3,
+    CUGL_MEMORY_LEGACY_PINNED = 4,
+    CUGL_MEMORY_EXPORTABLE = 5,
+} cugl_memory_kind;
+
+/** Options of a device memory resource; zero-initialise for the defaults. */
+typedef struct cugl_device_memory_desc {
+    /* false (default): allocate from the device's current pool, whose release
+     * threshold is raised so that freed memory stays reserved and is reused.
+     * true: create a pool owned by the resource (implied by max_size and ipc). */
+    bool own_pool;
+    size_t max_size; /* own pool: upper bound of its reserved memory; 0 = none */
+    bool ipc;        /* own pool: shareable with other processes (POSIX fd) */
+} cugl_device_memory_desc;
+
+/** Options of a pinned memory resource; zero-initialise for the defaults. */
+typedef struct cugl_pinned_memory_desc {
+    size_t max_size; /* host pool: upper bound of its reserved memory; 0 = none */
+} cugl_pinned_memory_desc;
+
+typedef enum cugl_location_kind {
+    CUGL_LOCATION_NONE = 0,   /* no preference (the default) */
+    CUGL_LOCATION_DEVICE = 1, /* the resource's device */
+    CUGL_LOCATION_HOST = 2,
+} cugl_location_kind;
+
+/** Options of a managed memory resource; zero-initialise for the defaults. */
+typedef struct cugl_managed_memory_desc {
+    cugl_location_kind preferred_location;
+} cugl_managed_memory_desc;
+
+/** Pool statistics, in bytes. */
+typedef struct cugl_pool_stats {
+    uint64_t reserved_current; /* backing memory the pool holds now */
+    uint64_t reserved_high;    /* its high watermark */
+    uint64_t used_current;     /* memory handed out in live allocations */
+    uint64_t used_high;
+} cugl_pool_stats;
+
+/**
+ * A device memory resource on `device` (which must be initialized).
+ * @param desc NULL for the defaults (the device's current pool).
+ * @errors CUGL_ERROR_INVALID_ARGUMENT, CUGL_ERROR_INVALID_STATE (device not
+ *   initialized), CUGL_ERROR_NOT_SUPPORTED (no memory pools on the device;
+ *   IPC without POSIX fd handles), CUGL_ERROR_CUDA.
+ * @pointer_lifetime The caller owns one reference.
+ */
+CUGL_API cugl_status cugl_device_memory_resource_create(cugl_memory_resource **out,
+                                                        cugl_device *device,
+                                                        const cugl_device_memory_desc *desc);
+
+/**
+ * A pinned host memory resource whose memory `device` can reach.
+ * @errors as cugl_device_memory_resource_create.
+ */
+CUGL_API cugl_status cugl_pinned_memory_resource_create(cugl_memory_resource **out,
+                                                        cugl_device *device,
+                                                        const cugl_pinned_memory_desc *desc);
+
+/**
+ * A managed memory resource; the preferred location is advised per
+ * allocation.
+ * @errors CUGL_ERROR_INVALID_ARGUMENT (unknown location),
+ *   CUGL_ERROR_INVALID_STATE, CUGL_ERROR_NOT_SUPPORTED (no managed memory).
+ */
+CUGL_API cugl_status cugl_managed_memory_resource_create(cugl_memory_resource **out,
+                                                         cugl_device *device,
+                                                         const cugl_managed_memory_desc *desc);
+
+/**
+ * A synchronous pinned host memory resource (cuMemAllocHost). Its stream
+ * arguments may be NULL: allocation and deallocation are immediate
+ * (deallocation first waits for the stream, when one is given).
+ */
+CUGL_API cugl_status cugl_legacy_pinned_memory_resource_create(cugl_memory_resource **out,
+                                                               cugl_device *device);
+
+/**
+ * An exportable memory resource: each buffer is its own cuMemCreate
+ * allocation with a POSIX file descriptor handle, mapped read-write for the
+ * device; sizes are rounded up to the allocation granularity. Deallocation
+ * waits for the stream, then unmaps and releases.
+ * @errors CUGL_ERROR_NOT_SUPPORTED (no virtual memory management or POSIX
+ *   fd handles on the device), as cugl_device_memory_resource_create.
+ */
+CUGL_API cugl_status cugl_exportable_memory_resource_create(cugl_memory_resource **out,
+                                                            cugl_device *device);
+
+/**
+ * Allocate `size` bytes (0 gives an empty buffer with handle 0), ordered on
+ * `stream`: the memory may be used by work queued on the stream after this
+ * call. The buffer keeps `stream` as its deallocation stream.
+ * @errors CUGL_ERROR_INVALID_ARGUMENT (NULL; NULL stream where the resource is
+ *   stream-ordered), CUGL_ERROR_CLOSED (resource or stream),
+ *   CUGL_ERROR_INVALID_STATE (an imported IPC pool: it cannot allocate),
+ *   CUGL_ERROR_OUT_OF_MEMORY (with the size and the pool's limit),
+ *   CUGL_ERROR_CUDA.
+ * @pointer_lifetime The caller owns one reference to the buffer.
+ */
+CUGL_API cugl_status cugl_memory_resource_allocate(cugl_buffer **out,
+                                                   cugl_memory_resource *mr, size_t size,
+                                                   cugl_stream *stream);
+
+/**
+ * Return memory this resource allocated (a raw pointer and its size, for
+ * memory that is not wrapped in a buffer), ordered on `stream`.
+ * Normally closing the buffer does this.
+ * @errors CUGL_ERROR_INVALID_ARGUMENT, CUGL_ERROR_CLOSED (stream), CUGL_ERROR_CUDA.
+ */
+CUGL_API cugl_status cugl_memory_resource_deallocate(cugl_memory_resource *mr, uint64_t ptr,
+                                                     size_t size, cugl_stream *stream);
+
+/**
+ * Current and peak use of the resource's pool.
+ * @errors CUGL_ERROR_INVALID_ARGUMENT, CUGL_ERROR_CLOSED,
+ *   CUGL_ERROR_NOT_SUPPORTED (the resource has no pool: managed, legacy,
+ *   exportable, or pinned without a host pool).
+ */
+CUGL_API cugl_status cugl_memory_resource_pool_stats(cugl_memory_resource *mr,
+                                                     cugl_pool_stats *stats);
+
+/**
+ * Give the pool's unused reserved memory back to the system, keeping at
+ * least `keep_bytes` reserved. Call after synchronising the streams that
+ * freed memory. No-op (CUGL_OK) for resources without a pool.
+ */
+CUGL_API cugl_status cugl_memory_resource_trim(cugl_memory_resource *mr, size_t keep_bytes);
+
+/**
+ * Export an IPC-enabled device pool as a POSIX file descriptor (a new one
+ * each call; the caller closes it). Send it to another process (SCM_RIGHTS,
+ * or inheritance across fork/exec), which opens it with
+ * cugl_device_memory_resource_import_fd.
+ * @errors CUGL_ERROR_INVALID_ARGUMENT, CUGL_ERROR_CLOSED,
+ *   CUGL_ERROR_INVALID_STATE (the resource is not IPC-enabled), CUGL_ERROR_CUDA.
+ */
+CUGL_API cugl_status cugl_memory_resource_export_fd(cugl_memory_resource *mr, int *fd);
+
+/**
+ * Open a pool exported by another process. The resource cannot allocate; it
+ * imports buffers (cugl_buffer_ipc_import). `fd` stays the caller's.
+ * @errors CUGL_ERROR_INVALID_ARGUMENT (negative fd), CUGL_ERROR_INVALID_STATE
+ *   (device not initialized), CUGL_ERROR_CUDA (not an exported pool).
+ */
+CUGL_API cugl_status cugl_device_memory_resource_import_fd(cugl_memory_resource **out,
+                                                           cugl_device *device, int fd);
+
+CUGL_API cugl_memory_kind cugl_memory_resource_kind(const cugl_memory_resource *mr);
+CUGL_API bool cugl_memory_resource_is_device_accessible(const cugl_memory_resource *mr);
+CUGL_API bool cugl_memory_resource_is_host_accessible(const cugl_memory_resource *mr);
+CUGL_API bool cugl_memory_resource_is_managed(const cugl_memory_resource *mr);
+CUGL_API bool cugl_memory_resource_is_ipc_enabled(const cugl_memory_resource *mr);
+/** Whether allocations are ordered on streams (device, pinned with a pool). */
+CUGL_API bool cugl_memory_resource_is_stream_ordered(const cugl_memory_resource *mr);
+/** The device ordinal; -1 for host memory that belongs to no device. */
+CUGL_API int cugl_memory_resource_device_id(const cugl_memory_resource *mr);
+CUGL_API cugl_device *cugl_memory_resource_device(const cugl_memory_resource *mr);
+/** The raw CUmemoryPool, or NULL for resources without a pool. */
+CUGL_API void *cugl_memory_resource_pool_handle(const cugl_memory_resource *mr);
+
+CUGL_API bool cugl_memory_resource_is_closed(const cugl_memory_resource *mr);
+/** Refuse further allocations and destroy an owned pool; idempotent. */
+CUGL_API void cugl_memory_resource_close(cugl_memory_resource *mr);
+CUGL_API cugl_memory_resource *cugl_memory_resource_retain(cugl_memory_resource *mr);
+CUGL_API void cugl_memory_resource_release(cugl_memory_resource *mr);
+
+CUGL_END_DECLS
+
+#endif /* CUGL_MEMORY_H */
