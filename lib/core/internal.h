@@ -147,6 +147,12 @@ struct cugl_memory_resource {
     size_t granularity;      /* exportable: allocation granularity */
 };
 
+/* Allocate / free through a resource (size 0 and ptr 0 need no driver). */
+cugl_status cugl__mr_allocate(cugl_memory_resource *mr, size_t size, cugl_stream *stream,
+                              uint64_t *ptr, const char *who);
+cugl_status cugl__mr_deallocate(cugl_memory_resource *mr, uint64_t ptr, size_t size,
+                                cugl_stream *stream, const char *who);
+
 /* Buffers (buffer.c). */
 struct cugl_buffer {
     cugl__ref ref;
