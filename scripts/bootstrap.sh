@@ -40,7 +40,7 @@ cuda_inc=$(dirname "$(dirname "$nvcc")")/include
 # --- Debian packages --------------------------------------------------------
 packages="meson ninja-build pkg-config python3 python3-glad gcc binutils
  libcmocka-dev libglfw3-dev libcglm-dev libpng-dev libdlpack-dev
- libegl-dev libgl-dev libegl1 libegl-mesa0 libgl1-mesa-dri"
+ libegl-dev libgl-dev libegl1 libegl-mesa0 libgl1-mesa-dri clang libclang-rt-dev"
 missing=
 for p in $packages; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' ||

@@ -14,5 +14,6 @@
 #include "cugl/buffer.h"
 #include "cugl/array.h"
 #include "cugl/texture.h"
+#include "cugl/layout.h"
 
 #endif /* CUGL_CUGL_H */

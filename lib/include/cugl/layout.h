@@ -1,0 +1,230 @@
+/*
+ * cugl/layout.h - strided layouts: how an n-dimensional index maps to memory.
+ *
+ * The C form of cuda.core's StridedLayout. A layout is a plain value: shape
+ * and strides (in elements, NumPy order: axis 0 is the slowest in C order),
+ * an item size in bytes and a slice offset in elements. Element
+ * (i0, ..., in-1) lies at byte
+ *
+ *     (slice_offset + i0 * strides[0] + ... + in-1 * strides[n-1]) * itemsize
+ *
+ * from the start of the memory the layout describes. Operations never
+ * change their input: each writes a new layout to `out` (which may be the
+ * input itself) or leaves `out` untouched and returns a status with a
+ * message. All index arithmetic is checked for overflow: a layout whose
+ * offsets or size in bytes do not fit in int64_t is refused.
+ *
+ * Read the fields freely; build layouts only with the functions here, which
+ * check what they produce. Functions that take a layout check it again.
+ * @thread_safety Layouts are values; every function is reentrant.
+ */
+#ifndef CUGL_LAYOUT_H
+#define CUGL_LAYOUT_H
+
+#include "cugl/error.h"
+
+CUGL_BEGIN_DECLS
+
+#define CUGL_LAYOUT_MAX_NDIM 64
+
+typedef struct cugl_layout {
+    int ndim;
+    int64_t shape[CUGL_LAYOUT_MAX_NDIM];
+    int64_t strides[CUGL_LAYOUT_MAX_NDIM]; /* in elements */
+    int64_t itemsize;                      /* bytes per element, > 0 */
+    int64_t slice_offset;                  /* in elements */
+} cugl_layout;
+
+/** Orders of dense layouts. */
+typedef enum cugl_order {
+    CUGL_ORDER_C = 0, /* row-major: the last axis is the fastest */
+    CUGL_ORDER_F = 1, /* column-major: the first axis is the fastest */
+    CUGL_ORDER_K = 2, /* keep: the stride order of a given layout */
+    CUGL_ORDER_CUSTOM = 3, /* the permutation given: its last axis is the fastest */
+} cugl_order;
+
+/** One entry of a slicing: a range of an axis, or one index that drops it. */
+typedef struct cugl_slice {
+    bool is_index;  /* true: take element `index` and drop the axis */
+    int64_t index;  /* negative counts from the end */
+    bool has_start; /* false: the start of the axis in the step's direction */
+    bool has_stop;  /* false: its end in the step's direction */
+    int64_t start;  /* Python semantics: negative counts from the end, clamped */
+    int64_t stop;
+    int64_t step; /* nonzero; negative walks backwards */
+} cugl_slice;
+
+/** The whole axis, ::1. */
+#define CUGL_SLICE_ALL ((cugl_slice){.step = 1})
+/** start:stop:step with both ends given. */
+#define CUGL_SLICE(a, b, s) \
+    ((cugl_slice){.has_start = true, .start = (a), .has_stop = true, .stop = (b), .step = (s)})
+/** ::step */
+#define CUGL_SLICE_STEP(s) ((cugl_slice){.step = (s)})
+/** One index. */
+#define CUGL_SLICE_INDEX(i) ((cugl_slice){.is_index = true, .index = (i)})
+
+/**
+ * A layout from a shape, strides in elements (NULL: C order, dense) and an
+ * item size. ndim 0 is a scalar.
+ * @errors CUGL_ERROR_INVALID_ARGUMENT (NULL; ndim outside [0, 64]; a
+ *   negative extent; itemsize <= 0; offsets or sizes that overflow int64).
+ */
+CUGL_API cugl_status cugl_layout_init(cugl_layout *out, int ndim, const int64_t *shape,
+                                      const int64_t *strides, int64_t itemsize);
+
+/**
+ * The same from strides in bytes, which must be multiples of itemsize.
+ * @errors as cugl_layout_init; a byte stride not divisible by itemsize.
+ */
+CUGL_API cugl_status cugl_layout_init_bytes(cugl_layout *out, int ndim, const int64_t *shape,
+                                            const int64_t *byte_strides, int64_t itemsize);
+
+/**
+ * A dense layout (no gaps, slice offset 0) of `shape`, in C order, F order
+ * or the axis permutation `perm` (CUGL_ORDER_CUSTOM; perm[ndim-1] is the
+ * fastest axis). `perm` is ignored for the other orders.
+ * @errors as cugl_layout_init; CUGL_ORDER_K (needs a layout: use
+ *   cugl_layout_dense_like); a perm that is not a permutation.
+ */
+CUGL_API cugl_status cugl_layout_dense(cugl_layout *out, int ndim, const int64_t *shape,
+                                       int64_t itemsize, cugl_order order, const int *perm);
+
+/**
+ * A dense layout with the shape and item size of `other`, in the order
+ * asked; CUGL_ORDER_K keeps `other`'s stride order.
+ */
+CUGL_API cugl_status cugl_layout_dense_like(cugl_layout *out, const cugl_layout *other,
+                                            cugl_order order, const int *perm);
+
+/** Same as cugl_layout_dense_like(out, layout, order, perm). */
+CUGL_API cugl_status cugl_layout_to_dense(cugl_layout *out, const cugl_layout *layout,
+                                          cugl_order order, const int *perm);
+
+/* --- properties (of a valid layout; an invalid one answers 0 / false) --- */
+
+/** The number of elements (1 for a scalar, 0 if an extent is 0). */
+CUGL_API int64_t cugl_layout_volume(const cugl_layout *layout);
+
+/** Strides in bytes, written to `byte_strides` (ndim entries). */
+CUGL_API cugl_status cugl_layout_strides_in_bytes(const cugl_layout *layout,
+                                                  int64_t *byte_strides);
+
+/** The slice offset in bytes. */
+CUGL_API int64_t cugl_layout_slice_offset_in_bytes(const cugl_layout *layout);
+
+/**
+ * The axes from the slowest to the fastest stride (by magnitude; ties keep
+ * axis order), written to `axes` (ndim entries).
+ */
+CUGL_API cugl_status cugl_layout_stride_order(const cugl_layout *layout, int *axes);
+
+/**
+ * Whether no two indices share an offset. A sufficient test: it may answer
+ * false for unusual hand-made strides that happen to be unique, never true
+ * for a layout that is not.
+ */
+CUGL_API bool cugl_layout_is_unique(const cugl_layout *layout);
+
+/* Contiguity ignores the strides of axes of extent 1, as NumPy does; a
+ * layout of volume 0 or 1 is contiguous in every order. */
+CUGL_API bool cugl_layout_is_contiguous_c(const cugl_layout *layout);
+CUGL_API bool cugl_layout_is_contiguous_f(const cugl_layout *layout);
+/** Contiguous in some axis order (a permutation of a dense layout). */
+CUGL_API bool cugl_layout_is_contiguous_any(const cugl_layout *layout);
+/** Contiguous in some order and a slice offset of 0. */
+CUGL_API bool cugl_layout_is_dense(const cugl_layout *layout);
+
+/**
+ * The smallest and largest element offsets (including the slice offset);
+ * (0, -1) for a layout of volume 0.
+ * @errors CUGL_ERROR_INVALID_ARGUMENT (NULL, invalid layout).
+ */
+CUGL_API cugl_status cugl_layout_offset_bounds(const cugl_layout *layout, int64_t *min_offset,
+                                               int64_t *max_offset);
+
+/**
+ * Bytes memory must hold for every element: (max_offset + 1) * itemsize,
+ * 0 for volume 0.
+ * @errors CUGL_ERROR_INVALID_ARGUMENT (an element lies at a negative
+ *   offset: the size is ambiguous).
+ */
+CUGL_API cugl_status cugl_layout_required_size_in_bytes(const cugl_layout *layout,
+                                                        int64_t *size);
+
+/** Whether shape, strides, item size and slice offset are equal. */
+CUGL_API bool cugl_layout_equal(const cugl_layout *a, const cugl_layout *b);
+
+/* --- operations: each writes a new layout, `out` may alias the input --- */
+
+/**
+ * The same elements with a new shape, in C index order, without copying:
+ * one extent may be -1 (inferred). Refused when the strides cannot express
+ * the new shape (NumPy's reshape with copy=False).
+ */
+CUGL_API cugl_status cugl_layout_reshaped(cugl_layout *out, const cugl_layout *layout,
+                                          int ndim, const int64_t *shape);
+
+/** Axes reordered: axis i of the result is axis axes[i] of the input. */
+CUGL_API cugl_status cugl_layout_permuted(cugl_layout *out, const cugl_layout *layout,
+                                          const int *axes);
+
+/**
+ * Axes start..end (inclusive; negative counts from the end) merged into
+ * one, where the strides allow it without a copy. A scalar becomes shape (1).
+ */
+CUGL_API cugl_status cugl_layout_flattened(cugl_layout *out, const cugl_layout *layout,
+                                           int start_axis, int end_axis);
+
+/** Axes of extent 1 removed; volume 0 gives shape (0) with stride 0. */
+CUGL_API cugl_status cugl_layout_squeezed(cugl_layout *out, const cugl_layout *layout);
+
+/**
+ * Axes of extent 1 inserted at the given positions of the result (negative
+ * counts from the end of the result), as NumPy's expand_dims.
+ */
+CUGL_API cugl_status cugl_layout_unsqueezed(cugl_layout *out, const cugl_layout *layout,
+                                            int naxes, const int *axes);
+
+/**
+ * Broadcast to `shape` (NumPy rules, aligned at the last axis): extents of 1
+ * stretch with stride 0; new leading axes have stride 0.
+ */
+CUGL_API cugl_status cugl_layout_broadcast_to(cugl_layout *out, const cugl_layout *layout,
+                                              int ndim, const int64_t *shape);
+
+/**
+ * The same bytes seen with another item size, packing or unpacking along
+ * `axis` (negative counts from the end), whose stride must be 1. Packing
+ * needs the axis extent, the other strides and the slice offset divisible by
+ * the ratio and `data_ptr` (the memory's address, 0 if unknown) aligned to
+ * the new item size. keep_dim false drops the axis when packing leaves it of
+ * extent 1.
+ */
+CUGL_API cugl_status cugl_layout_repacked(cugl_layout *out, const cugl_layout *layout,
+                                          int64_t itemsize, uint64_t data_ptr, int axis,
+                                          bool keep_dim);
+
+/**
+ * The largest item size, at most `max_itemsize`, that cugl_layout_repacked
+ * accepts for this layout along `axis` (at least the layout's own).
+ */
+CUGL_API cugl_status cugl_layout_max_compatible_itemsize(int64_t *itemsize,
+                                                         const cugl_layout *layout,
+                                                         int64_t max_itemsize,
+                                                         uint64_t data_ptr, int axis);
+
+/**
+ * Basic indexing: one entry per leading axis (fewer than ndim leaves the
+ * rest whole); ranges keep an axis, indices drop it. A range of length 0
+ * gives zero strides.
+ */
+CUGL_API cugl_status cugl_layout_sliced(cugl_layout *out, const cugl_layout *layout,
+                                        int nslices, const cugl_slice *slices);
+
+/** Check a layout built by hand; the message says what is wrong. */
+CUGL_API cugl_status cugl_layout_validate(const cugl_layout *layout);
+
+CUGL_END_DECLS
+
+#endif /* CUGL_LAYOUT_H */
