@@ -17,6 +17,21 @@ static struct {
     CUresult (*ctx_synchronize)(void);
     CUresult (*ctx_get_current)(CUcontext *);
     CUresult (*get_error_name)(CUresult, const char **);
+    CUresult (*mem_alloc_managed)(CUdeviceptr *, size_t, unsigned int);
+    CUresult (*mem_alloc_from_pool_async)(CUdeviceptr *, size_t, CUmemoryPool, CUstream);
+    CUresult (*stream_synchronize)(CUstream);
+    CUresult (*mem_get_allocation_granularity)(size_t *, const CUmemAllocationProp *,
+                                               CUmemAllocationGranularity_flags);
+    CUresult (*mem_import_from_shareable_handle)(CUmemGenericAllocationHandle *, void *,
+                                                 CUmemAllocationHandleType);
+    CUresult (*mem_address_reserve)(CUdeviceptr *, size_t, size_t, CUdeviceptr,
+                                    unsigned long long);
+    CUresult (*mem_address_free)(CUdeviceptr, size_t);
+    CUresult (*mem_map)(CUdeviceptr, size_t, size_t, CUmemGenericAllocationHandle,
+                        unsigned long long);
+    CUresult (*mem_unmap)(CUdeviceptr, size_t);
+    CUresult (*mem_set_access)(CUdeviceptr, size_t, const CUmemAccessDesc *, size_t);
+    CUresult (*mem_release)(CUmemGenericAllocationHandle);
 } drv;
 
 static void resolve(void *lib, void **slot, const char *name)
@@ -51,6 +66,18 @@ void gpu_mem_init(void)
     resolve(lib, (void **)&drv.ctx_synchronize, "cuCtxSynchronize");
     resolve(lib, (void **)&drv.ctx_get_current, "cuCtxGetCurrent");
     resolve(lib, (void **)&drv.get_error_name, "cuGetErrorName");
+    resolve(lib, (void **)&drv.mem_alloc_managed, "cuMemAllocManaged");
+    resolve(lib, (void **)&drv.mem_alloc_from_pool_async, "cuMemAllocFromPoolAsync");
+    resolve(lib, (void **)&drv.stream_synchronize, "cuStreamSynchronize");
+    resolve(lib, (void **)&drv.mem_get_allocation_granularity, "cuMemGetAllocationGranularity");
+    resolve(lib, (void **)&drv.mem_import_from_shareable_handle,
+            "cuMemImportFromShareableHandle");
+    resolve(lib, (void **)&drv.mem_address_reserve, "cuMemAddressReserve");
+    resolve(lib, (void **)&drv.mem_address_free, "cuMemAddressFree");
+    resolve(lib, (void **)&drv.mem_map, "cuMemMap");
+    resolve(lib, (void **)&drv.mem_unmap, "cuMemUnmap");
+    resolve(lib, (void **)&drv.mem_set_access, "cuMemSetAccess");
+    resolve(lib, (void **)&drv.mem_release, "cuMemRelease");
 }
 
 static void check(CUresult r, const char *call)
@@ -106,6 +133,69 @@ void gpu_host_free(void *ptr)
 {
     if (ptr)
         check(drv.free_host(ptr), "cuMemFreeHost");
+}
+
+CUdeviceptr gpu_managed_alloc(size_t bytes)
+{
+    CUdeviceptr p = 0;
+    check(drv.mem_alloc_managed(&p, bytes, CU_MEM_ATTACH_GLOBAL), "cuMemAllocManaged");
+    return p;
+}
+
+CUdeviceptr gpu_pool_alloc(void *pool, size_t bytes, void *stream)
+{
+    CUdeviceptr p = 0;
+    check(drv.mem_alloc_from_pool_async(&p, bytes, (CUmemoryPool)pool, (CUstream)stream),
+          "cuMemAllocFromPoolAsync");
+    check(drv.stream_synchronize((CUstream)stream), "cuStreamSynchronize");
+    return p;
+}
+
+/* What cugl's exportable memory resource asks cuMemCreate for. */
+static CUmemAllocationProp exportable_prop(int ordinal)
+{
+    CUmemAllocationProp prop;
+    memset(&prop, 0, sizeof prop);
+    prop.type = CU_MEM_ALLOCATION_TYPE_PINNED;
+    prop.requestedHandleTypes = CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR;
+    prop.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+    prop.location.id = ordinal;
+    return prop;
+}
+
+size_t gpu_vmm_granularity(int ordinal)
+{
+    CUmemAllocationProp prop = exportable_prop(ordinal);
+    size_t g = 0;
+    check(drv.mem_get_allocation_granularity(&g, &prop, CU_MEM_ALLOC_GRANULARITY_RECOMMENDED),
+          "cuMemGetAllocationGranularity");
+    return g;
+}
+
+CUdeviceptr gpu_map_imported_fd(int fd, size_t bytes, int ordinal)
+{
+    CUmemGenericAllocationHandle handle = 0;
+    check(drv.mem_import_from_shareable_handle(&handle, (void *)(intptr_t)fd,
+                                               CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR),
+          "cuMemImportFromShareableHandle");
+    CUdeviceptr p = 0;
+    check(drv.mem_address_reserve(&p, bytes, 0, 0, 0), "cuMemAddressReserve");
+    check(drv.mem_map(p, bytes, 0, handle, 0), "cuMemMap");
+    /* The mapping keeps the memory; the imported handle is not needed. */
+    check(drv.mem_release(handle), "cuMemRelease");
+    CUmemAccessDesc access;
+    memset(&access, 0, sizeof access);
+    access.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+    access.location.id = ordinal;
+    access.flags = CU_MEM_ACCESS_FLAGS_PROT_READWRITE;
+    check(drv.mem_set_access(p, bytes, &access, 1), "cuMemSetAccess");
+    return p;
+}
+
+void gpu_unmap_imported(CUdeviceptr ptr, size_t bytes)
+{
+    check(drv.mem_unmap(ptr, bytes), "cuMemUnmap");
+    check(drv.mem_address_free(ptr, bytes), "cuMemAddressFree");
 }
 
 void *gpu_current_context(void)

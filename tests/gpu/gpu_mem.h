@@ -1,9 +1,10 @@
 /*
  * gpu_mem.h - device memory for the GPU tests, straight from the driver.
  *
- * libcugl has no memory API yet, so the tests take the few driver entry
- * points they need from libcuda.so.1 themselves (the exported, versioned
- * names) to allocate buffers, fill them and read results back.
+ * The tests take the few driver entry points they need from libcuda.so.1
+ * themselves (the exported, versioned names) to allocate buffers, fill them
+ * and read results back without going through cugl, so that cugl's own
+ * memory API is checked against the driver rather than against itself.
  *
  * Call gpu_mem_init() once, after cugl_test_device() succeeded, so that the
  * device's primary context is current on the calling thread. Every other
@@ -43,6 +44,26 @@ void gpu_read(void *dst, CUdeviceptr src, size_t bytes);
 /* Pinned, device-mapped, zeroed host memory and its device address. */
 void *gpu_host_alloc_mapped(size_t bytes, CUdeviceptr *device_ptr);
 void gpu_host_free(void *ptr);
+
+/* cuMemAllocManaged (attached globally); free it with gpu_free. */
+CUdeviceptr gpu_managed_alloc(size_t bytes);
+
+/* cuMemAllocFromPoolAsync from `pool` (a CUmemoryPool) ordered on `stream`
+ * (a CUstream), then a wait for that stream. */
+CUdeviceptr gpu_pool_alloc(void *pool, size_t bytes, void *stream);
+
+/* The granularity cuMemCreate recommends for device memory of `ordinal`
+ * that can be exported as a POSIX file descriptor. */
+size_t gpu_vmm_granularity(int ordinal);
+
+/*
+ * Import an allocation exported as a POSIX file descriptor
+ * (cuMemImportFromShareableHandle) and map all `bytes` of it, read-write for
+ * device `ordinal`, at an address of its own. The descriptor stays the
+ * caller's. gpu_unmap_imported unmaps it and frees the address range.
+ */
+CUdeviceptr gpu_map_imported_fd(int fd, size_t bytes, int ordinal);
+void gpu_unmap_imported(CUdeviceptr ptr, size_t bytes);
 
 /*
  * Say (as a TAP comment) why the running test does not apply here; the
