@@ -183,4 +183,58 @@ cugl_status cugl__buffer_check(const cugl_buffer *buffer, const char *who);
 cugl_status cugl__buffer_new(cugl_buffer **out, uint64_t ptr, size_t size,
                              cugl_memory_resource *mr, cugl_stream *stream, const char *who);
 
+/* ---- Arrays and mipmapped arrays (array.c), read by texture.c ---------- */
+
+struct cugl_array {
+    cugl__ref ref;
+    CUarray handle;
+    cugl_device *device;
+    cugl_array_desc desc; /* num_channels resolved to 1, 2 or 4 */
+    size_t element_size;
+    size_t size_bytes;
+    bool owned; /* false: a mipmap level or a graphics mapping, never destroyed here */
+    bool closed;
+    /* A mipmap level: its mipmapped array, whose reference `owner` holds;
+     * the level counts as closed once the mipmapped array is. */
+    cugl_mipmapped_array *parent;
+    void *owner;
+    void (*owner_release)(void *owner);
+};
+
+struct cugl_mipmapped_array {
+    cugl__ref ref;
+    CUmipmappedArray handle;
+    cugl_device *device;
+    cugl_array_desc desc; /* level 0; num_channels resolved */
+    unsigned num_levels;
+    bool closed;
+};
+
+/* *r = a * b; false (and *r untouched) on overflow. */
+static inline bool cugl__mul_size(size_t a, size_t b, size_t *r)
+{
+    if (a != 0 && b > SIZE_MAX / a)
+        return false;
+    *r = a * b;
+    return true;
+}
+
+/* Check an array argument: not NULL, not closed (nor a level of a closed mipmap). */
+cugl_status cugl__array_check(const cugl_array *array, const char *who);
+
+/* The driver's format of a valid cugl_format. */
+CUarray_format cugl__format_to_cu(cugl_format format);
+
+/*
+ * A non-owning array over `handle`, which lives on `device` (initialized):
+ * shape, format, channels and flags are read back with
+ * cuArray3DGetDescriptor. The array never destroys `handle`; it holds
+ * `owner` (e.g. a graphics mapping, a mipmapped array) until it is closed,
+ * then calls owner_release(owner) (either may be NULL). On failure nothing
+ * is held: the caller keeps its reference to `owner`.
+ */
+cugl_status cugl__array_wrap(cugl_array **out, CUarray handle, cugl_device *device,
+                             void *owner, void (*owner_release)(void *owner),
+                             const char *who);
+
 #endif /* CUGL_CORE_INTERNAL_H */
