@@ -23,7 +23,11 @@ static cugl_status query_pointer(cugl_buffer *b, const char *who)
     b->device_id = -1;
     if (b->ptr == 0)
         return CUGL_OK;
-    CUGL__TRY(cugl__driver_load(who));
+    if (!cugl__driver_available()) {
+        /* Without a driver there is no device memory: this is host memory. */
+        b->host_accessible = true;
+        return CUGL_OK;
+    }
     CUmemorytype type = 0;
     int ordinal = -1;
     unsigned managed = 0;
@@ -104,10 +108,13 @@ CUGL_API cugl_status cugl_buffer_copy_to(cugl_buffer **dst, cugl_buffer *src,
                                          cugl_stream *stream)
 {
     CUGL__CHECK_NOT_NULL(dst);
+    CUGL__CHECK_NOT_NULL(src);
     CUGL__TRY(cugl__buffer_check(src, __func__));
     CUGL__TRY(cugl__stream_check(stream, __func__));
-    if (*dst)
+    if (*dst) {
+        CUGL__TRY(cugl__buffer_check(*dst, __func__));
         return copy(*dst, src, stream, __func__);
+    }
     if (!src->mr)
         return cugl__fail(CUGL_ERROR_INVALID_ARGUMENT, __func__,
                           "*dst is NULL and the source buffer has no memory resource to "
@@ -126,9 +133,9 @@ CUGL_API cugl_status cugl_buffer_copy_to(cugl_buffer **dst, cugl_buffer *src,
 CUGL_API cugl_status cugl_buffer_copy_from(cugl_buffer *dst, cugl_buffer *src,
                                            cugl_stream *stream)
 {
+    CUGL__CHECK_NOT_NULL(dst);
+    CUGL__CHECK_NOT_NULL(src);
     CUGL__TRY(cugl__buffer_check(dst, __func__));
-    if (!src)
-        return cugl__fail(CUGL_ERROR_INVALID_ARGUMENT, __func__, "src is NULL");
     CUGL__TRY(cugl__buffer_check(src, __func__));
     CUGL__TRY(cugl__stream_check(stream, __func__));
     return copy(dst, src, stream, __func__);
@@ -265,9 +272,12 @@ CUGL_API cugl_status cugl_buffer_ipc_import(cugl_buffer **out, cugl_memory_resou
 CUGL_API cugl_status cugl_buffer_export_fd(cugl_buffer *buffer, int *fd,
                                            size_t *allocation_size)
 {
+    if (fd)
+        *fd = -1;
+    if (allocation_size)
+        *allocation_size = 0;
     CUGL__TRY(cugl__buffer_check(buffer, __func__));
     CUGL__CHECK_NOT_NULL(fd);
-    *fd = -1;
     if (!buffer->mr || buffer->mr->kind != CUGL_MEMORY_EXPORTABLE)
         return cugl__fail(CUGL_ERROR_INVALID_STATE, __func__,
                           "the buffer does not come from an exportable memory resource "

@@ -283,6 +283,13 @@ static cugl_status load_props(cugl_device *device, const char *who, cugl_device_
             v = 0;
         *flags[i].value = v != 0;
     }
+    int pool_handles = 0;
+    if (cugl__cu.cuDeviceGetAttribute(&pool_handles,
+                                      CU_DEVICE_ATTRIBUTE_MEMPOOL_SUPPORTED_HANDLE_TYPES,
+                                      d) != CUDA_SUCCESS)
+        pool_handles = 0;
+    p->memory_pool_posix_fd_supported =
+        (pool_handles & CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR) != 0;
 
     /* The priority range is a property of a context; the primary context's
      * range is the device's. Without one, read it through a temporary retain. */

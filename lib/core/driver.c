@@ -150,6 +150,12 @@ cugl_status cugl__driver_load(const char *who)
     return CUGL_OK;
 }
 
+bool cugl__driver_available(void)
+{
+    pthread_once(&load_once, load);
+    return load_status == CUGL_OK;
+}
+
 int cugl__driver_version(void) { return driver_version; }
 
 bool cugl__driver_has_devices(void)

@@ -128,6 +128,9 @@ extern cugl__driver_table cugl__cu;
  */
 cugl_status cugl__driver_load(const char *who);
 
+/* Load the driver like cugl__driver_load, reporting nothing: whether it is there. */
+bool cugl__driver_available(void);
+
 /* The driver version cuDriverGetVersion reported at load. */
 int cugl__driver_version(void);
 

@@ -143,6 +143,7 @@ struct cugl_memory_resource {
     bool imported;       /* opened from another process: cannot allocate */
     CUmemoryPool pool;   /* NULL where there is none */
     bool owns_pool;
+    size_t max_size;         /* own pool: its limit; 0 = none */
     CUmemLocation preferred; /* managed: advised location */
     size_t granularity;      /* exportable: allocation granularity */
 };
@@ -236,5 +237,22 @@ CUarray_format cugl__format_to_cu(cugl_format format);
 cugl_status cugl__array_wrap(cugl_array **out, CUarray handle, cugl_device *device,
                              void *owner, void (*owner_release)(void *owner),
                              const char *who);
+
+/* Strided copies (copy.c). One side of a copy: a layout over memory at
+ * `base` (the buffer's address; the layout's slice offset is added). */
+typedef struct cugl__copy_side {
+    cugl_layout layout;
+    uint64_t base;
+    bool device_accessible;
+} cugl__copy_side;
+
+/*
+ * Copy every element of `src` into `dst` (same shape and item size, checked
+ * by the caller, as are devices, overlap and a unique destination) on
+ * `stream`, waiting as `blocking` says.
+ */
+cugl_status cugl__strided_copy(const cugl__copy_side *dst, const cugl__copy_side *src,
+                               cugl_stream *stream, cugl_memory_resource *allocator,
+                               cugl_blocking blocking, const char *who);
 
 #endif /* CUGL_CORE_INTERNAL_H */

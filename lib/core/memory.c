@@ -3,7 +3,9 @@
  * pinned and exportable (VMM) memory, each a table of operations.
  */
 #include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "internal.h"
 
@@ -44,11 +46,14 @@ static cugl_status pool_allocate(cugl_memory_resource *mr, size_t size, cugl_str
         cuuint64_t reserved = 0, used = 0;
         cugl__cu.cuMemPoolGetAttribute(mr->pool, CU_MEMPOOL_ATTR_RESERVED_MEM_CURRENT, &reserved);
         cugl__cu.cuMemPoolGetAttribute(mr->pool, CU_MEMPOOL_ATTR_USED_MEM_CURRENT, &used);
+        char limit[48] = "no limit";
+        if (mr->max_size)
+            snprintf(limit, sizeof limit, "limit %zu", mr->max_size);
         return cugl__fail_cu(CUGL_ERROR_OUT_OF_MEMORY, r, who,
                              "out of memory: cannot allocate %zu bytes from the %s pool "
-                             "(%llu bytes in use, %llu reserved)",
+                             "(%llu bytes in use, %llu reserved, %s)",
                              size, kind_name(mr->kind), (unsigned long long)used,
-                             (unsigned long long)reserved);
+                             (unsigned long long)reserved, limit);
     }
     CUGL__TRY(cugl__cu_status(r, who, "cuMemAllocFromPoolAsync"));
     *ptr = p;
@@ -242,7 +247,7 @@ CUGL_API cugl_status cugl_device_memory_resource_create(cugl_memory_resource **o
         return cugl__fail(CUGL_ERROR_NOT_SUPPORTED, __func__,
                           "device %d (%s) has no stream-ordered memory pools", device->ordinal,
                           p->name);
-    if (d.ipc && !p->handle_type_posix_fd_supported)
+    if (d.ipc && !p->memory_pool_posix_fd_supported)
         return cugl__fail(CUGL_ERROR_NOT_SUPPORTED, __func__,
                           "device %d (%s) cannot share pools through POSIX file descriptors",
                           device->ordinal, p->name);
@@ -271,6 +276,7 @@ CUGL_API cugl_status cugl_device_memory_resource_create(cugl_memory_resource **o
     cugl_memory_resource *mr = *out;
     mr->pool = pool;
     mr->owns_pool = own;
+    mr->max_size = own ? d.max_size : 0;
     mr->ipc = d.ipc;
     mr->device_accessible = true;
     mr->stream_ordered = true;
@@ -317,6 +323,7 @@ CUGL_API cugl_status cugl_pinned_memory_resource_create(cugl_memory_resource **o
     cugl_memory_resource *mr = *out;
     mr->pool = pool;
     mr->owns_pool = pool != NULL;
+    mr->max_size = pool ? d.max_size : 0;
     mr->device_id = -1;
     mr->device_accessible = true;
     mr->host_accessible = true;
@@ -328,6 +335,8 @@ CUGL_API cugl_status cugl_managed_memory_resource_create(cugl_memory_resource **
                                                          cugl_device *device,
                                                          const cugl_managed_memory_desc *desc)
 {
+    CUGL__CHECK_NOT_NULL(out);
+    *out = NULL;
     cugl_managed_memory_desc d = desc ? *desc : (cugl_managed_memory_desc){0};
     if (d.preferred_location != CUGL_LOCATION_NONE &&
         d.preferred_location != CUGL_LOCATION_DEVICE && d.preferred_location != CUGL_LOCATION_HOST)
@@ -494,6 +503,8 @@ CUGL_API cugl_status cugl_memory_resource_deallocate(cugl_memory_resource *mr, u
 CUGL_API cugl_status cugl_memory_resource_pool_stats(cugl_memory_resource *mr,
                                                      cugl_pool_stats *stats)
 {
+    if (stats)
+        memset(stats, 0, sizeof *stats);
     CUGL__TRY(mr_check(mr, __func__));
     CUGL__CHECK_NOT_NULL(stats);
     if (!mr->pool)
@@ -526,9 +537,10 @@ CUGL_API cugl_status cugl_memory_resource_trim(cugl_memory_resource *mr, size_t 
 
 CUGL_API cugl_status cugl_memory_resource_export_fd(cugl_memory_resource *mr, int *fd)
 {
+    if (fd)
+        *fd = -1;
     CUGL__TRY(mr_check(mr, __func__));
     CUGL__CHECK_NOT_NULL(fd);
-    *fd = -1;
     if (!mr->ipc || mr->imported)
         return cugl__fail(CUGL_ERROR_INVALID_STATE, __func__,
                           mr->imported ? "the memory resource was imported; only its owner "

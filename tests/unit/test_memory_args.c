@@ -106,11 +106,11 @@ typedef struct arg_case {
       "cugl_buffer_from_handle: ptr is 0 but size is 16")                                       \
     X(b03, cugl_buffer_copy_to(NULL, empty, stream), INVALID, "cugl_buffer_copy_to: dst is NULL") \
     X(b04, cugl_buffer_copy_to(&slot, NULL, stream), INVALID,                                   \
-      "cugl_buffer_copy_to: buffer is NULL")                                                    \
+      "cugl_buffer_copy_to: src is NULL")                                                       \
     X(b05, cugl_buffer_copy_to(&slot, empty, NULL), INVALID,                                    \
       "cugl_buffer_copy_to: stream is NULL")                                                    \
     X(b06, cugl_buffer_copy_from(NULL, empty, stream), INVALID,                                 \
-      "cugl_buffer_copy_from: buffer is NULL")                                                  \
+      "cugl_buffer_copy_from: dst is NULL")                                                     \
     X(b07, cugl_buffer_copy_from(empty, NULL, stream), INVALID,                                 \
       "cugl_buffer_copy_from: src is NULL")                                                     \
     X(b08, cugl_buffer_copy_from(empty, empty, NULL), INVALID,                                  \

@@ -15,5 +15,6 @@
 #include "cugl/array.h"
 #include "cugl/texture.h"
 #include "cugl/layout.h"
+#include "cugl/view.h"
 
 #endif /* CUGL_CUGL_H */

@@ -62,7 +62,8 @@ typedef struct cugl_device_properties {
     bool cluster_launch;
     bool ipc_event_supported;
     bool virtual_memory_management_supported;
-    bool handle_type_posix_fd_supported;
+    bool handle_type_posix_fd_supported; /* VMM allocations exportable as fds */
+    bool memory_pool_posix_fd_supported; /* memory pools shareable as fds (IPC) */
 } cugl_device_properties;
 
 /**

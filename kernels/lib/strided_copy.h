@@ -1,0 +1,33 @@
+/*
+ * strided_copy.h - the parameters of cugl's strided copy kernels, shared by
+ * the device code (strided_copy.cu) and the host code that plans a copy
+ * (lib/core/copy.c). Plain C, the same layout on both sides.
+ */
+#ifndef CUGL_KERNELS_STRIDED_COPY_H
+#define CUGL_KERNELS_STRIDED_COPY_H
+
+#include <stdint.h>
+
+/* Dimensions a launch handles; the host loops over any beyond these. */
+#define CUGL_COPY_MAX_DIMS 12
+
+/* Threads per block of both kernels; the transpose tile is 32 x 32. */
+#define CUGL_COPY_THREADS 256
+#define CUGL_COPY_TILE 32
+
+typedef struct cugl_copy_params {
+    uint64_t src; /* byte address of element (0, ..., 0) */
+    uint64_t dst;
+    int64_t extent[CUGL_COPY_MAX_DIMS];
+    int64_t src_stride[CUGL_COPY_MAX_DIMS]; /* in elements */
+    int64_t dst_stride[CUGL_COPY_MAX_DIMS];
+    /* rows: the product of the extents of dims 0 .. ndim-2.
+     * transpose: the product of the extents of the dims other than a, b. */
+    int64_t outer;
+    int32_t ndim;
+    int32_t a;   /* transpose: the dimension the destination is contiguous in */
+    int32_t b;   /* transpose: the dimension the source is contiguous in */
+    int32_t tpr; /* rows: threads per row, a power of two dividing the block */
+} cugl_copy_params;
+
+#endif /* CUGL_KERNELS_STRIDED_COPY_H */
