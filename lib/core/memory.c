@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "internal.h"
 
@@ -236,6 +237,20 @@ static cugl_status keep_freed_memory(CUmemoryPool pool, const char *who)
                       &threshold);
 }
 
+/*
+ * The driver exports allocations only from a pool that has itself been
+ * shared (cuMemPoolExportPointer fails otherwise), so an IPC pool is
+ * exported once at creation; the descriptor is not needed.
+ */
+static cugl_status share_once(CUmemoryPool pool, const char *who)
+{
+    int fd = -1;
+    CUGL__TRY(CUGL_CU_AS(who, cuMemPoolExportToShareableHandle, &fd, pool,
+                         CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR, 0));
+    close(fd);
+    return CUGL_OK;
+}
+
 CUGL_API cugl_status cugl_device_memory_resource_create(cugl_memory_resource **out,
                                                         cugl_device *device,
                                                         const cugl_device_memory_desc *desc)
@@ -266,6 +281,8 @@ CUGL_API cugl_status cugl_device_memory_resource_create(cugl_memory_resource **o
         CUGL__TRY(CUGL_CU(cuDeviceGetMemPool, &pool, device->handle));
     }
     cugl_status st = keep_freed_memory(pool, __func__);
+    if (st == CUGL_OK && d.ipc)
+        st = share_once(pool, __func__);
     if (st == CUGL_OK)
         st = mr_new(out, device, CUGL_MEMORY_DEVICE, &pool_ops, __func__);
     if (st != CUGL_OK) {
@@ -608,11 +625,11 @@ CUGL_API void cugl_memory_resource_close(cugl_memory_resource *mr)
 {
     if (!mr || mr->closed)
         return;
-    /* With allocations outstanding the driver defers the pool's destruction
-     * until they are freed, so buffers of a closed resource stay valid. */
+    /* Unused reserved memory goes back now. The pool itself lives until the
+     * last buffer that holds the resource has returned its memory (see
+     * release): freeing into a destroyed pool is not safe. */
     if (mr->owns_pool && mr->pool)
-        cugl__cu.cuMemPoolDestroy(mr->pool);
-    mr->pool = NULL;
+        cugl__cu.cuMemPoolTrimTo(mr->pool, 0);
     mr->closed = true;
 }
 
@@ -628,5 +645,9 @@ CUGL_API void cugl_memory_resource_release(cugl_memory_resource *mr)
     if (!mr || !cugl__ref_dec(&mr->ref))
         return;
     cugl_memory_resource_close(mr);
+    /* No buffer refers to it any more; frees still queued on streams are
+     * the driver's to finish, which it does before destroying the pool. */
+    if (mr->owns_pool && mr->pool)
+        cugl__cu.cuMemPoolDestroy(mr->pool);
     free(mr);
 }

@@ -189,7 +189,11 @@ CUGL_API cugl_device *cugl_memory_resource_device(const cugl_memory_resource *mr
 CUGL_API void *cugl_memory_resource_pool_handle(const cugl_memory_resource *mr);
 
 CUGL_API bool cugl_memory_resource_is_closed(const cugl_memory_resource *mr);
-/** Refuse further allocations and destroy an owned pool; idempotent. */
+/**
+ * Refuse further allocations and give the owned pool's unused memory back;
+ * idempotent. The pool itself is destroyed with the last reference, which
+ * buffers still using it hold.
+ */
 CUGL_API void cugl_memory_resource_close(cugl_memory_resource *mr);
 CUGL_API cugl_memory_resource *cugl_memory_resource_retain(cugl_memory_resource *mr);
 CUGL_API void cugl_memory_resource_release(cugl_memory_resource *mr);
