@@ -9,7 +9,7 @@
 //   rows       the last dimension is walked by consecutive threads, so the
 //              destination is written coalesced; short rows share a block.
 //   transpose  the source is contiguous along another dimension (b) than the
-//              destination (a): a 32 x 32 tile is read along b and written
+//              destination (a): a square tile is read along b and written
 //              along a through shared memory, coalesced on both sides.
 #include "strided_copy.h"
 
@@ -89,8 +89,8 @@ __device__ void copy_rows(const cugl_copy_params &p)
 template <typename T>
 __device__ void copy_transpose(const cugl_copy_params &p)
 {
-    constexpr int tile = CUGL_COPY_TILE;
-    constexpr int rows = CUGL_COPY_THREADS / CUGL_COPY_TILE;
+    constexpr int tile = CUGL_COPY_TILE(sizeof(T));
+    constexpr int rows = CUGL_COPY_TRANSPOSE_THREADS / tile;
     // The padding column keeps the column reads free of bank conflicts.
     __shared__ T buf[tile][tile + 1];
     const int a = p.a, b = p.b;
@@ -99,6 +99,8 @@ __device__ void copy_transpose(const cugl_copy_params &p)
     const int64_t dsa = p.dst_stride[a], dsb = p.dst_stride[b];
     const int tx = threadIdx.x % tile, ty = threadIdx.x / tile;
     const int64_t tiles_b = (nb + tile - 1) / tile;
+    const int64_t groups_b = (tiles_b + CUGL_COPY_TILES_PER_BLOCK - 1) / CUGL_COPY_TILES_PER_BLOCK;
+    const int64_t a0 = (int64_t)blockIdx.x * tile;
     const T *src = reinterpret_cast<const T *>(p.src);
     T *dst = reinterpret_cast<T *>(p.dst);
 
@@ -106,24 +108,41 @@ __device__ void copy_transpose(const cugl_copy_params &p)
     for (int64_t z = blockIdx.z; z < p.outer; z += gridDim.z) {
         int64_t so, dof;
         outer_offsets(p, z, p.ndim, a, b, so, dof);
-        for (int64_t tb = blockIdx.y; tb < tiles_b; tb += gridDim.y) {
-            const int64_t a0 = (int64_t)blockIdx.x * tile, b0 = tb * tile;
-            // Read along b, where the source is contiguous.
+        for (int64_t g = blockIdx.y; g < groups_b; g += gridDim.y) {
+            const int64_t tb_end = min(tiles_b, (g + 1) * CUGL_COPY_TILES_PER_BLOCK);
+            for (int64_t tb = g * CUGL_COPY_TILES_PER_BLOCK; tb < tb_end; tb++) {
+                const int64_t b0 = tb * tile;
+                if (a0 + tile <= na && b0 + tile <= nb) {
+                    // A whole tile: no bounds, pointers stepped (the common case).
+                    const T *s = src + so + (a0 + ty) * ssa + (b0 + tx) * ssb;
 #pragma unroll
-            for (int i = ty; i < tile; i += rows) {
-                int64_t ia = a0 + i, ib = b0 + tx;
-                if (ia < na && ib < nb)
-                    buf[i][tx] = src[so + ia * ssa + ib * ssb];
-            }
-            __syncthreads();
-            // Write along a, where the destination is contiguous.
+                    for (int i = 0; i < tile / rows; i++)
+                        buf[ty + i * rows][tx] = s[(int64_t)i * rows * ssa];
+                    __syncthreads();
+                    T *d = dst + dof + (b0 + ty) * dsb + (a0 + tx) * dsa;
 #pragma unroll
-            for (int i = ty; i < tile; i += rows) {
-                int64_t ib = b0 + i, ia = a0 + tx;
-                if (ia < na && ib < nb)
-                    dst[dof + ia * dsa + ib * dsb] = buf[tx][i];
+                    for (int i = 0; i < tile / rows; i++)
+                        d[(int64_t)i * rows * dsb] = buf[tx][ty + i * rows];
+                    __syncthreads();
+                    continue;
+                }
+                // Read along b, where the source is contiguous.
+#pragma unroll
+                for (int i = ty; i < tile; i += rows) {
+                    int64_t ia = a0 + i, ib = b0 + tx;
+                    if (ia < na && ib < nb)
+                        buf[i][tx] = src[so + ia * ssa + ib * ssb];
+                }
+                __syncthreads();
+                // Write along a, where the destination is contiguous.
+#pragma unroll
+                for (int i = ty; i < tile; i += rows) {
+                    int64_t ib = b0 + i, ia = a0 + tx;
+                    if (ia < na && ib < nb)
+                        dst[dof + ia * dsa + ib * dsb] = buf[tx][i];
+                }
+                __syncthreads();
             }
-            __syncthreads();
         }
     }
 }
@@ -136,7 +155,7 @@ __device__ void copy_transpose(const cugl_copy_params &p)
     {                                                                                     \
         copy_rows<type>(p);                                                               \
     }                                                                                     \
-    extern "C" __global__ void __launch_bounds__(CUGL_COPY_THREADS)                       \
+    extern "C" __global__ void __launch_bounds__(CUGL_COPY_TRANSPOSE_THREADS)             \
         cugl_copy_transpose_##bytes(const cugl_copy_params p)                             \
     {                                                                                     \
         copy_transpose<type>(p);                                                          \

@@ -11,9 +11,19 @@
 /* Dimensions a launch handles; the host loops over any beyond these. */
 #define CUGL_COPY_MAX_DIMS 12
 
-/* Threads per block of both kernels; the transpose tile is 32 x 32. */
+/* Threads per block of the rows kernel. */
 #define CUGL_COPY_THREADS 256
-#define CUGL_COPY_TILE 32
+
+/*
+ * The transpose kernel: square tiles of 64 elements a side (32 for 16-byte
+ * elements, whose 64-tile would not fit the static shared memory), 512
+ * threads, and two tiles per block along b. Measured on an H200 on a
+ * 16384^2 float transpose: 0.82 of a contiguous copy's speed, against 0.48
+ * for 32-tiles of 256 threads, one per block, with checked indices.
+ */
+#define CUGL_COPY_TRANSPOSE_THREADS 512
+#define CUGL_COPY_TILE(itemsize) ((itemsize) <= 8 ? 64 : 32)
+#define CUGL_COPY_TILES_PER_BLOCK 2
 
 typedef struct cugl_copy_params {
     uint64_t src; /* byte address of element (0, ..., 0) */

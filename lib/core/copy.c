@@ -309,10 +309,13 @@ static cugl_status launch_tail(const plan *p, int first, uint64_t src, uint64_t 
         for (int i = 0; i < k.ndim; i++)
             if (i != a && i != b)
                 k.outer *= k.extent[i];
-        int64_t tiles_a = (k.extent[a] + CUGL_COPY_TILE - 1) / CUGL_COPY_TILE;
-        int64_t tiles_b = (k.extent[b] + CUGL_COPY_TILE - 1) / CUGL_COPY_TILE;
+        int64_t tile = CUGL_COPY_TILE(p->itemsize);
+        int64_t tiles_a = (k.extent[a] + tile - 1) / tile;
+        int64_t tiles_b = (k.extent[b] + tile - 1) / tile;
+        int64_t groups_b = (tiles_b + CUGL_COPY_TILES_PER_BLOCK - 1) / CUGL_COPY_TILES_PER_BLOCK;
+        cfg.block[0] = CUGL_COPY_TRANSPOSE_THREADS;
         cfg.grid[0] = min_u32(tiles_a, 0x7fffffff);
-        cfg.grid[1] = min_u32(tiles_b, 65535);
+        cfg.grid[1] = min_u32(groups_b, 65535);
         cfg.grid[2] = min_u32(k.outer, 65535);
     } else {
         int64_t n = k.extent[a];
