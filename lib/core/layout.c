@@ -793,12 +793,12 @@ CUGL_API cugl_status cugl_layout_max_compatible_itemsize(int64_t *itemsize,
                     (long long)max_itemsize, (long long)layout->itemsize);
     int64_t best = layout->itemsize;
     char why[256];
-    for (int64_t size = layout->itemsize * 2; size <= max_itemsize && size > 0; size *= 2) {
+    /* Doubling stops before it could pass max_itemsize, or overflow. */
+    while (best <= max_itemsize / 2) {
         cugl_layout r;
-        if (try_repack(&r, layout, size, data_ptr, axis, true, why, sizeof why) && valid(&r))
-            best = size;
-        else
+        if (!try_repack(&r, layout, best * 2, data_ptr, axis, true, why, sizeof why) || !valid(&r))
             break;
+        best *= 2;
     }
     *itemsize = best;
     return CUGL_OK;
