@@ -81,6 +81,41 @@ static inline cugl_device *cugl_test_device(void)
     return dev;
 }
 
+/*
+ * Table-driven checks: each case is a call, the status it must return and
+ * the exact message it must leave. In an X-macro list of
+ * X(id, expr, status, message), CUGL_TEST_CASE defines the calls and
+ * CUGL_TEST_ROW makes the rows of a cugl_test_case table.
+ */
+typedef struct cugl_test_case {
+    const char *expr;
+    cugl_status (*call)(void);
+    cugl_status status;
+    const char *message; /* exact expected last error */
+} cugl_test_case;
+
+#define CUGL_TEST_CASE(id, expr, status, message) \
+    static cugl_status id(void) { return (expr); }
+#define CUGL_TEST_ROW(id, expr, status, message) {#expr, id, status, message},
+
+/* Run every case; `after` (may be NULL) checks more once each has run. */
+static inline void cugl_test_run_cases(const cugl_test_case *cases, size_t n,
+                                       void (*after)(const cugl_test_case *c))
+{
+    for (size_t i = 0; i < n; i++) {
+        cugl_clear_error();
+        cugl_status st = cases[i].call();
+        if (st != cases[i].status)
+            fail_msg("%s returned %s, expected %s (%s)", cases[i].expr, cugl_status_name(st),
+                     cugl_status_name(cases[i].status), cugl_last_error());
+        if (strcmp(cugl_last_error(), cases[i].message) != 0)
+            fail_msg("%s: message \"%s\", expected \"%s\"", cases[i].expr, cugl_last_error(),
+                     cases[i].message);
+        if (after)
+            after(&cases[i]);
+    }
+}
+
 /* Run a table of tests with TAP output. */
 #define cugl_test_run(tests) \
     (cmocka_set_message_output(CM_OUTPUT_TAP), cmocka_run_group_tests(tests, NULL, NULL))

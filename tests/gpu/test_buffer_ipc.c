@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include "gpu_bytes.h"
+#include "gpu_proc.h"
 
 #define SHARED_SIZE (MiB + 12)
 
@@ -219,33 +220,10 @@ static cugl_stream *stream;
 static pid_t child = -1;
 static int pool_fd = -1;
 
-static long ms_since(const struct timespec *t0)
-{
-    struct timespec now;
-    clock_gettime(CLOCK_MONOTONIC, &now);
-    return (long)(now.tv_sec - t0->tv_sec) * 1000 + (now.tv_nsec - t0->tv_nsec) / 1000000;
-}
-
-/* Wait up to timeout_ms for the child; kill it after that. */
+/* Wait for the child with a deadline; it is gone afterwards. */
 static int reap_child(long timeout_ms, bool *timed_out)
 {
-    int status = 0;
-    *timed_out = false;
-    struct timespec t0;
-    clock_gettime(CLOCK_MONOTONIC, &t0);
-    for (;;) {
-        pid_t r = waitpid(child, &status, WNOHANG);
-        if (r == child || (r < 0 && errno != EINTR))
-            break;
-        if (ms_since(&t0) > timeout_ms) {
-            *timed_out = true;
-            kill(child, SIGKILL);
-            waitpid(child, &status, 0);
-            break;
-        }
-        struct timespec pause = {0, 10 * 1000 * 1000};
-        nanosleep(&pause, NULL);
-    }
+    int status = gpu_reap_child(child, timeout_ms, timed_out);
     child = -1;
     return status;
 }

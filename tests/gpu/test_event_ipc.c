@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "gpu_kernels.h"
+#include "gpu_proc.h"
 
 enum {
     PARENT_WAIT_MS = 30000, /* for each message from the child */
@@ -42,13 +43,6 @@ enum {
 static pid_t child = -1;
 static int to_child = -1, from_child = -1;
 
-static long ms_since(const struct timespec *t0)
-{
-    struct timespec now;
-    clock_gettime(CLOCK_MONOTONIC, &now);
-    return (long)(now.tv_sec - t0->tv_sec) * 1000 + (now.tv_nsec - t0->tv_nsec) / 1000000;
-}
-
 /* Read exactly n bytes within timeout_ms: n, 0 at end of file before any
  * byte, -1 (errno set) on error, timeout or a short read. */
 static ssize_t read_full(int fd, void *buf, size_t n, long timeout_ms)
@@ -57,7 +51,7 @@ static ssize_t read_full(int fd, void *buf, size_t n, long timeout_ms)
     clock_gettime(CLOCK_MONOTONIC, &t0);
     size_t got = 0;
     while (got < n) {
-        long left = timeout_ms - ms_since(&t0);
+        long left = timeout_ms - gpu_ms_since(&t0);
         if (left <= 0) {
             errno = ETIMEDOUT;
             return -1;
@@ -102,24 +96,10 @@ static bool write_full(int fd, const void *buf, size_t n)
     return true;
 }
 
-/* Wait up to timeout_ms for the child; kill it after that. Its wait status. */
+/* Wait for the child with a deadline; it is gone afterwards. */
 static int reap_child(long timeout_ms)
 {
-    int status = 0;
-    struct timespec t0;
-    clock_gettime(CLOCK_MONOTONIC, &t0);
-    for (;;) {
-        pid_t r = waitpid(child, &status, WNOHANG);
-        if (r == child || (r < 0 && errno != EINTR))
-            break;
-        if (ms_since(&t0) > timeout_ms) {
-            kill(child, SIGKILL);
-            waitpid(child, &status, 0);
-            break;
-        }
-        struct timespec pause = {0, 10 * 1000 * 1000};
-        nanosleep(&pause, NULL);
-    }
+    int status = gpu_reap_child(child, timeout_ms, NULL);
     child = -1;
     return status;
 }

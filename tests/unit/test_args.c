@@ -21,15 +21,9 @@ static cugl_kernel *kernel;
 static cugl_event_ipc_descriptor ipc;
 static const char image[] = "not a module";
 
-typedef struct arg_case {
-    const char *expr;
-    cugl_status (*call)(void);
-    const char *message; /* exact expected last error */
-} arg_case;
-
-#define CASE(id, expr, message)                       \
-    static cugl_status id(void) { return (expr); }
-#define ROW(id, expr, message) {#expr, id, message},
+/* Every case here is refused as an invalid argument. */
+#define CASE(id, expr, message) CUGL_TEST_CASE(id, expr, CUGL_ERROR_INVALID_ARGUMENT, message)
+#define ROW(id, expr, message) CUGL_TEST_ROW(id, expr, CUGL_ERROR_INVALID_ARGUMENT, message)
 
 /* X(id, expr, message) */
 #define ARG_CASES(X)                                                                            \
@@ -76,21 +70,12 @@ typedef struct arg_case {
 
 ARG_CASES(CASE)
 
-static const arg_case cases[] = {ARG_CASES(ROW)};
+static const cugl_test_case cases[] = {ARG_CASES(ROW)};
 
 static void null_arguments_are_refused(void **state)
 {
     (void)state;
-    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        cugl_clear_error();
-        cugl_status st = cases[i].call();
-        if (st != CUGL_ERROR_INVALID_ARGUMENT)
-            fail_msg("%s returned %s, expected CUGL_ERROR_INVALID_ARGUMENT (%s)", cases[i].expr,
-                     cugl_status_name(st), cugl_last_error());
-        if (strcmp(cugl_last_error(), cases[i].message) != 0)
-            fail_msg("%s: message \"%s\", expected \"%s\"", cases[i].expr, cugl_last_error(),
-                     cases[i].message);
-    }
+    cugl_test_run_cases(cases, sizeof cases / sizeof cases[0], NULL);
 }
 
 /* Out-parameters are cleared on failure, so a caller never sees garbage. */

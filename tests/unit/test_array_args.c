@@ -22,16 +22,8 @@ static unsigned char bytes[64];
 static const cugl_array_desc good = {.ndim = 2, .shape = {64, 32}, .format = CUGL_FORMAT_F32};
 static const size_t extent[3] = {4, 4, 1};
 
-typedef struct arg_case {
-    const char *expr;
-    cugl_status (*call)(void);
-    cugl_status status;
-    const char *message; /* exact expected last error */
-} arg_case;
-
-#define CASE(id, expr, status, message) \
-    static cugl_status id(void) { return expr; }
-#define ROW(id, expr, status, message) {#expr, id, status, message},
+#define CASE CUGL_TEST_CASE
+#define ROW CUGL_TEST_ROW
 
 #define BAD CUGL_ERROR_INVALID_ARGUMENT
 /* A desc validated on its own; the parentheses keep the commas of the
@@ -171,39 +163,25 @@ DESC_CASES(CASE)
 CREATE_CASES(CASE)
 COPY_CASES(CASE)
 
-static void run_cases(const arg_case *cases, size_t n)
-{
-    for (size_t i = 0; i < n; i++) {
-        cugl_clear_error();
-        cugl_status st = cases[i].call();
-        if (st != cases[i].status)
-            fail_msg("%s returned %s, expected %s (%s)", cases[i].expr, cugl_status_name(st),
-                     cugl_status_name(cases[i].status), cugl_last_error());
-        if (strcmp(cugl_last_error(), cases[i].message) != 0)
-            fail_msg("%s: message \"%s\", expected \"%s\"", cases[i].expr, cugl_last_error(),
-                     cases[i].message);
-    }
-}
-
 static void bad_descs_are_refused(void **state)
 {
     (void)state;
-    static const arg_case cases[] = {DESC_CASES(ROW)};
-    run_cases(cases, sizeof cases / sizeof cases[0]);
+    static const cugl_test_case cases[] = {DESC_CASES(ROW)};
+    cugl_test_run_cases(cases, sizeof cases / sizeof cases[0], NULL);
 }
 
 static void bad_creations_are_refused(void **state)
 {
     (void)state;
-    static const arg_case cases[] = {CREATE_CASES(ROW)};
-    run_cases(cases, sizeof cases / sizeof cases[0]);
+    static const cugl_test_case cases[] = {CREATE_CASES(ROW)};
+    cugl_test_run_cases(cases, sizeof cases / sizeof cases[0], NULL);
 }
 
 static void bad_copies_are_refused(void **state)
 {
     (void)state;
-    static const arg_case cases[] = {COPY_CASES(ROW)};
-    run_cases(cases, sizeof cases / sizeof cases[0]);
+    static const cugl_test_case cases[] = {COPY_CASES(ROW)};
+    cugl_test_run_cases(cases, sizeof cases / sizeof cases[0], NULL);
 }
 
 /* Every format x channel count x rank, and every layered and cube kind, passes. */

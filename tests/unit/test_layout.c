@@ -536,12 +536,6 @@ static void known_answers(void **state)
     assert_int_equal(l.strides[0], 1);
 }
 
-typedef struct err_case {
-    const char *what;
-    cugl_status (*call)(void);
-    const char *message;
-} err_case;
-
 static cugl_layout L234, Lneg, Ltr, out;
 static const int64_t s234[] = {2, 3, 4};
 
@@ -686,78 +680,106 @@ static cugl_status e40(void)
 }
 static cugl_status e41(void) { return cugl_layout_validate(NULL); }
 
-static const err_case errors[] = {
-    {"init out NULL", e01, "cugl_layout_init: out is NULL"},
-    {"init ndim 65", e02, "cugl_layout_init: ndim is 65; a layout has 0 to 64 dimensions"},
-    {"init ndim -1", e03, "cugl_layout_init: ndim is -1; a layout has 0 to 64 dimensions"},
-    {"init shape NULL", e04, "cugl_layout_init: shape is NULL"},
-    {"init itemsize 0", e05, "cugl_layout_init: itemsize must be positive, got 0"},
-    {"init negative extent", e06,
+static const cugl_test_case errors[] = {
+    {"init out NULL", e01, CUGL_ERROR_INVALID_ARGUMENT,
+     "cugl_layout_init: out is NULL"},
+    {"init ndim 65", e02, CUGL_ERROR_INVALID_ARGUMENT,
+     "cugl_layout_init: ndim is 65; a layout has 0 to 64 dimensions"},
+    {"init ndim -1", e03, CUGL_ERROR_INVALID_ARGUMENT,
+     "cugl_layout_init: ndim is -1; a layout has 0 to 64 dimensions"},
+    {"init shape NULL", e04, CUGL_ERROR_INVALID_ARGUMENT,
+     "cugl_layout_init: shape is NULL"},
+    {"init itemsize 0", e05, CUGL_ERROR_INVALID_ARGUMENT,
+     "cugl_layout_init: itemsize must be positive, got 0"},
+    {"init negative extent", e06, CUGL_ERROR_INVALID_ARGUMENT,
      "cugl_layout_init: shape[1] is -3; extents must be non-negative"},
-    {"init overflow", e07,
+    {"init overflow", e07, CUGL_ERROR_INVALID_ARGUMENT,
      "cugl_layout_init: the layout's offsets or size in bytes overflow int64"},
-    {"init_bytes indivisible", e08,
+    {"init_bytes indivisible", e08, CUGL_ERROR_INVALID_ARGUMENT,
      "cugl_layout_init_bytes: byte stride 6 of axis 1 is not a multiple of itemsize 4"},
-    {"dense repeated axis", e09, "cugl_layout_dense: perm repeats axis 0"},
-    {"dense axis out of range", e10,
+    {"dense repeated axis", e09, CUGL_ERROR_INVALID_ARGUMENT,
+     "cugl_layout_dense: perm repeats axis 0"},
+    {"dense axis out of range", e10, CUGL_ERROR_INVALID_ARGUMENT,
      "cugl_layout_dense: perm[1] is 3; axes of this layout are 0 to 2"},
-    {"dense K", e11,
+    {"dense K", e11, CUGL_ERROR_INVALID_ARGUMENT,
      "cugl_layout_dense: CUGL_ORDER_K keeps a layout's order; use cugl_layout_dense_like"},
-    {"dense bad order", e12, "cugl_layout_dense: order 9 is not a cugl_order"},
-    {"required size negative", e13,
+    {"dense bad order", e12, CUGL_ERROR_INVALID_ARGUMENT,
+     "cugl_layout_dense: order 9 is not a cugl_order"},
+    {"required size negative", e13, CUGL_ERROR_INVALID_ARGUMENT,
      "cugl_layout_required_size_in_bytes: the layout maps elements to negative offsets (down "
      "to -1), so the size of memory it needs is ambiguous"},
-    {"reshape two -1", e14, "cugl_layout_reshaped: there can be at most one -1 extent in a shape"},
-    {"reshape indivisible", e15,
+    {"reshape two -1", e14, CUGL_ERROR_INVALID_ARGUMENT,
+     "cugl_layout_reshaped: there can be at most one -1 extent in a shape"},
+    {"reshape indivisible", e15, CUGL_ERROR_INVALID_ARGUMENT,
      "cugl_layout_reshaped: the volume 24 is not divisible by the other extents' product 5"},
-    {"reshape volume", e16, "cugl_layout_reshaped: cannot reshape 24 elements into a shape of 25"},
-    {"reshape -2", e17,
+    {"reshape volume", e16, CUGL_ERROR_INVALID_ARGUMENT,
+     "cugl_layout_reshaped: cannot reshape 24 elements into a shape of 25"},
+    {"reshape -2", e17, CUGL_ERROR_INVALID_ARGUMENT,
      "cugl_layout_reshaped: shape[1] is -2; extents must be non-negative (or one -1)"},
-    {"reshape ambiguous", e18,
+    {"reshape ambiguous", e18, CUGL_ERROR_INVALID_ARGUMENT,
      "cugl_layout_reshaped: the -1 extent is ambiguous when the other extents multiply to 0"},
-    {"reshape needs copy", e19,
+    {"reshape needs copy", e19, CUGL_ERROR_INVALID_ARGUMENT,
      "cugl_layout_reshaped: the layout's strides are incompatible with the new shape: it "
      "cannot be reshaped without a copy"},
-    {"permute repeat", e21, "cugl_layout_permuted: axes repeats axis 2"},
-    {"flatten range", e22, "cugl_layout_flattened: axes 0..3 are outside the layout's 3 axes"},
-    {"flatten reversed", e23, "cugl_layout_flattened: start_axis 2 comes after end_axis 1"},
-    {"flatten needs copy", e24,
+    {"permute repeat", e21, CUGL_ERROR_INVALID_ARGUMENT,
+     "cugl_layout_permuted: axes repeats axis 2"},
+    {"flatten range", e22, CUGL_ERROR_INVALID_ARGUMENT,
+     "cugl_layout_flattened: axes 0..3 are outside the layout's 3 axes"},
+    {"flatten reversed", e23, CUGL_ERROR_INVALID_ARGUMENT,
+     "cugl_layout_flattened: start_axis 2 comes after end_axis 1"},
+    {"flatten needs copy", e24, CUGL_ERROR_INVALID_ARGUMENT,
      "cugl_layout_flattened: axes 0..1 cannot be merged without a copy: the stride of axis 0 "
      "(1) is not the stride times the extent of axis 1 (2 x 3)"},
-    {"unsqueeze range", e25, "cugl_layout_unsqueezed: axes[0] is 4; the result's axes are -4 to 3"},
-    {"unsqueeze repeat", e26, "cugl_layout_unsqueezed: axes repeats position 1"},
-    {"broadcast fewer axes", e27,
+    {"unsqueeze range", e25, CUGL_ERROR_INVALID_ARGUMENT,
+     "cugl_layout_unsqueezed: axes[0] is 4; the result's axes are -4 to 3"},
+    {"unsqueeze repeat", e26, CUGL_ERROR_INVALID_ARGUMENT,
+     "cugl_layout_unsqueezed: axes repeats position 1"},
+    {"broadcast fewer axes", e27, CUGL_ERROR_INVALID_ARGUMENT,
      "cugl_layout_broadcast_to: cannot broadcast 3 axes to 2: broadcasting never removes axes"},
-    {"broadcast mismatch", e28,
+    {"broadcast mismatch", e28, CUGL_ERROR_INVALID_ARGUMENT,
      "cugl_layout_broadcast_to: shapes cannot be broadcast together: axis 1 has extent 3, asked "
      "for 5"},
-    {"repack stride", e29,
+    {"repack stride", e29, CUGL_ERROR_INVALID_ARGUMENT,
      "cugl_layout_repacked: cannot repack itemsize 4 as 8: axis 2 has stride 6; repacking needs "
      "stride 1"},
-    {"repack ratio", e30, "cugl_layout_repacked: cannot repack itemsize 4 as 3: itemsize 3 does "
+    {"repack ratio", e30, CUGL_ERROR_INVALID_ARGUMENT,
+     "cugl_layout_repacked: cannot repack itemsize 4 as 3: itemsize 3 does "
                           "not divide 4"},
-    {"repack not multiple", e31,
+    {"repack not multiple", e31, CUGL_ERROR_INVALID_ARGUMENT,
      "cugl_layout_repacked: cannot repack itemsize 4 as 12: the extent 4 of axis 2 is not "
      "divisible by 3"},
-    {"repack alignment", e32,
+    {"repack alignment", e32, CUGL_ERROR_INVALID_ARGUMENT,
      "cugl_layout_repacked: cannot repack itemsize 4 as 8: the data pointer 0x2 is not aligned "
      "to 8 bytes"},
-    {"repack axis", e33, "cugl_layout_repacked: cannot repack itemsize 4 as 8: axis 5 is outside "
+    {"repack axis", e33, CUGL_ERROR_INVALID_ARGUMENT,
+     "cugl_layout_repacked: cannot repack itemsize 4 as 8: axis 5 is outside "
                          "the layout's 3 axes"},
-    {"max itemsize", e34,
+    {"max itemsize", e34, CUGL_ERROR_INVALID_ARGUMENT,
      "cugl_layout_max_compatible_itemsize: max_itemsize 2 is smaller than the itemsize 4"},
-    {"too many slices", e35, "cugl_layout_sliced: 4 slices for a layout of 3 axes"},
-    {"index out of range", e36,
+    {"too many slices", e35, CUGL_ERROR_INVALID_ARGUMENT,
+     "cugl_layout_sliced: 4 slices for a layout of 3 axes"},
+    {"index out of range", e36, CUGL_ERROR_INVALID_ARGUMENT,
      "cugl_layout_sliced: index 2 is out of range for axis 0 of extent 2"},
-    {"negative index out of range", e37,
+    {"negative index out of range", e37, CUGL_ERROR_INVALID_ARGUMENT,
      "cugl_layout_sliced: index -4 is out of range for axis 1 of extent 3"},
-    {"zero step", e38, "cugl_layout_sliced: slice 0: the step cannot be zero"},
-    {"validate negative extent", e39,
+    {"zero step", e38, CUGL_ERROR_INVALID_ARGUMENT,
+     "cugl_layout_sliced: slice 0: the step cannot be zero"},
+    {"validate negative extent", e39, CUGL_ERROR_INVALID_ARGUMENT,
      "cugl_layout_validate: shape[1] is -1; extents must be non-negative"},
-    {"validate overflow", e40,
+    {"validate overflow", e40, CUGL_ERROR_INVALID_ARGUMENT,
      "cugl_layout_validate: the layout's offsets or size in bytes overflow int64"},
-    {"validate NULL", e41, "cugl_layout_validate: layout is NULL"},
+    {"validate NULL", e41, CUGL_ERROR_INVALID_ARGUMENT,
+     "cugl_layout_validate: layout is NULL"},
 };
+
+static cugl_layout out_before;
+
+/* A refused operation leaves its output alone. */
+static void output_untouched(const cugl_test_case *c)
+{
+    if (memcmp(&out, &out_before, sizeof out) != 0)
+        fail_msg("%s: failed but wrote its output", c->expr);
+}
 
 static void every_error_branch(void **state)
 {
@@ -768,20 +790,9 @@ static void every_error_branch(void **state)
     Lneg.slice_offset = 0;
     assert_ok(cugl_layout_init(&Ltr, 3, s234, tr, 4));
     /* Ltr: (2, 3, 4) with strides (1, 2, 6): the transpose of a C layout. */
-    for (size_t i = 0; i < sizeof errors / sizeof errors[0]; i++) {
-        cugl_clear_error();
-        memset(&out, 0x7f, sizeof out);
-        cugl_layout before = out;
-        cugl_status st = errors[i].call();
-        if (st != CUGL_ERROR_INVALID_ARGUMENT)
-            fail_msg("%s: returned %s (%s)", errors[i].what, cugl_status_name(st),
-                     cugl_last_error());
-        if (strcmp(cugl_last_error(), errors[i].message) != 0)
-            fail_msg("%s: message\n  \"%s\", expected\n  \"%s\"", errors[i].what,
-                     cugl_last_error(), errors[i].message);
-        /* A refused operation leaves its output alone. */
-        assert_memory_equal(&out, &before, sizeof out);
-    }
+    memset(&out, 0x7f, sizeof out);
+    out_before = out;
+    cugl_test_run_cases(errors, sizeof errors / sizeof errors[0], output_untouched);
 }
 
 int main(void)

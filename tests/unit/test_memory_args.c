@@ -38,16 +38,8 @@ static const cugl_managed_memory_desc location_3 = {.preferred_location = (cugl_
 static const cugl_managed_memory_desc location_minus_1 = {
     .preferred_location = (cugl_location_kind)-1};
 
-typedef struct arg_case {
-    const char *expr;
-    cugl_status (*call)(void);
-    cugl_status status;
-    const char *message; /* exact expected last error */
-} arg_case;
-
-#define CASE(id, expr, status, message) \
-    static cugl_status id(void) { return (expr); }
-#define ROW(id, expr, status, message) {#expr, id, status, message},
+#define CASE CUGL_TEST_CASE
+#define ROW CUGL_TEST_ROW
 
 #define INVALID CUGL_ERROR_INVALID_ARGUMENT
 #define STATE CUGL_ERROR_INVALID_STATE
@@ -168,41 +160,37 @@ MEMORY_CASES(CASE)
 BUFFER_CASES(CASE)
 CLOSED_CASES(CASE)
 
-static void run_cases(const arg_case *cases, size_t n)
+/* A failing call never leaves a buffer in *dst. */
+static void no_buffer_stored(const cugl_test_case *c)
 {
-    for (size_t i = 0; i < n; i++) {
-        cugl_clear_error();
-        slot = NULL;
-        cugl_status st = cases[i].call();
-        if (st != cases[i].status)
-            fail_msg("%s returned %s, expected %s (%s)", cases[i].expr, cugl_status_name(st),
-                     cugl_status_name(cases[i].status), cugl_last_error());
-        if (strcmp(cugl_last_error(), cases[i].message) != 0)
-            fail_msg("%s: message \"%s\", expected \"%s\"", cases[i].expr, cugl_last_error(),
-                     cases[i].message);
-        if (slot)
-            fail_msg("%s stored a buffer in *dst although it failed", cases[i].expr);
-    }
+    if (slot)
+        fail_msg("%s stored a buffer in *dst although it failed", c->expr);
+}
+
+static void run_cases(const cugl_test_case *cases, size_t n)
+{
+    slot = NULL;
+    cugl_test_run_cases(cases, n, no_buffer_stored);
 }
 
 static void memory_resource_arguments(void **state)
 {
     (void)state;
-    static const arg_case cases[] = {MEMORY_CASES(ROW)};
+    static const cugl_test_case cases[] = {MEMORY_CASES(ROW)};
     run_cases(cases, sizeof cases / sizeof cases[0]);
 }
 
 static void buffer_arguments(void **state)
 {
     (void)state;
-    static const arg_case cases[] = {BUFFER_CASES(ROW)};
+    static const cugl_test_case cases[] = {BUFFER_CASES(ROW)};
     run_cases(cases, sizeof cases / sizeof cases[0]);
 }
 
 static void closed_buffer_refuses_everything(void **state)
 {
     (void)state;
-    static const arg_case cases[] = {CLOSED_CASES(ROW)};
+    static const cugl_test_case cases[] = {CLOSED_CASES(ROW)};
     run_cases(cases, sizeof cases / sizeof cases[0]);
     assert_null(tensor);
 }

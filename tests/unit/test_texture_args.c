@@ -25,16 +25,8 @@ static cugl_surface *surface;
 static cugl_texture_desc options;
 static cugl_resource_desc resource;
 
-typedef struct arg_case {
-    const char *expr;
-    cugl_status (*call)(void);
-    cugl_status status;
-    const char *message; /* exact expected last error */
-} arg_case;
-
-#define CASE(id, expr, status, message) \
-    static cugl_status id(void) { return expr; }
-#define ROW(id, expr, status, message) {#expr, id, status, message},
+#define CASE CUGL_TEST_CASE
+#define ROW CUGL_TEST_ROW
 
 #define BAD CUGL_ERROR_INVALID_ARGUMENT
 #define RES(...) (&(cugl_resource_desc){__VA_ARGS__})
@@ -254,46 +246,32 @@ OPTION_CASES(CASE)
 PAIR_CASES(CASE)
 CREATE_CASES(CASE)
 
-static void run_cases(const arg_case *cases, size_t n)
-{
-    for (size_t i = 0; i < n; i++) {
-        cugl_clear_error();
-        cugl_status st = cases[i].call();
-        if (st != cases[i].status)
-            fail_msg("%s returned %s, expected %s (%s)", cases[i].expr, cugl_status_name(st),
-                     cugl_status_name(cases[i].status), cugl_last_error());
-        if (strcmp(cugl_last_error(), cases[i].message) != 0)
-            fail_msg("%s: message \"%s\", expected \"%s\"", cases[i].expr, cugl_last_error(),
-                     cases[i].message);
-    }
-}
-
 static void bad_resources_are_refused(void **state)
 {
     (void)state;
-    static const arg_case cases[] = {RESOURCE_CASES(ROW)};
-    run_cases(cases, sizeof cases / sizeof cases[0]);
+    static const cugl_test_case cases[] = {RESOURCE_CASES(ROW)};
+    cugl_test_run_cases(cases, sizeof cases / sizeof cases[0], NULL);
 }
 
 static void bad_options_are_refused(void **state)
 {
     (void)state;
-    static const arg_case cases[] = {OPTION_CASES(ROW)};
-    run_cases(cases, sizeof cases / sizeof cases[0]);
+    static const cugl_test_case cases[] = {OPTION_CASES(ROW)};
+    cugl_test_run_cases(cases, sizeof cases / sizeof cases[0], NULL);
 }
 
 static void bad_pairs_are_refused(void **state)
 {
     (void)state;
-    static const arg_case cases[] = {PAIR_CASES(ROW)};
-    run_cases(cases, sizeof cases / sizeof cases[0]);
+    static const cugl_test_case cases[] = {PAIR_CASES(ROW)};
+    cugl_test_run_cases(cases, sizeof cases / sizeof cases[0], NULL);
 }
 
 static void bad_creations_are_refused(void **state)
 {
     (void)state;
-    static const arg_case cases[] = {CREATE_CASES(ROW)};
-    run_cases(cases, sizeof cases / sizeof cases[0]);
+    static const cugl_test_case cases[] = {CREATE_CASES(ROW)};
+    cugl_test_run_cases(cases, sizeof cases / sizeof cases[0], NULL);
 }
 
 /* What is allowed stays allowed: the defaults and each option in range. */
