@@ -25,7 +25,8 @@ typedef struct cugl_buffer_ipc_descriptor {
  * memory and closing it deallocates through `mr` (on the stream given to
  * close). Without, it is non-owning; the device, accessibility and
  * managed-ness of foreign pointers are read with cuPointerGetAttributes
- * (host memory the driver does not know is host-only, device -1).
+ * (host memory the driver does not know is host-only, device -1; without a
+ * driver every pointer is host memory).
  * @errors CUGL_ERROR_INVALID_ARGUMENT (out NULL; ptr 0 with a nonzero size),
  *   CUGL_ERROR_CLOSED (mr closed), CUGL_ERROR_NO_DRIVER.
  * @pointer_lifetime The caller owns one reference.

@@ -37,7 +37,10 @@ CUGL_API cugl_status cugl_module_load_data(cugl_module **out, cugl_device *devic
 
 /**
  * Look up a kernel by its (extern "C" or mangled) name. The kernel holds a
- * reference to its module.
+ * reference to its module. Its parameter count is read here, once, by
+ * asking the driver for one parameter past the last; compute-sanitizer
+ * lists that expected CUDA_ERROR_INVALID_VALUE as an API error (run it with
+ * --report-api-errors no).
  * @errors CUGL_ERROR_INVALID_ARGUMENT (NULL, no kernel of that name),
  *   CUGL_ERROR_CLOSED, CUGL_ERROR_CUDA.
  */
