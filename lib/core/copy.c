@@ -423,26 +423,47 @@ static void temp_free(cugl_memory_resource *mr, uint64_t ptr, size_t size, cugl_
         cugl__cu.cuMemFreeAsync((CUdeviceptr)ptr, stream->handle);
 }
 
+/*
+ * A host transfer the driver can make in one call: one contiguous run, or a
+ * pitched copy (the driver may refuse a pitch beyond its limits: then the
+ * caller stages). Otherwise allocates the host staging buffer, of the
+ * plan's volume: pageable memory, which the driver has copied out of when
+ * an upload returns, and into when a download returns.
+ */
+static bool direct_or_stage(const plan *p, bool src_host, cugl_stream *stream, void **stage,
+                            cugl_status *st, const char *who)
+{
+    size_t bytes = (size_t)(plan_volume(p) * p->itemsize);
+    CUDA_MEMCPY3D c;
+    *stage = NULL;
+    if (one_run(p)) {
+        *st = CUGL_CU_AS(who, cuMemcpyAsync, (CUdeviceptr)p->dst, (CUdeviceptr)p->src, bytes,
+                         stream->handle);
+        return true;
+    }
+    if (pitched(p, src_host, !src_host, &c) &&
+        cugl__cu.cuMemcpy3DAsync(&c, stream->handle) == CUDA_SUCCESS) {
+        *st = CUGL_OK;
+        return true;
+    }
+    *stage = malloc(bytes);
+    *st = *stage ? CUGL_OK
+                 : cugl__fail(CUGL_ERROR_OUT_OF_MEMORY, who,
+                              "cannot allocate %zu bytes of staging", bytes);
+    return !*stage;
+}
+
 static cugl_status host_to_device(const plan *p, cugl_stream *stream, cugl_memory_resource *mr,
                                   const char *who)
 {
     size_t bytes = (size_t)(plan_volume(p) * p->itemsize);
-    CUDA_MEMCPY3D c;
-    if (one_run(p))
-        return CUGL_CU_AS(who, cuMemcpyAsync, (CUdeviceptr)p->dst, (CUdeviceptr)p->src, bytes,
-                          stream->handle);
-    /* The driver may refuse a pitch beyond its limits: then stage. */
-    if (pitched(p, true, false, &c) && cugl__cu.cuMemcpy3DAsync(&c, stream->handle) == CUDA_SUCCESS)
-        return CUGL_OK;
-    /* Pack on the CPU in the plan's order. The staging memory is pageable:
-     * the driver has copied it out when cuMemcpyAsync returns. */
-    void *stage = malloc(bytes);
-    if (!stage)
-        return cugl__fail(CUGL_ERROR_OUT_OF_MEMORY, who, "cannot allocate %zu bytes of staging",
-                          bytes);
+    void *stage;
+    cugl_status st;
+    if (direct_or_stage(p, true, stream, &stage, &st, who))
+        return st;
+    /* Pack on the CPU in the plan's order. */
     plan pack = with_dense_side(p, (uint64_t)(uintptr_t)stage, false);
     cpu_copy(&pack);
-    cugl_status st;
     if (dst_dense(p)) {
         st = CUGL_CU_AS(who, cuMemcpyAsync, (CUdeviceptr)p->dst, (CUdeviceptr)(uintptr_t)stage,
                         bytes, stream->handle);
@@ -466,20 +487,11 @@ static cugl_status device_to_host(const plan *p, cugl_stream *stream, cugl_memor
                                   const char *who)
 {
     size_t bytes = (size_t)(plan_volume(p) * p->itemsize);
-    CUDA_MEMCPY3D c;
-    if (one_run(p))
-        return CUGL_CU_AS(who, cuMemcpyAsync, (CUdeviceptr)p->dst, (CUdeviceptr)p->src, bytes,
-                          stream->handle);
-    if (pitched(p, false, true, &c) && cugl__cu.cuMemcpy3DAsync(&c, stream->handle) == CUDA_SUCCESS)
-        return CUGL_OK;
-    /* Gather on the device in the plan's order, move it, scatter on the CPU.
-     * The staging memory is pageable: cuMemcpyAsync returns once it holds
-     * the data. */
-    void *stage = malloc(bytes);
-    if (!stage)
-        return cugl__fail(CUGL_ERROR_OUT_OF_MEMORY, who, "cannot allocate %zu bytes of staging",
-                          bytes);
+    void *stage;
     cugl_status st;
+    if (direct_or_stage(p, false, stream, &stage, &st, who))
+        return st;
+    /* Gather on the device in the plan's order, move it, scatter on the CPU. */
     if (src_dense(p)) {
         st = CUGL_CU_AS(who, cuMemcpyAsync, (CUdeviceptr)(uintptr_t)stage, (CUdeviceptr)p->src,
                         bytes, stream->handle);

@@ -238,6 +238,13 @@ cugl_status cugl__array_wrap(cugl_array **out, CUarray handle, cugl_device *devi
                              void *owner, void (*owner_release)(void *owner),
                              const char *who);
 
+/* Layouts (layout.c), reporting failures as `who`. */
+cugl_status cugl__layout_init(cugl_layout *out, int ndim, const int64_t *shape,
+                              const int64_t *strides, int64_t itemsize, const char *who);
+/* Check a layout; its offset bounds to `min_offset`/`max_offset` (NULL: not wanted). */
+cugl_status cugl__layout_check(const cugl_layout *layout, const char *who, int64_t *min_offset,
+                               int64_t *max_offset);
+
 /* Strided copies (copy.c). One side of a copy: a layout over memory at
  * `base` (the buffer's address; the layout's slice offset is added). */
 typedef struct cugl__copy_side {

@@ -157,19 +157,34 @@ static void c_order(int *perm, int ndim)
         perm[i] = i;
 }
 
-CUGL_API cugl_status cugl_layout_init(cugl_layout *out, int ndim, const int64_t *shape,
-                                      const int64_t *strides, int64_t itemsize)
+cugl_status cugl__layout_init(cugl_layout *out, int ndim, const int64_t *shape,
+                              const int64_t *strides, int64_t itemsize, const char *who)
 {
-    CUGL__CHECK_NOT_NULL(out);
-    CUGL__TRY(check_shape_arg(ndim, shape, __func__));
-    CUGL__CHECK_ARG(itemsize > 0, "itemsize must be positive, got %lld", (long long)itemsize);
+    if (!out)
+        return cugl__fail(CUGL_ERROR_INVALID_ARGUMENT, who, "out is NULL");
+    CUGL__TRY(check_shape_arg(ndim, shape, who));
+    if (itemsize <= 0)
+        return cugl__fail(CUGL_ERROR_INVALID_ARGUMENT, who, "itemsize must be positive, got %lld",
+                          (long long)itemsize);
     cugl_layout r;
     int perm[MAXD];
     c_order(perm, ndim);
-    CUGL__TRY(dense_into(&r, ndim, shape, itemsize, perm, __func__));
+    CUGL__TRY(dense_into(&r, ndim, shape, itemsize, perm, who));
     if (strides)
         memcpy(r.strides, strides, (size_t)ndim * sizeof *strides);
-    return finish(out, &r, __func__);
+    return finish(out, &r, who);
+}
+
+cugl_status cugl__layout_check(const cugl_layout *layout, const char *who, int64_t *min_offset,
+                               int64_t *max_offset)
+{
+    return check(layout, who, min_offset, max_offset);
+}
+
+CUGL_API cugl_status cugl_layout_init(cugl_layout *out, int ndim, const int64_t *shape,
+                                      const int64_t *strides, int64_t itemsize)
+{
+    return cugl__layout_init(out, ndim, shape, strides, itemsize, __func__);
 }
 
 CUGL_API cugl_status cugl_layout_init_bytes(cugl_layout *out, int ndim, const int64_t *shape,

@@ -64,16 +64,15 @@ static cugl_status resolve_dtype(cugl_dtype *d, int64_t itemsize, const char *wh
 static cugl_status view_new(cugl_view **out, cugl_buffer *buffer, const cugl_layout *layout,
                             cugl_dtype dtype, bool readonly, const char *who)
 {
-    CUGL__TRY(cugl_layout_validate(layout) == CUGL_OK
-                  ? CUGL_OK
-                  : cugl__fail(CUGL_ERROR_INVALID_ARGUMENT, who, "invalid layout: %s",
-                               cugl_last_error()));
+    int64_t lo, hi;
+    CUGL__TRY(cugl__layout_check(layout, who, &lo, &hi));
     CUGL__TRY(resolve_dtype(&dtype, layout->itemsize, who));
-    int64_t need = 0;
-    if (cugl_layout_required_size_in_bytes(layout, &need) != CUGL_OK)
+    if (hi >= lo && lo < 0)
         return cugl__fail(CUGL_ERROR_INVALID_ARGUMENT, who,
-                          "the layout reaches before the start of the buffer: %s",
-                          cugl_last_error());
+                          "the layout reaches before the start of the buffer (to element "
+                          "offset %lld)",
+                          (long long)lo);
+    int64_t need = hi < lo ? 0 : (hi + 1) * layout->itemsize; /* fits: checked */
     if ((uint64_t)need > buffer->size)
         return cugl__fail(CUGL_ERROR_INVALID_ARGUMENT, who,
                           "the layout needs %lld bytes but the buffer has %zu", (long long)need,
@@ -182,10 +181,7 @@ static cugl_status import(cugl_view **out, const DLTensor *t, bool readonly, voi
     cugl_dtype dtype = {t->dtype.code, t->dtype.bits, t->dtype.lanes};
     int64_t itemsize = dtype_size(dtype);
     cugl_layout l;
-    CUGL__TRY(cugl_layout_init(&l, t->ndim, t->shape, t->strides, itemsize) == CUGL_OK
-                  ? CUGL_OK
-                  : cugl__fail(CUGL_ERROR_INVALID_ARGUMENT, who, "the tensor's layout: %s",
-                               cugl_last_error()));
+    CUGL__TRY(cugl__layout_init(&l, t->ndim, t->shape, t->strides, itemsize, who));
 
     if (dev && (int)t->device.device_type != kDLCUDAHost && !d.no_sync) {
         if (!d.consumer_stream)
@@ -200,7 +196,7 @@ static cugl_status import(cugl_view **out, const DLTensor *t, bool readonly, voi
     /* The buffer spans exactly the elements, so that negative strides work:
      * it starts at the lowest element, which the slice offset steps over. */
     int64_t lo = 0, hi = -1;
-    cugl_layout_offset_bounds(&l, &lo, &hi);
+    CUGL__TRY(cugl__layout_check(&l, who, &lo, &hi));
     uint64_t base = (uint64_t)(uintptr_t)t->data + t->byte_offset;
     uint64_t start = hi < lo ? base : base + (uint64_t)(lo * itemsize);
     size_t size = hi < lo ? 0 : (size_t)((hi - lo + 1) * itemsize);

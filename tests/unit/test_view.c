@@ -307,9 +307,8 @@ static const err_case errors[] = {
     {"buffer too small", e05, CUGL_ERROR_INVALID_ARGUMENT,
      "cugl_view_from_buffer: the layout needs 400 bytes but the buffer has 256"},
     {"negative offsets", e06, CUGL_ERROR_INVALID_ARGUMENT,
-     "cugl_view_from_buffer: the layout reaches before the start of the buffer: "
-     "cugl_layout_required_size_in_bytes: the layout maps elements to negative offsets (down "
-     "to -3), so the size of memory it needs is ambiguous"},
+     "cugl_view_from_buffer: the layout reaches before the start of the buffer (to element "
+     "offset -3)"},
     {"dtype not whole bytes", e07, CUGL_ERROR_INVALID_ARGUMENT,
      "cugl_view_from_buffer: dtype has 12 bits x 1 lanes; cugl views need whole bytes"},
     {"read-only destination", e08, CUGL_ERROR_INVALID_ARGUMENT,
