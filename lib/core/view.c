@@ -3,6 +3,7 @@
  * to DLPack, and the checks around copies (copy.c does the copying).
  */
 #include <dlpack/dlpack.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -305,6 +306,26 @@ static cugl_status describe(DLTensor *t, int64_t *dims, const cugl_view *v, cons
     return CUGL_OK;
 }
 
+/*
+ * Allocate a tensor struct of `header` bytes whose DLTensor sits at byte
+ * `tensor_at` and whose shape and strides follow the struct, describing the
+ * view. NULL (with the failure reported) when it cannot.
+ */
+static void *export_new(cugl_view *view, size_t header, size_t tensor_at, const char *who)
+{
+    size_t n = (size_t)view->layout.ndim;
+    char *e = calloc(1, header + 2 * n * sizeof(int64_t));
+    if (!e) {
+        cugl__fail(CUGL_ERROR_OUT_OF_MEMORY, who, "cannot allocate a DLPack tensor");
+        return NULL;
+    }
+    if (describe((DLTensor *)(e + tensor_at), (int64_t *)(e + header), view, who) != CUGL_OK) {
+        free(e);
+        return NULL;
+    }
+    return e;
+}
+
 CUGL_API cugl_status cugl_view_to_dlpack(struct DLManagedTensor **out, cugl_view *view)
 {
     CUGL__CHECK_NOT_NULL(out);
@@ -314,15 +335,10 @@ CUGL_API cugl_status cugl_view_to_dlpack(struct DLManagedTensor **out, cugl_view
         return cugl__fail(CUGL_ERROR_INVALID_ARGUMENT, __func__,
                           "the view is read-only and an unversioned DLPack tensor cannot say "
                           "so; use cugl_view_to_dlpack_versioned");
-    int n = view->layout.ndim;
-    exported *e = calloc(1, sizeof *e + 2 * (size_t)n * sizeof(int64_t));
+    exported *e = export_new(view, offsetof(exported, dims),
+                             offsetof(exported, tensor.dl_tensor), __func__);
     if (!e)
-        return cugl__fail(CUGL_ERROR_OUT_OF_MEMORY, __func__, "cannot allocate a DLPack tensor");
-    cugl_status st = describe(&e->tensor.dl_tensor, e->dims, view, __func__);
-    if (st != CUGL_OK) {
-        free(e);
-        return st;
-    }
+        return cugl_last_status();
     e->tensor.manager_ctx = cugl_view_retain(view);
     e->tensor.deleter = delete_exported;
     *out = &e->tensor;
@@ -335,15 +351,10 @@ CUGL_API cugl_status cugl_view_to_dlpack_versioned(struct DLManagedTensorVersion
     CUGL__CHECK_NOT_NULL(out);
     *out = NULL;
     CUGL__TRY(view_check(view, "view", __func__));
-    int n = view->layout.ndim;
-    exported_versioned *e = calloc(1, sizeof *e + 2 * (size_t)n * sizeof(int64_t));
+    exported_versioned *e = export_new(view, offsetof(exported_versioned, dims),
+                                       offsetof(exported_versioned, tensor.dl_tensor), __func__);
     if (!e)
-        return cugl__fail(CUGL_ERROR_OUT_OF_MEMORY, __func__, "cannot allocate a DLPack tensor");
-    cugl_status st = describe(&e->tensor.dl_tensor, e->dims, view, __func__);
-    if (st != CUGL_OK) {
-        free(e);
-        return st;
-    }
+        return cugl_last_status();
     e->tensor.version = (DLPackVersion){DLPACK_ABI_MAJOR, DLPACK_ABI_MINOR};
     e->tensor.flags = view->readonly ? DLPACK_FLAG_BITMASK_READ_ONLY : 0;
     e->tensor.manager_ctx = cugl_view_retain(view);

@@ -116,6 +116,30 @@ static inline void cugl_test_run_cases(const cugl_test_case *cases, size_t n,
     }
 }
 
+/* A public call on some object, named for the message it must give. */
+typedef struct cugl_test_call {
+    const char *name;
+    cugl_status (*call)(void);
+} cugl_test_call;
+
+/* Each call returns CUGL_ERROR_CLOSED with "<name>: the <object> has been closed". */
+static inline void cugl_test_expect_closed(const cugl_test_call *calls, size_t n,
+                                           const char *object)
+{
+    for (size_t i = 0; i < n; i++) {
+        cugl_clear_error();
+        cugl_status st = calls[i].call();
+        if (st != CUGL_ERROR_CLOSED)
+            fail_msg("call %zu (%s) returned %s, expected CUGL_ERROR_CLOSED (%s)", i,
+                     calls[i].name, cugl_status_name(st), cugl_last_error());
+        char expect[160];
+        snprintf(expect, sizeof expect, "%s: the %s has been closed", calls[i].name, object);
+        if (strcmp(cugl_last_error(), expect) != 0)
+            fail_msg("%s: message \"%s\", expected \"%s\"", calls[i].name, cugl_last_error(),
+                     expect);
+    }
+}
+
 /* Run a table of tests with TAP output. */
 #define cugl_test_run(tests) \
     (cmocka_set_message_output(CM_OUTPUT_TAP), cmocka_run_group_tests(tests, NULL, NULL))

@@ -270,10 +270,7 @@ static cugl_status call_elapsed_end(void) { return cugl_event_elapsed_ms(&ms_out
 static cugl_status call_export(void) { return cugl_event_ipc_export(closed, &descriptor); }
 static cugl_status call_wait(void) { return cugl_stream_wait_event(stream, closed); }
 
-static const struct {
-    const char *name;
-    cugl_status (*call)(void);
-} closed_calls[] = {
+static const cugl_test_call closed_calls[] = {
     {"cugl_event_record", call_record},
     {"cugl_stream_record", call_stream_record},
     {"cugl_event_sync", call_sync},
@@ -300,16 +297,7 @@ static void closed_event_refuses_everything(void **state)
     cugl_event_close(closed); /* twice is fine */
     assert_true(cugl_event_is_closed(closed));
 
-    for (size_t i = 0; i < sizeof closed_calls / sizeof closed_calls[0]; i++) {
-        cugl_clear_error();
-        cugl_status st = closed_calls[i].call();
-        if (st != CUGL_ERROR_CLOSED)
-            fail_msg("call %zu (%s) returned %s, expected CUGL_ERROR_CLOSED (%s)", i,
-                     closed_calls[i].name, cugl_status_name(st), cugl_last_error());
-        char expect[128];
-        snprintf(expect, sizeof expect, "%s: the event has been closed", closed_calls[i].name);
-        assert_string_equal(cugl_last_error(), expect);
-    }
+    cugl_test_expect_closed(closed_calls, sizeof closed_calls / sizeof closed_calls[0], "event");
 
     /* The stream and the other event are unharmed. */
     assert_ok(cugl_event_record(other, stream));

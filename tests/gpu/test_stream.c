@@ -345,10 +345,7 @@ static cugl_status call_launch(void)
     return cugl_launch(closed, &c, iota, args, 3);
 }
 
-static const struct {
-    const char *name;
-    cugl_status (*call)(void);
-} closed_calls[] = {
+static const cugl_test_call closed_calls[] = {
     {"cugl_stream_sync", call_sync},
     {"cugl_stream_query", call_query},
     {"cugl_stream_wait_event", call_wait_event},
@@ -373,16 +370,7 @@ static void closed_stream_refuses_everything(void **state)
     cugl_stream_close(closed); /* twice is fine */
     assert_true(cugl_stream_is_closed(closed));
 
-    for (size_t i = 0; i < sizeof closed_calls / sizeof closed_calls[0]; i++) {
-        cugl_clear_error();
-        cugl_status st = closed_calls[i].call();
-        if (st != CUGL_ERROR_CLOSED)
-            fail_msg("call %zu (%s) returned %s, expected CUGL_ERROR_CLOSED (%s)", i,
-                     closed_calls[i].name, cugl_status_name(st), cugl_last_error());
-        char expect[128];
-        snprintf(expect, sizeof expect, "%s: the stream has been closed", closed_calls[i].name);
-        assert_string_equal(cugl_last_error(), expect);
-    }
+    cugl_test_expect_closed(closed_calls, sizeof closed_calls / sizeof closed_calls[0], "stream");
 
     /* The other objects are unharmed. */
     check_stream_runs_work(open_stream, 11);
