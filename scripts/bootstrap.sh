@@ -66,8 +66,10 @@ setup_build() {
     shift
     if [ ! -f "$dir/build.ninja" ]; then
         say "configuring $dir"
-        meson setup "$dir" -Dtests=enabled -Ddemos=enabled "$@" >/dev/null ||
-            die "meson setup $dir failed; see $dir/meson-logs/meson-log.txt"
+        log=$(meson setup "$dir" -Dtests=enabled -Ddemos=enabled "$@" 2>&1) || {
+            printf '%s\n' "$log" | tail -n 25 >&2
+            die "meson setup $dir failed; the whole log: $dir/meson-logs/meson-log.txt"
+        }
     fi
     say "building $dir"
     ninja -C "$dir" >/dev/null || { ninja -C "$dir"; die "the build in $dir failed"; }
