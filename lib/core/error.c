@@ -8,7 +8,7 @@
 
 #include "internal.h"
 
-enum { CUGL__MESSAGE_MAX = 1024 };
+enum { CUGL__MESSAGE_MAX = 4096 };
 
 static _Thread_local struct {
     cugl_status status;
@@ -99,6 +99,18 @@ cugl_status cugl__fail(cugl_status status, const char *who, const char *fmt, ...
     va_list ap;
     va_start(ap, fmt);
     record(status, 0, who, fmt, ap);
+    va_end(ap);
+    return status;
+}
+
+CUGL_API cugl_status cugl_report_error(cugl_status status, const char *who, const char *fmt,
+                                       ...)
+{
+    if (status == CUGL_OK)
+        return CUGL_OK;
+    va_list ap;
+    va_start(ap, fmt);
+    record(status, 0, who ? who : "cugl", fmt, ap);
     va_end(ap);
     return status;
 }

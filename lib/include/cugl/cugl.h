@@ -16,5 +16,6 @@
 #include "cugl/texture.h"
 #include "cugl/layout.h"
 #include "cugl/view.h"
+#include "cugl/graphics.h"
 
 #endif /* CUGL_CUGL_H */

@@ -64,6 +64,18 @@ CUGL_API cugl_status cugl_last_status(void);
  */
 CUGL_API int cugl_last_cuda_result(void);
 
+/**
+ * Record a failure as cugl's own: for libraries and programs built on cugl
+ * (libcugl-app, the demos) whose callers read cugl_last_error(). Sets the
+ * thread's last error to "<who>: <formatted message>", calls the error
+ * callback, and returns `status` (CUGL_OK records nothing).
+ */
+CUGL_API cugl_status cugl_report_error(cugl_status status, const char *who, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+
 /** Forget the calling thread's last failure. */
 CUGL_API void cugl_clear_error(void);
 

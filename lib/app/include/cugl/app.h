@@ -1,0 +1,206 @@
+/*
+ * cugl/app.h - libcugl-app: everything GL that a cugl program needs.
+ *
+ * A GL 4.5 core context (a GLFW window, or headless EGL on the GPU that
+ * runs CUDA), the GLAD loader, shader programs, a full-screen blit, an
+ * orbit camera, FBO readback and PNG files, per-phase frame timing, and the
+ * GL half of map-free interop (cugl/app_shared.h). libcugl itself never
+ * calls GL; this library does, through GLAD, so include it after nothing
+ * else that declares GL.
+ *
+ * Errors are cugl's: functions return cugl_status and leave a message in
+ * cugl_last_error() (shader compile and link logs included).
+ * Threads: a context is used by the thread that made it current.
+ */
+#ifndef CUGL_APP_H
+#define CUGL_APP_H
+
+#include <stdio.h>
+
+#include <glad/gl.h>
+
+#include "cugl/cugl.h"
+
+CUGL_BEGIN_DECLS
+
+/* ---- Contexts ------------------------------------------------------------ */
+
+typedef struct cugl_app_context cugl_app_context;
+
+typedef enum cugl_app_mode {
+    /* A window where a display is reachable ($DISPLAY or $WAYLAND_DISPLAY
+     * and GLFW initialises); headless otherwise. */
+    CUGL_APP_AUTO = 0,
+    CUGL_APP_WINDOW = 1,
+    CUGL_APP_HEADLESS = 2,
+} cugl_app_mode;
+
+typedef struct cugl_app_context_desc {
+    cugl_app_mode mode;
+    int width, height; /* framebuffer size in pixels; 0: 1024 x 768 */
+    const char *title; /* window title; NULL: "cugl" */
+    bool no_vsync;     /* vsync is on unless this is set (windows only) */
+    /* The CUDA device (ordinal) that must run GL: headless contexts use the
+     * EGL device whose EGL_CUDA_DEVICE_NV is this ordinal. -1: any GL,
+     * including Mesa's surfaceless platform (GL-only use, no interop). */
+    int cuda_device;
+    bool debug; /* a debug context; GL errors go to stderr */
+} cugl_app_context_desc;
+
+/**
+ * Create a context, make it current on this thread and load GL with GLAD.
+ * Headless contexts render into an FBO of the given size (RGBA8 colour,
+ * depth 24) that cugl_app_context_framebuffer() names; windows render into
+ * the default framebuffer.
+ * @errors CUGL_ERROR_INVALID_ARGUMENT (NULL, negative size),
+ *   CUGL_ERROR_NOT_SUPPORTED (no display for a window; no EGL display, or no
+ *   EGL device for that CUDA device, headless; GL older than 4.5),
+ *   CUGL_ERROR_GL. The message says which and what was tried.
+ */
+CUGL_API cugl_status cugl_app_context_create(cugl_app_context **out,
+                                             const cugl_app_context_desc *desc);
+/** Destroy the context and everything of libcugl-app made in it. NULL: no-op. */
+CUGL_API void cugl_app_context_destroy(cugl_app_context *ctx);
+
+CUGL_API cugl_status cugl_app_context_make_current(cugl_app_context *ctx);
+CUGL_API bool cugl_app_context_is_headless(const cugl_app_context *ctx);
+/** "glfw", "egl-device" or "egl-surfaceless". */
+CUGL_API const char *cugl_app_context_platform(const cugl_app_context *ctx);
+/** GL_RENDERER and GL_VENDOR, read at creation. */
+CUGL_API const char *cugl_app_context_renderer(const cugl_app_context *ctx);
+CUGL_API const char *cugl_app_context_vendor(const cugl_app_context *ctx);
+/** Framebuffer size in pixels (windows: follows resizes). */
+CUGL_API void cugl_app_context_size(const cugl_app_context *ctx, int *width, int *height);
+/** The framebuffer to draw into: 0 for a window, the offscreen FBO headless. */
+CUGL_API GLuint cugl_app_context_framebuffer(const cugl_app_context *ctx);
+/** Windows: the user asked to close (close button, Escape). Headless: false. */
+CUGL_API bool cugl_app_context_should_close(const cugl_app_context *ctx);
+/**
+ * End a frame: swap buffers and poll input (windows; the title shows the
+ * frames per second, updated twice a second), or glFlush (headless).
+ */
+CUGL_API cugl_status cugl_app_context_present(cugl_app_context *ctx);
+/** The GLFWwindow * (NULL headless), for programs that want more input. */
+CUGL_API void *cugl_app_context_window(cugl_app_context *ctx);
+
+/* ---- Input (windows; all zero headless) ------------------------------------ */
+
+typedef struct cugl_app_input {
+    double x, y;          /* cursor, pixels from the top left */
+    double dx, dy;        /* cursor motion since the previous present */
+    double scroll;        /* wheel steps since the previous present */
+    bool left, right, middle; /* buttons held */
+    bool shift, ctrl;
+} cugl_app_input;
+
+/** This frame's input (updated by present). */
+CUGL_API const cugl_app_input *cugl_app_context_input(const cugl_app_context *ctx);
+/** Whether a key (a GLFW_KEY_* code) is held. */
+CUGL_API bool cugl_app_key_down(const cugl_app_context *ctx, int glfw_key);
+
+/* ---- Shaders and the blit --------------------------------------------------- */
+
+/**
+ * Compile and link a program from GLSL sources (fragment may be NULL for
+ * none). `name` names it in messages. Compile and link logs go into the
+ * error message.
+ * @errors CUGL_ERROR_INVALID_ARGUMENT, CUGL_ERROR_GL.
+ */
+CUGL_API cugl_status cugl_app_program(GLuint *out, const char *name, const char *vertex_src,
+                                      const char *fragment_src);
+/** A compute program. */
+CUGL_API cugl_status cugl_app_compute_program(GLuint *out, const char *name,
+                                              const char *compute_src);
+
+/**
+ * Draw `texture` (a GL_TEXTURE_2D with a float or normalised format) over
+ * the whole of the currently bound framebuffer's viewport, nearest
+ * filtering unless `linear`. The first call builds the program from the
+ * embedded shaders/blit.{vert,frag}.
+ */
+CUGL_API cugl_status cugl_app_blit(cugl_app_context *ctx, GLuint texture, bool linear);
+
+/* ---- Readback and PNG ------------------------------------------------------- */
+
+/**
+ * Read the context's framebuffer (the default one or the FBO) as RGBA8,
+ * rows top to bottom, into `rgba` of at least width * height * 4 bytes.
+ * @errors CUGL_ERROR_INVALID_ARGUMENT (NULL, too small: both sizes named),
+ *   CUGL_ERROR_GL.
+ */
+CUGL_API cugl_status cugl_app_read_pixels(cugl_app_context *ctx, uint8_t *rgba, size_t size);
+
+/** Write RGBA8 pixels (rows top to bottom) as an 8-bit RGBA PNG. */
+CUGL_API cugl_status cugl_app_write_png(const char *path, const uint8_t *rgba, int width,
+                                        int height);
+/**
+ * Read a PNG (any colour type and depth libpng reads) as RGBA8 rows top to
+ * bottom into a new malloc'ed buffer (free it with free()).
+ */
+CUGL_API cugl_status cugl_app_read_png(const char *path, uint8_t **rgba, int *width,
+                                       int *height);
+/** read_pixels then write_png. */
+CUGL_API cugl_status cugl_app_screenshot(cugl_app_context *ctx, const char *path);
+
+/* ---- Orbit camera (cglm inside; plain floats outside) ---------------------- */
+
+typedef struct cugl_app_camera {
+    float target[3];
+    float distance;   /* from the target */
+    float yaw, pitch; /* radians; pitch kept within +-89 degrees */
+    float fov_y;      /* radians */
+    float z_near, z_far;
+} cugl_app_camera;
+
+/** Looking at the origin from distance 3, yaw 0.6, pitch 0.5, 45 degrees. */
+CUGL_API void cugl_app_camera_init(cugl_app_camera *cam);
+/**
+ * Left drag orbits, right drag pans the target, wheel zooms, arrow keys
+ * and W/A/S/D orbit, R resets. `ctx` NULL (or headless): no change.
+ */
+CUGL_API void cugl_app_camera_update(cugl_app_camera *cam, const cugl_app_context *ctx,
+                                     float dt_seconds);
+/** Column-major 4x4 view and projection matrices, ready for glUniformMatrix4fv. */
+CUGL_API void cugl_app_camera_matrices(const cugl_app_camera *cam, float aspect,
+                                       float view[16], float proj[16]);
+CUGL_API void cugl_app_camera_eye(const cugl_app_camera *cam, float eye[3]);
+
+/* ---- Frame timing ----------------------------------------------------------- */
+
+typedef struct cugl_app_timer cugl_app_timer;
+
+enum { CUGL_APP_TIMER_MAX_PHASES = 8 };
+
+/**
+ * A per-phase frame timer. Each phase measures CPU time (the wall time
+ * between begin and end) and GPU time: GL timer queries for GL phases,
+ * cugl events on `stream` for CUDA phases. Results are read a few frames
+ * late so that timing never stalls the pipeline. `stream` may be NULL when
+ * no phase is a CUDA phase.
+ */
+CUGL_API cugl_status cugl_app_timer_create(cugl_app_timer **out, cugl_stream *stream);
+CUGL_API void cugl_app_timer_destroy(cugl_app_timer *timer);
+CUGL_API void cugl_app_timer_frame_begin(cugl_app_timer *timer);
+/** Phases are numbered 0 .. CUGL_APP_TIMER_MAX_PHASES - 1; the name is kept. */
+CUGL_API cugl_status cugl_app_timer_begin(cugl_app_timer *timer, int phase, const char *name,
+                                          bool cuda);
+CUGL_API cugl_status cugl_app_timer_end(cugl_app_timer *timer, int phase);
+CUGL_API void cugl_app_timer_frame_end(cugl_app_timer *timer);
+
+typedef struct cugl_app_phase_stats {
+    const char *name;     /* NULL: phase never used */
+    bool cuda;
+    long samples;         /* frames with a GPU result */
+    double cpu_ms, gpu_ms; /* means */
+} cugl_app_phase_stats;
+
+/** Means so far; frames counted and their mean wall time per frame. */
+CUGL_API void cugl_app_timer_stats(const cugl_app_timer *timer,
+                                   cugl_app_phase_stats phases[CUGL_APP_TIMER_MAX_PHASES],
+                                   long *frames, double *frame_ms);
+/** A table of the stats, one phase a line, then frames and fps. */
+CUGL_API void cugl_app_timer_print(const cugl_app_timer *timer, FILE *out);
+
+CUGL_END_DECLS
+
+#endif /* CUGL_APP_H */
