@@ -323,10 +323,10 @@ static cugl_status wrap(cugl_array **out, CUarray handle, cugl_device *device, u
 }
 
 cugl_status cugl__array_wrap(cugl_array **out, CUarray handle, cugl_device *device,
-                             void *owner, void (*owner_release)(void *owner),
+                             unsigned flags, void *owner, void (*owner_release)(void *owner),
                              const char *who)
 {
-    return wrap(out, handle, device, 0, owner, owner_release, who);
+    return wrap(out, handle, device, flags, owner, owner_release, who);
 }
 
 /* ---- Copies ------------------------------------------------------------ */
@@ -675,6 +675,10 @@ CUGL_API void cugl_array_close(cugl_array *array)
         cugl__cu.cuArrayDestroy(array->handle);
     array->handle = NULL;
     array->closed = true;
+    void (*on_close)(void *) = array->on_close;
+    array->on_close = NULL;
+    if (on_close)
+        on_close(array->owner);
     void *owner = array->owner;
     void (*owner_release)(void *) = array->owner_release;
     array->owner = NULL;

@@ -31,7 +31,7 @@ static void set_reason(cugl_status status, int cu_result, const char *fmt, ...)
     load_cu_result = cu_result;
 }
 
-static const char *error_name(CUresult r)
+const char *cugl__cu_error_name(CUresult r)
 {
     const char *name = NULL;
     if (cugl__cu.cuGetErrorName && cugl__cu.cuGetErrorName(r, &name) == CUDA_SUCCESS && name)
@@ -133,7 +133,7 @@ static void load(void)
     } else if (r != CUDA_SUCCESS) {
         const char *text = NULL;
         cugl__cu.cuGetErrorString(r, &text);
-        set_reason(CUGL_ERROR_NO_DRIVER, r, "cuInit failed: %s (%s)", error_name(r),
+        set_reason(CUGL_ERROR_NO_DRIVER, r, "cuInit failed: %s (%s)", cugl__cu_error_name(r),
                    text ? text : "no description");
         return;
     }
@@ -191,5 +191,5 @@ cugl_status cugl__cu_status(CUresult r, const char *who, const char *call)
     if (!cugl__cu.cuGetErrorString || cugl__cu.cuGetErrorString(r, &text) != CUDA_SUCCESS)
         text = NULL;
     return cugl__fail_cu(status_of(r), (int)r, who, "%s failed: %s (%s)", call,
-                         error_name(r), text ? text : "no description");
+                         cugl__cu_error_name(r), text ? text : "no description");
 }

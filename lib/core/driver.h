@@ -104,12 +104,37 @@
     X(cuTexObjectCreate, 5000)              \
     X(cuTexObjectDestroy, 5000)             \
     X(cuSurfObjectCreate, 5000)             \
-    X(cuSurfObjectDestroy, 5000)
+    X(cuSurfObjectDestroy, 5000)            \
+    X(cuGraphicsUnregisterResource, 3000)   \
+    X(cuGraphicsMapResources, 3000)         \
+    X(cuGraphicsUnmapResources, 3000)       \
+    X(cuGraphicsResourceGetMappedPointer, 3020) \
+    X(cuGraphicsSubResourceGetMappedArray, 3000) \
+    X(cuGraphicsResourceSetMapFlags, 6050)
 
 #define CUGL_DRIVER_OPTIONAL(X)             \
     X(cuLaunchKernelEx, 11060)              \
     X(cuFuncGetParamInfo, 12040)            \
-    X(cuMemAdvise, 12020)
+    X(cuMemAdvise, 12020)                   \
+    X(cuGraphicsGLRegisterBuffer, 3000)     \
+    X(cuGraphicsGLRegisterImage, 3000)      \
+    X(cuGLGetDevices, 6050)
+
+/*
+ * The GL interop entry points, typed here because cudaGL.h includes GL's
+ * headers, which libcugl never does (GLuint and GLenum are unsigned int).
+ */
+typedef CUresult(CUDAAPI *PFN_cuGraphicsGLRegisterBuffer_v3000)(CUgraphicsResource *resource,
+                                                                unsigned int buffer,
+                                                                unsigned int flags);
+typedef CUresult(CUDAAPI *PFN_cuGraphicsGLRegisterImage_v3000)(CUgraphicsResource *resource,
+                                                               unsigned int image,
+                                                               unsigned int target,
+                                                               unsigned int flags);
+enum { CUGL__GL_DEVICE_LIST_ALL = 1 }; /* CU_GL_DEVICE_LIST_ALL */
+typedef CUresult(CUDAAPI *PFN_cuGLGetDevices_v6050)(unsigned int *count, CUdevice *devices,
+                                                    unsigned int capacity,
+                                                    unsigned int device_list);
 
 typedef struct cugl__driver_table {
 #define CUGL__DRIVER_FIELD(name, version) PFN_##name##_v##version name;
@@ -142,6 +167,9 @@ bool cugl__driver_has_devices(void);
  * "<who>: <call> failed: CUDA_ERROR_X (description)" and keeps the CUresult.
  */
 cugl_status cugl__cu_status(CUresult result, const char *who, const char *call);
+
+/* "CUDA_ERROR_X" for a CUresult (cuGetErrorName). */
+const char *cugl__cu_error_name(CUresult result);
 
 /* Call a driver entry point and turn its result into a cugl_status. */
 #define CUGL_CU(fn, ...) cugl__cu_status(cugl__cu.fn(__VA_ARGS__), __func__, #fn)

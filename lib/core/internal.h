@@ -199,6 +199,8 @@ struct cugl_array {
      * the level counts as closed once the mipmapped array is. */
     cugl_mipmapped_array *parent;
     void *owner;
+    /* Called once at close, before owner_release (a graphics mapping). */
+    void (*on_close)(void *owner);
     void (*owner_release)(void *owner);
 };
 
@@ -229,13 +231,15 @@ CUarray_format cugl__format_to_cu(cugl_format format);
 /*
  * A non-owning array over `handle`, which lives on `device` (initialized):
  * shape, format, channels and flags are read back with
- * cuArray3DGetDescriptor. The array never destroys `handle`; it holds
+ * cuArray3DGetDescriptor, with the CUDA_ARRAY3D_* `flags` added to those
+ * the driver reports (a graphics registration's surface flag, which the
+ * descriptor may not repeat). The array never destroys `handle`; it holds
  * `owner` (e.g. a graphics mapping, a mipmapped array) until it is closed,
  * then calls owner_release(owner) (either may be NULL). On failure nothing
  * is held: the caller keeps its reference to `owner`.
  */
 cugl_status cugl__array_wrap(cugl_array **out, CUarray handle, cugl_device *device,
-                             void *owner, void (*owner_release)(void *owner),
+                             unsigned flags, void *owner, void (*owner_release)(void *owner),
                              const char *who);
 
 /* Layouts (layout.c), reporting failures as `who`. */
