@@ -41,8 +41,9 @@ typedef struct cugl_app_context_desc {
     const char *title; /* window title; NULL: "cugl" */
     bool no_vsync;     /* vsync is on unless this is set (windows only) */
     /* The CUDA device (ordinal) that must run GL: headless contexts use the
-     * EGL device whose EGL_CUDA_DEVICE_NV is this ordinal. -1: any GL,
-     * including Mesa's surfaceless platform (GL-only use, no interop). */
+     * EGL device whose EGL_CUDA_DEVICE_NV is this ordinal. -1 (any negative
+     * value): any GL, an EGL device (those that run CUDA first), Mesa's
+     * surfaceless platform or the default display (GL-only use, no interop). */
     int cuda_device;
     bool debug; /* a debug context; GL errors go to stderr */
 } cugl_app_context_desc;
@@ -59,12 +60,16 @@ typedef struct cugl_app_context_desc {
  */
 CUGL_API cugl_status cugl_app_context_create(cugl_app_context **out,
                                              const cugl_app_context_desc *desc);
-/** Destroy the context and everything of libcugl-app made in it. NULL: no-op. */
+/**
+ * Destroy the context and everything of libcugl-app made in it (the blit's
+ * objects, the offscreen framebuffer). It is made current for that, so no
+ * context is current on this thread afterwards. NULL: no-op.
+ */
 CUGL_API void cugl_app_context_destroy(cugl_app_context *ctx);
 
 CUGL_API cugl_status cugl_app_context_make_current(cugl_app_context *ctx);
 CUGL_API bool cugl_app_context_is_headless(const cugl_app_context *ctx);
-/** "glfw", "egl-device" or "egl-surfaceless". */
+/** "glfw", "egl-device", "egl-surfaceless" or "egl-default". */
 CUGL_API const char *cugl_app_context_platform(const cugl_app_context *ctx);
 /** GL_RENDERER and GL_VENDOR, read at creation. */
 CUGL_API const char *cugl_app_context_renderer(const cugl_app_context *ctx);
@@ -80,7 +85,12 @@ CUGL_API bool cugl_app_context_should_close(const cugl_app_context *ctx);
  * frames per second, updated twice a second), or glFlush (headless).
  */
 CUGL_API cugl_status cugl_app_context_present(cugl_app_context *ctx);
-/** The GLFWwindow * (NULL headless), for programs that want more input. */
+/**
+ * The GLFWwindow * (NULL headless), for programs that want more input.
+ * cugl_app_context_input() is fed by the window's framebuffer-size, cursor,
+ * cursor-enter, button, scroll and key callbacks: a program that sets its
+ * own should call on to cugl's (glfwSet*Callback returns the previous one).
+ */
 CUGL_API void *cugl_app_context_window(cugl_app_context *ctx);
 
 /* ---- Input (windows; all zero headless) ------------------------------------ */
@@ -116,7 +126,12 @@ CUGL_API cugl_status cugl_app_compute_program(GLuint *out, const char *name,
  * Draw `texture` (a GL_TEXTURE_2D with a float or normalised format) over
  * the whole of the currently bound framebuffer's viewport, nearest
  * filtering unless `linear`. The first call builds the program from the
- * embedded shaders/blit.{vert,frag}.
+ * embedded shaders/blit.{vert,frag}. Texel row 0 lands at the bottom, as
+ * GL has it, so cugl_app_read_pixels() (top to bottom) returns the
+ * texture's rows in reverse order. The caller's depth test and blending
+ * apply; the blit's program, vertex array and texture unit 0 stay bound.
+ * @errors CUGL_ERROR_INVALID_ARGUMENT (NULL, not a texture, not 2D),
+ *   CUGL_ERROR_GL (the blit shaders do not build: the log is in the message).
  */
 CUGL_API cugl_status cugl_app_blit(cugl_app_context *ctx, GLuint texture, bool linear);
 
@@ -130,16 +145,31 @@ CUGL_API cugl_status cugl_app_blit(cugl_app_context *ctx, GLuint texture, bool l
  */
 CUGL_API cugl_status cugl_app_read_pixels(cugl_app_context *ctx, uint8_t *rgba, size_t size);
 
-/** Write RGBA8 pixels (rows top to bottom) as an 8-bit RGBA PNG. */
+/**
+ * Write RGBA8 pixels (rows top to bottom) as an 8-bit RGBA PNG. A failed
+ * write leaves no file behind.
+ * @errors CUGL_ERROR_INVALID_ARGUMENT (NULL, size not positive, the file
+ *   cannot be opened or written: the path and the system's or libpng's
+ *   reason are in the message), CUGL_ERROR_OUT_OF_MEMORY.
+ */
 CUGL_API cugl_status cugl_app_write_png(const char *path, const uint8_t *rgba, int width,
                                         int height);
 /**
  * Read a PNG (any colour type and depth libpng reads) as RGBA8 rows top to
- * bottom into a new malloc'ed buffer (free it with free()).
+ * bottom into a new malloc'ed buffer (free it with free()). Palette and
+ * gray images are expanded, 16-bit channels scaled to 8, and images
+ * without alpha made opaque (tRNS becomes alpha).
+ * @errors CUGL_ERROR_INVALID_ARGUMENT (NULL, the file cannot be opened, is
+ *   not a PNG, or libpng refuses it: the path and the reason are in the
+ *   message), CUGL_ERROR_OUT_OF_MEMORY. On failure *rgba is NULL and the
+ *   sizes 0.
  */
 CUGL_API cugl_status cugl_app_read_png(const char *path, uint8_t **rgba, int *width,
                                        int *height);
-/** read_pixels then write_png. */
+/**
+ * read_pixels then write_png.
+ * @errors theirs; CUGL_ERROR_INVALID_STATE for a 0 x 0 (minimised) window.
+ */
 CUGL_API cugl_status cugl_app_screenshot(cugl_app_context *ctx, const char *path);
 
 /* ---- Orbit camera (cglm inside; plain floats outside) ---------------------- */
@@ -175,16 +205,32 @@ enum { CUGL_APP_TIMER_MAX_PHASES = 8 };
  * A per-phase frame timer. Each phase measures CPU time (the wall time
  * between begin and end) and GPU time: GL timer queries for GL phases,
  * cugl events on `stream` for CUDA phases. Results are read a few frames
- * late so that timing never stalls the pipeline. `stream` may be NULL when
- * no phase is a CUDA phase.
+ * late so that timing never stalls the pipeline: a ring of 4 frames, each
+ * frame's results collected when its slot comes round again (a result not
+ * ready by then is dropped). `stream` may be NULL when no phase is a CUDA
+ * phase; the timer holds a reference to it. GL queries are made in the
+ * context current at the phase's first use; destroy the timer with that
+ * context current.
  */
 CUGL_API cugl_status cugl_app_timer_create(cugl_app_timer **out, cugl_stream *stream);
 CUGL_API void cugl_app_timer_destroy(cugl_app_timer *timer);
+/** Start a frame (ending one still open). */
 CUGL_API void cugl_app_timer_frame_begin(cugl_app_timer *timer);
-/** Phases are numbered 0 .. CUGL_APP_TIMER_MAX_PHASES - 1; the name is kept. */
+/**
+ * Phases are numbered 0 .. CUGL_APP_TIMER_MAX_PHASES - 1; the name is
+ * copied (NULL keeps the previous one). Each phase is measured at most once
+ * a frame. GL phases cannot nest (GL has one GL_TIME_ELAPSED query at a
+ * time); CUDA phases may enclose or overlap anything.
+ * @errors CUGL_ERROR_INVALID_ARGUMENT (NULL, phase out of range, a CUDA
+ *   phase without a stream), CUGL_ERROR_INVALID_STATE (outside a frame,
+ *   already measured this frame, a GL phase inside another, GL not
+ *   loaded), the statuses of cugl_event_create and cugl_event_record.
+ */
 CUGL_API cugl_status cugl_app_timer_begin(cugl_app_timer *timer, int phase, const char *name,
                                           bool cuda);
+/** @errors CUGL_ERROR_INVALID_ARGUMENT, CUGL_ERROR_INVALID_STATE (not begun). */
 CUGL_API cugl_status cugl_app_timer_end(cugl_app_timer *timer, int phase);
+/** End the frame (and any phase left open). */
 CUGL_API void cugl_app_timer_frame_end(cugl_app_timer *timer);
 
 typedef struct cugl_app_phase_stats {
@@ -194,7 +240,10 @@ typedef struct cugl_app_phase_stats {
     double cpu_ms, gpu_ms; /* means */
 } cugl_app_phase_stats;
 
-/** Means so far; frames counted and their mean wall time per frame. */
+/**
+ * Means so far; frames counted and their mean wall time from frame_begin to
+ * frame_end. Names point into the timer (valid while it lives).
+ */
 CUGL_API void cugl_app_timer_stats(const cugl_app_timer *timer,
                                    cugl_app_phase_stats phases[CUGL_APP_TIMER_MAX_PHASES],
                                    long *frames, double *frame_ms);

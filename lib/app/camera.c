@@ -1,0 +1,115 @@
+/*
+ * camera.c - an orbit camera: a target, a distance and two angles, moved
+ * by the mouse and keys of a window, turned into GL matrices with cglm.
+ *
+ * The eye sits at target + distance * (cos p sin y, sin p, cos p cos y)
+ * for yaw y and pitch p, looking at the target with +y up.
+ */
+#include <math.h>
+#include <string.h>
+
+#include <cglm/cglm.h>
+
+#include "app_internal.h"
+
+#define PITCH_LIMIT (89.0f * GLM_PIf / 180.0f)
+#define ORBIT_PER_PIXEL 0.008f  /* radians per pixel dragged */
+#define ORBIT_PER_SECOND 1.5f   /* radians per second a key is held */
+#define ZOOM_PER_STEP 0.9f      /* distance factor per wheel step */
+#define MIN_DISTANCE 1e-4f
+
+CUGL_API void cugl_app_camera_init(cugl_app_camera *cam)
+{
+    if (!cam)
+        return;
+    *cam = (cugl_app_camera){
+        .target = {0, 0, 0},
+        .distance = 3.0f,
+        .yaw = 0.6f,
+        .pitch = 0.5f,
+        .fov_y = GLM_PI_4f,
+        .z_near = 0.01f,
+        .z_far = 100.0f,
+    };
+}
+
+static float clamp_pitch(float pitch)
+{
+    return glm_clamp(pitch, -PITCH_LIMIT, PITCH_LIMIT);
+}
+
+CUGL_API void cugl_app_camera_eye(const cugl_app_camera *cam, float eye[3])
+{
+    float p = clamp_pitch(cam->pitch), y = cam->yaw;
+    eye[0] = cam->target[0] + cam->distance * cosf(p) * sinf(y);
+    eye[1] = cam->target[1] + cam->distance * sinf(p);
+    eye[2] = cam->target[2] + cam->distance * cosf(p) * cosf(y);
+}
+
+static bool key(const cugl_app_context *ctx, int a, int b)
+{
+    return cugl_app_key_down(ctx, a) || cugl_app_key_down(ctx, b);
+}
+
+/* Move the target so the scene follows the cursor at the target's depth. */
+static void pan(cugl_app_camera *cam, const cugl_app_context *ctx, double dx, double dy)
+{
+    vec3 eye, forward, right, up, world_up = {0, 1, 0};
+    cugl_app_camera_eye(cam, eye);
+    glm_vec3_sub(cam->target, eye, forward);
+    glm_vec3_normalize(forward);
+    glm_vec3_crossn(forward, world_up, right);
+    glm_vec3_cross(right, forward, up);
+    int height = ctx->height > 0 ? ctx->height : 1;
+    float per_pixel = 2.0f * cam->distance * tanf(cam->fov_y * 0.5f) / (float)height;
+    glm_vec3_muladds(right, -(float)dx * per_pixel, cam->target);
+    glm_vec3_muladds(up, (float)dy * per_pixel, cam->target);
+}
+
+CUGL_API void cugl_app_camera_update(cugl_app_camera *cam, const cugl_app_context *ctx,
+                                     float dt_seconds)
+{
+    if (!cam || !ctx || ctx->headless)
+        return;
+    if (cugl_app_key_down(ctx, GLFW_KEY_R)) {
+        cugl_app_camera_init(cam);
+        return;
+    }
+    const cugl_app_input *in = &ctx->input;
+    if (in->left) {
+        cam->yaw -= (float)in->dx * ORBIT_PER_PIXEL;
+        cam->pitch += (float)in->dy * ORBIT_PER_PIXEL;
+    }
+    if (in->right)
+        pan(cam, ctx, in->dx, in->dy);
+    if (in->scroll != 0)
+        cam->distance = glm_max(cam->distance * powf(ZOOM_PER_STEP, (float)in->scroll),
+                                MIN_DISTANCE);
+
+    float step = ORBIT_PER_SECOND * (dt_seconds > 0 ? dt_seconds : 0);
+    if (key(ctx, GLFW_KEY_LEFT, GLFW_KEY_A))
+        cam->yaw -= step;
+    if (key(ctx, GLFW_KEY_RIGHT, GLFW_KEY_D))
+        cam->yaw += step;
+    if (key(ctx, GLFW_KEY_UP, GLFW_KEY_W))
+        cam->pitch += step;
+    if (key(ctx, GLFW_KEY_DOWN, GLFW_KEY_S))
+        cam->pitch -= step;
+
+    cam->pitch = clamp_pitch(cam->pitch);
+    cam->yaw = remainderf(cam->yaw, 2.0f * GLM_PIf);
+}
+
+CUGL_API void cugl_app_camera_matrices(const cugl_app_camera *cam, float aspect,
+                                       float view[16], float proj[16])
+{
+    vec3 eye, up = {0, 1, 0}, target = {cam->target[0], cam->target[1], cam->target[2]};
+    mat4 v, p;
+    cugl_app_camera_eye(cam, eye);
+    glm_lookat(eye, target, up, v);
+    glm_perspective(cam->fov_y, aspect > 0 ? aspect : 1.0f, cam->z_near, cam->z_far, p);
+    if (view)
+        memcpy(view, v, sizeof v);
+    if (proj)
+        memcpy(proj, p, sizeof p);
+}

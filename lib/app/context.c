@@ -1,0 +1,289 @@
+/*
+ * context.c - creating a context (a window or headless), what every context
+ * answers, and the GL checks both kinds share.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "app_internal.h"
+
+enum { DEFAULT_WIDTH = 1024, DEFAULT_HEIGHT = 768 };
+
+static void GLAD_API_PTR debug_message(GLenum source, GLenum type, GLuint id, GLenum severity,
+                                       GLsizei length, const GLchar *message,
+                                       const void *user)
+{
+    (void)source;
+    (void)id;
+    (void)user;
+    const char *level = severity == GL_DEBUG_SEVERITY_HIGH     ? "error"
+                        : severity == GL_DEBUG_SEVERITY_MEDIUM ? "warning"
+                                                               : "note";
+    fprintf(stderr, "cugl GL %s (type 0x%x): %.*s\n", level, type, (int)length, message);
+}
+
+static void copy_gl_string(char *dst, size_t size, GLenum name)
+{
+    const GLubyte *s = glGetString(name);
+    snprintf(dst, size, "%s", s ? (const char *)s : "(unknown)");
+}
+
+cugl_status cugl__app_gl_init(cugl_app_context *ctx, int glad_version, bool debug)
+{
+    if (!glad_version)
+        return cugl_report_error(CUGL_ERROR_GL, "cugl_app_context_create",
+                                 "the GLAD loader could not load GL on the %s context",
+                                 ctx->platform);
+    copy_gl_string(ctx->renderer, sizeof ctx->renderer, GL_RENDERER);
+    copy_gl_string(ctx->vendor, sizeof ctx->vendor, GL_VENDOR);
+    GLint major = 0, minor = 0;
+    glGetIntegerv(GL_MAJOR_VERSION, &major);
+    glGetIntegerv(GL_MINOR_VERSION, &minor);
+    if (major * 10 + minor < 45 || !GLAD_GL_VERSION_4_5)
+        return cugl_report_error(CUGL_ERROR_NOT_SUPPORTED, "cugl_app_context_create",
+                                 "%s (%s) offers GL %d.%d on %s; cugl needs GL 4.5 core",
+                                 ctx->renderer, ctx->vendor, major, minor, ctx->platform);
+    if (debug) {
+        glEnable(GL_DEBUG_OUTPUT);
+        glEnable(GL_DEBUG_OUTPUT_SYNCHRONOUS);
+        glDebugMessageCallback(debug_message, NULL);
+        glDebugMessageControl(GL_DONT_CARE, GL_DONT_CARE, GL_DEBUG_SEVERITY_NOTIFICATION, 0,
+                              NULL, GL_FALSE);
+    }
+    return CUGL_OK;
+}
+
+/* Headless contexts draw into an FBO: RGBA8 colour, 24-bit depth. */
+static cugl_status make_offscreen(cugl_app_context *ctx)
+{
+    GLint max_size = 0;
+    glGetIntegerv(GL_MAX_RENDERBUFFER_SIZE, &max_size);
+    if (ctx->width > max_size || ctx->height > max_size)
+        return cugl_report_error(CUGL_ERROR_INVALID_ARGUMENT, "cugl_app_context_create",
+                                 "size %d x %d exceeds %s's largest framebuffer, %d x %d",
+                                 ctx->width, ctx->height, ctx->renderer, max_size, max_size);
+    while (glGetError() != GL_NO_ERROR)
+        ;
+    glCreateTextures(GL_TEXTURE_2D, 1, &ctx->color);
+    glTextureStorage2D(ctx->color, 1, GL_RGBA8, ctx->width, ctx->height);
+    glCreateRenderbuffers(1, &ctx->depth);
+    glNamedRenderbufferStorage(ctx->depth, GL_DEPTH_COMPONENT24, ctx->width, ctx->height);
+    glCreateFramebuffers(1, &ctx->fbo);
+    glNamedFramebufferTexture(ctx->fbo, GL_COLOR_ATTACHMENT0, ctx->color, 0);
+    glNamedFramebufferRenderbuffer(ctx->fbo, GL_DEPTH_ATTACHMENT, GL_RENDERBUFFER, ctx->depth);
+    GLenum error = glGetError();
+    GLenum complete = glCheckNamedFramebufferStatus(ctx->fbo, GL_FRAMEBUFFER);
+    if (error != GL_NO_ERROR || complete != GL_FRAMEBUFFER_COMPLETE)
+        return cugl_report_error(CUGL_ERROR_GL, "cugl_app_context_create",
+                                 "the %d x %d offscreen framebuffer (RGBA8, DEPTH24) failed: "
+                                 "GL error 0x%x, status 0x%x",
+                                 ctx->width, ctx->height, error, complete);
+    glBindFramebuffer(GL_FRAMEBUFFER, ctx->fbo);
+    glViewport(0, 0, ctx->width, ctx->height);
+    return CUGL_OK;
+}
+
+static void free_offscreen(cugl_app_context *ctx)
+{
+    glDeleteFramebuffers(1, &ctx->fbo);
+    glDeleteRenderbuffers(1, &ctx->depth);
+    glDeleteTextures(1, &ctx->color);
+    ctx->fbo = ctx->depth = ctx->color = 0;
+}
+
+static void reset(cugl_app_context *ctx)
+{
+    memset(ctx, 0, sizeof *ctx);
+    ctx->display = EGL_NO_DISPLAY;
+    ctx->egl_context = EGL_NO_CONTEXT;
+    ctx->egl_surface = EGL_NO_SURFACE;
+}
+
+static cugl_status create_headless(cugl_app_context *ctx, const cugl_app_context_desc *desc)
+{
+    cugl_status st = cugl__app_egl_create(ctx, desc);
+    if (st == CUGL_OK) {
+        st = make_offscreen(ctx);
+        if (st != CUGL_OK)
+            free_offscreen(ctx);
+    }
+    if (st != CUGL_OK)
+        cugl__app_egl_destroy(ctx);
+    return st;
+}
+
+static cugl_status create_window(cugl_app_context *ctx, const cugl_app_context_desc *desc,
+                                 bool report)
+{
+    cugl_status st = cugl__app_window_create(ctx, desc, report);
+    if (st != CUGL_OK)
+        cugl__app_window_destroy(ctx);
+    return st;
+}
+
+static bool display_reachable(void)
+{
+    const char *x11 = getenv("DISPLAY"), *wayland = getenv("WAYLAND_DISPLAY");
+    return (x11 && *x11) || (wayland && *wayland);
+}
+
+CUGL_API cugl_status cugl_app_context_create(cugl_app_context **out,
+                                             const cugl_app_context_desc *desc)
+{
+    if (!out)
+        return CUGL__APP_FAIL(CUGL_ERROR_INVALID_ARGUMENT, "out is NULL");
+    *out = NULL;
+    if (!desc)
+        return CUGL__APP_FAIL(CUGL_ERROR_INVALID_ARGUMENT, "desc is NULL");
+    if (desc->width < 0 || desc->height < 0)
+        return CUGL__APP_FAIL(CUGL_ERROR_INVALID_ARGUMENT,
+                              "size %d x %d is negative (0 means the default %d x %d)",
+                              desc->width, desc->height, DEFAULT_WIDTH, DEFAULT_HEIGHT);
+    if (desc->mode != CUGL_APP_AUTO && desc->mode != CUGL_APP_WINDOW &&
+        desc->mode != CUGL_APP_HEADLESS)
+        return CUGL__APP_FAIL(CUGL_ERROR_INVALID_ARGUMENT,
+                              "mode %d is none of CUGL_APP_AUTO, _WINDOW, _HEADLESS",
+                              (int)desc->mode);
+
+    cugl_app_context_desc d = *desc;
+    if (d.width == 0)
+        d.width = DEFAULT_WIDTH;
+    if (d.height == 0)
+        d.height = DEFAULT_HEIGHT;
+    if (!d.title)
+        d.title = "cugl";
+
+    cugl_app_context *ctx = calloc(1, sizeof *ctx);
+    if (!ctx)
+        return CUGL__APP_FAIL(CUGL_ERROR_OUT_OF_MEMORY, "no memory for a context");
+    reset(ctx);
+
+    cugl_status st;
+    switch (d.mode) {
+    case CUGL_APP_WINDOW:
+        if (!display_reachable())
+            st = CUGL__APP_FAIL(CUGL_ERROR_NOT_SUPPORTED,
+                                "no display ($DISPLAY is not set); use --headless");
+        else
+            st = create_window(ctx, &d, true);
+        break;
+    case CUGL_APP_HEADLESS:
+        st = create_headless(ctx, &d);
+        break;
+    default:
+        /* A failed window attempt is no failure here: headless follows. */
+        st = display_reachable() ? create_window(ctx, &d, false) : CUGL_ERROR_NOT_SUPPORTED;
+        if (st != CUGL_OK) {
+            reset(ctx);
+            st = create_headless(ctx, &d);
+        }
+        break;
+    }
+    if (st != CUGL_OK) {
+        free(ctx);
+        return st;
+    }
+    *out = ctx;
+    return CUGL_OK;
+}
+
+CUGL_API void cugl_app_context_destroy(cugl_app_context *ctx)
+{
+    if (!ctx)
+        return;
+    if (cugl_app_context_make_current(ctx) == CUGL_OK) {
+        cugl__app_blit_free(ctx);
+        free_offscreen(ctx);
+    }
+    if (ctx->headless)
+        cugl__app_egl_destroy(ctx);
+    else
+        cugl__app_window_destroy(ctx);
+    free(ctx);
+}
+
+CUGL_API cugl_status cugl_app_context_make_current(cugl_app_context *ctx)
+{
+    if (!ctx)
+        return CUGL__APP_FAIL(CUGL_ERROR_INVALID_ARGUMENT, "ctx is NULL");
+    if (!ctx->headless) {
+        glfwGetError(NULL);
+        glfwMakeContextCurrent(ctx->window);
+        const char *why = NULL;
+        if (glfwGetError(&why) != GLFW_NO_ERROR)
+            return CUGL__APP_FAIL(CUGL_ERROR_GL, "glfwMakeContextCurrent: %s",
+                                  why ? why : "unknown GLFW error");
+        return CUGL_OK;
+    }
+    if (!eglMakeCurrent(ctx->display, ctx->egl_surface, ctx->egl_surface, ctx->egl_context))
+        return CUGL__APP_FAIL(CUGL_ERROR_GL, "eglMakeCurrent failed (EGL error 0x%x)",
+                              (unsigned)eglGetError());
+    return CUGL_OK;
+}
+
+CUGL_API bool cugl_app_context_is_headless(const cugl_app_context *ctx)
+{
+    return ctx && ctx->headless;
+}
+
+CUGL_API const char *cugl_app_context_platform(const cugl_app_context *ctx)
+{
+    return ctx ? ctx->platform : "";
+}
+
+CUGL_API const char *cugl_app_context_renderer(const cugl_app_context *ctx)
+{
+    return ctx ? ctx->renderer : "";
+}
+
+CUGL_API const char *cugl_app_context_vendor(const cugl_app_context *ctx)
+{
+    return ctx ? ctx->vendor : "";
+}
+
+CUGL_API void cugl_app_context_size(const cugl_app_context *ctx, int *width, int *height)
+{
+    if (width)
+        *width = ctx ? ctx->width : 0;
+    if (height)
+        *height = ctx ? ctx->height : 0;
+}
+
+CUGL_API GLuint cugl_app_context_framebuffer(const cugl_app_context *ctx)
+{
+    return ctx ? ctx->fbo : 0;
+}
+
+CUGL_API bool cugl_app_context_should_close(const cugl_app_context *ctx)
+{
+    return ctx && ctx->window && glfwWindowShouldClose(ctx->window);
+}
+
+CUGL_API cugl_status cugl_app_context_present(cugl_app_context *ctx)
+{
+    if (!ctx)
+        return CUGL__APP_FAIL(CUGL_ERROR_INVALID_ARGUMENT, "ctx is NULL");
+    if (!ctx->headless)
+        return cugl__app_window_present(ctx);
+    glFlush();
+    return CUGL_OK;
+}
+
+CUGL_API void *cugl_app_context_window(cugl_app_context *ctx)
+{
+    return ctx ? (void *)ctx->window : NULL;
+}
+
+CUGL_API const cugl_app_input *cugl_app_context_input(const cugl_app_context *ctx)
+{
+    static const cugl_app_input none;
+    return ctx ? &ctx->input : &none;
+}
+
+CUGL_API bool cugl_app_key_down(const cugl_app_context *ctx, int glfw_key)
+{
+    if (!ctx || !ctx->window || glfw_key < GLFW_KEY_SPACE || glfw_key > GLFW_KEY_LAST)
+        return false;
+    return glfwGetKey(ctx->window, glfw_key) == GLFW_PRESS;
+}

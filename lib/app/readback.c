@@ -1,0 +1,84 @@
+/*
+ * readback.c - the context's framebuffer as RGBA8 rows, top to bottom, and
+ * screenshots of it.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "app_internal.h"
+
+/* GL's rows run bottom to top; images run top to bottom. */
+static cugl_status flip_rows(uint8_t *rgba, size_t row, int height)
+{
+    uint8_t *tmp = malloc(row);
+    if (!tmp)
+        return CUGL_ERROR_OUT_OF_MEMORY;
+    for (int y = 0; y < height / 2; y++) {
+        uint8_t *a = rgba + (size_t)y * row, *b = rgba + (size_t)(height - 1 - y) * row;
+        memcpy(tmp, a, row);
+        memcpy(a, b, row);
+        memcpy(b, tmp, row);
+    }
+    free(tmp);
+    return CUGL_OK;
+}
+
+CUGL_API cugl_status cugl_app_read_pixels(cugl_app_context *ctx, uint8_t *rgba, size_t size)
+{
+    if (!ctx)
+        return CUGL__APP_FAIL(CUGL_ERROR_INVALID_ARGUMENT, "ctx is NULL");
+    if (!rgba)
+        return CUGL__APP_FAIL(CUGL_ERROR_INVALID_ARGUMENT, "rgba is NULL");
+    size_t row = (size_t)ctx->width * 4, need = row * (size_t)ctx->height;
+    if (size < need)
+        return CUGL__APP_FAIL(CUGL_ERROR_INVALID_ARGUMENT,
+                              "rgba has %zu bytes; the %d x %d framebuffer needs %zu", size,
+                              ctx->width, ctx->height, need);
+    if (need == 0)
+        return CUGL_OK; /* a minimised window */
+
+    /* The caller's read framebuffer, pack buffer and alignment are restored. */
+    GLint read_fbo = 0, pack_buffer = 0, alignment = 4;
+    glGetIntegerv(GL_READ_FRAMEBUFFER_BINDING, &read_fbo);
+    glGetIntegerv(GL_PIXEL_PACK_BUFFER_BINDING, &pack_buffer);
+    glGetIntegerv(GL_PACK_ALIGNMENT, &alignment);
+    while (glGetError() != GL_NO_ERROR)
+        ;
+    glBindFramebuffer(GL_READ_FRAMEBUFFER, ctx->fbo);
+    glBindBuffer(GL_PIXEL_PACK_BUFFER, 0);
+    glPixelStorei(GL_PACK_ALIGNMENT, 1);
+    glReadPixels(0, 0, ctx->width, ctx->height, GL_RGBA, GL_UNSIGNED_BYTE, rgba);
+    GLenum error = glGetError();
+    glPixelStorei(GL_PACK_ALIGNMENT, alignment);
+    glBindBuffer(GL_PIXEL_PACK_BUFFER, (GLuint)pack_buffer);
+    glBindFramebuffer(GL_READ_FRAMEBUFFER, (GLuint)read_fbo);
+    if (error != GL_NO_ERROR)
+        return CUGL__APP_FAIL(CUGL_ERROR_GL, "glReadPixels of the %d x %d framebuffer %u: GL error 0x%x",
+                              ctx->width, ctx->height, ctx->fbo, error);
+    if (flip_rows(rgba, row, ctx->height) != CUGL_OK)
+        return CUGL__APP_FAIL(CUGL_ERROR_OUT_OF_MEMORY, "no memory for a row of %zu bytes",
+                              row);
+    return CUGL_OK;
+}
+
+CUGL_API cugl_status cugl_app_screenshot(cugl_app_context *ctx, const char *path)
+{
+    if (!ctx)
+        return CUGL__APP_FAIL(CUGL_ERROR_INVALID_ARGUMENT, "ctx is NULL");
+    if (!path)
+        return CUGL__APP_FAIL(CUGL_ERROR_INVALID_ARGUMENT, "path is NULL");
+    if (ctx->width == 0 || ctx->height == 0)
+        return CUGL__APP_FAIL(CUGL_ERROR_INVALID_STATE,
+                              "the framebuffer is %d x %d (a minimised window); no image",
+                              ctx->width, ctx->height);
+    size_t size = (size_t)ctx->width * ctx->height * 4;
+    uint8_t *rgba = malloc(size);
+    if (!rgba)
+        return CUGL__APP_FAIL(CUGL_ERROR_OUT_OF_MEMORY, "no memory for %zu bytes of pixels",
+                              size);
+    cugl_status st = cugl_app_read_pixels(ctx, rgba, size);
+    if (st == CUGL_OK)
+        st = cugl_app_write_png(path, rgba, ctx->width, ctx->height);
+    free(rgba);
+    return st;
+}

@@ -1,0 +1,276 @@
+/*
+ * timer.c - per-phase frame timing: CPU wall time, GL timer queries and
+ * CUDA events, in a ring of frames whose GPU results are read when their
+ * slot comes round again, so that reading never waits for the GPU.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "app_internal.h"
+
+enum { RING = 4, NAME_MAX_LEN = 48 };
+
+typedef struct slot {
+    bool pending[CUGL_APP_TIMER_MAX_PHASES]; /* a GPU result is owed */
+    bool cuda[CUGL_APP_TIMER_MAX_PHASES];
+    GLuint query[CUGL_APP_TIMER_MAX_PHASES];          /* made on first GL use */
+    cugl_event *events[CUGL_APP_TIMER_MAX_PHASES][2]; /* made on first CUDA use */
+} slot;
+
+typedef struct phase {
+    char name[NAME_MAX_LEN];
+    bool used, cuda, open;
+    double cpu_start, cpu_sum, gpu_sum;
+    long cpu_count, gpu_count;
+} phase;
+
+struct cugl_app_timer {
+    cugl_stream *stream; /* a reference, or NULL */
+    slot ring[RING];
+    int current;
+    bool in_frame;
+    int gl_open; /* the open GL phase, -1: none (GL queries cannot nest) */
+    double frame_start, frame_sum;
+    long frames;
+    phase phases[CUGL_APP_TIMER_MAX_PHASES];
+};
+
+static double now_ms(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec * 1e3 + (double)t.tv_nsec * 1e-6;
+}
+
+CUGL_API cugl_status cugl_app_timer_create(cugl_app_timer **out, cugl_stream *stream)
+{
+    if (!out)
+        return CUGL__APP_FAIL(CUGL_ERROR_INVALID_ARGUMENT, "out is NULL");
+    *out = NULL;
+    cugl_app_timer *t = calloc(1, sizeof *t);
+    if (!t)
+        return CUGL__APP_FAIL(CUGL_ERROR_OUT_OF_MEMORY, "no memory for a timer");
+    t->stream = stream ? cugl_stream_retain(stream) : NULL;
+    t->gl_open = -1;
+    *out = t;
+    return CUGL_OK;
+}
+
+CUGL_API void cugl_app_timer_destroy(cugl_app_timer *t)
+{
+    if (!t)
+        return;
+    for (int s = 0; s < RING; s++)
+        for (int p = 0; p < CUGL_APP_TIMER_MAX_PHASES; p++) {
+            if (t->ring[s].query[p])
+                glDeleteQueries(1, &t->ring[s].query[p]);
+            cugl_event_release(t->ring[s].events[p][0]);
+            cugl_event_release(t->ring[s].events[p][1]);
+        }
+    cugl_stream_release(t->stream);
+    free(t);
+}
+
+/* The GPU time of a phase in a slot; false while the GPU is not done. */
+static bool gpu_result(slot *s, int p, double *ms)
+{
+    if (!s->cuda[p]) {
+        GLint available = GL_FALSE;
+        glGetQueryObjectiv(s->query[p], GL_QUERY_RESULT_AVAILABLE, &available);
+        if (!available)
+            return false;
+        GLuint64 ns = 0;
+        glGetQueryObjectui64v(s->query[p], GL_QUERY_RESULT, &ns);
+        *ms = (double)ns * 1e-6;
+        return true;
+    }
+    bool done = false;
+    float elapsed = 0;
+    if (cugl_event_query(s->events[p][1], &done) != CUGL_OK || !done ||
+        cugl_event_elapsed_ms(&elapsed, s->events[p][0], s->events[p][1]) != CUGL_OK)
+        return false;
+    *ms = elapsed;
+    return true;
+}
+
+/* Collect what the slot's frame measured; a result still not ready after
+ * RING frames is dropped rather than waited for. */
+static void collect(cugl_app_timer *t, slot *s)
+{
+    for (int p = 0; p < CUGL_APP_TIMER_MAX_PHASES; p++) {
+        double ms;
+        if (s->pending[p] && gpu_result(s, p, &ms)) {
+            t->phases[p].gpu_sum += ms;
+            t->phases[p].gpu_count++;
+        }
+        s->pending[p] = false;
+    }
+}
+
+CUGL_API void cugl_app_timer_frame_begin(cugl_app_timer *t)
+{
+    if (!t)
+        return;
+    if (t->in_frame)
+        cugl_app_timer_frame_end(t);
+    t->current = (t->current + 1) % RING;
+    collect(t, &t->ring[t->current]);
+    t->in_frame = true;
+    t->frame_start = now_ms();
+}
+
+CUGL_API cugl_status cugl_app_timer_begin(cugl_app_timer *t, int phase_index, const char *name,
+                                          bool cuda)
+{
+    if (!t)
+        return CUGL__APP_FAIL(CUGL_ERROR_INVALID_ARGUMENT, "timer is NULL");
+    if (phase_index < 0 || phase_index >= CUGL_APP_TIMER_MAX_PHASES)
+        return CUGL__APP_FAIL(CUGL_ERROR_INVALID_ARGUMENT, "phase %d is outside 0 .. %d",
+                              phase_index, CUGL_APP_TIMER_MAX_PHASES - 1);
+    phase *ph = &t->phases[phase_index];
+    const char *label = name ? name : ph->used ? ph->name : "";
+    if (cuda && !t->stream)
+        return CUGL__APP_FAIL(CUGL_ERROR_INVALID_ARGUMENT,
+                              "phase %d (\"%s\") is a CUDA phase, but the timer has no stream",
+                              phase_index, label);
+    if (!cuda && !glad_glCreateQueries)
+        return CUGL__APP_FAIL(CUGL_ERROR_INVALID_STATE,
+                              "GL phase %d (\"%s\"): GL is not loaded (create a context first)",
+                              phase_index, label);
+    if (!t->in_frame)
+        return CUGL__APP_FAIL(CUGL_ERROR_INVALID_STATE,
+                              "phase %d (\"%s\") begins outside a frame "
+                              "(call cugl_app_timer_frame_begin first)",
+                              phase_index, label);
+    slot *s = &t->ring[t->current];
+    if (ph->open || s->pending[phase_index])
+        return CUGL__APP_FAIL(CUGL_ERROR_INVALID_STATE,
+                              "phase %d (\"%s\") has already %s this frame", phase_index, label,
+                              ph->open ? "begun" : "been measured");
+    if (!cuda && t->gl_open >= 0)
+        return CUGL__APP_FAIL(CUGL_ERROR_INVALID_STATE,
+                              "GL phase %d (\"%s\") begins while GL phase %d (\"%s\") is open; "
+                              "GL timer queries cannot nest",
+                              phase_index, label, t->gl_open, t->phases[t->gl_open].name);
+
+    if (cuda) {
+        const cugl_event_desc timing = {.timing = true};
+        for (int i = 0; i < 2; i++)
+            if (!s->events[phase_index][i]) {
+                cugl_status st = cugl_event_create(&s->events[phase_index][i],
+                                                   cugl_stream_device(t->stream), &timing);
+                if (st != CUGL_OK)
+                    return st;
+            }
+        cugl_status st = cugl_event_record(s->events[phase_index][0], t->stream);
+        if (st != CUGL_OK)
+            return st;
+    } else {
+        if (!s->query[phase_index])
+            glCreateQueries(GL_TIME_ELAPSED, 1, &s->query[phase_index]);
+        glBeginQuery(GL_TIME_ELAPSED, s->query[phase_index]);
+        t->gl_open = phase_index;
+    }
+    if (name)
+        snprintf(ph->name, sizeof ph->name, "%s", name);
+    else if (!ph->used)
+        snprintf(ph->name, sizeof ph->name, "phase %d", phase_index);
+    ph->used = ph->open = true;
+    ph->cuda = cuda;
+    s->cuda[phase_index] = cuda;
+    ph->cpu_start = now_ms();
+    return CUGL_OK;
+}
+
+CUGL_API cugl_status cugl_app_timer_end(cugl_app_timer *t, int phase_index)
+{
+    if (!t)
+        return CUGL__APP_FAIL(CUGL_ERROR_INVALID_ARGUMENT, "timer is NULL");
+    if (phase_index < 0 || phase_index >= CUGL_APP_TIMER_MAX_PHASES)
+        return CUGL__APP_FAIL(CUGL_ERROR_INVALID_ARGUMENT, "phase %d is outside 0 .. %d",
+                              phase_index, CUGL_APP_TIMER_MAX_PHASES - 1);
+    phase *ph = &t->phases[phase_index];
+    if (!ph->open)
+        return CUGL__APP_FAIL(CUGL_ERROR_INVALID_STATE, "phase %d (\"%s\") has not begun",
+                              phase_index, ph->name);
+    slot *s = &t->ring[t->current];
+    ph->open = false;
+    ph->cpu_sum += now_ms() - ph->cpu_start;
+    ph->cpu_count++;
+    if (ph->cuda) {
+        cugl_status st = cugl_event_record(s->events[phase_index][1], t->stream);
+        if (st != CUGL_OK)
+            return st;
+    } else {
+        glEndQuery(GL_TIME_ELAPSED);
+        t->gl_open = -1;
+    }
+    s->pending[phase_index] = true;
+    return CUGL_OK;
+}
+
+CUGL_API void cugl_app_timer_frame_end(cugl_app_timer *t)
+{
+    if (!t || !t->in_frame)
+        return;
+    /* A phase left open ends with its frame. */
+    for (int p = 0; p < CUGL_APP_TIMER_MAX_PHASES; p++)
+        if (t->phases[p].open)
+            cugl_app_timer_end(t, p);
+    t->frame_sum += now_ms() - t->frame_start;
+    t->frames++;
+    t->in_frame = false;
+}
+
+CUGL_API void cugl_app_timer_stats(const cugl_app_timer *t,
+                                   cugl_app_phase_stats phases[CUGL_APP_TIMER_MAX_PHASES],
+                                   long *frames, double *frame_ms)
+{
+    if (frames)
+        *frames = t ? t->frames : 0;
+    if (frame_ms)
+        *frame_ms = t && t->frames ? t->frame_sum / (double)t->frames : 0;
+    if (!phases)
+        return;
+    for (int p = 0; p < CUGL_APP_TIMER_MAX_PHASES; p++) {
+        const phase *ph = t ? &t->phases[p] : NULL;
+        if (!ph || !ph->used) {
+            phases[p] = (cugl_app_phase_stats){0};
+            continue;
+        }
+        phases[p] = (cugl_app_phase_stats){
+            .name = ph->name,
+            .cuda = ph->cuda,
+            .samples = ph->gpu_count,
+            .cpu_ms = ph->cpu_count ? ph->cpu_sum / (double)ph->cpu_count : 0,
+            .gpu_ms = ph->gpu_count ? ph->gpu_sum / (double)ph->gpu_count : 0,
+        };
+    }
+}
+
+CUGL_API void cugl_app_timer_print(const cugl_app_timer *t, FILE *out)
+{
+    if (!t || !out)
+        return;
+    cugl_app_phase_stats stats[CUGL_APP_TIMER_MAX_PHASES];
+    long frames;
+    double frame_ms;
+    cugl_app_timer_stats(t, stats, &frames, &frame_ms);
+    fprintf(out, "%-24s %-4s %10s %10s %8s\n", "phase", "api", "cpu ms", "gpu ms", "samples");
+    for (int p = 0; p < CUGL_APP_TIMER_MAX_PHASES; p++) {
+        if (!stats[p].name)
+            continue;
+        fprintf(out, "%-24s %-4s %10.3f ", stats[p].name, stats[p].cuda ? "cuda" : "gl",
+                stats[p].cpu_ms);
+        if (stats[p].samples)
+            fprintf(out, "%10.3f %8ld\n", stats[p].gpu_ms, stats[p].samples);
+        else
+            fprintf(out, "%10s %8ld\n", "-", 0L);
+    }
+    fprintf(out, "%ld frames, %.3f ms a frame", frames, frame_ms);
+    if (frame_ms > 0)
+        fprintf(out, " (%.1f fps)", 1e3 / frame_ms);
+    fputc('\n', out);
+}

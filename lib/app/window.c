@@ -1,0 +1,172 @@
+/*
+ * window.c - contexts in a GLFW window: creation, input gathered by the
+ * callbacks and published once a frame, the frame rate in the title.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "app_internal.h"
+
+/* GLFW is initialised with the first window and terminated with the last. */
+static int window_count;
+
+static cugl_app_context *owner(GLFWwindow *window)
+{
+    return glfwGetWindowUserPointer(window);
+}
+
+static void on_framebuffer_size(GLFWwindow *window, int width, int height)
+{
+    cugl_app_context *ctx = owner(window);
+    ctx->width = width;
+    ctx->height = height;
+}
+
+static void on_cursor(GLFWwindow *window, double x, double y)
+{
+    cugl_app_context *ctx = owner(window);
+    cugl_app_input *in = &ctx->pending;
+    /* Where the cursor comes in from outside is no motion. */
+    if (!ctx->cursor_entered) {
+        in->dx += x - in->x;
+        in->dy += y - in->y;
+    }
+    ctx->cursor_entered = false;
+    in->x = x;
+    in->y = y;
+}
+
+static void on_cursor_enter(GLFWwindow *window, int entered)
+{
+    if (entered)
+        owner(window)->cursor_entered = true;
+}
+
+static void on_scroll(GLFWwindow *window, double dx, double dy)
+{
+    (void)dx;
+    owner(window)->pending.scroll += dy;
+}
+
+static void on_button(GLFWwindow *window, int button, int action, int mods)
+{
+    (void)mods;
+    cugl_app_input *in = &owner(window)->pending;
+    bool down = action == GLFW_PRESS;
+    if (button == GLFW_MOUSE_BUTTON_LEFT)
+        in->left = down;
+    else if (button == GLFW_MOUSE_BUTTON_RIGHT)
+        in->right = down;
+    else if (button == GLFW_MOUSE_BUTTON_MIDDLE)
+        in->middle = down;
+}
+
+static bool either_down(GLFWwindow *window, int left, int right)
+{
+    return glfwGetKey(window, left) == GLFW_PRESS || glfwGetKey(window, right) == GLFW_PRESS;
+}
+
+static void on_key(GLFWwindow *window, int key, int scancode, int action, int mods)
+{
+    (void)scancode;
+    (void)mods;
+    if (key == GLFW_KEY_ESCAPE && action == GLFW_PRESS)
+        glfwSetWindowShouldClose(window, GLFW_TRUE);
+    /* GLFW has recorded this key's state before calling back. */
+    cugl_app_input *in = &owner(window)->pending;
+    in->shift = either_down(window, GLFW_KEY_LEFT_SHIFT, GLFW_KEY_RIGHT_SHIFT);
+    in->ctrl = either_down(window, GLFW_KEY_LEFT_CONTROL, GLFW_KEY_RIGHT_CONTROL);
+}
+
+static const char *glfw_why(void)
+{
+    const char *why = NULL;
+    glfwGetError(&why);
+    return why ? why : "no reason given";
+}
+
+cugl_status cugl__app_window_create(cugl_app_context *ctx, const cugl_app_context_desc *desc,
+                                    bool report)
+{
+    static const char who[] = "cugl_app_context_create";
+    ctx->platform = "glfw";
+    if (window_count == 0 && !glfwInit())
+        return report ? cugl_report_error(CUGL_ERROR_NOT_SUPPORTED, who,
+                                          "glfwInit failed: %s; use --headless", glfw_why())
+                      : CUGL_ERROR_NOT_SUPPORTED;
+    glfwDefaultWindowHints();
+    glfwWindowHint(GLFW_CLIENT_API, GLFW_OPENGL_API);
+    glfwWindowHint(GLFW_CONTEXT_VERSION_MAJOR, 4);
+    glfwWindowHint(GLFW_CONTEXT_VERSION_MINOR, 5);
+    glfwWindowHint(GLFW_OPENGL_PROFILE, GLFW_OPENGL_CORE_PROFILE);
+    glfwWindowHint(GLFW_OPENGL_FORWARD_COMPAT, GLFW_TRUE);
+    glfwWindowHint(GLFW_OPENGL_DEBUG_CONTEXT, desc->debug ? GLFW_TRUE : GLFW_FALSE);
+    ctx->window = glfwCreateWindow(desc->width, desc->height, desc->title, NULL, NULL);
+    if (!ctx->window) {
+        const char *why = glfw_why();
+        cugl_status st = report ? cugl_report_error(CUGL_ERROR_NOT_SUPPORTED, who,
+                                                    "no %d x %d window with GL 4.5 core: %s",
+                                                    desc->width, desc->height, why)
+                                : CUGL_ERROR_NOT_SUPPORTED;
+        if (window_count == 0)
+            glfwTerminate();
+        return st;
+    }
+    window_count++;
+    ctx->title = strdup(desc->title);
+    if (!ctx->title)
+        return report ? cugl_report_error(CUGL_ERROR_OUT_OF_MEMORY, who, "no memory for the title")
+                      : CUGL_ERROR_OUT_OF_MEMORY;
+
+    glfwSetWindowUserPointer(ctx->window, ctx);
+    glfwSetFramebufferSizeCallback(ctx->window, on_framebuffer_size);
+    glfwSetCursorPosCallback(ctx->window, on_cursor);
+    glfwSetCursorEnterCallback(ctx->window, on_cursor_enter);
+    glfwSetScrollCallback(ctx->window, on_scroll);
+    glfwSetMouseButtonCallback(ctx->window, on_button);
+    glfwSetKeyCallback(ctx->window, on_key);
+    glfwGetFramebufferSize(ctx->window, &ctx->width, &ctx->height);
+    glfwGetCursorPos(ctx->window, &ctx->pending.x, &ctx->pending.y);
+    ctx->cursor_entered = true;
+    ctx->input = ctx->pending;
+    ctx->fps_since = glfwGetTime();
+
+    glfwMakeContextCurrent(ctx->window);
+    glfwSwapInterval(desc->no_vsync ? 0 : 1);
+    cugl_status st = cugl__app_gl_init(ctx, gladLoadGL(glfwGetProcAddress), desc->debug);
+    if (st == CUGL_OK)
+        glViewport(0, 0, ctx->width, ctx->height);
+    return st;
+}
+
+void cugl__app_window_destroy(cugl_app_context *ctx)
+{
+    if (ctx->window) {
+        glfwDestroyWindow(ctx->window);
+        ctx->window = NULL;
+        if (--window_count == 0)
+            glfwTerminate();
+    }
+    free(ctx->title);
+    ctx->title = NULL;
+}
+
+cugl_status cugl__app_window_present(cugl_app_context *ctx)
+{
+    glfwSwapBuffers(ctx->window);
+    glfwPollEvents();
+    ctx->input = ctx->pending;
+    ctx->pending.dx = ctx->pending.dy = ctx->pending.scroll = 0;
+
+    ctx->fps_frames++;
+    double now = glfwGetTime(), span = now - ctx->fps_since;
+    if (span >= 0.5) {
+        char title[512];
+        snprintf(title, sizeof title, "%s - %.0f fps", ctx->title, ctx->fps_frames / span);
+        glfwSetWindowTitle(ctx->window, title);
+        ctx->fps_since = now;
+        ctx->fps_frames = 0;
+    }
+    return CUGL_OK;
+}
