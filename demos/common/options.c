@@ -1,0 +1,204 @@
+/*
+ * options.c - see options.h.
+ */
+#include "options.h"
+
+#include <stdarg.h>
+#include <string.h>
+
+enum flag_id {
+    FLAG_HEADLESS,
+    FLAG_SIZE,
+    FLAG_FRAMES,
+    FLAG_SCREENSHOT,
+    FLAG_INTEROP,
+    FLAG_BENCH,
+    FLAG_DEVICE,
+    FLAG_DUMP_VERTICES,
+    FLAG_HELP,
+};
+
+typedef struct flag {
+    const char *name;
+    enum flag_id id;
+    const char *value; /* the value's name in messages; NULL: takes none */
+} flag;
+
+static const flag flags[] = {
+    {"--headless", FLAG_HEADLESS, NULL},
+    {"--size", FLAG_SIZE, "WIDTHxHEIGHT"},
+    {"--frames", FLAG_FRAMES, "N"},
+    {"--screenshot", FLAG_SCREENSHOT, "FILE"},
+    {"--interop", FLAG_INTEROP, "map|shared|host"},
+    {"--bench", FLAG_BENCH, NULL},
+    {"--device", FLAG_DEVICE, "N"},
+    {"--dump-vertices", FLAG_DUMP_VERTICES, "FILE"},
+    {"--help", FLAG_HELP, NULL},
+};
+
+static const char *const interop_names[] = {"map", "shared", "host"};
+
+const char *demo_interop_name(demo_interop interop)
+{
+    return (unsigned)interop < sizeof interop_names / sizeof interop_names[0]
+               ? interop_names[interop]
+               : "invalid";
+}
+
+void demo_options_usage(const demo_info *info, FILE *f)
+{
+    fprintf(f, "usage: %s [options]\n%s\n\noptions:\n", info->program, info->summary);
+    fprintf(f,
+            "  --headless             render offscreen even where a display is reachable\n"
+            "  --size WxH             framebuffer size in pixels (default 1024x768)\n"
+            "  --frames N             render N frames, then exit (default: until the\n"
+            "                         window closes; headless: 60)\n"
+            "  --screenshot FILE      write the last frame as a PNG (headless default:\n"
+            "                         %s.png)\n"
+            "  --interop PATH         how CUDA's output reaches GL (default map):\n"
+            "                           map     register the GL object, map it each frame\n"
+            "                           shared  CUDA memory imported by GL, no mapping\n"
+            "                           host    through pinned host memory and a GL upload\n"
+            "  --bench                print per-phase frame times at exit\n"
+            "  --device N             the CUDA device (default 0); GL runs on it too\n",
+            info->name);
+    if (info->dump_vertices)
+        fprintf(f, "  --dump-vertices FILE   write the last frame's vertex buffer (raw floats)\n");
+    fprintf(f, "  --help                 show this and exit\n");
+    if (info->controls)
+        fprintf(f, "\ncontrols:\n%s", info->controls);
+    fprintf(f, "\nWithout --frames in a window, time runs on the clock; with --frames,\n"
+               "--screenshot or headless, frame i shows time i/60 s, the same on every run.\n");
+}
+
+static int usage_error(const demo_info *info, FILE *err, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* "<program>: <message>", a blank line, the usage; the status to exit with. */
+static int usage_error(const demo_info *info, FILE *err, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(err, "%s: ", info->program);
+    vfprintf(err, fmt, ap);
+    va_end(ap);
+    fprintf(err, "\n\n");
+    demo_options_usage(info, err);
+    return DEMO_EXIT_USAGE;
+}
+
+/* A decimal integer in [min, max]: digits only, no sign, no spaces. */
+static bool parse_long(const char *s, const char *end, long min, long max, long *out)
+{
+    if (s == end)
+        return false;
+    long v = 0;
+    for (; s < end; s++) {
+        if (*s < '0' || *s > '9')
+            return false;
+        if (v > (max - (*s - '0')) / 10)
+            return false;
+        v = v * 10 + (*s - '0');
+    }
+    if (v < min)
+        return false;
+    *out = v;
+    return true;
+}
+
+static bool parse_size(const char *s, int *width, int *height)
+{
+    const char *x = strchr(s, 'x');
+    long w, h;
+    if (!x || !parse_long(s, x, 1, DEMO_MAX_SIZE, &w) ||
+        !parse_long(x + 1, x + 1 + strlen(x + 1), 1, DEMO_MAX_SIZE, &h))
+        return false;
+    *width = (int)w;
+    *height = (int)h;
+    return true;
+}
+
+static const flag *find_flag(const demo_info *info, const char *name, size_t len)
+{
+    for (size_t i = 0; i < sizeof flags / sizeof flags[0]; i++) {
+        if (flags[i].id == FLAG_DUMP_VERTICES && !info->dump_vertices)
+            continue;
+        if (strlen(flags[i].name) == len && strncmp(flags[i].name, name, len) == 0)
+            return &flags[i];
+    }
+    return NULL;
+}
+
+int demo_options_parse(demo_options *opt, const demo_info *info, int argc, char **argv,
+                       FILE *out, FILE *err)
+{
+    *opt = (demo_options){0};
+    for (int i = 1; i < argc; i++) {
+        const char *arg = strcmp(argv[i], "-h") == 0 ? "--help" : argv[i];
+        if (strncmp(arg, "--", 2) != 0)
+            return usage_error(info, err, "unexpected argument '%s'", arg);
+        const char *eq = strchr(arg, '=');
+        size_t len = eq ? (size_t)(eq - arg) : strlen(arg);
+        const flag *f = find_flag(info, arg, len);
+        if (!f)
+            return usage_error(info, err, "unknown option '%.*s'", (int)len, arg);
+        const char *value = eq ? eq + 1 : NULL;
+        if (f->value && !value) {
+            /* A flag where the value should be means the value is missing. */
+            if (i + 1 >= argc || strncmp(argv[i + 1], "--", 2) == 0)
+                return usage_error(info, err, "%s needs a value: %s", f->name, f->value);
+            value = argv[++i];
+        } else if (!f->value && value) {
+            return usage_error(info, err, "%s takes no value (got '%s')", f->name, value);
+        }
+        long n;
+        switch (f->id) {
+        case FLAG_HEADLESS:
+            opt->headless = true;
+            break;
+        case FLAG_SIZE:
+            if (!parse_size(value, &opt->width, &opt->height))
+                return usage_error(info, err,
+                                   "--size: '%s' is not WIDTHxHEIGHT with each from 1 to %d",
+                                   value, DEMO_MAX_SIZE);
+            break;
+        case FLAG_FRAMES:
+            if (!parse_long(value, value + strlen(value), 1, DEMO_MAX_FRAMES, &n))
+                return usage_error(info, err, "--frames: '%s' is not a number from 1 to %ld", value,
+                                   (long)DEMO_MAX_FRAMES);
+            opt->frames = n;
+            break;
+        case FLAG_SCREENSHOT:
+        case FLAG_DUMP_VERTICES:
+            if (!*value)
+                return usage_error(info, err, "%s needs a file name", f->name);
+            if (f->id == FLAG_SCREENSHOT)
+                opt->screenshot = value;
+            else
+                opt->dump_vertices = value;
+            break;
+        case FLAG_INTEROP: {
+            size_t k = 0;
+            while (k < 3 && strcmp(value, interop_names[k]) != 0)
+                k++;
+            if (k == 3)
+                return usage_error(info, err, "--interop: '%s' is not map, shared or host", value);
+            opt->interop = (demo_interop)k;
+            break;
+        }
+        case FLAG_BENCH:
+            opt->bench = true;
+            break;
+        case FLAG_DEVICE:
+            if (!parse_long(value, value + strlen(value), 0, DEMO_MAX_DEVICE, &n))
+                return usage_error(info, err, "--device: '%s' is not a device ordinal (0 to %d)",
+                                   value, DEMO_MAX_DEVICE);
+            opt->device = (int)n;
+            break;
+        case FLAG_HELP:
+            demo_options_usage(info, out);
+            return 0;
+        }
+    }
+    return DEMO_RUN;
+}

@@ -1,0 +1,260 @@
+/*
+ * The demos' command line (demos/common/options.c): what good flags set,
+ * and that every bad flag or value gives exit status 2 with a message that
+ * names it, followed by the usage, on the error stream only.
+ */
+#include "cugl_test.h"
+
+#include "options.h"
+
+static const demo_info with_vertices = {
+    .program = "cugl-test",
+    .name = "test",
+    .summary = "A demo for the tests.",
+    .controls = "  Escape  quit\n",
+    .dump_vertices = true,
+};
+
+static const demo_info without_vertices = {
+    .program = "cugl-test",
+    .name = "test",
+    .summary = "A demo for the tests.",
+};
+
+enum { MAX_ARGS = 16 };
+
+typedef struct parsed {
+    int rc;
+    demo_options opt;
+    char *out, *err; /* what went to each stream */
+} parsed;
+
+/* Parse `args` (NULL-terminated, without the program name). */
+static parsed parse(const demo_info *info, const char *const *args)
+{
+    char *argv[MAX_ARGS + 2] = {"cugl-test"};
+    int argc = 1;
+    for (; args[argc - 1]; argc++) {
+        assert_true(argc <= MAX_ARGS);
+        argv[argc] = (char *)args[argc - 1];
+    }
+    parsed p = {0};
+    size_t out_len = 0, err_len = 0;
+    FILE *out = open_memstream(&p.out, &out_len), *err = open_memstream(&p.err, &err_len);
+    assert_non_null(out);
+    assert_non_null(err);
+    p.rc = demo_options_parse(&p.opt, info, argc, argv, out, err);
+    fclose(out);
+    fclose(err);
+    return p;
+}
+
+static void parsed_free(parsed *p)
+{
+    free(p->out);
+    free(p->err);
+}
+
+#define ARGS(...) ((const char *const[]){__VA_ARGS__, NULL})
+
+static void defaults(void **state)
+{
+    (void)state;
+    parsed p = parse(&with_vertices, (const char *const[]){NULL});
+    assert_int_equal(p.rc, DEMO_RUN);
+    assert_false(p.opt.headless);
+    assert_int_equal(p.opt.width, 0);
+    assert_int_equal(p.opt.height, 0);
+    assert_int_equal(p.opt.frames, 0);
+    assert_null(p.opt.screenshot);
+    assert_int_equal(p.opt.interop, DEMO_INTEROP_MAP);
+    assert_false(p.opt.bench);
+    assert_int_equal(p.opt.device, 0);
+    assert_null(p.opt.dump_vertices);
+    assert_string_equal(p.out, "");
+    assert_string_equal(p.err, "");
+    parsed_free(&p);
+}
+
+static void every_flag(void **state)
+{
+    (void)state;
+    parsed p = parse(&with_vertices,
+                     ARGS("--headless", "--size", "256x128", "--frames", "3", "--screenshot",
+                          "x.png", "--interop", "shared", "--bench"));
+    assert_int_equal(p.rc, DEMO_RUN);
+    assert_true(p.opt.headless);
+    assert_int_equal(p.opt.width, 256);
+    assert_int_equal(p.opt.height, 128);
+    assert_int_equal(p.opt.frames, 3);
+    assert_string_equal(p.opt.screenshot, "x.png");
+    assert_int_equal(p.opt.interop, DEMO_INTEROP_SHARED);
+    assert_true(p.opt.bench);
+    assert_string_equal(p.err, "");
+    parsed_free(&p);
+
+    p = parse(&with_vertices, ARGS("--device", "1", "--dump-vertices", "v.bin", "--interop",
+                                   "host", "--size", "16384x1"));
+    assert_int_equal(p.rc, DEMO_RUN);
+    assert_int_equal(p.opt.device, 1);
+    assert_string_equal(p.opt.dump_vertices, "v.bin");
+    assert_int_equal(p.opt.interop, DEMO_INTEROP_HOST);
+    assert_int_equal(p.opt.width, 16384);
+    assert_int_equal(p.opt.height, 1);
+    parsed_free(&p);
+}
+
+static void values_after_equals(void **state)
+{
+    (void)state;
+    parsed p = parse(&with_vertices, ARGS("--size=640x480", "--frames=10", "--interop=host",
+                                          "--device=2", "--screenshot=a.png"));
+    assert_int_equal(p.rc, DEMO_RUN);
+    assert_int_equal(p.opt.width, 640);
+    assert_int_equal(p.opt.height, 480);
+    assert_int_equal(p.opt.frames, 10);
+    assert_int_equal(p.opt.interop, DEMO_INTEROP_HOST);
+    assert_int_equal(p.opt.device, 2);
+    assert_string_equal(p.opt.screenshot, "a.png");
+    parsed_free(&p);
+}
+
+static void the_last_of_a_flag_wins(void **state)
+{
+    (void)state;
+    parsed p = parse(&with_vertices, ARGS("--interop", "host", "--interop", "map", "--frames",
+                                          "7", "--frames", "9"));
+    assert_int_equal(p.rc, DEMO_RUN);
+    assert_int_equal(p.opt.interop, DEMO_INTEROP_MAP);
+    assert_int_equal(p.opt.frames, 9);
+    parsed_free(&p);
+}
+
+static void help_goes_to_out(void **state)
+{
+    (void)state;
+    const char *const *cases[] = {ARGS("--help"), ARGS("-h"), ARGS("--frames", "3", "--help")};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        parsed p = parse(&with_vertices, cases[i]);
+        assert_int_equal(p.rc, 0);
+        assert_string_equal(p.err, "");
+        assert_non_null(strstr(p.out, "usage: cugl-test [options]"));
+        assert_non_null(strstr(p.out, "A demo for the tests."));
+        for (const char *const *flag = ARGS("--headless", "--size", "--frames", "--screenshot",
+                                            "--interop", "--bench", "--device",
+                                            "--dump-vertices", "--help", "Escape  quit");
+             *flag; flag++)
+            if (!strstr(p.out, *flag))
+                fail_msg("the usage lacks %s:\n%s", *flag, p.out);
+        parsed_free(&p);
+    }
+    parsed p = parse(&without_vertices, ARGS("--help"));
+    assert_null(strstr(p.out, "--dump-vertices"));
+    parsed_free(&p);
+}
+
+/* A bad command line and the text the first line of the message must hold. */
+typedef struct bad_case {
+    const char *args[6];
+    const char *mentions;
+} bad_case;
+
+static const bad_case bad_cases[] = {
+    {{"--size", "0x5"}, "--size: '0x5' is not WIDTHxHEIGHT"},
+    {{"--size", "5x0"}, "--size: '5x0'"},
+    {{"--size", "abc"}, "--size: 'abc'"},
+    {{"--size", "10x"}, "--size: '10x'"},
+    {{"--size", "x10"}, "--size: 'x10'"},
+    {{"--size", "10"}, "--size: '10'"},
+    {{"--size", "5x5x5"}, "--size: '5x5x5'"},
+    {{"--size", "-5x5"}, "--size: '-5x5'"},
+    {{"--size", " 5x5"}, "--size: ' 5x5'"},
+    {{"--size", "16385x8"}, "--size: '16385x8'"},
+    {{"--size", "99999999999999999999x1"}, "--size: '99999999999999999999x1'"},
+    {{"--size=0x5"}, "--size: '0x5'"},
+    {{"--frames", "-1"}, "--frames: '-1' is not a number from 1 to"},
+    {{"--frames", "0"}, "--frames: '0'"},
+    {{"--frames", "abc"}, "--frames: 'abc'"},
+    {{"--frames", "1e3"}, "--frames: '1e3'"},
+    {{"--frames", "3.5"}, "--frames: '3.5'"},
+    {{"--frames", "99999999999"}, "--frames: '99999999999'"},
+    {{"--frames="}, "--frames: ''"},
+    {{"--device", "-1"}, "--device: '-1'"},
+    {{"--device", "one"}, "--device: 'one'"},
+    {{"--interop", "bogus"}, "--interop: 'bogus' is not map, shared or host"},
+    {{"--interop", "MAP"}, "--interop: 'MAP'"},
+    {{"--interop="}, "--interop: ''"},
+    {{"--bogus"}, "unknown option '--bogus'"},
+    {{"--bogus=3"}, "unknown option '--bogus'"},
+    {{"--headles"}, "unknown option '--headles'"},
+    {{"-x"}, "unexpected argument '-x'"},
+    {{"julia.png"}, "unexpected argument 'julia.png'"},
+    {{"--size"}, "--size needs a value: WIDTHxHEIGHT"},
+    {{"--frames"}, "--frames needs a value: N"},
+    {{"--screenshot"}, "--screenshot needs a value: FILE"},
+    {{"--interop"}, "--interop needs a value: map|shared|host"},
+    {{"--device"}, "--device needs a value: N"},
+    {{"--dump-vertices"}, "--dump-vertices needs a value: FILE"},
+    {{"--size", "--headless"}, "--size needs a value"},
+    {{"--screenshot", "--frames", "3"}, "--screenshot needs a value"},
+    {{"--screenshot="}, "--screenshot needs a file name"},
+    {{"--headless=yes"}, "--headless takes no value (got 'yes')"},
+    {{"--bench="}, "--bench takes no value"},
+    {{"--headless", "--frames", "2", "--interop", "nope"}, "--interop: 'nope'"},
+};
+
+static void check_bad(const demo_info *info, const char *const *args, const char *mentions)
+{
+    parsed p = parse(info, args);
+    if (p.rc != DEMO_EXIT_USAGE)
+        fail_msg("%s ...: returned %d, expected %d", args[0], p.rc, DEMO_EXIT_USAGE);
+    assert_string_equal(p.out, "");
+    /* One line naming the problem, a blank line, then the usage. */
+    char *nl = strchr(p.err, '\n');
+    assert_non_null(nl);
+    *nl = '\0';
+    if (strncmp(p.err, "cugl-test: ", 11) != 0 || !strstr(p.err, mentions))
+        fail_msg("message \"%s\" does not mention \"%s\"", p.err, mentions);
+    if (strncmp(nl + 1, "\nusage: cugl-test [options]\n", 28) != 0)
+        fail_msg("no usage after the message for %s", args[0]);
+    parsed_free(&p);
+}
+
+static void bad_flags_exit_2(void **state)
+{
+    (void)state;
+    for (size_t i = 0; i < sizeof bad_cases / sizeof bad_cases[0]; i++)
+        check_bad(&with_vertices, bad_cases[i].args, bad_cases[i].mentions);
+}
+
+/* A demo that draws no vertices does not know --dump-vertices. */
+static void flags_of_other_demos_are_unknown(void **state)
+{
+    (void)state;
+    check_bad(&without_vertices, ARGS("--dump-vertices", "v.bin"),
+              "unknown option '--dump-vertices'");
+}
+
+static void interop_names(void **state)
+{
+    (void)state;
+    assert_string_equal(demo_interop_name(DEMO_INTEROP_MAP), "map");
+    assert_string_equal(demo_interop_name(DEMO_INTEROP_SHARED), "shared");
+    assert_string_equal(demo_interop_name(DEMO_INTEROP_HOST), "host");
+    assert_string_equal(demo_interop_name((demo_interop)7), "invalid");
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(defaults),
+        cmocka_unit_test(every_flag),
+        cmocka_unit_test(values_after_equals),
+        cmocka_unit_test(the_last_of_a_flag_wins),
+        cmocka_unit_test(help_goes_to_out),
+        cmocka_unit_test(bad_flags_exit_2),
+        cmocka_unit_test(flags_of_other_demos_are_unknown),
+        cmocka_unit_test(interop_names),
+    };
+    return cugl_test_run(tests);
+}
