@@ -6,6 +6,7 @@
  * between frames; 10,000 map/unmap cycles without growth in device memory.
  */
 #include <cugl/app.h>
+#include <cugl/app_shared.h>
 #include <glad/egl.h>
 
 #include "gpu_kernels.h"
@@ -680,6 +681,107 @@ static void ten_thousand_cycles(void **state)
     glDeleteTextures(1, &tex);
 }
 
+
+/* ---- Map-free shared memory ------------------------------------------------ */
+
+static void shared_buffer_both_ways(void **state)
+{
+    (void)state;
+    enum { N = 3 << 20 };
+    cugl_app_shared *sh = NULL;
+    assert_status(cugl_app_shared_buffer_create(&sh, dev, 0), CUGL_ERROR_INVALID_ARGUMENT);
+    assert_ok(cugl_app_shared_buffer_create(&sh, dev, N));
+    cugl_buffer *b = cugl_app_shared_buffer(sh);
+    assert_true(cugl_buffer_size(b) >= N);
+    assert_int_equal(cugl_app_shared_size(sh), N);
+    GLuint name = cugl_app_shared_gl_name(sh);
+    assert_true(glIsBuffer(name));
+    uint8_t *want = malloc(N), *got = malloc(N);
+    assert_non_null(want);
+    assert_non_null(got);
+    GLuint probe = gl_buffer(N, NULL);
+    cugl_buffer *host = NULL;
+    for (int frame = 0; frame < 3; frame++) {
+        /* CUDA writes, GL reads. */
+        pattern(want, N, 40u + (unsigned)frame);
+        assert_ok(cugl_buffer_from_handle(&host, (uint64_t)(uintptr_t)want, N, NULL));
+        assert_ok(cugl_app_shared_cuda_begin(sh, stream));
+        cugl_buffer *view = NULL;
+        assert_ok(cugl_buffer_from_handle(&view, cugl_buffer_handle(b), N, NULL));
+        assert_ok(cugl_buffer_copy_from(view, host, stream));
+        assert_ok(cugl_app_shared_cuda_end(sh, stream));
+        assert_ok(cugl_app_shared_gl_begin(sh));
+        /* GL reads on the GPU: NVIDIA's glGetBufferSubData of imported
+         * memory can answer from a host copy made at an earlier read. */
+        glCopyNamedBufferSubData(name, probe, 0, 0, N);
+        glGetNamedBufferSubData(probe, 0, N, got);
+        fail_gl("glCopyNamedBufferSubData");
+        assert_ok(cugl_app_shared_gl_end(sh));
+        assert_bytes_equal(got, want, N, "GL's view of CUDA's writes to shared memory");
+        cugl_buffer_release(host);
+        /* GL writes, CUDA reads. */
+        pattern(want, N, 80u + (unsigned)frame);
+        glNamedBufferSubData(name, 0, N, want);
+        assert_ok(cugl_app_shared_gl_end(sh));
+        assert_ok(cugl_app_shared_cuda_begin(sh, stream));
+        memset(got, 0, N);
+        assert_ok(cugl_buffer_from_handle(&host, (uint64_t)(uintptr_t)got, N, NULL));
+        assert_ok(cugl_buffer_copy_to(&host, view, stream));
+        assert_ok(cugl_stream_sync(stream));
+        assert_bytes_equal(got, want, N, "CUDA's view of GL's writes to shared memory");
+        cugl_buffer_release(host);
+        cugl_buffer_release(view);
+    }
+    glDeleteBuffers(1, &probe);
+    cugl_app_shared_destroy(sh);
+    free(want);
+    free(got);
+}
+
+static void shared_texture(void **state)
+{
+    (void)state;
+    enum { W = 301, H = 77 };
+    cugl_app_shared *sh = NULL;
+    assert_status(cugl_app_shared_texture_create(&sh, dev, GL_RGB8, W, H),
+                  CUGL_ERROR_INVALID_ARGUMENT);
+    assert_null(sh);
+    assert_status(cugl_app_shared_texture_create(&sh, dev, GL_RGBA8, 0, H),
+                  CUGL_ERROR_INVALID_ARGUMENT);
+    assert_ok(cugl_app_shared_texture_create(&sh, dev, GL_RGBA8, W, H));
+    size_t pitch = cugl_app_shared_pitch(sh);
+    assert_true(pitch >= W * 4);
+    assert_int_equal(pitch % 256, 0);
+    uint8_t *rows = malloc(pitch * H), *want = malloc(W * H * 4), *got = malloc(W * H * 4);
+    assert_non_null(rows);
+    assert_non_null(want);
+    assert_non_null(got);
+    pattern(rows, pitch * H, 9);
+    for (int y = 0; y < H; y++)
+        memcpy(want + (size_t)y * W * 4, rows + (size_t)y * pitch, W * 4);
+    cugl_buffer *host = NULL, *view = NULL;
+    assert_ok(cugl_buffer_from_handle(&host, (uint64_t)(uintptr_t)rows, pitch * H, NULL));
+    assert_ok(cugl_buffer_from_handle(&view, cugl_buffer_handle(cugl_app_shared_buffer(sh)),
+                                      pitch * H, NULL));
+    assert_ok(cugl_app_shared_cuda_begin(sh, stream));
+    assert_ok(cugl_buffer_copy_from(view, host, stream));
+    assert_ok(cugl_app_shared_cuda_end(sh, stream));
+    assert_ok(cugl_app_shared_gl_begin(sh));
+    GLuint tex = cugl_app_shared_gl_name(sh);
+    assert_true(glIsTexture(tex));
+    glPixelStorei(GL_PACK_ALIGNMENT, 1);
+    glGetTextureImage(tex, 0, GL_RGBA, GL_UNSIGNED_BYTE, W * H * 4, got);
+    fail_gl("glGetTextureImage");
+    assert_ok(cugl_app_shared_gl_end(sh));
+    assert_bytes_equal(got, want, W * H * 4, "shared texture written by CUDA");
+    cugl_buffer_release(host);
+    cugl_buffer_release(view);
+    cugl_app_shared_destroy(sh);
+    free(rows);
+    free(want);
+    free(got);
+}
+
 int main(void)
 {
     dev = cugl_test_device();
@@ -712,6 +814,8 @@ int main(void)
         cmocka_unit_test(many_in_one_call),
         cmocka_unit_test(map_flags_between_frames),
         cmocka_unit_test(ten_thousand_cycles),
+        cmocka_unit_test(shared_buffer_both_ways),
+        cmocka_unit_test(shared_texture),
     };
     int failed = cmocka_run_group_tests(tests, NULL, NULL);
     cugl_stream_release(stream);

@@ -3,9 +3,12 @@
  *
  * CUDA allocates exportable memory (cuMemCreate with a POSIX file
  * descriptor handle, cugl_exportable_memory_resource_create); GL imports
- * the descriptor with GL_EXT_memory_object_fd as a buffer object or as the
- * storage of a 2-D texture with linear tiling. Nothing is mapped or
- * unmapped per frame; the two sides take turns with one call each:
+ * the descriptor with GL_EXT_memory_object_fd as the storage of a buffer
+ * object. A shared texture is such a buffer holding the pixels (rows
+ * cugl_app_shared_pitch() bytes apart) and a GL texture that gl_begin fills
+ * from it with a copy on the GPU: CUDA writes plain linear memory with
+ * ordinary pointers, GL samples an ordinary texture, and nothing is mapped
+ * or unmapped per frame. The two sides take turns with one call each:
  *
  *   cuda_begin(stream)  CUDA waits until GL has finished with the memory
  *   ... kernels write cugl_app_shared_buffer() on stream ...
@@ -38,11 +41,13 @@ CUGL_API cugl_status cugl_app_shared_buffer_create(cugl_app_shared **out, cugl_d
                                                    size_t size);
 
 /**
- * A `width` x `height` GL_TEXTURE_2D whose storage is exportable CUDA memory
- * with linear tiling, of `gl_internal_format` (GL_RGBA8, GL_RGBA32F,
- * GL_R32F, ... with 1, 2 or 4 channels). CUDA sees rows of
- * cugl_app_shared_pitch() bytes.
- * @errors as cugl_app_shared_buffer_create; an unsupported format.
+ * A `width` x `height` GL_TEXTURE_2D of `gl_internal_format` (GL_R8, GL_RG8,
+ * GL_RGBA8, GL_R16F, GL_RG16F, GL_RGBA16F, GL_R32F, GL_RG32F, GL_RGBA32F,
+ * GL_R32UI, GL_RGBA32UI) fed from exportable CUDA memory: CUDA writes rows
+ * of cugl_app_shared_pitch() bytes (a multiple of 256) into
+ * cugl_app_shared_buffer(); gl_begin copies them into the texture on the GPU.
+ * @errors as cugl_app_shared_buffer_create; another format
+ *   (CUGL_ERROR_INVALID_ARGUMENT).
  */
 CUGL_API cugl_status cugl_app_shared_texture_create(cugl_app_shared **out, cugl_device *device,
                                                     GLenum gl_internal_format, int width,

@@ -1,0 +1,274 @@
+/*
+ * shared.c - map-free interop: exportable CUDA memory imported by GL.
+ *
+ * CUDA allocates with cuMemCreate (a POSIX fd handle; cugl's exportable
+ * memory resource), GL imports the descriptor with GL_EXT_memory_object_fd
+ * as the storage of a buffer object. A shared texture is that buffer (the
+ * pixels, rows `pitch` bytes apart) plus a GL texture that gl_begin fills
+ * from it on the GPU (a pixel unpack buffer copy): CUDA writes plain linear
+ * memory, GL samples an ordinary texture, and nothing is mapped per frame.
+ *
+ * The two sides take turns: CUDA's writes end with an event that gl_begin
+ * waits for; GL's use ends with a fence that cuda_begin waits for.
+ */
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "app_internal.h"
+#include "cugl/app_shared.h"
+
+struct cugl_app_shared {
+    cugl_device *device;
+    cugl_memory_resource *mr;
+    cugl_buffer *buffer; /* the CUDA side */
+    cugl_stream *stream; /* the allocation's (the device's default stream) */
+    cugl_event *written; /* recorded by cuda_end */
+    bool pending;        /* written is recorded and gl_begin has not waited */
+    GLuint memory;       /* the GL memory object */
+    GLuint gl_buffer;    /* the imported storage */
+    GLuint texture;      /* shared textures: what GL samples; 0 for buffers */
+    GLsync fence;        /* gl_end's, until cuda_begin */
+    GLenum format, type; /* shared textures: the pixel transfer's */
+    int width, height;
+    size_t pitch, size, texel;
+};
+
+/* The unsized format and type of each sized format a shared texture takes. */
+static const struct {
+    GLenum internal, format, type;
+    size_t bytes;
+} texture_formats[] = {
+    {GL_R8, GL_RED, GL_UNSIGNED_BYTE, 1},       {GL_RG8, GL_RG, GL_UNSIGNED_BYTE, 2},
+    {GL_RGBA8, GL_RGBA, GL_UNSIGNED_BYTE, 4},   {GL_R16F, GL_RED, GL_HALF_FLOAT, 2},
+    {GL_RG16F, GL_RG, GL_HALF_FLOAT, 4},        {GL_RGBA16F, GL_RGBA, GL_HALF_FLOAT, 8},
+    {GL_R32F, GL_RED, GL_FLOAT, 4},             {GL_RG32F, GL_RG, GL_FLOAT, 8},
+    {GL_RGBA32F, GL_RGBA, GL_FLOAT, 16},        {GL_R32UI, GL_RED_INTEGER, GL_UNSIGNED_INT, 4},
+    {GL_RGBA32UI, GL_RGBA_INTEGER, GL_UNSIGNED_INT, 16},
+};
+
+static cugl_status gl_failed(const char *who, const char *what)
+{
+    GLenum e = glGetError();
+    if (e == GL_NO_ERROR)
+        return CUGL_OK;
+    while (glGetError() != GL_NO_ERROR) {
+    }
+    return cugl_report_error(CUGL_ERROR_GL, who, "%s failed: GL error 0x%04x", what, e);
+}
+
+static cugl_status check_extensions(const char *who)
+{
+    if (!GLAD_GL_EXT_memory_object || !GLAD_GL_EXT_memory_object_fd)
+        return cugl_report_error(
+            CUGL_ERROR_NOT_SUPPORTED, who,
+            "the GL driver (%s) lacks GL_EXT_memory_object_fd, so GL cannot import CUDA "
+            "memory; use the map path (cugl_graphics_resource_map, --interop map)",
+            (const char *)glGetString(GL_RENDERER));
+    return CUGL_OK;
+}
+
+/* Allocate `size` exportable bytes and import them into GL as a buffer. */
+static cugl_status create(cugl_app_shared **out, cugl_device *device, size_t size,
+                          const char *who)
+{
+    if (!out)
+        return cugl_report_error(CUGL_ERROR_INVALID_ARGUMENT, who, "out is NULL");
+    *out = NULL;
+    if (!device)
+        return cugl_report_error(CUGL_ERROR_INVALID_ARGUMENT, who, "device is NULL");
+    if (size == 0)
+        return cugl_report_error(CUGL_ERROR_INVALID_ARGUMENT, who, "size is 0");
+    cugl_status st = check_extensions(who);
+    if (st != CUGL_OK)
+        return st;
+    cugl_app_shared *s = calloc(1, sizeof *s);
+    if (!s)
+        return cugl_report_error(CUGL_ERROR_OUT_OF_MEMORY, who, "cannot allocate");
+    s->device = device;
+    s->size = s->pitch = size;
+    int fd = -1;
+    size_t allocation = 0;
+    st = cugl_exportable_memory_resource_create(&s->mr, device);
+    if (st == CUGL_OK)
+        st = cugl_device_default_stream(&s->stream, device);
+    if (st == CUGL_OK)
+        st = cugl_memory_resource_allocate(&s->buffer, s->mr, size, s->stream);
+    if (st == CUGL_OK)
+        st = cugl_event_create(&s->written, device, NULL);
+    if (st == CUGL_OK)
+        st = cugl_buffer_export_fd(s->buffer, &fd, &allocation);
+    if (st == CUGL_OK) {
+        glCreateMemoryObjectsEXT(1, &s->memory);
+        /* On success GL owns the descriptor. */
+        glImportMemoryFdEXT(s->memory, allocation, GL_HANDLE_TYPE_OPAQUE_FD_EXT, fd);
+        st = gl_failed(who, "glImportMemoryFdEXT");
+        if (st != CUGL_OK)
+            close(fd);
+    }
+    if (st == CUGL_OK) {
+        glCreateBuffers(1, &s->gl_buffer);
+        glNamedBufferStorageMemEXT(s->gl_buffer, (GLsizeiptr)size, s->memory, 0);
+        st = gl_failed(who, "glNamedBufferStorageMemEXT");
+    }
+    if (st != CUGL_OK) {
+        cugl_app_shared_destroy(s);
+        return st;
+    }
+    *out = s;
+    return CUGL_OK;
+}
+
+CUGL_API cugl_status cugl_app_shared_buffer_create(cugl_app_shared **out, cugl_device *device,
+                                                   size_t size)
+{
+    return create(out, device, size, __func__);
+}
+
+CUGL_API cugl_status cugl_app_shared_texture_create(cugl_app_shared **out, cugl_device *device,
+                                                    GLenum gl_internal_format, int width,
+                                                    int height)
+{
+    const char *who = __func__;
+    if (out)
+        *out = NULL;
+    if (width <= 0 || height <= 0)
+        return cugl_report_error(CUGL_ERROR_INVALID_ARGUMENT, who, "size %dx%d is not positive",
+                                 width, height);
+    size_t i = 0, n = sizeof texture_formats / sizeof texture_formats[0];
+    while (i < n && texture_formats[i].internal != gl_internal_format)
+        i++;
+    if (i == n)
+        return cugl_report_error(CUGL_ERROR_INVALID_ARGUMENT, who,
+                                 "internal format 0x%04x is not one a shared texture takes "
+                                 "(GL_R8, GL_RG8, GL_RGBA8, GL_R16F, GL_RG16F, GL_RGBA16F, "
+                                 "GL_R32F, GL_RG32F, GL_RGBA32F, GL_R32UI, GL_RGBA32UI)",
+                                 gl_internal_format);
+    /* Rows 256-byte aligned: what CUDA's pitched memory would use. */
+    size_t row = (size_t)width * texture_formats[i].bytes;
+    size_t pitch = (row + 255) / 256 * 256;
+    cugl_app_shared *s = NULL;
+    cugl_status st = create(&s, device, pitch * (size_t)height, who);
+    if (st != CUGL_OK)
+        return st;
+    s->width = width;
+    s->height = height;
+    s->pitch = pitch;
+    s->texel = texture_formats[i].bytes;
+    s->format = texture_formats[i].format;
+    s->type = texture_formats[i].type;
+    glCreateTextures(GL_TEXTURE_2D, 1, &s->texture);
+    glTextureStorage2D(s->texture, 1, gl_internal_format, width, height);
+    glTextureParameteri(s->texture, GL_TEXTURE_MIN_FILTER, GL_LINEAR);
+    glTextureParameteri(s->texture, GL_TEXTURE_MAG_FILTER, GL_LINEAR);
+    glTextureParameteri(s->texture, GL_TEXTURE_WRAP_S, GL_CLAMP_TO_EDGE);
+    glTextureParameteri(s->texture, GL_TEXTURE_WRAP_T, GL_CLAMP_TO_EDGE);
+    st = gl_failed(who, "glTextureStorage2D");
+    if (st != CUGL_OK) {
+        cugl_app_shared_destroy(s);
+        return st;
+    }
+    *out = s;
+    return CUGL_OK;
+}
+
+CUGL_API void cugl_app_shared_destroy(cugl_app_shared *s)
+{
+    if (!s)
+        return;
+    /* Both sides finish with the memory before it goes. */
+    if (s->fence) {
+        glClientWaitSync(s->fence, GL_SYNC_FLUSH_COMMANDS_BIT, UINT64_MAX);
+        glDeleteSync(s->fence);
+    }
+    if (s->memory)
+        glFinish();
+    if (s->texture)
+        glDeleteTextures(1, &s->texture);
+    if (s->gl_buffer)
+        glDeleteBuffers(1, &s->gl_buffer);
+    if (s->memory)
+        glDeleteMemoryObjectsEXT(1, &s->memory);
+    if (s->buffer)
+        cugl_buffer_close(s->buffer, NULL); /* waits for the stream, then frees */
+    cugl_buffer_release(s->buffer);
+    cugl_event_release(s->written);
+    cugl_stream_release(s->stream);
+    cugl_memory_resource_release(s->mr);
+    free(s);
+}
+
+CUGL_API cugl_buffer *cugl_app_shared_buffer(const cugl_app_shared *s)
+{
+    return s ? s->buffer : NULL;
+}
+
+CUGL_API GLuint cugl_app_shared_gl_name(const cugl_app_shared *s)
+{
+    return !s ? 0 : s->texture ? s->texture : s->gl_buffer;
+}
+
+CUGL_API size_t cugl_app_shared_pitch(const cugl_app_shared *s) { return s ? s->pitch : 0; }
+
+CUGL_API size_t cugl_app_shared_size(const cugl_app_shared *s) { return s ? s->size : 0; }
+
+CUGL_API cugl_status cugl_app_shared_cuda_begin(cugl_app_shared *s, cugl_stream *stream)
+{
+    if (!s || !stream)
+        return cugl_report_error(CUGL_ERROR_INVALID_ARGUMENT, __func__, "%s is NULL",
+                                 !s ? "shared" : "stream");
+    if (!s->fence)
+        return CUGL_OK;
+    /* GL's reads are queued before the fence; CUDA may not overwrite the
+     * memory until they are done. */
+    GLenum r = glClientWaitSync(s->fence, GL_SYNC_FLUSH_COMMANDS_BIT, UINT64_MAX);
+    glDeleteSync(s->fence);
+    s->fence = NULL;
+    if (r == GL_WAIT_FAILED)
+        return cugl_report_error(CUGL_ERROR_GL, __func__, "glClientWaitSync failed");
+    return CUGL_OK;
+}
+
+CUGL_API cugl_status cugl_app_shared_cuda_end(cugl_app_shared *s, cugl_stream *stream)
+{
+    if (!s || !stream)
+        return cugl_report_error(CUGL_ERROR_INVALID_ARGUMENT, __func__, "%s is NULL",
+                                 !s ? "shared" : "stream");
+    cugl_status st = cugl_event_record(s->written, stream);
+    if (st == CUGL_OK)
+        s->pending = true;
+    return st;
+}
+
+CUGL_API cugl_status cugl_app_shared_gl_begin(cugl_app_shared *s)
+{
+    if (!s)
+        return cugl_report_error(CUGL_ERROR_INVALID_ARGUMENT, __func__, "shared is NULL");
+    if (s->pending) {
+        cugl_status st = cugl_event_sync(s->written);
+        if (st != CUGL_OK)
+            return st;
+        s->pending = false;
+    }
+    if (!s->texture)
+        return CUGL_OK;
+    /* The texture takes the pixels CUDA wrote: a copy on the GPU. */
+    glBindBuffer(GL_PIXEL_UNPACK_BUFFER, s->gl_buffer);
+    glPixelStorei(GL_UNPACK_ALIGNMENT, 1);
+    glPixelStorei(GL_UNPACK_ROW_LENGTH, (GLint)(s->pitch / s->texel));
+    glTextureSubImage2D(s->texture, 0, 0, 0, s->width, s->height, s->format, s->type, NULL);
+    glPixelStorei(GL_UNPACK_ROW_LENGTH, 0);
+    glBindBuffer(GL_PIXEL_UNPACK_BUFFER, 0);
+    return gl_failed(__func__, "glTextureSubImage2D from the shared buffer");
+}
+
+CUGL_API cugl_status cugl_app_shared_gl_end(cugl_app_shared *s)
+{
+    if (!s)
+        return cugl_report_error(CUGL_ERROR_INVALID_ARGUMENT, __func__, "shared is NULL");
+    if (s->fence)
+        glDeleteSync(s->fence);
+    s->fence = glFenceSync(GL_SYNC_GPU_COMMANDS_COMPLETE, 0);
+    if (!s->fence)
+        return cugl_report_error(CUGL_ERROR_GL, __func__, "glFenceSync failed");
+    return CUGL_OK;
+}
