@@ -1,0 +1,263 @@
+/*
+ * demo.c - see demo.h.
+ */
+#include "demo.h"
+
+#include <time.h>
+
+static double now_seconds(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+int demo_fail(const demo *d, const char *what)
+{
+    fprintf(stderr, "%s: %s: %s\n", d->info->program, what, cugl_last_error());
+    return 1;
+}
+
+static int no_gpu(const demo *d, const char *why)
+{
+    fprintf(stderr,
+            "%s: this demo needs an NVIDIA GPU with CUDA and its driver, and found none:\n"
+            "  %s\n",
+            d->info->program, why);
+    return 1;
+}
+
+/* The device of --device, made current; DEMO_RUN or the exit status. */
+static int set_up_device(demo *d)
+{
+    int count = 0;
+    cugl_status st = cugl_device_count(&count);
+    if (st == CUGL_ERROR_NO_DRIVER || st == CUGL_ERROR_NO_DEVICE)
+        return no_gpu(d, cugl_last_error());
+    if (st != CUGL_OK)
+        return demo_fail(d, "cannot count the CUDA devices");
+    if (count == 0)
+        return no_gpu(d, "the CUDA driver sees no device");
+    if (d->opt.device >= count) {
+        fprintf(stderr, "%s: --device %d: this machine has %d CUDA device%s (0 to %d)\n",
+                d->info->program, d->opt.device, count, count == 1 ? "" : "s", count - 1);
+        return DEMO_EXIT_USAGE;
+    }
+    if (cugl_device_get(&d->device, d->opt.device) != CUGL_OK ||
+        cugl_device_set_current(d->device) != CUGL_OK)
+        return demo_fail(d, "cannot use the CUDA device");
+    return DEMO_RUN;
+}
+
+int demo_start(demo *d, const demo_info *info, int argc, char **argv)
+{
+    *d = (demo){.info = info};
+    int rc = demo_options_parse(&d->opt, info, argc, argv, stdout, stderr);
+    if (rc == DEMO_RUN)
+        rc = set_up_device(d);
+    if (rc != DEMO_RUN)
+        return rc;
+
+    char title[128];
+    snprintf(title, sizeof title, "cugl %s (--interop %s)", info->name,
+             demo_interop_name(d->opt.interop));
+    cugl_app_context_desc desc = {
+        .mode = d->opt.headless ? CUGL_APP_HEADLESS : CUGL_APP_AUTO,
+        .width = d->opt.width,
+        .height = d->opt.height,
+        .title = title,
+        .no_vsync = d->opt.bench,
+        .cuda_device = d->opt.device,
+    };
+    if (cugl_app_context_create(&d->ctx, &desc) != CUGL_OK)
+        return demo_fail(d, "cannot create a GL context");
+    d->headless = cugl_app_context_is_headless(d->ctx);
+    if (d->headless && !d->opt.headless)
+        printf("%s: no display; rendering headless\n", info->program);
+
+    d->frames = d->opt.frames ? d->opt.frames : d->headless ? DEMO_HEADLESS_FRAMES : 0;
+    d->screenshot = d->opt.screenshot;
+    if (!d->screenshot && d->headless) {
+        snprintf(d->default_screenshot, sizeof d->default_screenshot, "%s.png", info->name);
+        d->screenshot = d->default_screenshot;
+    }
+    d->fixed_step = d->opt.frames > 0 || d->opt.screenshot || d->headless;
+
+    if (cugl_stream_create(&d->stream, d->device, NULL) != CUGL_OK)
+        return demo_finish(d, demo_fail(d, "cannot create a CUDA stream"));
+    if (d->opt.bench && cugl_app_timer_create(&d->timer, d->stream) != CUGL_OK)
+        return demo_finish(d, demo_fail(d, "cannot create the frame timer"));
+
+    int w, h;
+    cugl_app_context_size(d->ctx, &w, &h);
+    printf("%s: %dx%d, %s on %s, --interop %s\n", info->program, w, h,
+           cugl_app_context_platform(d->ctx), cugl_app_context_renderer(d->ctx),
+           demo_interop_name(d->opt.interop));
+    return DEMO_RUN;
+}
+
+cugl_status demo_load_module(demo *d, const unsigned char *fatbin, size_t size)
+{
+    return cugl_module_load_data(&d->module, d->device, fatbin, size);
+}
+
+cugl_status demo_kernel(cugl_kernel **out, demo *d, const char *name)
+{
+    return cugl_module_get_kernel(out, d->module, name);
+}
+
+/* Timing is a side line: a refusal is reported once and the frame goes on. */
+static void timer_result(demo *d, cugl_status st)
+{
+    if (st != CUGL_OK && !d->timer_failed) {
+        fprintf(stderr, "%s: frame timer: %s\n", d->info->program, cugl_last_error());
+        d->timer_failed = true;
+    }
+}
+
+void demo_phase_begin(demo *d, int phase, const char *name, bool cuda)
+{
+    if (d->timing)
+        timer_result(d, cugl_app_timer_begin(d->timer, phase, name, cuda));
+}
+
+void demo_phase_end(demo *d, int phase)
+{
+    if (d->timing)
+        timer_result(d, cugl_app_timer_end(d->timer, phase));
+}
+
+cugl_launch_config demo_grid_2d(int width, int height)
+{
+    return (cugl_launch_config){
+        .grid = {((unsigned)width + 15) / 16, ((unsigned)height + 15) / 16, 1},
+        .block = {16, 16, 1},
+    };
+}
+
+/* Bind the context's framebuffer at its current size and call render. */
+static cugl_status render_frame(demo *d, const demo_callbacks *cb, void *user)
+{
+    cugl_app_context_size(d->ctx, &d->width, &d->height);
+    if (d->width <= 0 || d->height <= 0)
+        return CUGL_OK; /* a minimised window */
+    glBindFramebuffer(GL_FRAMEBUFFER, cugl_app_context_framebuffer(d->ctx));
+    glViewport(0, 0, d->width, d->height);
+    cugl_status st = cb->render(d, user);
+    if (st != CUGL_OK)
+        return st;
+    GLenum e = glGetError();
+    if (e != GL_NO_ERROR)
+        return cugl_report_error(CUGL_ERROR_GL, d->info->program, "GL error 0x%04x in frame %ld",
+                                 e, d->frame);
+    return CUGL_OK;
+}
+
+static cugl_status write_screenshot(demo *d)
+{
+    cugl_status st = cugl_app_screenshot(d->ctx, d->screenshot);
+    if (st == CUGL_OK)
+        printf("%s: wrote %s (frame %ld, %dx%d)\n", d->info->program, d->screenshot, d->frame,
+               d->width, d->height);
+    return st;
+}
+
+/*
+ * Wait for the frame DEMO_FRAMES_IN_FLIGHT back, then fence this one. A
+ * swap with vsync paces a window, but headless (or with vsync off) nothing
+ * else stops the CPU from queueing frames far ahead of the GPU, when frame
+ * times would count submissions only and GPU timings arrive too late for
+ * the timer's ring.
+ */
+static void pace(demo *d)
+{
+    GLsync *fence = &d->in_flight[d->frame % DEMO_FRAMES_IN_FLIGHT];
+    if (*fence) {
+        GLenum r;
+        do
+            r = glClientWaitSync(*fence, GL_SYNC_FLUSH_COMMANDS_BIT, 100000000);
+        while (r == GL_TIMEOUT_EXPIRED);
+        glDeleteSync(*fence);
+    }
+    *fence = glFenceSync(GL_SYNC_GPU_COMMANDS_COMPLETE, 0);
+}
+
+int demo_run(demo *d, const demo_callbacks *cb, void *user)
+{
+    d->start_s = now_seconds();
+    double previous_s = d->start_s;
+    bool shot = false;
+    char what[64];
+    for (d->frame = 0; d->frames == 0 || d->frame < d->frames; d->frame++) {
+        if (cugl_app_context_should_close(d->ctx))
+            break;
+        double now_s = now_seconds();
+        if (d->fixed_step) {
+            d->time = (float)d->frame / 60.0f;
+            d->dt = 1.0f / 60.0f;
+        } else {
+            d->time = (float)(now_s - d->start_s);
+            d->dt = (float)(now_s - previous_s);
+        }
+        previous_s = now_s;
+
+        if (d->timer) {
+            cugl_app_timer_frame_begin(d->timer);
+            d->timing = true;
+        }
+        if (cb->update)
+            cb->update(d, user);
+        snprintf(what, sizeof what, "frame %ld", d->frame);
+        if (render_frame(d, cb, user) != CUGL_OK)
+            return demo_fail(d, what);
+        if (d->screenshot && d->frame == d->frames - 1) {
+            if (write_screenshot(d) != CUGL_OK)
+                return demo_fail(d, "cannot write the screenshot");
+            shot = true;
+        }
+        if (cugl_app_context_present(d->ctx) != CUGL_OK)
+            return demo_fail(d, "cannot present the frame");
+        pace(d);
+        if (d->timer) {
+            cugl_app_timer_frame_end(d->timer);
+            d->timing = false;
+        }
+    }
+    if (d->screenshot && !shot) {
+        /* The window closed first: what was shown is gone with the swap, so
+         * render the last frame again (same time, same view) and read it. */
+        if (d->frame == 0) {
+            fprintf(stderr, "%s: the window closed before the first frame; no screenshot\n",
+                    d->info->program);
+            return 0;
+        }
+        d->frame--;
+        if (render_frame(d, cb, user) != CUGL_OK)
+            return demo_fail(d, "rendering the screenshot");
+        if (write_screenshot(d) != CUGL_OK)
+            return demo_fail(d, "cannot write the screenshot");
+    }
+    return 0;
+}
+
+int demo_finish(demo *d, int status)
+{
+    if (d->timer) {
+        if (status == 0) {
+            printf("%s: --interop %s, %dx%d on %s\n", d->info->program,
+                   demo_interop_name(d->opt.interop), d->width, d->height,
+                   cugl_app_context_renderer(d->ctx));
+            cugl_app_timer_print(d->timer, stdout);
+        }
+        cugl_app_timer_destroy(d->timer);
+    }
+    for (int i = 0; i < DEMO_FRAMES_IN_FLIGHT; i++)
+        if (d->in_flight[i])
+            glDeleteSync(d->in_flight[i]);
+    if (d->stream)
+        cugl_stream_sync(d->stream);
+    cugl_module_release(d->module);
+    cugl_stream_release(d->stream);
+    cugl_app_context_destroy(d->ctx);
+    return status;
+}

@@ -1,0 +1,108 @@
+/*
+ * demo.h - what every cugl demo does the same way: the command line
+ * (options.h), the CUDA device and its stream, the GL context (a window, or
+ * headless EGL on the same GPU), the demo's kernels, the frame loop with
+ * per-phase timing, the last frame's screenshot, and the exit status.
+ *
+ *   demo d;
+ *   int rc = demo_start(&d, &info, argc, argv);
+ *   if (rc != DEMO_RUN)
+ *       return rc;
+ *   ... demo_load_module, make GL objects and a demo_target ...
+ *   rc = demo_run(&d, &callbacks, &state);
+ *   ... free them ...
+ *   return demo_finish(&d, rc);
+ *
+ * Exit statuses: 0 done, 1 a failure (the message names it; without a CUDA
+ * driver or device that is the message too), 2 a bad command line.
+ */
+#ifndef CUGL_DEMO_H
+#define CUGL_DEMO_H
+
+#include <cugl/app.h>
+
+#include "options.h"
+
+enum {
+    DEMO_HEADLESS_FRAMES = 60, /* what a headless run renders without --frames */
+    DEMO_FRAMES_IN_FLIGHT = 2, /* frames queued ahead of the GPU at most */
+};
+
+/* Frame timer phases; each interop path names the ones it uses (target.h). */
+enum {
+    DEMO_PHASE_ACQUIRE = 0, /* before the kernel: map, or CUDA waits for GL */
+    DEMO_PHASE_CUDA = 1,    /* "cuda": the demo's kernel */
+    DEMO_PHASE_RELEASE = 2, /* after it: unmap, signal GL, or download */
+    DEMO_PHASE_HANDOFF = 3, /* GL waits for CUDA, or uploads */
+    DEMO_PHASE_DRAW = 4,    /* "draw": GL draws the frame */
+};
+
+typedef struct demo {
+    const demo_info *info;
+    demo_options opt;
+    cugl_device *device;
+    cugl_stream *stream;
+    cugl_module *module;
+    cugl_app_context *ctx;
+    cugl_app_timer *timer; /* NULL without --bench */
+    bool timing;           /* within a timed frame */
+    bool timer_failed;     /* a timer call failed (said once) */
+    bool headless;
+    long frames;            /* frames to render; 0: until the window closes */
+    const char *screenshot; /* where the last frame goes; NULL: nowhere */
+    char default_screenshot[64];
+    bool fixed_step; /* frame i shows time i / 60 s */
+    long frame;      /* the frame being rendered, from 0 */
+    float time;      /* its time in seconds */
+    float dt;        /* seconds since the previous frame */
+    int width, height; /* its framebuffer size */
+    double start_s;
+    GLsync in_flight[DEMO_FRAMES_IN_FLIGHT]; /* a fence after each queued frame */
+} demo;
+
+/* What a demo does each frame. */
+typedef struct demo_callbacks {
+    /* Once per frame, before render: input and animation state. May be NULL. */
+    void (*update)(demo *d, void *user);
+    /*
+     * Make frame d->frame: CUDA writes, GL draws into the bound framebuffer
+     * (viewport set to d->width x d->height). Called once more, for the
+     * screenshot, when a window closes before the last frame was read.
+     */
+    cugl_status (*render)(demo *d, void *user);
+} demo_callbacks;
+
+/**
+ * Parse the command line, then set up the device (current on this thread),
+ * a GL context on it, and a stream. Returns DEMO_RUN to go on, or the exit
+ * status (0 after --help; 1 and a message on a failure, a machine without
+ * a CUDA GPU included; 2 on a bad command line).
+ */
+int demo_start(demo *d, const demo_info *info, int argc, char **argv);
+
+/** Load the demo's fatbin (embedded by the build) into d->module. */
+cugl_status demo_load_module(demo *d, const unsigned char *fatbin, size_t size);
+
+/** A kernel of d->module; the caller releases it. */
+cugl_status demo_kernel(cugl_kernel **out, demo *d, const char *name);
+
+/** Run the frame loop. Returns 0, or 1 after printing what failed. */
+int demo_run(demo *d, const demo_callbacks *callbacks, void *user);
+
+/** Print "<program>: <what>: <cugl_last_error()>" on stderr; returns 1. */
+int demo_fail(const demo *d, const char *what);
+
+/** Timer phases (no-ops without --bench, and outside the frame loop). */
+void demo_phase_begin(demo *d, int phase, const char *name, bool cuda);
+void demo_phase_end(demo *d, int phase);
+
+/** 2-D launch extents covering width x height with 16 x 16 blocks. */
+cugl_launch_config demo_grid_2d(int width, int height);
+
+/**
+ * Print the timings (--bench), free what demo_start made and return
+ * `status`. The demo frees its own GL and CUDA objects first.
+ */
+int demo_finish(demo *d, int status);
+
+#endif /* CUGL_DEMO_H */

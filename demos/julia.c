@@ -1,0 +1,139 @@
+/*
+ * cugl-julia: every frame a CUDA kernel colours a Julia set into a GL
+ * texture, which GL shows with a full-window blit. The constant c travels
+ * slowly around a circle, one step per frame. On the map path the kernel
+ * writes the mapped texture through a surface object; on the shared and
+ * host paths it writes linear memory, rows a pitch apart (common/target.h).
+ */
+#include <math.h>
+
+#include "common/demo.h"
+#include "common/target.h"
+#include "julia_math.h"
+
+extern const unsigned char cugl_julia_fatbin[];
+extern const size_t cugl_julia_fatbin_size;
+
+static const demo_info info = {
+    .program = "cugl-julia",
+    .name = "julia",
+    .summary = "CUDA colours a Julia set into a GL texture every frame; GL shows it.",
+    .controls = "  left drag   pan\n"
+                "  wheel       zoom about the cursor\n"
+                "  R           reset the view\n"
+                "  Escape      quit\n",
+};
+
+typedef struct julia {
+    demo_target image; /* RGBA8, the framebuffer's size */
+    cugl_kernel *surface_kernel, *linear_kernel;
+    julia_view view;
+} julia;
+
+static int julia_create(julia *j, demo *d)
+{
+    j->view = julia_view_default();
+    if (demo_load_module(d, cugl_julia_fatbin, cugl_julia_fatbin_size) != CUGL_OK ||
+        demo_kernel(&j->surface_kernel, d, "julia_surface") != CUGL_OK ||
+        demo_kernel(&j->linear_kernel, d, "julia_linear") != CUGL_OK)
+        return demo_fail(d, "cannot load the kernels");
+    int w, h;
+    cugl_app_context_size(d->ctx, &w, &h);
+    cugl_status st = demo_target_create_texture(&j->image, d, w, h);
+    if (st != CUGL_OK)
+        return demo_target_fail(d, st, "the texture");
+    return 0;
+}
+
+static void julia_destroy(julia *j, demo *d)
+{
+    demo_target_destroy(&j->image, d);
+    cugl_kernel_release(j->surface_kernel);
+    cugl_kernel_release(j->linear_kernel);
+}
+
+/* Left drag pans, the wheel zooms keeping the point under the cursor. */
+static void update(demo *d, void *user)
+{
+    julia *j = user;
+    const cugl_app_input *in = cugl_app_context_input(d->ctx);
+    int w, h;
+    cugl_app_context_size(d->ctx, &w, &h);
+    if (w <= 0 || h <= 0)
+        return;
+    if (cugl_app_key_down(d->ctx, 'R')) /* GLFW_KEY_R is the character's code */
+        j->view = julia_view_default();
+    float scale = j->view.span / (float)(w < h ? w : h);
+    if (in->left) {
+        j->view.center_re -= (float)in->dx * scale;
+        j->view.center_im += (float)in->dy * scale; /* rows go down, the imaginary axis up */
+    }
+    if (in->scroll != 0.0) {
+        float px = (float)in->x - 0.5f * (float)w, py = 0.5f * (float)h - (float)in->y;
+        float re = j->view.center_re + px * scale, im = j->view.center_im + py * scale;
+        j->view.span = fminf(fmaxf(j->view.span * powf(0.85f, (float)in->scroll), 1e-5f), 20.0f);
+        scale = j->view.span / (float)(w < h ? w : h);
+        j->view.center_re = re - px * scale;
+        j->view.center_im = im - py * scale;
+    }
+}
+
+/* CUDA's turn: this frame's image into the texture (or its memory). */
+static cugl_status colour_pixels(julia *j, demo *d)
+{
+    int w = d->width, h = d->height;
+    julia_params p = julia_params_for(&j->view, d->frame, w, h);
+    demo_dest dest;
+    cugl_status st = demo_target_cuda_begin(&j->image, d, &dest);
+    if (st != CUGL_OK)
+        return st;
+    cugl_launch_config grid = demo_grid_2d(w, h);
+    demo_phase_begin(d, DEMO_PHASE_CUDA, "cuda", true);
+    if (j->image.interop == DEMO_INTEROP_MAP) {
+        void *args[] = {&dest.surface, &w, &h, &p};
+        st = cugl_launch(d->stream, &grid, j->surface_kernel, args, 4);
+    } else {
+        void *args[] = {&dest.ptr, &dest.pitch, &w, &h, &p};
+        st = cugl_launch(d->stream, &grid, j->linear_kernel, args, 5);
+    }
+    demo_phase_end(d, DEMO_PHASE_CUDA);
+    /* Hand the texture back even when the launch failed. */
+    cugl_status end = demo_target_cuda_end(&j->image, d);
+    return st != CUGL_OK ? st : end;
+}
+
+static cugl_status render(demo *d, void *user)
+{
+    julia *j = user;
+    cugl_status st = CUGL_OK;
+    if (j->image.width != d->width || j->image.height != d->height) {
+        /* The window was resized: a texture of the new size. */
+        demo_target_destroy(&j->image, d);
+        st = demo_target_create_texture(&j->image, d, d->width, d->height);
+    }
+    if (st == CUGL_OK)
+        st = colour_pixels(j, d);
+    if (st == CUGL_OK)
+        st = demo_target_gl_begin(&j->image, d);
+    if (st != CUGL_OK)
+        return st;
+    demo_phase_begin(d, DEMO_PHASE_DRAW, "draw", false);
+    st = cugl_app_blit(d->ctx, j->image.gl_name, false);
+    demo_phase_end(d, DEMO_PHASE_DRAW);
+    cugl_status end = demo_target_gl_end(&j->image, d);
+    return st != CUGL_OK ? st : end;
+}
+
+int main(int argc, char **argv)
+{
+    demo d;
+    int rc = demo_start(&d, &info, argc, argv);
+    if (rc != DEMO_RUN)
+        return rc;
+    julia j = {0};
+    rc = julia_create(&j, &d);
+    if (rc == 0)
+        rc = demo_run(&d, &(demo_callbacks){.update = update, .render = render}, &j);
+    julia_destroy(&j, &d);
+    return demo_finish(&d, rc);
+}
