@@ -9,7 +9,12 @@
  * memory, GL samples an ordinary texture, and nothing is mapped per frame.
  *
  * The two sides take turns: CUDA's writes end with an event that gl_begin
- * waits for; GL's use ends with a fence that cuda_begin waits for.
+ * waits for; GL's use ends with a fence that cuda_begin waits for. Each
+ * wait is a CPU wait, and on the GPUs measured a CPU wait between GL and
+ * CUDA work costs about as much as a map/unmap (the GPU idles while it
+ * switches). Pipelined, three copies ("slots") of the memory rotate: CUDA
+ * writes one while GL uses the one CUDA finished a frame earlier, and the
+ * waits find their event or fence already signalled.
  */
 #include <stdlib.h>
 #include <unistd.h>
@@ -17,17 +22,29 @@
 #include "app_internal.h"
 #include "cugl/app_shared.h"
 
+enum { SLOTS = 3 };
+
+typedef struct slot {
+    cugl_buffer *buffer; /* the CUDA side */
+    cugl_event *written; /* recorded by cuda_end */
+    bool pending;        /* written is recorded and GL has not waited for it */
+    GLuint memory;       /* the GL memory object */
+    GLuint gl_buffer;    /* the imported storage */
+    GLsync fence;        /* gl_end's, until CUDA next writes the slot */
+} slot;
+
 struct cugl_app_shared {
     cugl_device *device;
     cugl_memory_resource *mr;
-    cugl_buffer *buffer; /* the CUDA side */
-    cugl_stream *stream; /* the allocation's (the device's default stream) */
-    cugl_event *written; /* recorded by cuda_end */
-    bool pending;        /* written is recorded and gl_begin has not waited */
-    GLuint memory;       /* the GL memory object */
-    GLuint gl_buffer;    /* the imported storage */
-    GLuint texture;      /* shared textures: what GL samples; 0 for buffers */
-    GLsync fence;        /* gl_end's, until cuda_begin */
+    cugl_stream *stream; /* the allocations' (the device's default stream) */
+    slot slots[SLOTS];
+    int count;        /* slots allocated: 1, or SLOTS once pipelined */
+    bool pipelined;
+    int cuda_slot;    /* CUDA's current slot */
+    int last_written; /* the slot of the last cuda_end; -1: none */
+    int previous;     /* the slot written before that; -1: none */
+    int gl_slot;      /* GL's current slot */
+    GLuint texture;   /* shared textures: what GL samples; 0 for buffers */
     GLenum format, type; /* shared textures: the pixel transfer's */
     int width, height;
     size_t pitch, size, texel;
@@ -67,7 +84,55 @@ static cugl_status check_extensions(const char *who)
     return CUGL_OK;
 }
 
-/* Allocate `size` exportable bytes and import them into GL as a buffer. */
+/* Allocate slot `i`: exportable bytes, imported into GL as a buffer. */
+static cugl_status slot_create(cugl_app_shared *s, int i, const char *who)
+{
+    slot *sl = &s->slots[i];
+    int fd = -1;
+    size_t allocation = 0;
+    cugl_status st = cugl_memory_resource_allocate(&sl->buffer, s->mr, s->size, s->stream);
+    if (st == CUGL_OK)
+        st = cugl_event_create(&sl->written, s->device, NULL);
+    if (st == CUGL_OK)
+        st = cugl_buffer_export_fd(sl->buffer, &fd, &allocation);
+    if (st == CUGL_OK) {
+        glCreateMemoryObjectsEXT(1, &sl->memory);
+        /* Each cuMemCreate allocation is its own memory object: without
+         * this, NVIDIA's GL read zeros from every other import (measured
+         * on an H200 with 1 MiB buffers). */
+        GLint dedicated = GL_TRUE;
+        glMemoryObjectParameterivEXT(sl->memory, GL_DEDICATED_MEMORY_OBJECT_EXT, &dedicated);
+        /* On success GL owns the descriptor. */
+        glImportMemoryFdEXT(sl->memory, allocation, GL_HANDLE_TYPE_OPAQUE_FD_EXT, fd);
+        st = gl_failed(who, "glImportMemoryFdEXT");
+        if (st != CUGL_OK)
+            close(fd);
+    }
+    if (st == CUGL_OK) {
+        glCreateBuffers(1, &sl->gl_buffer);
+        glNamedBufferStorageMemEXT(sl->gl_buffer, (GLsizeiptr)s->size, sl->memory, 0);
+        st = gl_failed(who, "glNamedBufferStorageMemEXT");
+    }
+    return st;
+}
+
+static void slot_destroy(slot *sl)
+{
+    if (sl->fence) {
+        glClientWaitSync(sl->fence, GL_SYNC_FLUSH_COMMANDS_BIT, UINT64_MAX);
+        glDeleteSync(sl->fence);
+    }
+    if (sl->gl_buffer)
+        glDeleteBuffers(1, &sl->gl_buffer);
+    if (sl->memory)
+        glDeleteMemoryObjectsEXT(1, &sl->memory);
+    if (sl->buffer)
+        cugl_buffer_close(sl->buffer, NULL); /* waits for the stream, then frees */
+    cugl_buffer_release(sl->buffer);
+    cugl_event_release(sl->written);
+    *sl = (slot){0};
+}
+
 static cugl_status create(cugl_app_shared **out, cugl_device *device, size_t size,
                           const char *who)
 {
@@ -86,29 +151,13 @@ static cugl_status create(cugl_app_shared **out, cugl_device *device, size_t siz
         return cugl_report_error(CUGL_ERROR_OUT_OF_MEMORY, who, "cannot allocate");
     s->device = device;
     s->size = s->pitch = size;
-    int fd = -1;
-    size_t allocation = 0;
+    s->last_written = s->previous = -1;
     st = cugl_exportable_memory_resource_create(&s->mr, device);
     if (st == CUGL_OK)
         st = cugl_device_default_stream(&s->stream, device);
-    if (st == CUGL_OK)
-        st = cugl_memory_resource_allocate(&s->buffer, s->mr, size, s->stream);
-    if (st == CUGL_OK)
-        st = cugl_event_create(&s->written, device, NULL);
-    if (st == CUGL_OK)
-        st = cugl_buffer_export_fd(s->buffer, &fd, &allocation);
     if (st == CUGL_OK) {
-        glCreateMemoryObjectsEXT(1, &s->memory);
-        /* On success GL owns the descriptor. */
-        glImportMemoryFdEXT(s->memory, allocation, GL_HANDLE_TYPE_OPAQUE_FD_EXT, fd);
-        st = gl_failed(who, "glImportMemoryFdEXT");
-        if (st != CUGL_OK)
-            close(fd);
-    }
-    if (st == CUGL_OK) {
-        glCreateBuffers(1, &s->gl_buffer);
-        glNamedBufferStorageMemEXT(s->gl_buffer, (GLsizeiptr)size, s->memory, 0);
-        st = gl_failed(who, "glNamedBufferStorageMemEXT");
+        s->count = 1;
+        st = slot_create(s, 0, who);
     }
     if (st != CUGL_OK) {
         cugl_app_shared_destroy(s);
@@ -176,35 +225,48 @@ CUGL_API void cugl_app_shared_destroy(cugl_app_shared *s)
     if (!s)
         return;
     /* Both sides finish with the memory before it goes. */
-    if (s->fence) {
-        glClientWaitSync(s->fence, GL_SYNC_FLUSH_COMMANDS_BIT, UINT64_MAX);
-        glDeleteSync(s->fence);
-    }
-    if (s->memory)
+    if (s->count)
         glFinish();
+    for (int i = 0; i < s->count; i++)
+        slot_destroy(&s->slots[i]);
     if (s->texture)
         glDeleteTextures(1, &s->texture);
-    if (s->gl_buffer)
-        glDeleteBuffers(1, &s->gl_buffer);
-    if (s->memory)
-        glDeleteMemoryObjectsEXT(1, &s->memory);
-    if (s->buffer)
-        cugl_buffer_close(s->buffer, NULL); /* waits for the stream, then frees */
-    cugl_buffer_release(s->buffer);
-    cugl_event_release(s->written);
     cugl_stream_release(s->stream);
     cugl_memory_resource_release(s->mr);
     free(s);
 }
 
+CUGL_API cugl_status cugl_app_shared_set_pipelined(cugl_app_shared *s, bool on)
+{
+    if (!s)
+        return cugl_report_error(CUGL_ERROR_INVALID_ARGUMENT, __func__, "shared is NULL");
+    while (on && s->count < SLOTS) {
+        cugl_status st = slot_create(s, s->count, __func__);
+        if (st != CUGL_OK) {
+            slot_destroy(&s->slots[s->count]);
+            return st;
+        }
+        s->count++;
+    }
+    if (on && !s->pipelined)
+        s->previous = -1; /* slots written before are stale */
+    s->pipelined = on;
+    return CUGL_OK;
+}
+
+CUGL_API bool cugl_app_shared_is_pipelined(const cugl_app_shared *s)
+{
+    return s && s->pipelined;
+}
+
 CUGL_API cugl_buffer *cugl_app_shared_buffer(const cugl_app_shared *s)
 {
-    return s ? s->buffer : NULL;
+    return s ? s->slots[s->cuda_slot].buffer : NULL;
 }
 
 CUGL_API GLuint cugl_app_shared_gl_name(const cugl_app_shared *s)
 {
-    return !s ? 0 : s->texture ? s->texture : s->gl_buffer;
+    return !s ? 0 : s->texture ? s->texture : s->slots[s->gl_slot].gl_buffer;
 }
 
 CUGL_API size_t cugl_app_shared_pitch(const cugl_app_shared *s) { return s ? s->pitch : 0; }
@@ -216,13 +278,20 @@ CUGL_API cugl_status cugl_app_shared_cuda_begin(cugl_app_shared *s, cugl_stream 
     if (!s || !stream)
         return cugl_report_error(CUGL_ERROR_INVALID_ARGUMENT, __func__, "%s is NULL",
                                  !s ? "shared" : "stream");
-    if (!s->fence)
+    /* Pipelined, CUDA takes the slot after the last one it wrote: neither
+     * the one GL may be using now nor the one GL uses next. */
+    if (s->pipelined && s->last_written >= 0)
+        s->cuda_slot = (s->last_written + 1) % s->count;
+    else if (!s->pipelined)
+        s->cuda_slot = 0;
+    slot *sl = &s->slots[s->cuda_slot];
+    if (!sl->fence)
         return CUGL_OK;
-    /* GL's reads are queued before the fence; CUDA may not overwrite the
-     * memory until they are done. */
-    GLenum r = glClientWaitSync(s->fence, GL_SYNC_FLUSH_COMMANDS_BIT, UINT64_MAX);
-    glDeleteSync(s->fence);
-    s->fence = NULL;
+    /* GL's use of the slot is queued before the fence; CUDA may not
+     * overwrite the memory until it is done. */
+    GLenum r = glClientWaitSync(sl->fence, GL_SYNC_FLUSH_COMMANDS_BIT, UINT64_MAX);
+    glDeleteSync(sl->fence);
+    sl->fence = NULL;
     if (r == GL_WAIT_FAILED)
         return cugl_report_error(CUGL_ERROR_GL, __func__, "glClientWaitSync failed");
     return CUGL_OK;
@@ -233,26 +302,38 @@ CUGL_API cugl_status cugl_app_shared_cuda_end(cugl_app_shared *s, cugl_stream *s
     if (!s || !stream)
         return cugl_report_error(CUGL_ERROR_INVALID_ARGUMENT, __func__, "%s is NULL",
                                  !s ? "shared" : "stream");
-    cugl_status st = cugl_event_record(s->written, stream);
-    if (st == CUGL_OK)
-        s->pending = true;
-    return st;
+    slot *sl = &s->slots[s->cuda_slot];
+    cugl_status st = cugl_event_record(sl->written, stream);
+    if (st != CUGL_OK)
+        return st;
+    sl->pending = true;
+    if (s->last_written != s->cuda_slot)
+        s->previous = s->last_written;
+    s->last_written = s->cuda_slot;
+    return CUGL_OK;
 }
 
 CUGL_API cugl_status cugl_app_shared_gl_begin(cugl_app_shared *s)
 {
     if (!s)
         return cugl_report_error(CUGL_ERROR_INVALID_ARGUMENT, __func__, "shared is NULL");
-    if (s->pending) {
-        cugl_status st = cugl_event_sync(s->written);
+    /* Pipelined, GL uses what CUDA finished a frame earlier (the latest on
+     * the first frame); otherwise the latest. */
+    int use = s->pipelined && s->previous >= 0 ? s->previous : s->last_written;
+    if (use < 0)
+        use = s->cuda_slot; /* nothing written yet: whatever the memory holds */
+    s->gl_slot = use;
+    slot *sl = &s->slots[use];
+    if (sl->pending) {
+        cugl_status st = cugl_event_sync(sl->written);
         if (st != CUGL_OK)
             return st;
-        s->pending = false;
+        sl->pending = false;
     }
     if (!s->texture)
         return CUGL_OK;
     /* The texture takes the pixels CUDA wrote: a copy on the GPU. */
-    glBindBuffer(GL_PIXEL_UNPACK_BUFFER, s->gl_buffer);
+    glBindBuffer(GL_PIXEL_UNPACK_BUFFER, sl->gl_buffer);
     glPixelStorei(GL_UNPACK_ALIGNMENT, 1);
     glPixelStorei(GL_UNPACK_ROW_LENGTH, (GLint)(s->pitch / s->texel));
     glTextureSubImage2D(s->texture, 0, 0, 0, s->width, s->height, s->format, s->type, NULL);
@@ -265,10 +346,12 @@ CUGL_API cugl_status cugl_app_shared_gl_end(cugl_app_shared *s)
 {
     if (!s)
         return cugl_report_error(CUGL_ERROR_INVALID_ARGUMENT, __func__, "shared is NULL");
-    if (s->fence)
-        glDeleteSync(s->fence);
-    s->fence = glFenceSync(GL_SYNC_GPU_COMMANDS_COMPLETE, 0);
-    if (!s->fence)
+    slot *sl = &s->slots[s->gl_slot];
+    if (sl->fence)
+        glDeleteSync(sl->fence);
+    sl->fence = glFenceSync(GL_SYNC_GPU_COMMANDS_COMPLETE, 0);
+    if (!sl->fence)
         return cugl_report_error(CUGL_ERROR_GL, __func__, "glFenceSync failed");
+    glFlush(); /* the fence must reach the GPU before CUDA waits on it */
     return CUGL_OK;
 }

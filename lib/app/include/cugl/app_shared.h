@@ -53,12 +53,30 @@ CUGL_API cugl_status cugl_app_shared_texture_create(cugl_app_shared **out, cugl_
                                                     GLenum gl_internal_format, int width,
                                                     int height);
 
+/**
+ * Pipelining. Off (the default), GL uses what CUDA wrote this frame, and
+ * each side waits on the CPU for the other: on the GPUs measured each such
+ * wait between GL and CUDA work costs about as much as a map/unmap. On,
+ * three copies of the memory rotate: CUDA writes one while GL uses the one
+ * CUDA finished a frame earlier, so in steady state neither side waits and
+ * GL shows CUDA's output one frame late. cugl_app_shared_buffer() and (for
+ * buffers) cugl_app_shared_gl_name() then change from frame to frame: ask
+ * after cuda_begin and gl_begin. Turning it off makes the next gl_begin use
+ * the latest writes: do so before a frame whose picture must show that
+ * frame's data (a screenshot).
+ * @errors CUGL_ERROR_INVALID_ARGUMENT, and as cugl_app_shared_buffer_create
+ *   for the two extra copies.
+ */
+CUGL_API cugl_status cugl_app_shared_set_pipelined(cugl_app_shared *shared, bool on);
+CUGL_API bool cugl_app_shared_is_pipelined(const cugl_app_shared *shared);
+
 /** Free both sides (waits for both to finish with the memory). NULL: no-op. */
 CUGL_API void cugl_app_shared_destroy(cugl_app_shared *shared);
 
-/** The CUDA side: a buffer over the whole memory (no reference is passed). */
+/** The CUDA side: a buffer over the memory CUDA writes this frame (no
+ * reference is passed; its size may exceed the size asked for). */
 CUGL_API cugl_buffer *cugl_app_shared_buffer(const cugl_app_shared *shared);
-/** The GL side: a buffer or texture name. */
+/** The GL side: the texture, or the buffer GL uses this frame. */
 CUGL_API GLuint cugl_app_shared_gl_name(const cugl_app_shared *shared);
 /** Bytes from one texture row to the next (buffers: the size). */
 CUGL_API size_t cugl_app_shared_pitch(const cugl_app_shared *shared);
