@@ -860,7 +860,7 @@ int main(void)
         cmocka_unit_test(shared_texture),
         cmocka_unit_test(shared_pipelined),
     };
-    int failed = cmocka_run_group_tests(tests, NULL, NULL);
+    int failed = cugl_test_run(tests);
     cugl_stream_release(stream);
     cugl_app_context_destroy(ctx);
     return failed;
