@@ -2,7 +2,8 @@
 # Set up, build and run cugl on Debian 12 (or a derivative) with the CUDA
 # Toolkit installed.
 #
-#   scripts/bootstrap.sh demo   install what is missing, configure, build, run the main demo
+#   scripts/bootstrap.sh demo   install what is missing, configure, build, run the main
+#                               demo (cugl-julia; arguments are passed on to it)
 #   scripts/bootstrap.sh test   the same set-up, then every test suite, then the
 #                               sanitizer build's unit and gl suites
 #   scripts/bootstrap.sh setup  only the set-up
@@ -81,7 +82,8 @@ case $what in
 setup)
     ;;
 demo)
-    exec ./build/demos/cugl-devices "$@"
+    # A window where there is a display; headless (julia.png) where not.
+    exec ./build/demos/cugl-julia "$@"
     ;;
 test)
     status=0
