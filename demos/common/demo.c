@@ -3,7 +3,13 @@
  */
 #include "demo.h"
 
+#include <errno.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 static double now_seconds(void)
 {
@@ -81,7 +87,12 @@ int demo_start(demo *d, const demo_info *info, int argc, char **argv)
         snprintf(d->default_screenshot, sizeof d->default_screenshot, "%s.png", info->name);
         d->screenshot = d->default_screenshot;
     }
-    d->fixed_step = d->opt.frames > 0 || d->opt.screenshot || d->headless;
+    d->fixed_step = d->opt.frames > 0 || d->opt.screenshot || d->headless || d->opt.record;
+    if (d->opt.record && mkdir(d->opt.record, 0777) != 0 && errno != EEXIST) {
+        fprintf(stderr, "%s: --record: cannot make the folder %s: %s\n", info->program,
+                d->opt.record, strerror(errno));
+        return demo_finish(d, 1);
+    }
 
     if (cugl_stream_create(&d->stream, d->device, NULL) != CUGL_OK)
         return demo_finish(d, demo_fail(d, "cannot create a CUDA stream"));
@@ -162,6 +173,115 @@ static cugl_status write_screenshot(demo *d)
     return st;
 }
 
+/* Whether `program` is an executable file in a folder of $PATH. */
+static bool on_path(const char *program)
+{
+    const char *path = getenv("PATH");
+    while (path && *path) {
+        const char *end = strchr(path, ':');
+        size_t n = end ? (size_t)(end - path) : strlen(path);
+        char file[1024];
+        if (n > 0 && snprintf(file, sizeof file, "%.*s/%s", (int)n, path, program) <
+                         (int)sizeof file &&
+            access(file, X_OK) == 0)
+            return true;
+        path = end ? end + 1 : NULL;
+    }
+    return false;
+}
+
+/* Shell-quote `s` into `out` ('...' with each ' as '\''). */
+static bool quote(char *out, size_t size, const char *s)
+{
+    size_t n = 0;
+    out[n++] = '\'';
+    for (; *s; s++) {
+        const char *piece = *s == '\'' ? "'\\''" : (char[]){*s, 0};
+        size_t len = strlen(piece);
+        if (n + len + 2 > size)
+            return false;
+        memcpy(out + n, piece, len);
+        n += len;
+    }
+    out[n++] = '\'';
+    out[n] = 0;
+    return true;
+}
+
+/* Start ffmpeg reading raw RGBA frames of this size from a pipe. */
+static void start_ffmpeg(demo *d)
+{
+    char out[1100], cmd[1600];
+    snprintf(d->mp4, sizeof d->mp4, "%s/%s.mp4", d->opt.record, d->info->name);
+    if (!quote(out, sizeof out, d->mp4))
+        return;
+    /* Even sizes for yuv420p; frames arrive top row first. */
+    snprintf(cmd, sizeof cmd,
+             "ffmpeg -y -loglevel error -f rawvideo -pixel_format rgba -video_size %dx%d "
+             "-framerate 60 -i - -vf 'pad=ceil(iw/2)*2:ceil(ih/2)*2' -pix_fmt yuv420p %s",
+             d->width, d->height, out);
+    signal(SIGPIPE, SIG_IGN); /* a failing ffmpeg must not kill the demo */
+    d->ffmpeg = popen(cmd, "w");
+    d->ffmpeg_width = d->width;
+    d->ffmpeg_height = d->height;
+}
+
+/* --record: this frame as a numbered PNG, and into ffmpeg where there is one. */
+static cugl_status record_frame(demo *d)
+{
+    size_t size = (size_t)d->width * (size_t)d->height * 4;
+    if (size > d->record_size) {
+        uint8_t *p = realloc(d->record_pixels, size);
+        if (!p)
+            return cugl_report_error(CUGL_ERROR_OUT_OF_MEMORY, d->info->program,
+                                     "cannot hold a %dx%d frame", d->width, d->height);
+        d->record_pixels = p;
+        d->record_size = size;
+    }
+    cugl_status st = cugl_app_read_pixels(d->ctx, d->record_pixels, size);
+    if (st != CUGL_OK)
+        return st;
+    char file[600];
+    snprintf(file, sizeof file, "%s/%s-%06ld.png", d->opt.record, d->info->name, d->frame);
+    st = cugl_app_write_png(file, d->record_pixels, d->width, d->height);
+    if (st != CUGL_OK)
+        return st;
+    if (d->recorded++ == 0 && on_path("ffmpeg"))
+        start_ffmpeg(d);
+    if (d->ffmpeg && (d->width != d->ffmpeg_width || d->height != d->ffmpeg_height)) {
+        fprintf(stderr, "%s: --record: the window changed size; %s ends at frame %ld\n",
+                d->info->program, d->mp4, d->frame - 1);
+        pclose(d->ffmpeg);
+        d->ffmpeg = NULL;
+    }
+    if (d->ffmpeg && fwrite(d->record_pixels, 1, size, d->ffmpeg) != size) {
+        fprintf(stderr, "%s: --record: ffmpeg stopped taking frames\n", d->info->program);
+        pclose(d->ffmpeg);
+        d->ffmpeg = NULL;
+        d->mp4[0] = 0;
+    }
+    return CUGL_OK;
+}
+
+/* Close ffmpeg's pipe and say what --record wrote. */
+static void finish_recording(demo *d)
+{
+    if (!d->opt.record || d->recorded == 0)
+        return;
+    printf("%s: recorded %ld frame%s as %s/%s-NNNNNN.png\n", d->info->program, d->recorded,
+           d->recorded == 1 ? "" : "s", d->opt.record, d->info->name);
+    if (d->ffmpeg) {
+        int rc = pclose(d->ffmpeg);
+        d->ffmpeg = NULL;
+        if (rc == 0)
+            printf("%s: and as %s\n", d->info->program, d->mp4);
+        else
+            fprintf(stderr, "%s: ffmpeg failed (status %d); no MP4\n", d->info->program, rc);
+    } else if (!on_path("ffmpeg")) {
+        printf("%s: no MP4: ffmpeg is not installed\n", d->info->program);
+    }
+}
+
 /*
  * Wait for the frame DEMO_FRAMES_IN_FLIGHT back, then fence this one. A
  * swap with vsync paces a window, but headless (or with vsync off) nothing
@@ -210,6 +330,8 @@ int demo_run(demo *d, const demo_callbacks *cb, void *user)
         snprintf(what, sizeof what, "frame %ld", d->frame);
         if (render_frame(d, cb, user) != CUGL_OK)
             return demo_fail(d, what);
+        if (d->opt.record && d->width > 0 && record_frame(d) != CUGL_OK)
+            return demo_fail(d, "--record: cannot write the frame");
         if (d->screenshot && d->frame == d->frames - 1) {
             if (write_screenshot(d) != CUGL_OK)
                 return demo_fail(d, "cannot write the screenshot");
@@ -242,6 +364,9 @@ int demo_run(demo *d, const demo_callbacks *cb, void *user)
 
 int demo_finish(demo *d, int status)
 {
+    finish_recording(d);
+    free(d->record_pixels);
+    d->record_pixels = NULL;
     if (d->timer) {
         if (status == 0) {
             printf("%s: --interop %s, %dx%d on %s\n", d->info->program,

@@ -15,7 +15,9 @@ enum flag_id {
     FLAG_BENCH,
     FLAG_DEVICE,
     FLAG_DUMP_VERTICES,
+    FLAG_RECORD,
     FLAG_HELP,
+    FLAG_EXTRA, /* one of demo_info.extra */
 };
 
 typedef struct flag {
@@ -33,6 +35,7 @@ static const flag flags[] = {
     {"--bench", FLAG_BENCH, NULL},
     {"--device", FLAG_DEVICE, "N"},
     {"--dump-vertices", FLAG_DUMP_VERTICES, "FILE"},
+    {"--record", FLAG_RECORD, "DIR"},
     {"--help", FLAG_HELP, NULL},
 };
 
@@ -62,8 +65,17 @@ void demo_options_usage(const demo_info *info, FILE *f)
             "  --bench                print per-phase frame times at exit\n"
             "  --device N             the CUDA device (default 0); GL runs on it too\n",
             info->name);
+    fprintf(f, "  --record DIR           write every frame as DIR/%s-NNNNNN.png, and\n"
+               "                         DIR/%s.mp4 where ffmpeg is installed\n",
+            info->name, info->name);
     if (info->dump_vertices)
         fprintf(f, "  --dump-vertices FILE   write the last frame's vertex buffer (raw floats)\n");
+    for (const demo_flag *x = info->extra; x && x->name; x++) {
+        char head[40];
+        snprintf(head, sizeof head, "%s%s%s", x->name, x->value ? " " : "",
+                 x->value ? x->value : "");
+        fprintf(f, "  %-22s %s\n", head, x->help);
+    }
     fprintf(f, "  --help                 show this and exit\n");
     if (info->controls)
         fprintf(f, "\ncontrols:\n%s", info->controls);
@@ -118,13 +130,29 @@ static bool parse_size(const char *s, int *width, int *height)
     return true;
 }
 
-static const flag *find_flag(const demo_info *info, const char *name, size_t len)
+bool demo_parse_long(const char *s, long min, long max, long *out)
 {
+    return s && parse_long(s, s + strlen(s), min, max, out);
+}
+
+/* The flag `name` (of `len` bytes): a common one, or one of the demo's
+ * (then *extra is it, and the returned flag describes it). */
+static const flag *find_flag(const demo_info *info, const char *name, size_t len,
+                             const demo_flag **extra, flag *scratch)
+{
+    *extra = NULL;
     for (size_t i = 0; i < sizeof flags / sizeof flags[0]; i++) {
         if (flags[i].id == FLAG_DUMP_VERTICES && !info->dump_vertices)
             continue;
         if (strlen(flags[i].name) == len && strncmp(flags[i].name, name, len) == 0)
             return &flags[i];
+    }
+    for (const demo_flag *x = info->extra; x && x->name; x++) {
+        if (strlen(x->name) == len && strncmp(x->name, name, len) == 0) {
+            *extra = x;
+            *scratch = (flag){x->name, FLAG_EXTRA, x->value};
+            return scratch;
+        }
     }
     return NULL;
 }
@@ -139,7 +167,9 @@ int demo_options_parse(demo_options *opt, const demo_info *info, int argc, char 
             return usage_error(info, err, "unexpected argument '%s'", arg);
         const char *eq = strchr(arg, '=');
         size_t len = eq ? (size_t)(eq - arg) : strlen(arg);
-        const flag *f = find_flag(info, arg, len);
+        const demo_flag *extra;
+        flag scratch;
+        const flag *f = find_flag(info, arg, len, &extra, &scratch);
         if (!f)
             return usage_error(info, err, "unknown option '%.*s'", (int)len, arg);
         const char *value = eq ? eq + 1 : NULL;
@@ -170,13 +200,23 @@ int demo_options_parse(demo_options *opt, const demo_info *info, int argc, char 
             break;
         case FLAG_SCREENSHOT:
         case FLAG_DUMP_VERTICES:
+        case FLAG_RECORD:
             if (!*value)
-                return usage_error(info, err, "%s needs a file name", f->name);
+                return usage_error(info, err, "%s needs a %s name", f->name,
+                                   f->id == FLAG_RECORD ? "folder" : "file");
             if (f->id == FLAG_SCREENSHOT)
                 opt->screenshot = value;
+            else if (f->id == FLAG_RECORD)
+                opt->record = value;
             else
                 opt->dump_vertices = value;
             break;
+        case FLAG_EXTRA: {
+            const char *why = extra->parse(value, extra->user);
+            if (why)
+                return usage_error(info, err, "%s: '%s' %s", f->name, value ? value : "", why);
+            break;
+        }
         case FLAG_INTEROP: {
             size_t k = 0;
             while (k < 3 && strcmp(value, interop_names[k]) != 0)

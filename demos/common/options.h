@@ -9,10 +9,13 @@
  *   --interop PATH      how CUDA's output reaches GL: map (default), shared, host
  *   --bench             print the per-phase frame times at exit
  *   --device N          the CUDA device (default 0); GL runs on it too
+ *   --record DIR        every frame as DIR/<name>-NNNNNN.png, and DIR/<name>.mp4
+ *                       through ffmpeg when it is installed
  *   --dump-vertices FILE  (demos that draw vertices) the last frame's vertex
  *                       buffer as raw little-endian floats
  *   --help              usage on stdout, exit status 0
  *
+ * A demo may add flags of its own (demo_info.extra).
  * Values may follow as the next argument or after '=' (--size=640x480).
  * Needs neither CUDA nor GL, so the unit tests check it anywhere.
  */
@@ -28,6 +31,20 @@ typedef enum demo_interop {
     DEMO_INTEROP_HOST = 2,   /* through pinned host memory and a GL upload */
 } demo_interop;
 
+/*
+ * A flag of one demo's own ("--bodies N"). `parse` checks and keeps the
+ * value (NULL for a flag without one) and returns NULL, or what is wrong
+ * with it ("is not a number from 1 to 1048576"), which the parser prints
+ * after the flag's name.
+ */
+typedef struct demo_flag {
+    const char *name;  /* "--bodies" */
+    const char *value; /* the value's name in the usage ("N"); NULL: takes none */
+    const char *help;  /* one line for the usage */
+    const char *(*parse)(const char *value, void *user);
+    void *user;
+} demo_flag;
+
 /* What a demo is called and which optional flags it takes. */
 typedef struct demo_info {
     const char *program;  /* "cugl-julia": messages start with it */
@@ -35,7 +52,11 @@ typedef struct demo_info {
     const char *summary;  /* one line for the usage text */
     const char *controls; /* the window controls, one or more lines; may be NULL */
     bool dump_vertices;   /* takes --dump-vertices FILE */
+    const demo_flag *extra; /* the demo's own flags, ended by one with name NULL; may be NULL */
 } demo_info;
+
+/* A decimal integer in [min, max] (digits only): for demo_flag parsers. */
+bool demo_parse_long(const char *s, long min, long max, long *out);
 
 /* The parsed command line; demo_options_parse fills every field. */
 typedef struct demo_options {
@@ -47,6 +68,7 @@ typedef struct demo_options {
     bool bench;
     int device;
     const char *dump_vertices; /* NULL: not given */
+    const char *record;        /* NULL: not given */
 } demo_options;
 
 enum {

@@ -83,6 +83,26 @@ int run_demo(const char *binary, const char *const *args)
     return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
 
+/* Remove `path` and, for a folder, everything in it (--record's folders). */
+static void remove_tree(const char *path)
+{
+    DIR *d = opendir(path);
+    if (!d) {
+        unlink(path);
+        return;
+    }
+    struct dirent *ent;
+    while ((ent = readdir(d))) {
+        if (strcmp(ent->d_name, ".") == 0 || strcmp(ent->d_name, "..") == 0)
+            continue;
+        char child[4096];
+        if (snprintf(child, sizeof child, "%s/%s", path, ent->d_name) < (int)sizeof child)
+            remove_tree(child);
+    }
+    closedir(d);
+    rmdir(path);
+}
+
 void run_demo_cleanup(int failed)
 {
     if (dir_given || !dir[0])
@@ -91,15 +111,7 @@ void run_demo_cleanup(int failed)
         fprintf(stderr, "the demos' output is kept in %s\n", dir);
         return;
     }
-    DIR *d = opendir(dir);
-    if (!d)
-        return;
-    struct dirent *ent;
-    while ((ent = readdir(d)))
-        if (strcmp(ent->d_name, ".") != 0 && strcmp(ent->d_name, "..") != 0)
-            unlink(run_demo_path(ent->d_name));
-    closedir(d);
-    rmdir(dir);
+    remove_tree(dir);
 }
 
 uint8_t *run_demo_read_png(const char *path, int width, int height)

@@ -4,7 +4,8 @@
  * have a channel more than one level off. The three paths write the same
  * bytes, so their screenshots must also be identical. Then at 203x117, a
  * size that leaves partial 16x16 blocks at two edges and makes a shared
- * texture's pitch (a multiple of 256 bytes) longer than its rows.
+ * texture's pitch (a multiple of 256 bytes) longer than its rows. And
+ * --record: every frame as a numbered PNG, the last one the screenshot.
  *
  * usage: test_demo_julia CUGL_JULIA_BINARY
  */
@@ -107,6 +108,49 @@ static void odd_size(void **state)
         check_path(*p, ODD_W, ODD_H);
 }
 
+/* --record writes frames 0 .. N-1, each the reference of its frame. */
+static void record_writes_every_frame(void **state)
+{
+    (void)state;
+    enum { RW = 96, RH = 64 };
+    const char *dir = run_demo_path("recorded");
+    char size[32], frames[16];
+    snprintf(size, sizeof size, "%dx%d", RW, RH);
+    snprintf(frames, sizeof frames, "%d", FRAMES);
+    int rc = run_demo(binary, (const char *const[]){"--headless", "--frames", frames, "--size",
+                                                     size, "--record", dir, "--screenshot",
+                                                     run_demo_path("recorded.png"), NULL});
+    if (rc != 0)
+        fail_msg("cugl-julia --record exited with %d", rc);
+    uint8_t *want = malloc((size_t)RW * RH * 4);
+    assert_non_null(want);
+    for (int f = 0; f < FRAMES; f++) {
+        char file[600];
+        snprintf(file, sizeof file, "%s/julia-%06d.png", dir, f);
+        uint8_t *got = run_demo_read_png(file, RW, RH);
+        julia_reference(want, RW, RH, f);
+        long off = 0;
+        for (int i = 0; i < RW * RH * 4; i++)
+            off += abs(got[i] - want[i]) > 1;
+        if (off * 1000 > (long)RW * RH)
+            fail_msg("%s: %ld channels differ from frame %d's reference", file, off, f);
+        if (f == FRAMES - 1) {
+            uint8_t *shot = run_demo_read_png(run_demo_path("recorded.png"), RW, RH);
+            assert_memory_equal(shot, got, (size_t)RW * RH * 4);
+            free(shot);
+        }
+        free(got);
+    }
+    char extra[600];
+    snprintf(extra, sizeof extra, "%s/julia-%06d.png", dir, FRAMES);
+    FILE *f = fopen(extra, "rb");
+    if (f) {
+        fclose(f);
+        fail_msg("%s exists: more frames recorded than rendered", extra);
+    }
+    free(want);
+}
+
 int main(int argc, char **argv)
 {
     if (argc != 2) {
@@ -121,6 +165,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(host_path),
         cmocka_unit_test(paths_agree),
         cmocka_unit_test(odd_size),
+        cmocka_unit_test(record_writes_every_frame),
     };
     int rc = cugl_test_run(tests);
     run_demo_cleanup(rc != 0);

@@ -21,6 +21,35 @@ static const demo_info without_vertices = {
     .summary = "A demo for the tests.",
 };
 
+/* A demo with flags of its own: --count N (1 to 100) and --fast. */
+static long count_value;
+static bool fast_value;
+
+static const char *parse_count(const char *value, void *user)
+{
+    return demo_parse_long(value, 1, 100, (long *)user) ? NULL : "is not a number from 1 to 100";
+}
+
+static const char *parse_fast(const char *value, void *user)
+{
+    (void)value;
+    *(bool *)user = true;
+    return NULL;
+}
+
+static const demo_flag extra_flags[] = {
+    {"--count", "N", "how many things (default 10)", parse_count, &count_value},
+    {"--fast", NULL, "go fast", parse_fast, &fast_value},
+    {0},
+};
+
+static const demo_info with_extras = {
+    .program = "cugl-test",
+    .name = "test",
+    .summary = "A demo for the tests.",
+    .extra = extra_flags,
+};
+
 enum { MAX_ARGS = 16 };
 
 typedef struct parsed {
@@ -71,6 +100,7 @@ static void defaults(void **state)
     assert_false(p.opt.bench);
     assert_int_equal(p.opt.device, 0);
     assert_null(p.opt.dump_vertices);
+    assert_null(p.opt.record);
     assert_string_equal(p.out, "");
     assert_string_equal(p.err, "");
     parsed_free(&p);
@@ -94,14 +124,45 @@ static void every_flag(void **state)
     parsed_free(&p);
 
     p = parse(&with_vertices, ARGS("--device", "1", "--dump-vertices", "v.bin", "--interop",
-                                   "host", "--size", "16384x1"));
+                                   "host", "--size", "16384x1", "--record", "frames"));
     assert_int_equal(p.rc, DEMO_RUN);
     assert_int_equal(p.opt.device, 1);
     assert_string_equal(p.opt.dump_vertices, "v.bin");
     assert_int_equal(p.opt.interop, DEMO_INTEROP_HOST);
     assert_int_equal(p.opt.width, 16384);
     assert_int_equal(p.opt.height, 1);
+    assert_string_equal(p.opt.record, "frames");
     parsed_free(&p);
+}
+
+static void check_bad(const demo_info *info, const char *const *args, const char *mentions);
+
+static void a_demos_own_flags(void **state)
+{
+    (void)state;
+    count_value = 0;
+    fast_value = false;
+    parsed p = parse(&with_extras, ARGS("--count", "42", "--headless", "--fast"));
+    assert_int_equal(p.rc, DEMO_RUN);
+    assert_int_equal(count_value, 42);
+    assert_true(fast_value);
+    assert_true(p.opt.headless);
+    parsed_free(&p);
+    p = parse(&with_extras, ARGS("--count=7"));
+    assert_int_equal(p.rc, DEMO_RUN);
+    assert_int_equal(count_value, 7);
+    parsed_free(&p);
+    p = parse(&with_extras, ARGS("--help"));
+    assert_non_null(strstr(p.out, "  --count N              how many things (default 10)\n"));
+    assert_non_null(strstr(p.out, "  --fast                 go fast\n"));
+    parsed_free(&p);
+    check_bad(&with_extras, ARGS("--count", "0"), "--count: '0' is not a number from 1 to 100");
+    check_bad(&with_extras, ARGS("--count", "x"), "--count: 'x' is not a number from 1 to 100");
+    check_bad(&with_extras, ARGS("--count"), "--count needs a value: N");
+    check_bad(&with_extras, ARGS("--fast=1"), "--fast takes no value (got '1')");
+    /* Another demo does not know them. */
+    check_bad(&with_vertices, ARGS("--count", "3"), "unknown option '--count'");
+    assert_false(demo_parse_long(NULL, 0, 1, &count_value));
 }
 
 static void values_after_equals(void **state)
@@ -142,7 +203,8 @@ static void help_goes_to_out(void **state)
         assert_non_null(strstr(p.out, "A demo for the tests."));
         for (const char *const *flag = ARGS("--headless", "--size", "--frames", "--screenshot",
                                             "--interop", "--bench", "--device",
-                                            "--dump-vertices", "--help", "Escape  quit");
+                                            "--dump-vertices", "--record", "--help",
+                                            "Escape  quit");
              *flag; flag++)
             if (!strstr(p.out, *flag))
                 fail_msg("the usage lacks %s:\n%s", *flag, p.out);
@@ -195,6 +257,8 @@ static const bad_case bad_cases[] = {
     {{"--interop"}, "--interop needs a value: map|shared|host"},
     {{"--device"}, "--device needs a value: N"},
     {{"--dump-vertices"}, "--dump-vertices needs a value: FILE"},
+    {{"--record"}, "--record needs a value: DIR"},
+    {{"--record="}, "--record needs a folder name"},
     {{"--size", "--headless"}, "--size needs a value"},
     {{"--screenshot", "--frames", "3"}, "--screenshot needs a value"},
     {{"--screenshot="}, "--screenshot needs a file name"},
@@ -249,6 +313,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(defaults),
         cmocka_unit_test(every_flag),
+        cmocka_unit_test(a_demos_own_flags),
         cmocka_unit_test(values_after_equals),
         cmocka_unit_test(the_last_of_a_flag_wins),
         cmocka_unit_test(help_goes_to_out),
