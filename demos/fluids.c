@@ -1,0 +1,524 @@
+/*
+ * cugl-fluids: stable fluids (Stam 1999) on an N x N grid, 512 unless
+ * --grid says otherwise (kernels/demos/fluids_math.h). Every frame CUDA
+ * advects the velocity and the dye, reading them through the texture
+ * unit's bilinear filter from CUDA arrays; adds the force and dye of three
+ * rotating jets and of the mouse; makes the velocity divergence-free with
+ * a Jacobi pressure solve; then colours the dye into an N x N RGBA8 GL
+ * texture, which GL shows in a square in the middle of the window. How
+ * the colours reach the texture is --interop's choice (common/target.h);
+ * the simulation itself stays in CUDA memory on every path.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/demo.h"
+#include "common/target.h"
+#include "fluids_math.h"
+
+extern const unsigned char cugl_fluids_fatbin[];
+extern const size_t cugl_fluids_fatbin_size;
+
+static const demo_info info = {
+    .program = "cugl-fluids",
+    .name = "fluids",
+    .summary =
+        "CUDA solves 2-D stable fluids on an N x N grid (semi-Lagrangian advection through\n"
+        "the texture unit's bilinear filter, a Jacobi pressure solve) and colours the dye\n"
+        "into an N x N GL texture every frame; GL shows it. Three rotating jets stir the\n"
+        "fluid, from the frame number in a run with --frames or headless.\n"
+        "\n"
+        "fluids options (anywhere among the others):\n"
+        "  --grid N               cells per side, 16 to 4096 (default 512)\n"
+        "  --vorticity S          vorticity confinement strength, 0 to 100 per second\n"
+        "                         (default 0: off)\n"
+        "\n"
+        "Every --interop path carries the same RGBA8 image: map writes the registered\n"
+        "texture through a surface, shared writes the rows of a shared texture, host\n"
+        "downloads them to pinned memory and uploads them with glTextureSubImage2D.",
+    .controls = "  left drag   push the fluid along the drag and pour dye\n"
+                "  J           jets on or off\n"
+                "  V           vorticity confinement on or off (at --vorticity, or 3)\n"
+                "  R           clear the fluid\n"
+                "  Escape      quit\n",
+};
+
+/* Timer phases beyond the shared ones (demo.h): the two halves of a step. */
+enum { PHASE_ADVECT = 5, PHASE_PRESSURE = 6 };
+
+#define VORTICITY_ON_KEY 3.0f /* what V turns on when --vorticity left it at 0 */
+
+enum {
+    K_ADVECT,
+    K_SPLATS,
+    K_CURL,
+    K_CONFINE,
+    K_DIVERGENCE,
+    K_JACOBI,
+    K_GRADIENT,
+    K_SHOW_SURFACE,
+    K_SHOW_LINEAR,
+    K_COUNT,
+};
+
+static const char *const kernel_names[K_COUNT] = {
+    [K_ADVECT] = "fluids_advect",
+    [K_SPLATS] = "fluids_add_splats",
+    [K_CURL] = "fluids_compute_curl",
+    [K_CONFINE] = "fluids_confine_vorticity",
+    [K_DIVERGENCE] = "fluids_compute_divergence",
+    [K_JACOBI] = "fluids_jacobi_sweep",
+    [K_GRADIENT] = "fluids_subtract_gradient",
+    [K_SHOW_SURFACE] = "fluids_show_surface",
+    [K_SHOW_LINEAR] = "fluids_show_linear",
+};
+
+typedef struct fluids {
+    int n;                       /* cells per side */
+    float vorticity;             /* confinement strength now; 0: off */
+    float vorticity_on_key;      /* what V turns on */
+    bool jets;                   /* the jets blow */
+    bool clear;                  /* zero every field before the next step */
+    bool held_j, held_v, held_r; /* keys held last frame */
+    long stepped_frame;          /* the frame last simulated */
+    float dt;                    /* this step's length in seconds */
+    fluids_splats splats;        /* this step's jets and mouse stroke */
+
+    cugl_kernel *kernel[K_COUNT];
+    cugl_memory_resource *mr;
+    /* Fields in linear memory, row by row from the bottom: velocity (2
+     * floats a cell), the advected velocity, dye (4 floats; the current
+     * one is dye[dye_now]), divergence, pressure (ping-pong; the current
+     * one, kept as the next solve's first guess, is pressure[pressure_now]),
+     * and curl. */
+    cugl_buffer *velocity, *velocity_next, *dye[2], *div, *pressure[2], *curl;
+    int dye_now, pressure_now;
+    /* Copies of velocity and dye that the advection samples, bilinearly. */
+    cugl_array *velocity_array, *dye_array;
+    cugl_texture *velocity_tex, *dye_tex;
+
+    demo_target image; /* N x N RGBA8, what GL shows */
+} fluids;
+
+/* ---- the command line ------------------------------------------------------ */
+
+typedef struct fluids_options {
+    int grid;
+    float vorticity;
+} fluids_options;
+
+/* "<program>: <what>", a blank line, the usage; the status to exit with. */
+static int own_usage_error(const char *what)
+{
+    fprintf(stderr, "%s: %s\n\n", info.program, what);
+    demo_options_usage(&info, stderr);
+    return DEMO_EXIT_USAGE;
+}
+
+static bool parse_grid(const char *s, int *out)
+{
+    long v = 0;
+    if (!*s)
+        return false;
+    for (; *s; s++) {
+        if (*s < '0' || *s > '9' || v > FLUIDS_MAX_GRID)
+            return false;
+        v = v * 10 + (*s - '0');
+    }
+    if (v < FLUIDS_MIN_GRID || v > FLUIDS_MAX_GRID)
+        return false;
+    *out = (int)v;
+    return true;
+}
+
+static bool parse_strength(const char *s, float *out)
+{
+    char *end;
+    float v = strtof(s, &end);
+    if (!*s || *end || !(v >= 0.0f && v <= 100.0f)) /* NaN fails too */
+        return false;
+    *out = v;
+    return true;
+}
+
+/*
+ * Take --grid N and --vorticity S (or --grid=N ...) out of argv, which the
+ * shared parser then gets without them (it refuses flags it does not
+ * know). Returns DEMO_RUN, or DEMO_EXIT_USAGE after the message and usage.
+ */
+static int take_own_options(fluids_options *o, int *argc, char **argv)
+{
+    static const char *const names[] = {"--grid", "--vorticity"};
+    *o = (fluids_options){.grid = FLUIDS_DEFAULT_GRID, .vorticity = 0.0f};
+    int kept = 1;
+    for (int i = 1; i < *argc; i++) {
+        int which = -1;
+        size_t len = 0;
+        for (int k = 0; k < 2 && which < 0; k++) {
+            len = strlen(names[k]);
+            if (strncmp(argv[i], names[k], len) == 0 &&
+                (argv[i][len] == '\0' || argv[i][len] == '='))
+                which = k;
+        }
+        if (which < 0) {
+            argv[kept++] = argv[i];
+            continue;
+        }
+        const char *value = argv[i][len] == '=' ? argv[i] + len + 1 : NULL;
+        if (!value) {
+            /* A flag where the value should be means the value is missing. */
+            if (i + 1 >= *argc || strncmp(argv[i + 1], "--", 2) == 0)
+                return own_usage_error(which == 0 ? "--grid needs a value: N"
+                                                  : "--vorticity needs a value: S");
+            value = argv[++i];
+        }
+        char what[160];
+        if (which == 0 && !parse_grid(value, &o->grid)) {
+            snprintf(what, sizeof what, "--grid: '%.64s' is not a number from %d to %d", value,
+                     FLUIDS_MIN_GRID, FLUIDS_MAX_GRID);
+            return own_usage_error(what);
+        }
+        if (which == 1 && !parse_strength(value, &o->vorticity)) {
+            snprintf(what, sizeof what, "--vorticity: '%.64s' is not a number from 0 to 100",
+                     value);
+            return own_usage_error(what);
+        }
+    }
+    *argc = kept;
+    argv[kept] = NULL;
+    return DEMO_RUN;
+}
+
+/* ---- set-up ------------------------------------------------------------------ */
+
+static cugl_status make_field(cugl_buffer **out, fluids *f, demo *d, size_t bytes_per_cell)
+{
+    return cugl_memory_resource_allocate(out, f->mr, (size_t)f->n * (size_t)f->n * bytes_per_cell,
+                                         d->stream);
+}
+
+/* An n x n float array of `channels` that a texture samples bilinearly. */
+static cugl_status make_sampled(cugl_array **array, cugl_texture **texture, fluids *f, demo *d,
+                                int channels)
+{
+    cugl_status st = cugl_array_create(
+        array, d->device,
+        &(cugl_array_desc){.ndim = 2,
+                           .shape = {(size_t)f->n, (size_t)f->n},
+                           .format = CUGL_FORMAT_F32,
+                           .num_channels = channels});
+    if (st != CUGL_OK)
+        return st;
+    /* Clamp addressing: a trace that leaves the box reads the wall's cell. */
+    return cugl_texture_create(
+        texture, d->device, &(cugl_resource_desc){.kind = CUGL_RESOURCE_ARRAY, .array = *array},
+        &(cugl_texture_desc){.address_mode = {CUGL_ADDRESS_CLAMP, CUGL_ADDRESS_CLAMP},
+                             .filter_mode = CUGL_FILTER_LINEAR});
+}
+
+static int fluids_create(fluids *f, demo *d, const fluids_options *o)
+{
+    f->n = o->grid;
+    f->vorticity = o->vorticity;
+    f->vorticity_on_key = o->vorticity > 0.0f ? o->vorticity : VORTICITY_ON_KEY;
+    f->jets = true;
+    f->clear = true;
+    f->stepped_frame = -1;
+    if (demo_load_module(d, cugl_fluids_fatbin, cugl_fluids_fatbin_size) != CUGL_OK)
+        return demo_fail(d, "cannot load the kernels");
+    for (int k = 0; k < K_COUNT; k++)
+        if (demo_kernel(&f->kernel[k], d, kernel_names[k]) != CUGL_OK)
+            return demo_fail(d, "cannot load the kernels");
+
+    cugl_status st = cugl_device_memory_resource_create(&f->mr, d->device, NULL);
+    if (st == CUGL_OK)
+        st = make_field(&f->velocity, f, d, sizeof(fluids_vec2));
+    if (st == CUGL_OK)
+        st = make_field(&f->velocity_next, f, d, sizeof(fluids_vec2));
+    for (int i = 0; i < 2 && st == CUGL_OK; i++)
+        st = make_field(&f->dye[i], f, d, sizeof(fluids_vec4));
+    for (int i = 0; i < 2 && st == CUGL_OK; i++)
+        st = make_field(&f->pressure[i], f, d, sizeof(float));
+    if (st == CUGL_OK)
+        st = make_field(&f->div, f, d, sizeof(float));
+    if (st == CUGL_OK)
+        st = make_field(&f->curl, f, d, sizeof(float));
+    if (st != CUGL_OK) {
+        char what[96];
+        snprintf(what, sizeof what, "cannot allocate the %dx%d fields", f->n, f->n);
+        return demo_fail(d, what);
+    }
+    if (make_sampled(&f->velocity_array, &f->velocity_tex, f, d, 2) != CUGL_OK ||
+        make_sampled(&f->dye_array, &f->dye_tex, f, d, 4) != CUGL_OK)
+        return demo_fail(d, "cannot create the arrays and textures the advection samples");
+
+    st = demo_target_create_texture(&f->image, d, f->n, f->n);
+    if (st != CUGL_OK)
+        return demo_target_fail(d, st, "the dye texture");
+    printf("%s: %dx%d cells, %d pressure sweeps a step, vorticity confinement %g\n",
+           info.program, f->n, f->n, FLUIDS_JACOBI_ITERATIONS, (double)f->vorticity);
+    return 0;
+}
+
+static void fluids_destroy(fluids *f, demo *d)
+{
+    /* Queued kernels may still use the textures and the fields. */
+    if (d->stream)
+        cugl_stream_sync(d->stream);
+    demo_target_destroy(&f->image, d);
+    cugl_texture_release(f->velocity_tex);
+    cugl_texture_release(f->dye_tex);
+    cugl_array_release(f->velocity_array);
+    cugl_array_release(f->dye_array);
+    cugl_buffer *fields[] = {f->velocity,    f->velocity_next, f->dye[0], f->dye[1],
+                             f->pressure[0], f->pressure[1],   f->div,    f->curl};
+    for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++)
+        cugl_buffer_release(fields[i]);
+    cugl_memory_resource_release(f->mr);
+    for (int k = 0; k < K_COUNT; k++)
+        cugl_kernel_release(f->kernel[k]);
+}
+
+/* ---- input ------------------------------------------------------------------- */
+
+/* True on the frame a key goes down. */
+static bool pressed(demo *d, int key, bool *held)
+{
+    bool down = cugl_app_key_down(d->ctx, key);
+    bool edge = down && !*held;
+    *held = down;
+    return edge;
+}
+
+/* The square, centred in the framebuffer, that shows the grid. */
+static void square(const demo *d, int *x, int *y, int *side)
+{
+    *side = d->width < d->height ? d->width : d->height;
+    *x = (d->width - *side) / 2;
+    *y = (d->height - *side) / 2;
+}
+
+/* A left drag pushes the fluid along the drag and pours dye of a slowly turning hue. */
+static void mouse_stroke(fluids *f, demo *d)
+{
+    const cugl_app_input *in = cugl_app_context_input(d->ctx);
+    int sx, sy, side;
+    square(d, &sx, &sy, &side);
+    if (!in->left || side <= 0 || f->dt <= 0.0f || f->splats.count >= FLUIDS_MAX_SPLATS)
+        return;
+    /* The cursor counts rows from the top; the grid's y goes up. */
+    float x = (float)(in->x - sx) / (float)side;
+    float y = 1.0f - (float)(in->y - sy) / (float)side;
+    if (x < 0.0f || x > 1.0f || y < 0.0f || y > 1.0f)
+        return;
+    float vx = (float)in->dx / (float)side / f->dt, vy = -(float)in->dy / (float)side / f->dt;
+    float speed = sqrtf(vx * vx + vy * vy), most = 5.0f;
+    if (speed > most) {
+        vx *= most / speed;
+        vy *= most / speed;
+    }
+    float hue = 0.1f * d->time, amount = 8.0f * f->dt;
+    f->splats.splat[f->splats.count++] = (fluids_splat){
+        .x = x,
+        .y = y,
+        .vx = vx,
+        .vy = vy,
+        .r = amount * (1.5f + 1.5f * cosf(FLUIDS_TWO_PI * hue)),
+        .g = amount * (1.5f + 1.5f * cosf(FLUIDS_TWO_PI * (hue - 1.0f / 3.0f))),
+        .b = amount * (1.5f + 1.5f * cosf(FLUIDS_TWO_PI * (hue - 2.0f / 3.0f))),
+        .radius = 0.02f,
+    };
+}
+
+static void update(demo *d, void *user)
+{
+    fluids *f = user;
+    /* A fixed-step run steps 1/60 s a frame; a window the clock's time,
+     * at most 1/30 s so that a stall does not blow the fluid away. */
+    f->dt = fminf(d->dt, 1.0f / 30.0f);
+    if (pressed(d, 'J', &f->held_j)) /* GLFW_KEY_J is the character's code */
+        f->jets = !f->jets;
+    if (pressed(d, 'V', &f->held_v))
+        f->vorticity = f->vorticity > 0.0f ? 0.0f : f->vorticity_on_key;
+    if (pressed(d, 'R', &f->held_r))
+        f->clear = true;
+    f->splats.count = 0;
+    if (f->jets) {
+        fluids_jets(f->splats.splat, d->time, f->dt);
+        f->splats.count = FLUIDS_JETS;
+    }
+    mouse_stroke(f, d);
+}
+
+/* ---- a step ------------------------------------------------------------------ */
+
+static cugl_status launch(fluids *f, demo *d, int kernel, void **args, size_t num_args)
+{
+    cugl_launch_config grid = demo_grid_2d(f->n, f->n);
+    return cugl_launch(d->stream, &grid, f->kernel[kernel], args, num_args);
+}
+
+static cugl_status clear_fields(fluids *f, demo *d)
+{
+    const float zero = 0.0f;
+    cugl_buffer *fields[] = {f->velocity, f->dye[0], f->dye[1], f->pressure[0], f->pressure[1]};
+    cugl_status st = CUGL_OK;
+    for (size_t i = 0; i < sizeof fields / sizeof fields[0] && st == CUGL_OK; i++)
+        st = cugl_buffer_fill(fields[i], &zero, sizeof zero, d->stream);
+    return st;
+}
+
+/* Advection, the splats and vorticity confinement: into velocity_next and the other dye. */
+static cugl_status advect(fluids *f, demo *d)
+{
+    cugl_status st = cugl_array_copy_from_buffer(f->velocity_array, f->velocity, d->stream);
+    if (st == CUGL_OK)
+        st = cugl_array_copy_from_buffer(f->dye_array, f->dye[f->dye_now], d->stream);
+    if (st != CUGL_OK)
+        return st;
+    uint64_t velocity_tex = cugl_texture_handle(f->velocity_tex);
+    uint64_t dye_tex = cugl_texture_handle(f->dye_tex);
+    uint64_t velocity = cugl_buffer_handle(f->velocity);
+    uint64_t next = cugl_buffer_handle(f->velocity_next);
+    uint64_t dye_next = cugl_buffer_handle(f->dye[1 - f->dye_now]);
+    uint64_t curl = cugl_buffer_handle(f->curl);
+    int n = f->n;
+    /* Lengths in the kernels are cells; the keep factors are per 1/60 s. */
+    float dt_cells = f->dt * (float)n;
+    float velocity_keep = powf(FLUIDS_VELOCITY_KEEP, 60.0f * f->dt);
+    float dye_keep = powf(FLUIDS_DYE_KEEP, 60.0f * f->dt);
+    void *advect_args[] = {&velocity_tex, &dye_tex, &velocity, &next, &dye_next,
+                           &n,            &dt_cells, &velocity_keep, &dye_keep};
+    st = launch(f, d, K_ADVECT, advect_args, 9);
+    if (st == CUGL_OK && f->splats.count > 0) {
+        void *args[] = {&next, &dye_next, &n, &f->splats};
+        st = launch(f, d, K_SPLATS, args, 4);
+    }
+    if (st == CUGL_OK && f->vorticity > 0.0f) {
+        float strength_dt = f->vorticity * f->dt;
+        void *curl_args[] = {&next, &curl, &n};
+        void *confine_args[] = {&next, &curl, &n, &strength_dt};
+        st = launch(f, d, K_CURL, curl_args, 3);
+        if (st == CUGL_OK)
+            st = launch(f, d, K_CONFINE, confine_args, 4);
+    }
+    if (st == CUGL_OK)
+        f->dye_now = 1 - f->dye_now;
+    return st;
+}
+
+/* The projection: velocity = velocity_next - grad p, p from Jacobi sweeps. */
+static cugl_status project(fluids *f, demo *d)
+{
+    uint64_t next = cugl_buffer_handle(f->velocity_next);
+    uint64_t velocity = cugl_buffer_handle(f->velocity);
+    uint64_t div = cugl_buffer_handle(f->div);
+    int n = f->n;
+    float weight = FLUIDS_JACOBI_WEIGHT;
+    void *div_args[] = {&next, &div, &n};
+    cugl_status st = launch(f, d, K_DIVERGENCE, div_args, 3);
+    for (int s = 0; s < FLUIDS_JACOBI_ITERATIONS && st == CUGL_OK; s++) {
+        uint64_t from = cugl_buffer_handle(f->pressure[f->pressure_now]);
+        uint64_t to = cugl_buffer_handle(f->pressure[1 - f->pressure_now]);
+        void *args[] = {&from, &div, &to, &n, &weight};
+        st = launch(f, d, K_JACOBI, args, 5);
+        if (st == CUGL_OK)
+            f->pressure_now = 1 - f->pressure_now;
+    }
+    if (st == CUGL_OK) {
+        uint64_t p = cugl_buffer_handle(f->pressure[f->pressure_now]);
+        void *args[] = {&next, &p, &velocity, &n};
+        st = launch(f, d, K_GRADIENT, args, 4);
+    }
+    return st;
+}
+
+static cugl_status simulate(fluids *f, demo *d)
+{
+    cugl_status st = CUGL_OK;
+    if (f->clear) {
+        st = clear_fields(f, d);
+        f->clear = false;
+    }
+    if (st != CUGL_OK)
+        return st;
+    demo_phase_begin(d, PHASE_ADVECT, "advect", true);
+    st = advect(f, d);
+    demo_phase_end(d, PHASE_ADVECT);
+    if (st != CUGL_OK)
+        return st;
+    demo_phase_begin(d, PHASE_PRESSURE, "pressure", true);
+    st = project(f, d);
+    demo_phase_end(d, PHASE_PRESSURE);
+    return st;
+}
+
+/* CUDA's turn on the texture: the dye's colours. */
+static cugl_status show(fluids *f, demo *d)
+{
+    demo_dest dest;
+    cugl_status st = demo_target_cuda_begin(&f->image, d, &dest);
+    if (st != CUGL_OK)
+        return st;
+    uint64_t dye = cugl_buffer_handle(f->dye[f->dye_now]);
+    int n = f->n;
+    demo_phase_begin(d, DEMO_PHASE_CUDA, "show", true);
+    if (f->image.interop == DEMO_INTEROP_MAP) {
+        void *args[] = {&dest.surface, &dye, &n};
+        st = launch(f, d, K_SHOW_SURFACE, args, 3);
+    } else {
+        void *args[] = {&dest.ptr, &dest.pitch, &dye, &n};
+        st = launch(f, d, K_SHOW_LINEAR, args, 4);
+    }
+    demo_phase_end(d, DEMO_PHASE_CUDA);
+    /* Hand the texture back even when the launch failed. */
+    cugl_status end = demo_target_cuda_end(&f->image, d);
+    return st != CUGL_OK ? st : end;
+}
+
+static cugl_status render(demo *d, void *user)
+{
+    fluids *f = user;
+    cugl_status st = CUGL_OK;
+    /* One step a frame; the screenshot's second rendering of a frame shows it again. */
+    if (f->stepped_frame != d->frame) {
+        st = simulate(f, d);
+        f->stepped_frame = d->frame;
+    }
+    if (st == CUGL_OK)
+        st = show(f, d);
+    if (st == CUGL_OK)
+        st = demo_target_gl_begin(&f->image, d);
+    if (st != CUGL_OK)
+        return st;
+    demo_phase_begin(d, DEMO_PHASE_DRAW, "draw", false);
+    int x, y, side;
+    square(d, &x, &y, &side);
+    glClearColor(0.0f, 0.0f, 0.0f, 1.0f);
+    glClear(GL_COLOR_BUFFER_BIT);
+    glViewport(x, y, side, side);
+    st = cugl_app_blit(d->ctx, f->image.gl_name, true);
+    glViewport(0, 0, d->width, d->height);
+    demo_phase_end(d, DEMO_PHASE_DRAW);
+    cugl_status end = demo_target_gl_end(&f->image, d);
+    return st != CUGL_OK ? st : end;
+}
+
+int main(int argc, char **argv)
+{
+    fluids_options o;
+    int rc = take_own_options(&o, &argc, argv);
+    if (rc != DEMO_RUN)
+        return rc;
+    demo d;
+    rc = demo_start(&d, &info, argc, argv);
+    if (rc != DEMO_RUN)
+        return rc;
+    fluids f = {0};
+    rc = fluids_create(&f, &d, &o);
+    if (rc == 0)
+        rc = demo_run(&d, &(demo_callbacks){.update = update, .render = render}, &f);
+    fluids_destroy(&f, &d);
+    return demo_finish(&d, rc);
+}
