@@ -20,6 +20,39 @@
 extern const unsigned char cugl_fluids_fatbin[];
 extern const size_t cugl_fluids_fatbin_size;
 
+typedef struct fluids_options {
+    int grid;
+    float vorticity;
+} fluids_options;
+
+static fluids_options options = {.grid = FLUIDS_DEFAULT_GRID, .vorticity = 0.0f};
+
+static const char *parse_grid(const char *value, void *user)
+{
+    long v;
+    if (!demo_parse_long(value, FLUIDS_MIN_GRID, FLUIDS_MAX_GRID, &v))
+        return "is not a number from 16 to 4096"; /* FLUIDS_MIN_GRID, FLUIDS_MAX_GRID */
+    ((fluids_options *)user)->grid = (int)v;
+    return NULL;
+}
+
+static const char *parse_strength(const char *value, void *user)
+{
+    char *end;
+    float v = strtof(value, &end);
+    if (!*value || *end || !(v >= 0.0f && v <= 100.0f)) /* NaN fails too */
+        return "is not a number from 0 to 100";
+    ((fluids_options *)user)->vorticity = v;
+    return NULL;
+}
+
+static const demo_flag fluids_flags[] = {
+    {"--grid", "N", "cells per side, 16 to 4096 (default 512)", parse_grid, &options},
+    {"--vorticity", "S", "vorticity confinement per second, 0 to 100 (default 0: off)",
+     parse_strength, &options},
+    {0},
+};
+
 static const demo_info info = {
     .program = "cugl-fluids",
     .name = "fluids",
@@ -29,11 +62,6 @@ static const demo_info info = {
         "into an N x N GL texture every frame; GL shows it. Three rotating jets stir the\n"
         "fluid, from the frame number in a run with --frames or headless.\n"
         "\n"
-        "fluids options (anywhere among the others):\n"
-        "  --grid N               cells per side, 16 to 4096 (default 512)\n"
-        "  --vorticity S          vorticity confinement strength, 0 to 100 per second\n"
-        "                         (default 0: off)\n"
-        "\n"
         "Every --interop path carries the same RGBA8 image: map writes the registered\n"
         "texture through a surface, shared writes the rows of a shared texture, host\n"
         "downloads them to pinned memory and uploads them with glTextureSubImage2D.",
@@ -42,6 +70,7 @@ static const demo_info info = {
                 "  V           vorticity confinement on or off (at --vorticity, or 3)\n"
                 "  R           clear the fluid\n"
                 "  Escape      quit\n",
+    .extra = fluids_flags,
 };
 
 /* Timer phases beyond the shared ones (demo.h): the two halves of a step. */
@@ -100,95 +129,6 @@ typedef struct fluids {
 
     demo_target image; /* N x N RGBA8, what GL shows */
 } fluids;
-
-/* ---- the command line ------------------------------------------------------ */
-
-typedef struct fluids_options {
-    int grid;
-    float vorticity;
-} fluids_options;
-
-/* "<program>: <what>", a blank line, the usage; the status to exit with. */
-static int own_usage_error(const char *what)
-{
-    fprintf(stderr, "%s: %s\n\n", info.program, what);
-    demo_options_usage(&info, stderr);
-    return DEMO_EXIT_USAGE;
-}
-
-static bool parse_grid(const char *s, int *out)
-{
-    long v = 0;
-    if (!*s)
-        return false;
-    for (; *s; s++) {
-        if (*s < '0' || *s > '9' || v > FLUIDS_MAX_GRID)
-            return false;
-        v = v * 10 + (*s - '0');
-    }
-    if (v < FLUIDS_MIN_GRID || v > FLUIDS_MAX_GRID)
-        return false;
-    *out = (int)v;
-    return true;
-}
-
-static bool parse_strength(const char *s, float *out)
-{
-    char *end;
-    float v = strtof(s, &end);
-    if (!*s || *end || !(v >= 0.0f && v <= 100.0f)) /* NaN fails too */
-        return false;
-    *out = v;
-    return true;
-}
-
-/*
- * Take --grid N and --vorticity S (or --grid=N ...) out of argv, which the
- * shared parser then gets without them (it refuses flags it does not
- * know). Returns DEMO_RUN, or DEMO_EXIT_USAGE after the message and usage.
- */
-static int take_own_options(fluids_options *o, int *argc, char **argv)
-{
-    static const char *const names[] = {"--grid", "--vorticity"};
-    *o = (fluids_options){.grid = FLUIDS_DEFAULT_GRID, .vorticity = 0.0f};
-    int kept = 1;
-    for (int i = 1; i < *argc; i++) {
-        int which = -1;
-        size_t len = 0;
-        for (int k = 0; k < 2 && which < 0; k++) {
-            len = strlen(names[k]);
-            if (strncmp(argv[i], names[k], len) == 0 &&
-                (argv[i][len] == '\0' || argv[i][len] == '='))
-                which = k;
-        }
-        if (which < 0) {
-            argv[kept++] = argv[i];
-            continue;
-        }
-        const char *value = argv[i][len] == '=' ? argv[i] + len + 1 : NULL;
-        if (!value) {
-            /* A flag where the value should be means the value is missing. */
-            if (i + 1 >= *argc || strncmp(argv[i + 1], "--", 2) == 0)
-                return own_usage_error(which == 0 ? "--grid needs a value: N"
-                                                  : "--vorticity needs a value: S");
-            value = argv[++i];
-        }
-        char what[160];
-        if (which == 0 && !parse_grid(value, &o->grid)) {
-            snprintf(what, sizeof what, "--grid: '%.64s' is not a number from %d to %d", value,
-                     FLUIDS_MIN_GRID, FLUIDS_MAX_GRID);
-            return own_usage_error(what);
-        }
-        if (which == 1 && !parse_strength(value, &o->vorticity)) {
-            snprintf(what, sizeof what, "--vorticity: '%.64s' is not a number from 0 to 100",
-                     value);
-            return own_usage_error(what);
-        }
-    }
-    *argc = kept;
-    argv[kept] = NULL;
-    return DEMO_RUN;
-}
 
 /* ---- set-up ------------------------------------------------------------------ */
 
@@ -507,16 +447,13 @@ static cugl_status render(demo *d, void *user)
 
 int main(int argc, char **argv)
 {
-    fluids_options o;
-    int rc = take_own_options(&o, &argc, argv);
-    if (rc != DEMO_RUN)
-        return rc;
+    const fluids_options *o = &options;
     demo d;
-    rc = demo_start(&d, &info, argc, argv);
+    int rc = demo_start(&d, &info, argc, argv);
     if (rc != DEMO_RUN)
         return rc;
     fluids f = {0};
-    rc = fluids_create(&f, &d, &o);
+    rc = fluids_create(&f, &d, o);
     if (rc == 0)
         rc = demo_run(&d, &(demo_callbacks){.update = update, .render = render}, &f);
     fluids_destroy(&f, &d);
