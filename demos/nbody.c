@@ -1,0 +1,693 @@
+/*
+ * cugl-nbody: all-pairs gravity between the bodies of two colliding spiral
+ * galaxies (65,536 by default). Every frame one CUDA kernel advances every
+ * body one fixed step, pulling tiles of positions through shared memory
+ * (kernels/demos/nbody.cu); it reads the positions from one of two buffers
+ * and writes them into the other, and the two swap roles each frame. GL
+ * draws the new positions as additive point sprites coloured by speed,
+ * which it reads off the two buffers (the step's displacement is v dt).
+ * Velocities stay in a device buffer that only CUDA touches.
+ *
+ * How the position buffers are shared is --interop's choice:
+ *   map     two GL buffers registered once; each frame both are mapped in
+ *           one call, the one read READ_ONLY, the one written
+ *           WRITE_DISCARD, and unmapped in one call after the step
+ *   shared  two buffers of CUDA memory that GL imports (cugl/app_shared.h):
+ *           nothing is mapped; CUDA waits for GL's fence before it
+ *           overwrites a buffer, GL for CUDA's event before it draws one
+ *   host    two device buffers; the new positions are copied to pinned
+ *           host memory and uploaded into one of two GL buffers
+ * The kernel and its launch are the same on every path, so every path
+ * computes the same bits and draws the same picture.
+ */
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cugl/app_shared.h>
+
+#include "common/demo.h"
+#include "nbody_math.h"
+
+extern const unsigned char cugl_nbody_fatbin[];
+extern const size_t cugl_nbody_fatbin_size;
+extern const unsigned char cugl_shader_nbody_vert[];
+extern const unsigned char cugl_shader_nbody_frag[];
+
+static const demo_info info = {
+    .program = "cugl-nbody",
+    .name = "nbody",
+    .summary =
+        "All-pairs gravity of two colliding spiral galaxies: every frame a CUDA kernel\n"
+        "advances each body one step (tiles of bodies in shared memory), reading the\n"
+        "positions from one GL vertex buffer and writing them into another; GL draws\n"
+        "them as glowing points coloured by speed. The buffers swap roles each frame.\n"
+        "\n"
+        "demo options:\n"
+        "  --bodies N             the number of bodies (default 65536, at most 16777216);\n"
+        "                         a step costs N^2 interactions\n"
+        "\n"
+        "The interop paths here: map registers both GL buffers once and maps them\n"
+        "together every frame, the one read READ_ONLY, the one written WRITE_DISCARD;\n"
+        "shared makes both of CUDA memory that GL imports, mapping nothing; host keeps\n"
+        "them in device memory and uploads each frame's positions through pinned host\n"
+        "memory. All three draw the same picture. --bench adds the step kernel's\n"
+        "interactions per second and GFLOP/s (20 flops an interaction, CUDA events)\n"
+        "and the GPU's peak FP32 rate. --dump-vertices writes the last positions,\n"
+        "4 floats a body: x, y, z, mass.",
+    .controls = "  left drag, arrow keys, W/A/S/D   orbit\n"
+                "  right drag                       pan\n"
+                "  wheel                            zoom\n"
+                "  R                                reset the camera\n"
+                "  Escape                           quit\n",
+    .dump_vertices = true,
+};
+
+enum { TIMING_SLOTS = 8 }; /* steps whose kernel times are read later */
+
+#define SPRITE_SIZE 0.02f /* a body's sprite across, in world units */
+#define BRIGHT_SPEED 2.2f /* the speed drawn in the fastest colour */
+
+typedef struct nbody {
+    long n;
+    size_t bytes; /* of one position buffer: 4 floats a body */
+    int cur;      /* the buffer (0 or 1) with the latest positions */
+    long stepped; /* the frame whose step was taken last; -1: none */
+    GLuint gl[2]; /* map, host: the GL buffers, made here */
+    cugl_graphics_resource *resource[2]; /* map */
+    cugl_app_shared *shared[2];          /* shared */
+    cugl_buffer *device_pos[2];          /* host */
+    cugl_buffer *pinned;                 /* host: the download's */
+    cugl_memory_resource *device_mr, *pinned_mr;
+    cugl_buffer *vel;
+    cugl_kernel *kernel;
+    GLuint program, vao;
+    cugl_app_camera camera;
+    /* --bench: events around each step's kernel, read TIMING_SLOTS steps
+     * later, when they have long completed */
+    cugl_event *started[TIMING_SLOTS], *ended[TIMING_SLOTS];
+    bool timed[TIMING_SLOTS];
+    long steps;
+    long steps_timed;
+    double step_ms; /* their sum */
+} nbody;
+
+/* --- The command line: --bodies, then the common flags ------------------- */
+
+static int bodies_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* "<program>: <message>", a blank line, the usage; the exit status. */
+static int bodies_error(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(stderr, "%s: ", info.program);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fprintf(stderr, "\n\n");
+    demo_options_usage(&info, stderr);
+    return DEMO_EXIT_USAGE;
+}
+
+/*
+ * Take --bodies N (or --bodies=N) out of argv, which the common parser
+ * then reads without it. DEMO_RUN, or the exit status after a bad value.
+ */
+static int take_bodies(long *bodies, int *argc, char **argv)
+{
+    *bodies = NBODY_DEFAULT_BODIES;
+    int kept = 1;
+    for (int i = 1; i < *argc; i++) {
+        const char *value;
+        if (strcmp(argv[i], "--bodies") == 0) {
+            if (i + 1 >= *argc || strncmp(argv[i + 1], "--", 2) == 0)
+                return bodies_error("--bodies needs a value: N");
+            value = argv[++i];
+        } else if (strncmp(argv[i], "--bodies=", 9) == 0) {
+            value = argv[i] + 9;
+        } else {
+            argv[kept++] = argv[i];
+            continue;
+        }
+        long n = 0;
+        const char *c = value;
+        for (; *c >= '0' && *c <= '9' && n <= NBODY_MAX_BODIES; c++)
+            n = n * 10 + (*c - '0');
+        if (c == value || *c || n < 1 || n > NBODY_MAX_BODIES)
+            return bodies_error("--bodies: '%s' is not a number from 1 to %d", value,
+                                NBODY_MAX_BODIES);
+        *bodies = n;
+    }
+    argv[kept] = NULL;
+    *argc = kept;
+    return DEMO_RUN;
+}
+
+/* --- Set-up ----------------------------------------------------------------- */
+
+static cugl_status gl_check(const char *what)
+{
+    GLenum e = glGetError();
+    if (e == GL_NO_ERROR)
+        return CUGL_OK;
+    return cugl_report_error(CUGL_ERROR_GL, info.program, "%s: GL error 0x%04x", what, e);
+}
+
+/* `size` bytes of host memory into the start of `dst`, then wait. */
+static cugl_status upload(demo *d, cugl_buffer *dst, const void *data, size_t size)
+{
+    cugl_buffer *from = NULL, *to = NULL;
+    cugl_status st = cugl_buffer_from_handle(&from, (uint64_t)(uintptr_t)data, size, NULL);
+    /* dst may be larger (shared memory is rounded up); copies match sizes. */
+    if (st == CUGL_OK)
+        st = cugl_buffer_from_handle(&to, cugl_buffer_handle(dst), size, NULL);
+    if (st == CUGL_OK)
+        st = cugl_buffer_copy_from(to, from, d->stream);
+    if (st == CUGL_OK)
+        st = cugl_stream_sync(d->stream);
+    cugl_buffer_release(to);
+    cugl_buffer_release(from);
+    return st;
+}
+
+/* Two GL buffers; the first holds the initial positions. */
+static cugl_status make_gl_buffers(nbody *s, const float *pos, GLbitfield storage_flags)
+{
+    glCreateBuffers(2, s->gl);
+    /* Immutable storage: what CUDA registered can never be respecified. */
+    glNamedBufferStorage(s->gl[0], (GLsizeiptr)s->bytes, pos, storage_flags);
+    glNamedBufferStorage(s->gl[1], (GLsizeiptr)s->bytes, NULL, storage_flags);
+    return gl_check("glNamedBufferStorage");
+}
+
+static cugl_status create_map(nbody *s, demo *d, const float *pos)
+{
+    cugl_status st = make_gl_buffers(s, pos, 0);
+    /* Registered for both roles; the map flags say which each frame. */
+    for (int i = 0; i < 2 && st == CUGL_OK; i++)
+        st = cugl_graphics_resource_from_gl_buffer(&s->resource[i], d->device, s->gl[i],
+                                                   CUGL_GRAPHICS_NONE);
+    return st;
+}
+
+static cugl_status create_shared(nbody *s, demo *d, const float *pos)
+{
+    cugl_status st = CUGL_OK;
+    for (int i = 0; i < 2 && st == CUGL_OK; i++) {
+        st = cugl_app_shared_buffer_create(&s->shared[i], d->device, s->bytes);
+        if (st == CUGL_OK && cugl_app_shared_size(s->shared[i]) < s->bytes)
+            st = cugl_report_error(CUGL_ERROR_INVALID_STATE, info.program,
+                                   "the shared buffer has %zu bytes, not %zu",
+                                   cugl_app_shared_size(s->shared[i]), s->bytes);
+    }
+    /* The initial positions are CUDA's first writes into buffer 0. */
+    if (st == CUGL_OK)
+        st = cugl_app_shared_cuda_begin(s->shared[0], d->stream);
+    if (st == CUGL_OK)
+        st = upload(d, cugl_app_shared_buffer(s->shared[0]), pos, s->bytes);
+    if (st == CUGL_OK)
+        st = cugl_app_shared_cuda_end(s->shared[0], d->stream);
+    return st;
+}
+
+static cugl_status create_host(nbody *s, demo *d, const float *pos)
+{
+    cugl_status st = make_gl_buffers(s, pos, GL_DYNAMIC_STORAGE_BIT);
+    for (int i = 0; i < 2 && st == CUGL_OK; i++)
+        st = cugl_memory_resource_allocate(&s->device_pos[i], s->device_mr, s->bytes, d->stream);
+    if (st == CUGL_OK)
+        st = cugl_legacy_pinned_memory_resource_create(&s->pinned_mr, d->device);
+    if (st == CUGL_OK)
+        st = cugl_memory_resource_allocate(&s->pinned, s->pinned_mr, s->bytes, d->stream);
+    if (st == CUGL_OK)
+        st = upload(d, s->device_pos[0], pos, s->bytes);
+    return st;
+}
+
+/* Where the interop path failed: say so, and which paths work. */
+static int path_failed(const demo *d, cugl_status st)
+{
+    if (st == CUGL_ERROR_NOT_SUPPORTED && d->opt.interop != DEMO_INTEROP_HOST) {
+        fprintf(stderr, "%s: --interop %s is not supported here: %s\n  (--interop %s works "
+                        "where the other does not)\n",
+                info.program, demo_interop_name(d->opt.interop), cugl_last_error(),
+                d->opt.interop == DEMO_INTEROP_SHARED ? "map or host" : "host");
+        return 1;
+    }
+    char what[96];
+    snprintf(what, sizeof what, "cannot create the position buffers (--interop %s)",
+             demo_interop_name(d->opt.interop));
+    return demo_fail(d, what);
+}
+
+/* Attribute 0: this frame's positions (binding 0), 1: the last frame's (binding 1). */
+static void make_vertex_array(nbody *s)
+{
+    glCreateVertexArrays(1, &s->vao);
+    for (GLuint a = 0; a < 2; a++) {
+        glEnableVertexArrayAttrib(s->vao, a);
+        glVertexArrayAttribFormat(s->vao, a, 4, GL_FLOAT, GL_FALSE, 0);
+        glVertexArrayAttribBinding(s->vao, a, a);
+    }
+}
+
+/* Both galaxies in view, from above their orbital plane. */
+static void camera_home(cugl_app_camera *camera)
+{
+    cugl_app_camera_init(camera);
+    camera->distance = 6.2f;
+    camera->pitch = 0.62f;
+}
+
+/* The bodies, the buffers of the chosen path, the kernel, the shaders. */
+static int nbody_create(nbody *s, demo *d)
+{
+    camera_home(&s->camera);
+    if (demo_load_module(d, cugl_nbody_fatbin, cugl_nbody_fatbin_size) != CUGL_OK ||
+        demo_kernel(&s->kernel, d, "nbody_step") != CUGL_OK)
+        return demo_fail(d, "cannot load the kernel");
+    if (cugl_app_program(&s->program, "nbody", (const char *)cugl_shader_nbody_vert,
+                         (const char *)cugl_shader_nbody_frag) != CUGL_OK)
+        return demo_fail(d, "cannot build the shaders");
+
+    s->bytes = (size_t)s->n * 4 * sizeof(float);
+    float *pos = malloc(s->bytes), *vel = malloc(s->bytes);
+    if (!pos || !vel) {
+        free(pos);
+        free(vel);
+        fprintf(stderr, "%s: cannot allocate 2 x %zu bytes for %ld bodies\n", info.program,
+                s->bytes, s->n);
+        return 1;
+    }
+    nbody_initial_conditions(pos, vel, s->n);
+
+    cugl_status st = cugl_device_memory_resource_create(&s->device_mr, d->device, NULL);
+    if (st == CUGL_OK)
+        st = cugl_memory_resource_allocate(&s->vel, s->device_mr, s->bytes, d->stream);
+    if (st == CUGL_OK)
+        st = upload(d, s->vel, vel, s->bytes);
+    free(vel);
+    if (st != CUGL_OK) {
+        free(pos);
+        return demo_fail(d, "cannot make the velocity buffer");
+    }
+    switch (d->opt.interop) {
+    case DEMO_INTEROP_MAP:
+        st = create_map(s, d, pos);
+        break;
+    case DEMO_INTEROP_SHARED:
+        st = create_shared(s, d, pos);
+        break;
+    case DEMO_INTEROP_HOST:
+        st = create_host(s, d, pos);
+        break;
+    }
+    free(pos);
+    if (st != CUGL_OK)
+        return path_failed(d, st);
+    make_vertex_array(s);
+
+    if (d->opt.bench) {
+        for (int i = 0; i < TIMING_SLOTS && st == CUGL_OK; i++) {
+            st = cugl_event_create(&s->started[i], d->device, &(cugl_event_desc){.timing = true});
+            if (st == CUGL_OK)
+                st = cugl_event_create(&s->ended[i], d->device,
+                                       &(cugl_event_desc){.timing = true});
+        }
+        if (st != CUGL_OK)
+            return demo_fail(d, "cannot create the timing events");
+    }
+    return 0;
+}
+
+static void nbody_destroy(nbody *s, demo *d)
+{
+    /* Queued steps may still use the buffers. */
+    if (d->stream)
+        cugl_stream_sync(d->stream);
+    for (int i = 0; i < 2; i++) {
+        if (s->resource[i]) {
+            cugl_graphics_resource_close(s->resource[i], d->stream);
+            cugl_graphics_resource_release(s->resource[i]);
+        }
+        cugl_app_shared_destroy(s->shared[i]);
+        cugl_buffer_release(s->device_pos[i]);
+    }
+    for (int i = 0; i < TIMING_SLOTS; i++) {
+        cugl_event_release(s->started[i]);
+        cugl_event_release(s->ended[i]);
+    }
+    cugl_buffer_release(s->pinned);
+    cugl_buffer_release(s->vel);
+    cugl_memory_resource_release(s->pinned_mr);
+    cugl_memory_resource_release(s->device_mr);
+    cugl_kernel_release(s->kernel);
+    glDeleteBuffers(2, s->gl);
+    glDeleteVertexArrays(1, &s->vao);
+    glDeleteProgram(s->program);
+}
+
+/* --- A frame ------------------------------------------------------------------ */
+
+/* Add a timed step's kernel time to the sums (it completed long ago). */
+static cugl_status collect_time(nbody *s, int slot)
+{
+    if (!s->timed[slot])
+        return CUGL_OK;
+    s->timed[slot] = false;
+    float ms = 0.0f;
+    cugl_status st = cugl_event_sync(s->ended[slot]);
+    if (st == CUGL_OK)
+        st = cugl_event_elapsed_ms(&ms, s->started[slot], s->ended[slot]);
+    if (st == CUGL_OK) {
+        s->step_ms += ms;
+        s->steps_timed++;
+    }
+    return st;
+}
+
+/* The step kernel: positions from `src` into `dst`, velocities in place. */
+static cugl_status launch_step(nbody *s, demo *d, uint64_t src, uint64_t dst)
+{
+    uint64_t vel = cugl_buffer_handle(s->vel);
+    int n = (int)s->n;
+    float dt = NBODY_DT, eps2 = NBODY_SOFTENING * NBODY_SOFTENING;
+    void *args[] = {&src, &dst, &vel, &n, &dt, &eps2};
+    cugl_launch_config grid = {
+        .grid = {(uint32_t)((s->n + NBODY_BLOCK - 1) / NBODY_BLOCK), 1, 1},
+        .block = {NBODY_BLOCK, 1, 1},
+    };
+    int slot = (int)(s->steps % TIMING_SLOTS);
+    bool timing = s->started[slot] != NULL;
+    cugl_status st = CUGL_OK;
+    if (timing) {
+        st = collect_time(s, slot);
+        if (st == CUGL_OK)
+            st = cugl_event_record(s->started[slot], d->stream);
+        if (st != CUGL_OK)
+            return st;
+    }
+    demo_phase_begin(d, DEMO_PHASE_CUDA, "cuda", true);
+    st = cugl_launch(d->stream, &grid, s->kernel, args, 6);
+    demo_phase_end(d, DEMO_PHASE_CUDA);
+    if (st == CUGL_OK && timing) {
+        st = cugl_event_record(s->ended[slot], d->stream);
+        s->timed[slot] = st == CUGL_OK;
+    }
+    s->steps++;
+    return st;
+}
+
+/* map: both buffers in one call, flags set for their roles this frame. */
+static cugl_status step_map(nbody *s, demo *d, int src, int dst)
+{
+    cugl_graphics_resource *both[2] = {s->resource[src], s->resource[dst]};
+    cugl_status st = cugl_graphics_resource_set_map_flags(both[0], CUGL_GRAPHICS_READ_ONLY);
+    if (st == CUGL_OK)
+        st = cugl_graphics_resource_set_map_flags(both[1], CUGL_GRAPHICS_WRITE_DISCARD);
+    if (st != CUGL_OK)
+        return st;
+    demo_phase_begin(d, DEMO_PHASE_ACQUIRE, "map", true);
+    st = cugl_graphics_map(both, 2, d->stream);
+    demo_phase_end(d, DEMO_PHASE_ACQUIRE);
+    if (st != CUGL_OK)
+        return st;
+    cugl_buffer *mapped[2] = {NULL, NULL};
+    for (int i = 0; i < 2 && st == CUGL_OK; i++) {
+        st = cugl_graphics_resource_buffer(&mapped[i], both[i]);
+        if (st == CUGL_OK && cugl_buffer_size(mapped[i]) < s->bytes)
+            st = cugl_report_error(CUGL_ERROR_INVALID_STATE, info.program,
+                                   "GL buffer %u maps to %zu bytes, fewer than %zu",
+                                   s->gl[i ? dst : src], cugl_buffer_size(mapped[i]), s->bytes);
+    }
+    if (st == CUGL_OK)
+        st = launch_step(s, d, cugl_buffer_handle(mapped[0]), cugl_buffer_handle(mapped[1]));
+    /* Unmap whatever happened: GL must get its buffers back. */
+    demo_phase_begin(d, DEMO_PHASE_RELEASE, "unmap", true);
+    cugl_status unmapped = cugl_graphics_unmap(both, 2, d->stream);
+    demo_phase_end(d, DEMO_PHASE_RELEASE);
+    cugl_buffer_release(mapped[0]);
+    cugl_buffer_release(mapped[1]);
+    return st != CUGL_OK ? st : unmapped;
+}
+
+/*
+ * shared: CUDA only reads `src`, which GL only reads too, so CUDA waits
+ * for GL (its fence from the last frame that drew it) on `dst` alone.
+ */
+static cugl_status step_shared(nbody *s, demo *d, int src, int dst)
+{
+    demo_phase_begin(d, DEMO_PHASE_ACQUIRE, "wait-gl", true);
+    cugl_status st = cugl_app_shared_cuda_begin(s->shared[dst], d->stream);
+    demo_phase_end(d, DEMO_PHASE_ACQUIRE);
+    if (st != CUGL_OK)
+        return st;
+    st = launch_step(s, d, cugl_buffer_handle(cugl_app_shared_buffer(s->shared[src])),
+                     cugl_buffer_handle(cugl_app_shared_buffer(s->shared[dst])));
+    demo_phase_begin(d, DEMO_PHASE_RELEASE, "signal-gl", true);
+    cugl_status end = cugl_app_shared_cuda_end(s->shared[dst], d->stream);
+    demo_phase_end(d, DEMO_PHASE_RELEASE);
+    return st != CUGL_OK ? st : end;
+}
+
+/* host: step in device memory, then device -> pinned memory -> GL buffer. */
+static cugl_status step_host(nbody *s, demo *d, int src, int dst)
+{
+    cugl_status st = launch_step(s, d, cugl_buffer_handle(s->device_pos[src]),
+                                 cugl_buffer_handle(s->device_pos[dst]));
+    if (st != CUGL_OK)
+        return st;
+    demo_phase_begin(d, DEMO_PHASE_RELEASE, "download", true);
+    st = cugl_buffer_copy_from(s->pinned, s->device_pos[dst], d->stream);
+    if (st == CUGL_OK)
+        st = cugl_stream_sync(d->stream);
+    demo_phase_end(d, DEMO_PHASE_RELEASE);
+    if (st != CUGL_OK)
+        return st;
+    demo_phase_begin(d, DEMO_PHASE_HANDOFF, "upload", false);
+    glNamedBufferSubData(s->gl[dst], 0, (GLsizeiptr)s->bytes,
+                         (const void *)(uintptr_t)cugl_buffer_handle(s->pinned));
+    demo_phase_end(d, DEMO_PHASE_HANDOFF);
+    return gl_check("glNamedBufferSubData");
+}
+
+/* CUDA's turn: one step, the newest positions into the other buffer. */
+static cugl_status step(nbody *s, demo *d)
+{
+    int src = s->cur, dst = 1 - s->cur;
+    cugl_status st = CUGL_OK;
+    switch (d->opt.interop) {
+    case DEMO_INTEROP_MAP:
+        st = step_map(s, d, src, dst);
+        break;
+    case DEMO_INTEROP_SHARED:
+        st = step_shared(s, d, src, dst);
+        break;
+    case DEMO_INTEROP_HOST:
+        st = step_host(s, d, src, dst);
+        break;
+    }
+    s->cur = dst;
+    return st;
+}
+
+/* The GL name of position buffer i (shared: after gl_begin). */
+static GLuint gl_buffer(const nbody *s, int i)
+{
+    return s->shared[i] ? cugl_app_shared_gl_name(s->shared[i]) : s->gl[i];
+}
+
+/* GL's turn begins: shared memory waits for CUDA's writes. */
+static cugl_status gl_begin(nbody *s, demo *d)
+{
+    if (!s->shared[0])
+        return CUGL_OK;
+    demo_phase_begin(d, DEMO_PHASE_HANDOFF, "wait-cuda", false);
+    cugl_status st = cugl_app_shared_gl_begin(s->shared[s->cur]);
+    if (st == CUGL_OK)
+        st = cugl_app_shared_gl_begin(s->shared[1 - s->cur]);
+    demo_phase_end(d, DEMO_PHASE_HANDOFF);
+    return st;
+}
+
+/* GL's turn ends: shared memory marks GL's reads of both buffers. */
+static cugl_status gl_end(nbody *s)
+{
+    if (!s->shared[0])
+        return CUGL_OK;
+    cugl_status st = cugl_app_shared_gl_end(s->shared[s->cur]);
+    cugl_status other = cugl_app_shared_gl_end(s->shared[1 - s->cur]);
+    return st != CUGL_OK ? st : other;
+}
+
+/* The bodies as additive point sprites; their light adds up, no depth. */
+static void draw(nbody *s, demo *d)
+{
+    float view[16], proj[16];
+    cugl_app_camera_matrices(&s->camera, (float)d->width / (float)d->height, view, proj);
+    glVertexArrayVertexBuffer(s->vao, 0, gl_buffer(s, s->cur), 0, 4 * sizeof(float));
+    glVertexArrayVertexBuffer(s->vao, 1, gl_buffer(s, 1 - s->cur), 0, 4 * sizeof(float));
+    glClearColor(0.005f, 0.006f, 0.014f, 1.0f);
+    glClear(GL_COLOR_BUFFER_BIT | GL_DEPTH_BUFFER_BIT);
+    glDisable(GL_DEPTH_TEST);
+    glEnable(GL_BLEND);
+    glBlendFunc(GL_SRC_ALPHA, GL_ONE);
+    glEnable(GL_PROGRAM_POINT_SIZE);
+    glUseProgram(s->program);
+    glUniformMatrix4fv(0, 1, GL_FALSE, view);
+    glUniformMatrix4fv(1, 1, GL_FALSE, proj);
+    /* proj[5] is cot(fov/2): pixels per world unit at distance 1 are
+     * proj[5] * height / 2. */
+    glUniform1f(2, SPRITE_SIZE * proj[5] * 0.5f * (float)d->height);
+    glUniform1f(3, 1.0f / (NBODY_DT * BRIGHT_SPEED));
+    /* Fewer bodies are fainter crowds: each shines brighter, up to a limit. */
+    glUniform1f(4, fminf(0.6f * sqrtf((float)NBODY_DEFAULT_BODIES / (float)s->n), 1.0f));
+    glBindVertexArray(s->vao);
+    glDrawArrays(GL_POINTS, 0, (GLsizei)s->n);
+    glBindVertexArray(0);
+    glDisable(GL_PROGRAM_POINT_SIZE);
+    glDisable(GL_BLEND);
+}
+
+static void update(demo *d, void *user)
+{
+    nbody *s = user;
+    cugl_app_camera_update(&s->camera, d->ctx, d->dt);
+    if (cugl_app_key_down(d->ctx, 'R')) /* the camera's reset is for a smaller scene */
+        camera_home(&s->camera);
+}
+
+static cugl_status render(demo *d, void *user)
+{
+    nbody *s = user;
+    cugl_status st = CUGL_OK;
+    /* A frame drawn again (a screenshot after the window closed) shows
+     * the same positions: one step a frame. */
+    if (d->frame != s->stepped) {
+        st = step(s, d);
+        s->stepped = d->frame;
+    }
+    if (st == CUGL_OK)
+        st = gl_begin(s, d);
+    if (st != CUGL_OK)
+        return st;
+    demo_phase_begin(d, DEMO_PHASE_DRAW, "draw", false);
+    draw(s, d);
+    demo_phase_end(d, DEMO_PHASE_DRAW);
+    return gl_end(s);
+}
+
+/* --- After the run -------------------------------------------------------------- */
+
+/* --dump-vertices: the latest positions as GL holds them, 4 floats a body. */
+static int dump_positions(nbody *s, demo *d)
+{
+    float *data = malloc(s->bytes);
+    if (!data) {
+        fprintf(stderr, "%s: cannot allocate %zu bytes for --dump-vertices\n", info.program,
+                s->bytes);
+        return 1;
+    }
+    glGetNamedBufferSubData(gl_buffer(s, s->cur), 0, (GLsizeiptr)s->bytes, data);
+    GLenum e = glGetError();
+    FILE *f = e == GL_NO_ERROR ? fopen(d->opt.dump_vertices, "wb") : NULL;
+    bool ok = f && fwrite(data, 1, s->bytes, f) == s->bytes;
+    ok = f && fclose(f) == 0 && ok;
+    free(data);
+    if (e != GL_NO_ERROR) {
+        fprintf(stderr, "%s: reading the positions: GL error 0x%04x\n", info.program, e);
+        return 1;
+    }
+    if (!ok) {
+        perror(d->opt.dump_vertices);
+        return 1;
+    }
+    printf("%s: wrote %s (%ld bodies of 4 floats: x, y, z, mass; after %ld steps)\n",
+           info.program, d->opt.dump_vertices, s->n, s->steps);
+    return 0;
+}
+
+/* FP32 lanes (CUDA cores) per SM of a compute capability; 0 if unknown. */
+static int fp32_lanes_per_sm(int major, int minor)
+{
+    switch (major) {
+    case 5:
+        return 128;
+    case 6:
+        return minor == 0 ? 64 : 128; /* P100; the other Pascals */
+    case 7:
+        return 64; /* Volta, Turing */
+    case 8:
+        return minor == 0 ? 64 : 128; /* A100; GA10x, Orin, Ada */
+    case 9:
+    case 10:
+    case 11:
+    case 12:
+        return 128; /* Hopper, Blackwell */
+    default:
+        return 0;
+    }
+}
+
+/* --bench: the step kernel's rate against the GPU's peak. */
+static int print_rates(nbody *s, demo *d)
+{
+    for (int i = 0; i < TIMING_SLOTS; i++)
+        if (collect_time(s, i) != CUGL_OK)
+            return demo_fail(d, "cannot read the step kernel's timing events");
+    if (s->steps_timed == 0)
+        return 0;
+    double ms = s->step_ms / (double)s->steps_timed;
+    double per_second = (double)s->n * (double)s->n / (ms * 1e-3);
+    double gflops = per_second * NBODY_FLOPS_PER_INTERACTION * 1e-9;
+    printf("%s: %ld bodies, %ld steps: %.4f ms a step (GPU time of the step kernel, "
+           "CUDA events)\n",
+           info.program, s->n, s->steps_timed, ms);
+    printf("%s: %.4g interactions/s, %.1f GFLOP/s at %d flops an interaction\n", info.program,
+           per_second, gflops, NBODY_FLOPS_PER_INTERACTION);
+    if (d->opt.interop == DEMO_INTEROP_HOST)
+        printf("%s: (on the host path nothing orders the step after GL's drawing of the last\n"
+               "  frame, so the two share the GPU and the step's time includes some of GL's)\n",
+               info.program);
+    cugl_device_properties p;
+    if (cugl_device_get_properties(d->device, &p) != CUGL_OK)
+        return demo_fail(d, "cannot read the device's properties");
+    int lanes = fp32_lanes_per_sm(p.compute_capability_major, p.compute_capability_minor);
+    if (lanes == 0 || p.clock_rate_khz <= 0) {
+        printf("%s: peak FP32 of %s unknown (compute capability %d.%d, clock %d kHz)\n",
+               info.program, p.name, p.compute_capability_major, p.compute_capability_minor,
+               p.clock_rate_khz);
+        return 0;
+    }
+    double peak = (double)p.multiprocessor_count * lanes * 2.0 * p.clock_rate_khz * 1e-6;
+    printf("%s: peak FP32 of %s (compute capability %d.%d): %d SMs x %d lanes x 2 flops x "
+           "%.0f MHz = %.1f GFLOP/s; the step kernel reaches %.1f%% of it\n",
+           info.program, p.name, p.compute_capability_major, p.compute_capability_minor,
+           p.multiprocessor_count, lanes, p.clock_rate_khz * 1e-3, peak,
+           100.0 * gflops / peak);
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    nbody s = {.stepped = -1};
+    int rc = take_bodies(&s.n, &argc, argv);
+    if (rc != DEMO_RUN)
+        return rc;
+    demo d;
+    rc = demo_start(&d, &info, argc, argv);
+    if (rc != DEMO_RUN)
+        return rc;
+    printf("%s: %ld bodies, %.4g interactions a step\n", info.program, s.n,
+           (double)s.n * (double)s.n);
+    rc = nbody_create(&s, &d);
+    if (rc == 0)
+        rc = demo_run(&d, &(demo_callbacks){.update = update, .render = render}, &s);
+    if (rc == 0 && d.opt.dump_vertices)
+        rc = dump_positions(&s, &d);
+    if (rc == 0 && d.opt.bench)
+        rc = print_rates(&s, &d);
+    nbody_destroy(&s, &d);
+    return demo_finish(&d, rc);
+}

@@ -1,0 +1,364 @@
+/*
+ * cugl-nbody. First the step kernel alone, launched here through cugl on
+ * the demo's initial conditions: one step of 4096, 1000 (a partial last
+ * tile) and 1 body against the double-precision CPU reference, each body's
+ * new position and velocity within a relative error of 5e-4 (the error of
+ * the vector, over its length), masses unchanged. Then the demo, headless,
+ * 3 frames of 10,000 bodies on each --interop path: the positions it dumps
+ * against 3 reference steps, and screenshots and positions identical
+ * across the paths, with bright bodies on a dark sky. Then the default
+ * 65,536 bodies, and bad --bodies values.
+ *
+ * usage: test_demo_nbody CUGL_NBODY_BINARY
+ */
+#include <math.h>
+#include <stdlib.h>
+
+#include "cugl_test.h"
+
+#include "nbody_math.h"
+#include "nbody_reference.h"
+#include "run_demo.h"
+
+extern const unsigned char cugl_nbody_fatbin[];
+extern const size_t cugl_nbody_fatbin_size;
+
+#define MAX_RELATIVE_ERROR 5e-4
+
+enum { W = 256, H = 256, FRAMES = 3, DEMO_BODIES = 10000 };
+
+static const char *binary;
+static cugl_device *dev;
+
+/* Initial conditions of n bodies, as floats and as doubles. */
+typedef struct bodies {
+    long n;
+    float *pos, *vel;
+    double *pos_d, *vel_d;
+} bodies;
+
+static bodies make_bodies(long n)
+{
+    bodies b = {.n = n};
+    b.pos = malloc((size_t)n * 4 * sizeof(float));
+    b.vel = malloc((size_t)n * 4 * sizeof(float));
+    b.pos_d = malloc((size_t)n * 4 * sizeof(double));
+    b.vel_d = malloc((size_t)n * 4 * sizeof(double));
+    assert_true(b.pos && b.vel && b.pos_d && b.vel_d);
+    nbody_initial_conditions(b.pos, b.vel, n);
+    for (long i = 0; i < 4 * n; i++) {
+        b.pos_d[i] = b.pos[i];
+        b.vel_d[i] = b.vel[i];
+    }
+    return b;
+}
+
+static void free_bodies(bodies *b)
+{
+    free(b->pos);
+    free(b->vel);
+    free(b->pos_d);
+    free(b->vel_d);
+}
+
+/*
+ * The largest relative error of n 3-vectors (4 floats apart) against the
+ * reference; fails when one exceeds MAX_RELATIVE_ERROR (NaN included) or a
+ * fourth component differs from `w` (the masses, or the velocities' 0).
+ */
+static double check_vectors(const char *what, const float *got, const double *want,
+                            const float *w, long n)
+{
+    double worst = 0.0;
+    long worst_at = 0, off = 0;
+    for (long i = 0; i < n; i++) {
+        const float *g = got + 4 * i;
+        const double *r = want + 4 * i;
+        double diff = 0.0, len = 0.0;
+        for (int c = 0; c < 3; c++) {
+            diff += ((double)g[c] - r[c]) * ((double)g[c] - r[c]);
+            len += r[c] * r[c];
+        }
+        double e = sqrt(diff) / sqrt(len);
+        if (!(e <= MAX_RELATIVE_ERROR))
+            off++;
+        if (!(e <= worst)) {
+            worst = e;
+            worst_at = i;
+        }
+        if (memcmp(&g[3], &w[4 * i + 3], sizeof(float)) != 0)
+            fail_msg("%s of body %ld: fourth component %.9g, expected %.9g", what, i,
+                     (double)g[3], (double)w[4 * i + 3]);
+    }
+    const float *g = got + 4 * worst_at;
+    const double *r = want + 4 * worst_at;
+    printf("# %ld bodies, %s: largest relative error %.3g, body %ld: got (%.9g, %.9g, %.9g), "
+           "want (%.9g, %.9g, %.9g)\n",
+           n, what, worst, worst_at, (double)g[0], (double)g[1], (double)g[2], r[0], r[1], r[2]);
+    if (off)
+        fail_msg("%s: %ld of %ld bodies off by more than %g", what, off, n, MAX_RELATIVE_ERROR);
+    return worst;
+}
+
+/* --- The kernel alone ---------------------------------------------------------- */
+
+static cugl_buffer *device_copy(cugl_memory_resource *mr, cugl_stream *stream, const void *data,
+                                size_t size)
+{
+    cugl_buffer *buf = NULL, *host = NULL;
+    assert_ok(cugl_memory_resource_allocate(&buf, mr, size, stream));
+    assert_ok(cugl_buffer_from_handle(&host, (uint64_t)(uintptr_t)data, size, NULL));
+    assert_ok(cugl_buffer_copy_from(buf, host, stream));
+    assert_ok(cugl_stream_sync(stream));
+    cugl_buffer_release(host);
+    return buf;
+}
+
+static void download(void *data, cugl_buffer *buf, cugl_stream *stream)
+{
+    cugl_buffer *host = NULL;
+    assert_ok(cugl_buffer_from_handle(&host, (uint64_t)(uintptr_t)data, cugl_buffer_size(buf),
+                                      NULL));
+    assert_ok(cugl_buffer_copy_from(host, buf, stream));
+    assert_ok(cugl_stream_sync(stream));
+    cugl_buffer_release(host);
+}
+
+/* One launch of nbody_step on n bodies against one reference step. */
+static void one_step(long n)
+{
+    bodies b = make_bodies(n);
+    size_t size = (size_t)n * 4 * sizeof(float);
+    cugl_stream *stream = NULL;
+    cugl_memory_resource *mr = NULL;
+    cugl_module *module = NULL;
+    cugl_kernel *kernel = NULL;
+    assert_ok(cugl_stream_create(&stream, dev, NULL));
+    assert_ok(cugl_device_memory_resource_create(&mr, dev, NULL));
+    assert_ok(cugl_module_load_data(&module, dev, cugl_nbody_fatbin, cugl_nbody_fatbin_size));
+    assert_ok(cugl_module_get_kernel(&kernel, module, "nbody_step"));
+
+    cugl_buffer *pos_in = device_copy(mr, stream, b.pos, size);
+    cugl_buffer *vel = device_copy(mr, stream, b.vel, size);
+    cugl_buffer *pos_out = NULL;
+    assert_ok(cugl_memory_resource_allocate(&pos_out, mr, size, stream));
+    uint8_t nan = 0xFF; /* every float a NaN: a body not written fails */
+    assert_ok(cugl_buffer_fill(pos_out, &nan, 1, stream));
+
+    uint64_t in_ptr = cugl_buffer_handle(pos_in), out_ptr = cugl_buffer_handle(pos_out),
+             vel_ptr = cugl_buffer_handle(vel);
+    int count = (int)n;
+    float dt = NBODY_DT, eps2 = NBODY_SOFTENING * NBODY_SOFTENING;
+    void *args[] = {&in_ptr, &out_ptr, &vel_ptr, &count, &dt, &eps2};
+    cugl_launch_config grid = {
+        .grid = {(uint32_t)((n + NBODY_BLOCK - 1) / NBODY_BLOCK), 1, 1},
+        .block = {NBODY_BLOCK, 1, 1},
+    };
+    assert_ok(cugl_launch(stream, &grid, kernel, args, 6));
+    float *got_pos = malloc(size), *got_vel = malloc(size), *got_in = malloc(size);
+    assert_true(got_pos && got_vel && got_in);
+    download(got_pos, pos_out, stream);
+    download(got_vel, vel, stream);
+    download(got_in, pos_in, stream);
+
+    nbody_reference_steps(b.pos_d, b.vel_d, n, 1, NBODY_DT, NBODY_SOFTENING);
+    check_vectors("positions", got_pos, b.pos_d, b.pos, n);
+    check_vectors("velocities", got_vel, b.vel_d, b.vel, n);
+    if (memcmp(got_in, b.pos, size) != 0)
+        fail_msg("%s", "the kernel changed its input positions");
+
+    free(got_pos);
+    free(got_vel);
+    free(got_in);
+    cugl_buffer_release(pos_in);
+    cugl_buffer_release(pos_out);
+    cugl_buffer_release(vel);
+    cugl_kernel_release(kernel);
+    cugl_module_release(module);
+    cugl_memory_resource_release(mr);
+    cugl_stream_release(stream);
+    free_bodies(&b);
+}
+
+static void step_4096(void **state)
+{
+    (void)state;
+    one_step(4096);
+}
+
+static void step_1000(void **state)
+{
+    (void)state;
+    one_step(1000);
+}
+
+static void step_1(void **state)
+{
+    (void)state;
+    one_step(1);
+}
+
+/* --- The demo ---------------------------------------------------------------------- */
+
+static const char *file_of(const char *what, const char *interop)
+{
+    static char name[64];
+    snprintf(name, sizeof name, "nbody-%s.%s", interop, what);
+    return run_demo_path(name);
+}
+
+static float *read_positions(const char *path, long n)
+{
+    size_t size = (size_t)n * 4 * sizeof(float);
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        fail_msg("cannot open %s", path);
+    float *v = malloc(size + 1);
+    assert_non_null(v);
+    size_t got = fread(v, 1, size + 1, f);
+    fclose(f);
+    if (got != size)
+        fail_msg("%s has %zu bytes, not %zu", path, got, size);
+    return v;
+}
+
+/* Pixels with a channel of at least 128: bodies, where they crowd. */
+static long bright_pixels(const uint8_t *rgba, int w, int h)
+{
+    long bright = 0;
+    for (long i = 0; i < (long)w * h; i++) {
+        const uint8_t *p = rgba + 4 * i;
+        bright += p[0] >= 128 || p[1] >= 128 || p[2] >= 128;
+    }
+    return bright;
+}
+
+static void check_path(const char *interop)
+{
+    static bodies want; /* FRAMES reference steps, made once */
+    if (!want.n) {
+        want = make_bodies(DEMO_BODIES);
+        nbody_reference_steps(want.pos_d, want.vel_d, want.n, FRAMES, NBODY_DT, NBODY_SOFTENING);
+    }
+    const char *png = file_of("png", interop), *positions = file_of("positions", interop);
+    char frames[16];
+    snprintf(frames, sizeof frames, "%d", FRAMES);
+    const char *args[16] = {"--headless", "--frames", frames, "--size", "256x256",
+                            "--screenshot", png, "--dump-vertices", positions,
+                            "--interop", interop};
+    int k = 11;
+    /* One path spells it --bodies=N. */
+    if (strcmp(interop, "host") == 0) {
+        args[k++] = "--bodies=10000";
+    } else {
+        args[k++] = "--bodies";
+        args[k++] = "10000";
+    }
+    args[k] = NULL;
+    int rc = run_demo(binary, args);
+    if (rc != 0)
+        fail_msg("cugl-nbody --interop %s exited with %d", interop, rc);
+    float *got = read_positions(positions, DEMO_BODIES);
+    check_vectors("positions", got, want.pos_d, want.pos, DEMO_BODIES);
+    free(got);
+    free(run_demo_read_png(png, W, H));
+}
+
+static void map_path(void **state)
+{
+    (void)state;
+    check_path("map");
+}
+
+static void shared_path(void **state)
+{
+    (void)state;
+    check_path("shared");
+}
+
+static void host_path(void **state)
+{
+    (void)state;
+    check_path("host");
+}
+
+static void paths_agree(void **state)
+{
+    (void)state;
+    uint8_t *map = run_demo_read_png(file_of("png", "map"), W, H);
+    float *map_pos = read_positions(file_of("positions", "map"), DEMO_BODIES);
+    for (const char *const *p = (const char *const[]){"shared", "host", NULL}; *p; p++) {
+        uint8_t *other = run_demo_read_png(file_of("png", *p), W, H);
+        long differ = 0;
+        for (int i = 0; i < W * H; i++)
+            differ += memcmp(map + i * 4, other + i * 4, 4) != 0;
+        free(other);
+        if (differ)
+            fail_msg("--interop %s and --interop map differ in %ld pixels", *p, differ);
+        float *pos = read_positions(file_of("positions", *p), DEMO_BODIES);
+        if (memcmp(pos, map_pos, (size_t)DEMO_BODIES * 4 * sizeof(float)) != 0)
+            fail_msg("--interop %s and --interop map computed different positions", *p);
+        free(pos);
+    }
+    long bright = bright_pixels(map, W, H);
+    printf("# %ld of %d pixels are bright\n", bright, W * H);
+    free(map);
+    free(map_pos);
+    /* Two galaxies: many bright pixels, but mostly dark sky. */
+    assert_true(bright >= 100);
+    assert_true(bright < W * H / 2);
+}
+
+static void default_bodies(void **state)
+{
+    (void)state;
+    const char *png = run_demo_path("nbody-default.png");
+    int rc = run_demo(binary, (const char *const[]){"--headless", "--frames", "2", "--size",
+                                                     "256x256", "--screenshot", png, NULL});
+    if (rc != 0)
+        fail_msg("cugl-nbody with the default bodies exited with %d", rc);
+    uint8_t *rgba = run_demo_read_png(png, W, H);
+    long bright = bright_pixels(rgba, W, H);
+    printf("# 65536 bodies: %ld of %d pixels are bright\n", bright, W * H);
+    free(rgba);
+    assert_true(bright >= 100);
+    assert_true(bright < W * H / 2);
+}
+
+static void bad_bodies(void **state)
+{
+    (void)state;
+    static const char *const bad[][3] = {
+        {"--bodies", "0", NULL},        {"--bodies", "ten", NULL}, {"--bodies", NULL, NULL},
+        {"--bodies=", NULL, NULL},      {"--bodies=-5", NULL, NULL},
+        {"--bodies", "16777217", NULL}, {"--bodies", "--headless", NULL},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        int rc = run_demo(binary, bad[i]);
+        if (rc != 2)
+            fail_msg("cugl-nbody %s %s exited with %d, not 2", bad[i][0],
+                     bad[i][1] ? bad[i][1] : "", rc);
+    }
+    assert_int_equal(run_demo(binary, (const char *const[]){"--bodies", "5", "--help", NULL}), 0);
+}
+
+int main(int argc, char **argv)
+{
+    if (argc != 2) {
+        fprintf(stderr, "usage: %s CUGL_NBODY_BINARY\n", argv[0]);
+        return 99;
+    }
+    binary = argv[1];
+    run_demo_setup();
+    dev = cugl_test_device();
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(step_4096),   cmocka_unit_test(step_1000),
+        cmocka_unit_test(step_1),      cmocka_unit_test(map_path),
+        cmocka_unit_test(shared_path), cmocka_unit_test(host_path),
+        cmocka_unit_test(paths_agree), cmocka_unit_test(default_bodies),
+        cmocka_unit_test(bad_bodies),
+    };
+    int rc = cugl_test_run(tests);
+    run_demo_cleanup(rc != 0);
+    return rc;
+}
