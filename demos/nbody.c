@@ -21,7 +21,6 @@
  * computes the same bits and draws the same picture.
  */
 #include <math.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -35,6 +34,23 @@ extern const size_t cugl_nbody_fatbin_size;
 extern const unsigned char cugl_shader_nbody_vert[];
 extern const unsigned char cugl_shader_nbody_frag[];
 
+static long bodies_asked = NBODY_DEFAULT_BODIES; /* --bodies */
+
+static const char *parse_bodies(const char *value, void *user)
+{
+    long n;
+    if (!demo_parse_long(value, 1, NBODY_MAX_BODIES, &n))
+        return "is not a number from 1 to 16777216"; /* NBODY_MAX_BODIES */
+    *(long *)user = n;
+    return NULL;
+}
+
+static const demo_flag nbody_flags[] = {
+    {"--bodies", "N", "the number of bodies, 1 to 16777216 (default 65536)", parse_bodies,
+     &bodies_asked},
+    {0},
+};
+
 static const demo_info info = {
     .program = "cugl-nbody",
     .name = "nbody",
@@ -43,10 +59,7 @@ static const demo_info info = {
         "advances each body one step (tiles of bodies in shared memory), reading the\n"
         "positions from one GL vertex buffer and writing them into another; GL draws\n"
         "them as glowing points coloured by speed. The buffers swap roles each frame.\n"
-        "\n"
-        "demo options:\n"
-        "  --bodies N             the number of bodies (default 65536, at most 16777216);\n"
-        "                         a step costs N^2 interactions\n"
+        "A step of N bodies costs N^2 interactions.\n"
         "\n"
         "The interop paths here: map registers both GL buffers once and maps them\n"
         "together every frame, the one read READ_ONLY, the one written WRITE_DISCARD;\n"
@@ -62,6 +75,7 @@ static const demo_info info = {
                 "  R                                reset the camera\n"
                 "  Escape                           quit\n",
     .dump_vertices = true,
+    .extra = nbody_flags,
 };
 
 enum { TIMING_SLOTS = 8 }; /* steps whose kernel times are read later */
@@ -92,57 +106,6 @@ typedef struct nbody {
     long steps_timed;
     double step_ms; /* their sum */
 } nbody;
-
-/* --- The command line: --bodies, then the common flags ------------------- */
-
-static int bodies_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-
-/* "<program>: <message>", a blank line, the usage; the exit status. */
-static int bodies_error(const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    fprintf(stderr, "%s: ", info.program);
-    vfprintf(stderr, fmt, ap);
-    va_end(ap);
-    fprintf(stderr, "\n\n");
-    demo_options_usage(&info, stderr);
-    return DEMO_EXIT_USAGE;
-}
-
-/*
- * Take --bodies N (or --bodies=N) out of argv, which the common parser
- * then reads without it. DEMO_RUN, or the exit status after a bad value.
- */
-static int take_bodies(long *bodies, int *argc, char **argv)
-{
-    *bodies = NBODY_DEFAULT_BODIES;
-    int kept = 1;
-    for (int i = 1; i < *argc; i++) {
-        const char *value;
-        if (strcmp(argv[i], "--bodies") == 0) {
-            if (i + 1 >= *argc || strncmp(argv[i + 1], "--", 2) == 0)
-                return bodies_error("--bodies needs a value: N");
-            value = argv[++i];
-        } else if (strncmp(argv[i], "--bodies=", 9) == 0) {
-            value = argv[i] + 9;
-        } else {
-            argv[kept++] = argv[i];
-            continue;
-        }
-        long n = 0;
-        const char *c = value;
-        for (; *c >= '0' && *c <= '9' && n <= NBODY_MAX_BODIES; c++)
-            n = n * 10 + (*c - '0');
-        if (c == value || *c || n < 1 || n > NBODY_MAX_BODIES)
-            return bodies_error("--bodies: '%s' is not a number from 1 to %d", value,
-                                NBODY_MAX_BODIES);
-        *bodies = n;
-    }
-    argv[kept] = NULL;
-    *argc = kept;
-    return DEMO_RUN;
-}
 
 /* --- Set-up ----------------------------------------------------------------- */
 
@@ -671,14 +634,11 @@ static int print_rates(nbody *s, demo *d)
 
 int main(int argc, char **argv)
 {
-    nbody s = {.stepped = -1};
-    int rc = take_bodies(&s.n, &argc, argv);
-    if (rc != DEMO_RUN)
-        return rc;
     demo d;
-    rc = demo_start(&d, &info, argc, argv);
+    int rc = demo_start(&d, &info, argc, argv);
     if (rc != DEMO_RUN)
         return rc;
+    nbody s = {.n = bodies_asked, .stepped = -1};
     printf("%s: %ld bodies, %.4g interactions a step\n", info.program, s.n,
            (double)s.n * (double)s.n);
     rc = nbody_create(&s, &d);
