@@ -102,26 +102,16 @@ static cugl_status colour_pixels(julia *j, demo *d)
     return st != CUGL_OK ? st : end;
 }
 
+/* The fill of demo_target_render_fullscreen. */
+static cugl_status fill(demo *d, void *user)
+{
+    return colour_pixels(user, d);
+}
+
 static cugl_status render(demo *d, void *user)
 {
     julia *j = user;
-    cugl_status st = CUGL_OK;
-    if (j->image.width != d->width || j->image.height != d->height) {
-        /* The window was resized: a texture of the new size. */
-        demo_target_destroy(&j->image, d);
-        st = demo_target_create_texture(&j->image, d, d->width, d->height);
-    }
-    if (st == CUGL_OK)
-        st = colour_pixels(j, d);
-    if (st == CUGL_OK)
-        st = demo_target_gl_begin(&j->image, d);
-    if (st != CUGL_OK)
-        return st;
-    demo_phase_begin(d, DEMO_PHASE_DRAW, "draw", false);
-    st = cugl_app_blit(d->ctx, j->image.gl_name, false);
-    demo_phase_end(d, DEMO_PHASE_DRAW);
-    cugl_status end = demo_target_gl_end(&j->image, d);
-    return st != CUGL_OK ? st : end;
+    return demo_target_render_fullscreen(&j->image, d, fill, user);
 }
 
 int main(int argc, char **argv)

@@ -169,26 +169,16 @@ static cugl_status march(volume *v, demo *d)
     return st != CUGL_OK ? st : end;
 }
 
+/* The fill of demo_target_render_fullscreen. */
+static cugl_status fill(demo *d, void *user)
+{
+    return march(user, d);
+}
+
 static cugl_status render(demo *d, void *user)
 {
     volume *v = user;
-    cugl_status st = CUGL_OK;
-    if (v->image.width != d->width || v->image.height != d->height) {
-        /* The window was resized: a texture of the new size. */
-        demo_target_destroy(&v->image, d);
-        st = demo_target_create_texture(&v->image, d, d->width, d->height);
-    }
-    if (st == CUGL_OK)
-        st = march(v, d);
-    if (st == CUGL_OK)
-        st = demo_target_gl_begin(&v->image, d);
-    if (st != CUGL_OK)
-        return st;
-    demo_phase_begin(d, DEMO_PHASE_DRAW, "draw", false);
-    st = cugl_app_blit(d->ctx, v->image.gl_name, false);
-    demo_phase_end(d, DEMO_PHASE_DRAW);
-    cugl_status end = demo_target_gl_end(&v->image, d);
-    return st != CUGL_OK ? st : end;
+    return demo_target_render_fullscreen(&v->image, d, fill, user);
 }
 
 int main(int argc, char **argv)

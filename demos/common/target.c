@@ -272,6 +272,29 @@ cugl_status demo_target_gl_end(demo_target *t, demo *d)
     return t->interop == DEMO_INTEROP_SHARED ? cugl_app_shared_gl_end(t->shared) : CUGL_OK;
 }
 
+cugl_status demo_target_render_fullscreen(demo_target *t, demo *d,
+                                          cugl_status (*fill)(demo *d, void *user),
+                                          void *user)
+{
+    cugl_status st = CUGL_OK;
+    if (t->width != d->width || t->height != d->height) {
+        /* The window was resized: a texture of the new size. */
+        demo_target_destroy(t, d);
+        st = demo_target_create_texture(t, d, d->width, d->height);
+    }
+    if (st == CUGL_OK)
+        st = fill(d, user);
+    if (st == CUGL_OK)
+        st = demo_target_gl_begin(t, d);
+    if (st != CUGL_OK)
+        return st;
+    demo_phase_begin(d, DEMO_PHASE_DRAW, "draw", false);
+    st = cugl_app_blit(d->ctx, t->gl_name, false);
+    demo_phase_end(d, DEMO_PHASE_DRAW);
+    cugl_status end = demo_target_gl_end(t, d);
+    return st != CUGL_OK ? st : end;
+}
+
 void demo_target_destroy(demo_target *t, demo *d)
 {
     /* Kernels still queued may use the surfaces and the memory. */

@@ -78,6 +78,16 @@ cugl_status demo_target_cuda_end(demo_target *t, demo *d);
 cugl_status demo_target_gl_begin(demo_target *t, demo *d);
 cugl_status demo_target_gl_end(demo_target *t, demo *d);
 
+/*
+ * A frame of a demo whose picture is one texture the size of the
+ * framebuffer: (re)make the texture when the size changed, let `fill` write
+ * it (it calls demo_target_cuda_begin / _cuda_end), then show it with
+ * cugl_app_blit between demo_target_gl_begin and _gl_end, timed as "draw".
+ */
+cugl_status demo_target_render_fullscreen(demo_target *t, demo *d,
+                                          cugl_status (*fill)(demo *d, void *user),
+                                          void *user);
+
 /**
  * Print why creating the target failed ("<program>: cannot create <what>:
  * <message>"); where the shared path is not supported, say so and name the

@@ -123,3 +123,17 @@ uint8_t *run_demo_read_png(const char *path, int width, int height)
         fail_msg("%s is %dx%d, not %dx%d", path, w, h, width, height);
     return rgba;
 }
+
+void run_demo_expect_same_png(const char *other, const char *reference, int width, int height,
+                              const char *what)
+{
+    uint8_t *a = run_demo_read_png(reference, width, height);
+    uint8_t *b = run_demo_read_png(other, width, height);
+    long differ = 0;
+    for (long i = 0; i < (long)width * height; i++)
+        differ += memcmp(a + i * 4, b + i * 4, 4) != 0;
+    free(a);
+    free(b);
+    if (differ)
+        fail_msg("%s: %ld of %ld pixels differ", what, differ, (long)width * height);
+}

@@ -32,4 +32,12 @@ void run_demo_cleanup(int failed);
 /* Read a PNG the demo wrote; fails the test unless it is width x height. */
 uint8_t *run_demo_read_png(const char *path, int width, int height);
 
+/*
+ * Fail the test unless the PNGs `other` and `reference` (both width x
+ * height) hold the same pixels; the message names `what` and counts the
+ * pixels that differ. The same picture from every --interop path.
+ */
+void run_demo_expect_same_png(const char *other, const char *reference, int width, int height,
+                              const char *what);
+
 #endif /* CUGL_DEMO_RUN_DEMO_H */

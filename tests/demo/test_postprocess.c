@@ -334,14 +334,11 @@ static void check_filters(const char *interop, int w, int h, const pp_filter *fi
 
 static void expect_same_as_map(const char *interop, pp_filter f, int w, int h)
 {
-    uint8_t *map = run_demo_read_png(screenshot_of("map", f, w, h), w, h);
-    uint8_t *other = run_demo_read_png(screenshot_of(interop, f, w, h), w, h);
-    if (memcmp(map, other, (size_t)w * h * 4) != 0)
-        fail_msg("--interop %s and --interop map give different images with --filter %s at "
-                 "%dx%d",
-                 interop, filter_names[f], w, h);
-    free(map);
-    free(other);
+    char what[96], reference[512];
+    snprintf(what, sizeof what, "--interop %s against --interop map, --filter %s, %dx%d",
+             interop, filter_names[f], w, h);
+    snprintf(reference, sizeof reference, "%s", screenshot_of("map", f, w, h));
+    run_demo_expect_same_png(screenshot_of(interop, f, w, h), reference, w, h, what);
 }
 
 static const pp_filter filtered[] = {PP_FILTER_BLUR, PP_FILTER_EDGES, PP_FILTER_BOTH};
