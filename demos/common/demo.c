@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -88,6 +89,12 @@ int demo_start(demo *d, const demo_info *info, int argc, char **argv)
         d->screenshot = d->default_screenshot;
     }
     d->fixed_step = d->opt.frames > 0 || d->opt.screenshot || d->headless || d->opt.record;
+    /* Room for "<dir>/<name>-NNNNNN.png" and "file:<dir>/<name>.mp4". */
+    if (d->opt.record && strlen(d->opt.record) + strlen(info->name) + 24 > sizeof d->mp4) {
+        fprintf(stderr, "%s: --record: the folder's name is longer than %zu bytes\n",
+                info->program, sizeof d->mp4 - strlen(info->name) - 24);
+        return demo_finish(d, DEMO_EXIT_USAGE);
+    }
     if (d->opt.record && mkdir(d->opt.record, 0777) != 0 && errno != EEXIST) {
         fprintf(stderr, "%s: --record: cannot make the folder %s: %s\n", info->program,
                 d->opt.record, strerror(errno));
@@ -208,13 +215,32 @@ static bool quote(char *out, size_t size, const char *s)
     return true;
 }
 
+/* "exit status N" or "signal N" of a pclose() status. */
+static const char *exit_text(int status, char *buf, size_t size)
+{
+    if (status == -1)
+        snprintf(buf, size, "no status");
+    else if (WIFEXITED(status))
+        snprintf(buf, size, "exit status %d", WEXITSTATUS(status));
+    else if (WIFSIGNALED(status))
+        snprintf(buf, size, "signal %d", WTERMSIG(status));
+    else
+        snprintf(buf, size, "status %d", status);
+    return buf;
+}
+
 /* Start ffmpeg reading raw RGBA frames of this size from a pipe. */
 static void start_ffmpeg(demo *d)
 {
-    char out[1100], cmd[1600];
+    char target[sizeof d->mp4 + 8], out[2 * sizeof target], cmd[3 * sizeof target];
     snprintf(d->mp4, sizeof d->mp4, "%s/%s.mp4", d->opt.record, d->info->name);
-    if (!quote(out, sizeof out, d->mp4))
+    /* "file:" so that ffmpeg takes no name for an option or a protocol. */
+    snprintf(target, sizeof target, "file:%s", d->mp4);
+    if (!quote(out, sizeof out, target)) {
+        fprintf(stderr, "%s: --record: no MP4: the folder's name is too long to pass to ffmpeg\n",
+                d->info->program);
         return;
+    }
     /* Even sizes for yuv420p; frames arrive top row first. */
     snprintf(cmd, sizeof cmd,
              "ffmpeg -y -loglevel error -f rawvideo -pixel_format rgba -video_size %dx%d "
@@ -222,6 +248,9 @@ static void start_ffmpeg(demo *d)
              d->width, d->height, out);
     signal(SIGPIPE, SIG_IGN); /* a failing ffmpeg must not kill the demo */
     d->ffmpeg = popen(cmd, "w");
+    if (!d->ffmpeg)
+        fprintf(stderr, "%s: --record: no MP4: cannot start ffmpeg: %s\n", d->info->program,
+                strerror(errno));
     d->ffmpeg_width = d->width;
     d->ffmpeg_height = d->height;
 }
@@ -241,7 +270,7 @@ static cugl_status record_frame(demo *d)
     cugl_status st = cugl_app_read_pixels(d->ctx, d->record_pixels, size);
     if (st != CUGL_OK)
         return st;
-    char file[600];
+    char file[sizeof d->mp4 + 16]; /* the length was checked at start */
     snprintf(file, sizeof file, "%s/%s-%06ld.png", d->opt.record, d->info->name, d->frame);
     st = cugl_app_write_png(file, d->record_pixels, d->width, d->height);
     if (st != CUGL_OK)
@@ -249,16 +278,22 @@ static cugl_status record_frame(demo *d)
     if (d->recorded++ == 0 && on_path("ffmpeg"))
         start_ffmpeg(d);
     if (d->ffmpeg && (d->width != d->ffmpeg_width || d->height != d->ffmpeg_height)) {
-        fprintf(stderr, "%s: --record: the window changed size; %s ends at frame %ld\n",
-                d->info->program, d->mp4, d->frame - 1);
-        pclose(d->ffmpeg);
+        char why[48];
+        int rc = pclose(d->ffmpeg);
         d->ffmpeg = NULL;
+        if (rc == 0)
+            printf("%s: --record: the window changed size; %s ends at frame %ld\n",
+                   d->info->program, d->mp4, d->frame - 1);
+        else
+            fprintf(stderr, "%s: --record: the window changed size, and ffmpeg failed (%s)\n",
+                    d->info->program, exit_text(rc, why, sizeof why));
     }
     if (d->ffmpeg && fwrite(d->record_pixels, 1, size, d->ffmpeg) != size) {
-        fprintf(stderr, "%s: --record: ffmpeg stopped taking frames\n", d->info->program);
-        pclose(d->ffmpeg);
+        char why[48];
+        int rc = pclose(d->ffmpeg);
         d->ffmpeg = NULL;
-        d->mp4[0] = 0;
+        fprintf(stderr, "%s: --record: ffmpeg stopped taking frames (%s); no MP4\n",
+                d->info->program, exit_text(rc, why, sizeof why));
     }
     return CUGL_OK;
 }
@@ -271,12 +306,14 @@ static void finish_recording(demo *d)
     printf("%s: recorded %ld frame%s as %s/%s-NNNNNN.png\n", d->info->program, d->recorded,
            d->recorded == 1 ? "" : "s", d->opt.record, d->info->name);
     if (d->ffmpeg) {
+        char why[48];
         int rc = pclose(d->ffmpeg);
         d->ffmpeg = NULL;
         if (rc == 0)
             printf("%s: and as %s\n", d->info->program, d->mp4);
         else
-            fprintf(stderr, "%s: ffmpeg failed (status %d); no MP4\n", d->info->program, rc);
+            fprintf(stderr, "%s: ffmpeg failed (%s); no MP4\n", d->info->program,
+                    exit_text(rc, why, sizeof why));
     } else if (!on_path("ffmpeg")) {
         printf("%s: no MP4: ffmpeg is not installed\n", d->info->program);
     }
@@ -330,7 +367,7 @@ int demo_run(demo *d, const demo_callbacks *cb, void *user)
         snprintf(what, sizeof what, "frame %ld", d->frame);
         if (render_frame(d, cb, user) != CUGL_OK)
             return demo_fail(d, what);
-        if (d->opt.record && d->width > 0 && record_frame(d) != CUGL_OK)
+        if (d->opt.record && d->width > 0 && d->height > 0 && record_frame(d) != CUGL_OK)
             return demo_fail(d, "--record: cannot write the frame");
         if (d->screenshot && d->frame == d->frames - 1) {
             if (write_screenshot(d) != CUGL_OK)

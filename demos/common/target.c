@@ -154,12 +154,11 @@ static cugl_status map_surface(demo_target *t, demo *d, demo_dest *dest)
         return st;
     st = cugl_surface_create(&t->surface, d->device,
                              &(cugl_resource_desc){.kind = CUGL_RESOURCE_ARRAY, .array = array});
-    /* The surface holds the array; the unmap in cuda_end closes it. */
+    /* The surface holds the array; the unmap in cuda_end closes it. Without
+     * a surface this drops the last reference, which unmaps. */
     cugl_array_release(array);
-    if (st != CUGL_OK) {
-        cugl_graphics_resource_unmap(t->resource, d->stream);
+    if (st != CUGL_OK)
         return st;
-    }
     dest->surface = cugl_surface_handle(t->surface);
     return CUGL_OK;
 }

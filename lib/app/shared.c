@@ -27,6 +27,7 @@ enum { SLOTS = 3 };
 typedef struct slot {
     cugl_buffer *buffer; /* the CUDA side */
     cugl_event *written; /* recorded by cuda_end */
+    bool recorded;       /* written was recorded at least once */
     bool pending;        /* written is recorded and GL has not waited for it */
     GLuint memory;       /* the GL memory object */
     GLuint gl_buffer;    /* the imported storage */
@@ -54,14 +55,28 @@ struct cugl_app_shared {
 static const struct {
     GLenum internal, format, type;
     size_t bytes;
+    GLenum filter; /* integer formats cannot be filtered */
 } texture_formats[] = {
-    {GL_R8, GL_RED, GL_UNSIGNED_BYTE, 1},       {GL_RG8, GL_RG, GL_UNSIGNED_BYTE, 2},
-    {GL_RGBA8, GL_RGBA, GL_UNSIGNED_BYTE, 4},   {GL_R16F, GL_RED, GL_HALF_FLOAT, 2},
-    {GL_RG16F, GL_RG, GL_HALF_FLOAT, 4},        {GL_RGBA16F, GL_RGBA, GL_HALF_FLOAT, 8},
-    {GL_R32F, GL_RED, GL_FLOAT, 4},             {GL_RG32F, GL_RG, GL_FLOAT, 8},
-    {GL_RGBA32F, GL_RGBA, GL_FLOAT, 16},        {GL_R32UI, GL_RED_INTEGER, GL_UNSIGNED_INT, 4},
-    {GL_RGBA32UI, GL_RGBA_INTEGER, GL_UNSIGNED_INT, 16},
+    {GL_R8, GL_RED, GL_UNSIGNED_BYTE, 1, GL_LINEAR},
+    {GL_RG8, GL_RG, GL_UNSIGNED_BYTE, 2, GL_LINEAR},
+    {GL_RGBA8, GL_RGBA, GL_UNSIGNED_BYTE, 4, GL_LINEAR},
+    {GL_R16F, GL_RED, GL_HALF_FLOAT, 2, GL_LINEAR},
+    {GL_RG16F, GL_RG, GL_HALF_FLOAT, 4, GL_LINEAR},
+    {GL_RGBA16F, GL_RGBA, GL_HALF_FLOAT, 8, GL_LINEAR},
+    {GL_R32F, GL_RED, GL_FLOAT, 4, GL_LINEAR},
+    {GL_RG32F, GL_RG, GL_FLOAT, 8, GL_LINEAR},
+    {GL_RGBA32F, GL_RGBA, GL_FLOAT, 16, GL_LINEAR},
+    {GL_R32UI, GL_RED_INTEGER, GL_UNSIGNED_INT, 4, GL_NEAREST},
+    {GL_RGBA32UI, GL_RGBA_INTEGER, GL_UNSIGNED_INT, 16, GL_NEAREST},
 };
+
+/* Forget GL errors raised before this library's calls, so that they are
+ * not taken for ours. */
+static void drain_gl_errors(void)
+{
+    for (int i = 0; i < 16 && glGetError() != GL_NO_ERROR; i++) {
+    }
+}
 
 static cugl_status gl_failed(const char *who, const char *what)
 {
@@ -96,6 +111,7 @@ static cugl_status slot_create(cugl_app_shared *s, int i, const char *who)
     if (st == CUGL_OK)
         st = cugl_buffer_export_fd(sl->buffer, &fd, &allocation);
     if (st == CUGL_OK) {
+        drain_gl_errors();
         glCreateMemoryObjectsEXT(1, &sl->memory);
         /* Each cuMemCreate allocation is its own memory object: without
          * this, NVIDIA's GL read zeros from every other import (measured
@@ -118,6 +134,10 @@ static cugl_status slot_create(cugl_app_shared *s, int i, const char *who)
 
 static void slot_destroy(slot *sl)
 {
+    /* CUDA's last writes finish before the memory goes (the stream they
+     * were queued on need not be ordered with the deallocation's). */
+    if (sl->recorded)
+        cugl_event_sync(sl->written);
     if (sl->fence) {
         glClientWaitSync(sl->fence, GL_SYNC_FLUSH_COMMANDS_BIT, UINT64_MAX);
         glDeleteSync(sl->fence);
@@ -178,8 +198,9 @@ CUGL_API cugl_status cugl_app_shared_texture_create(cugl_app_shared **out, cugl_
                                                     int height)
 {
     const char *who = __func__;
-    if (out)
-        *out = NULL;
+    if (!out)
+        return cugl_report_error(CUGL_ERROR_INVALID_ARGUMENT, who, "out is NULL");
+    *out = NULL;
     if (width <= 0 || height <= 0)
         return cugl_report_error(CUGL_ERROR_INVALID_ARGUMENT, who, "size %dx%d is not positive",
                                  width, height);
@@ -195,6 +216,9 @@ CUGL_API cugl_status cugl_app_shared_texture_create(cugl_app_shared **out, cugl_
     /* Rows 256-byte aligned: what CUDA's pitched memory would use. */
     size_t row = (size_t)width * texture_formats[i].bytes;
     size_t pitch = (row + 255) / 256 * 256;
+    if ((size_t)height > SIZE_MAX / pitch)
+        return cugl_report_error(CUGL_ERROR_INVALID_ARGUMENT, who, "size %dx%d is too large",
+                                 width, height);
     cugl_app_shared *s = NULL;
     cugl_status st = create(&s, device, pitch * (size_t)height, who);
     if (st != CUGL_OK)
@@ -205,10 +229,11 @@ CUGL_API cugl_status cugl_app_shared_texture_create(cugl_app_shared **out, cugl_
     s->texel = texture_formats[i].bytes;
     s->format = texture_formats[i].format;
     s->type = texture_formats[i].type;
+    drain_gl_errors();
     glCreateTextures(GL_TEXTURE_2D, 1, &s->texture);
     glTextureStorage2D(s->texture, 1, gl_internal_format, width, height);
-    glTextureParameteri(s->texture, GL_TEXTURE_MIN_FILTER, GL_LINEAR);
-    glTextureParameteri(s->texture, GL_TEXTURE_MAG_FILTER, GL_LINEAR);
+    glTextureParameteri(s->texture, GL_TEXTURE_MIN_FILTER, (GLint)texture_formats[i].filter);
+    glTextureParameteri(s->texture, GL_TEXTURE_MAG_FILTER, (GLint)texture_formats[i].filter);
     glTextureParameteri(s->texture, GL_TEXTURE_WRAP_S, GL_CLAMP_TO_EDGE);
     glTextureParameteri(s->texture, GL_TEXTURE_WRAP_T, GL_CLAMP_TO_EDGE);
     st = gl_failed(who, "glTextureStorage2D");
@@ -306,7 +331,7 @@ CUGL_API cugl_status cugl_app_shared_cuda_end(cugl_app_shared *s, cugl_stream *s
     cugl_status st = cugl_event_record(sl->written, stream);
     if (st != CUGL_OK)
         return st;
-    sl->pending = true;
+    sl->pending = sl->recorded = true;
     if (s->last_written != s->cuda_slot)
         s->previous = s->last_written;
     s->last_written = s->cuda_slot;
@@ -332,14 +357,22 @@ CUGL_API cugl_status cugl_app_shared_gl_begin(cugl_app_shared *s)
     }
     if (!s->texture)
         return CUGL_OK;
-    /* The texture takes the pixels CUDA wrote: a copy on the GPU. */
+    /* The texture takes the pixels CUDA wrote: a copy on the GPU. The
+     * application's unpack state is put back afterwards. */
+    GLint bound = 0, alignment = 4, row_length = 0;
+    glGetIntegerv(GL_PIXEL_UNPACK_BUFFER_BINDING, &bound);
+    glGetIntegerv(GL_UNPACK_ALIGNMENT, &alignment);
+    glGetIntegerv(GL_UNPACK_ROW_LENGTH, &row_length);
+    drain_gl_errors();
     glBindBuffer(GL_PIXEL_UNPACK_BUFFER, sl->gl_buffer);
     glPixelStorei(GL_UNPACK_ALIGNMENT, 1);
     glPixelStorei(GL_UNPACK_ROW_LENGTH, (GLint)(s->pitch / s->texel));
     glTextureSubImage2D(s->texture, 0, 0, 0, s->width, s->height, s->format, s->type, NULL);
-    glPixelStorei(GL_UNPACK_ROW_LENGTH, 0);
-    glBindBuffer(GL_PIXEL_UNPACK_BUFFER, 0);
-    return gl_failed(__func__, "glTextureSubImage2D from the shared buffer");
+    cugl_status st = gl_failed(__func__, "glTextureSubImage2D from the shared buffer");
+    glPixelStorei(GL_UNPACK_ROW_LENGTH, row_length);
+    glPixelStorei(GL_UNPACK_ALIGNMENT, alignment);
+    glBindBuffer(GL_PIXEL_UNPACK_BUFFER, (GLuint)bound);
+    return st;
 }
 
 CUGL_API cugl_status cugl_app_shared_gl_end(cugl_app_shared *s)

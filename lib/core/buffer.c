@@ -379,7 +379,7 @@ CUGL_API cugl_status cugl_buffer_close(cugl_buffer *buffer, cugl_stream *stream)
                           "the stream has been closed; the buffer was not freed");
     cugl_status st = CUGL_OK;
     if (buffer->on_close) {
-        buffer->on_close(buffer->owner, stream);
+        st = buffer->on_close(buffer->owner, stream);
     } else if (buffer->mr && buffer->ptr) {
         cugl_stream *use = NULL;
         st = dealloc_stream(buffer, stream, &use, __func__);

@@ -237,13 +237,20 @@ CUGL_API cugl_status cugl_gl_devices(int *ordinals, int capacity, int *count)
     if (!cugl__cu.cuGLGetDevices)
         return cugl__fail(CUGL_ERROR_NOT_SUPPORTED, __func__,
                           "this CUDA driver has no OpenGL interop entry points");
-    /* cuGLGetDevices needs a CUDA context; take device 0's primary one. */
-    cugl_device *dev0 = NULL;
-    CUGL__TRY(cugl_device_get(&dev0, 0));
-    CUGL__TRY(cugl_device_set_current(dev0));
+    /* cuGLGetDevices needs a CUDA context: the current one, else device 0's
+     * primary context for the call only. */
+    CUcontext current = NULL;
+    CUGL__TRY(CUGL_CU(cuCtxGetCurrent, &current));
+    if (!current) {
+        cugl_device *dev0 = NULL;
+        CUGL__TRY(cugl_device_get(&dev0, 0));
+        CUGL__TRY(cugl_device_set_current(dev0));
+    }
     CUdevice devs[16];
     unsigned n = 0;
     CUresult r = cugl__cu.cuGLGetDevices(&n, devs, 16, CUGL__GL_DEVICE_LIST_ALL);
+    if (!current)
+        cugl__cu.cuCtxSetCurrent(NULL);
     if (r == CUDA_ERROR_INVALID_GRAPHICS_CONTEXT || r == CUDA_ERROR_INVALID_CONTEXT)
         return cugl__fail_cu(CUGL_ERROR_INVALID_STATE, (int)r, __func__,
                              "no GL context of the NVIDIA driver is current on this thread (%s)",
@@ -276,17 +283,24 @@ static void unlink_from(cugl_graphics_resource *res, link *l)
 static cugl_status unmap(cugl_graphics_resource *res, cugl_stream *stream, const char *who);
 
 /* A handed-out object is closing: if it owns the mapping, unmap. */
-static void link_on_close(link *l, cugl_stream *stream)
+static cugl_status link_on_close(link *l, cugl_stream *stream, const char *who)
 {
     cugl_graphics_resource *res = l->resource;
     bool owner = l->owns_mapping;
     unlink_from(res, l);
     if (owner && res->mapped && !res->closed)
-        unmap(res, stream, "cugl_graphics_resource_unmap");
+        return unmap(res, stream, who);
+    return CUGL_OK;
 }
 
-static void buffer_on_close(void *owner, cugl_stream *stream) { link_on_close(owner, stream); }
-static void array_on_close(void *owner) { link_on_close(owner, NULL); }
+static cugl_status buffer_on_close(void *owner, cugl_stream *stream)
+{
+    return link_on_close(owner, stream, "cugl_buffer_close");
+}
+
+/* cugl_array_close returns nothing: a failed unmap reaches the error
+ * callback and cugl_last_error() only. */
+static void array_on_close(void *owner) { link_on_close(owner, NULL, "cugl_array_close"); }
 
 static void link_release(void *owner)
 {
@@ -406,15 +420,17 @@ static CUstream unmap_stream_of(const cugl_graphics_resource *res)
     return s && !s->closed ? s->handle : NULL;
 }
 
+/* Unmap; the handed-out objects are closed either way, but a resource the
+ * driver failed to unmap stays mapped (unmap or close may try again). */
 static cugl_status unmap(cugl_graphics_resource *res, cugl_stream *stream, const char *who)
 {
     CUstream h = stream ? stream->handle : unmap_stream_of(res);
     close_links(res);
     CUGL__TRY(cugl__device_activate(res->device, who));
-    CUresult r = cugl__cu.cuGraphicsUnmapResources(1, &res->handle, h);
+    CUGL__TRY(CUGL_CU_AS(who, cuGraphicsUnmapResources, 1, &res->handle, h));
     res->mapped = false;
     forget_streams(res);
-    return cugl__cu_status(r, who, "cuGraphicsUnmapResources");
+    return CUGL_OK;
 }
 
 /* Undo a map whose hand-out failed, keeping that failure's message. */
@@ -600,12 +616,20 @@ CUGL_API cugl_status cugl_graphics_unmap(cugl_graphics_resource *const *resource
                 return cugl__fail(CUGL_ERROR_INVALID_ARGUMENT, __func__,
                                   "resources[%zu] and resources[%zu] are the same resource", j,
                                   i);
+        if (resources[i]->device != resources[0]->device)
+            return cugl__fail(CUGL_ERROR_INVALID_ARGUMENT, __func__,
+                              "resources[%zu] is on device %d, resources[0] on device %d", i,
+                              resources[i]->device->ordinal, resources[0]->device->ordinal);
     }
+    if (stream && stream->device && stream->device != resources[0]->device)
+        return cugl__fail(CUGL_ERROR_INVALID_ARGUMENT, __func__,
+                          "the stream is on device %d, the resources on device %d",
+                          stream->device->ordinal, resources[0]->device->ordinal);
     CUGL__TRY(cugl__device_activate(resources[0]->device, __func__));
     enum { LOCAL = 16 };
     CUgraphicsResource local[LOCAL];
     CUgraphicsResource *handles = count <= LOCAL ? local : malloc(count * sizeof *handles);
-    bool *done = calloc(count, sizeof *done);
+    bool *done = calloc(count, 1);
     if (!handles || !done) {
         if (handles != local)
             free(handles);
@@ -613,27 +637,35 @@ CUGL_API cugl_status cugl_graphics_unmap(cugl_graphics_resource *const *resource
         return cugl__fail(CUGL_ERROR_OUT_OF_MEMORY, __func__, "cannot allocate %zu handles",
                           count);
     }
-    /* One driver call per distinct stream, in the order streams first appear. */
+    /* One driver call per distinct stream, in the order streams first
+     * appear. done[j]: 1 in this group, 2 unmapped, 3 the driver failed. */
     cugl_status st = CUGL_OK;
+    unsigned char *state = (unsigned char *)done;
     for (size_t i = 0; i < count; i++) {
-        if (done[i])
+        if (state[i])
             continue;
         CUstream s = stream ? stream->handle : unmap_stream_of(resources[i]);
         unsigned n = 0;
         for (size_t j = i; j < count; j++) {
-            if (done[j] || (stream == NULL && unmap_stream_of(resources[j]) != s))
+            if (state[j] || (stream == NULL && unmap_stream_of(resources[j]) != s))
                 continue;
             close_links(resources[j]);
             handles[n++] = resources[j]->handle;
-            done[j] = true;
+            state[j] = 1;
         }
         cugl_status one = CUGL_CU(cuGraphicsUnmapResources, n, handles, s);
+        for (size_t j = i; j < count; j++)
+            if (state[j] == 1)
+                state[j] = one == CUGL_OK ? 2 : 3;
         if (st == CUGL_OK)
             st = one;
     }
+    /* Those the driver failed to unmap stay mapped. */
     for (size_t i = 0; i < count; i++) {
-        resources[i]->mapped = false;
-        forget_streams(resources[i]);
+        if (state[i] == 2) {
+            resources[i]->mapped = false;
+            forget_streams(resources[i]);
+        }
     }
     if (handles != local)
         free(handles);
@@ -688,6 +720,9 @@ CUGL_API cugl_status cugl_graphics_resource_close(cugl_graphics_resource *resour
     } else if (st == CUGL_OK) {
         st = act;
     }
+    /* Closed whatever the driver said: nothing of it is used again. */
+    resource->mapped = false;
+    forget_streams(resource);
     resource->handle = NULL;
     resource->closed = true;
     return st;

@@ -167,8 +167,9 @@ struct cugl_buffer {
     bool managed;
     bool closed;
     /* Called once at close for buffers that belong to something else (a
-     * graphics mapping, an imported tensor); then `owner` is dropped. */
-    void (*on_close)(void *owner, cugl_stream *stream);
+     * graphics mapping, an imported tensor); then `owner` is dropped. Its
+     * failure is close's. */
+    cugl_status (*on_close)(void *owner, cugl_stream *stream);
     void (*owner_release)(void *owner);
     void *owner;
 };

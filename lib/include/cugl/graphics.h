@@ -134,9 +134,10 @@ CUGL_API cugl_status cugl_graphics_map(cugl_graphics_resource *const *resources,
  * streams: on `stream`, or, when it is NULL, on each one's unmap stream
  * (see cugl_graphics_resource_unmap). Buffers and arrays taken from them
  * are closed.
- * @errors CUGL_ERROR_INVALID_ARGUMENT, CUGL_ERROR_CLOSED,
- *   CUGL_ERROR_INVALID_STATE (one is not mapped: nothing is unmapped),
- *   CUGL_ERROR_CUDA.
+ * @errors CUGL_ERROR_INVALID_ARGUMENT (NULL, count 0, a duplicate, devices
+ *   differ), CUGL_ERROR_CLOSED, CUGL_ERROR_INVALID_STATE (one is not mapped:
+ *   nothing is unmapped), CUGL_ERROR_CUDA (those of the failed driver call
+ *   stay mapped).
  */
 CUGL_API cugl_status cugl_graphics_unmap(cugl_graphics_resource *const *resources,
                                          size_t count, cugl_stream *stream);
@@ -159,7 +160,9 @@ CUGL_API cugl_status cugl_graphics_resource_array(cugl_array **out,
  * Unmap. The unmap is ordered on `stream` when given; otherwise on the
  * stream set by cugl_graphics_resource_set_unmap_stream, otherwise on the
  * mapping stream. Closing the buffer or array that map returned does the
- * same (with close's stream as the override).
+ * same (with close's stream as the override). The buffers and arrays taken
+ * from the mapping are closed even when the driver fails; the resource then
+ * stays mapped, and unmap or close may try again.
  * @errors CUGL_ERROR_INVALID_ARGUMENT, CUGL_ERROR_CLOSED (resource or
  *   stream), CUGL_ERROR_INVALID_STATE (not mapped), CUGL_ERROR_CUDA.
  */
@@ -210,7 +213,9 @@ CUGL_API cugl_device *cugl_graphics_resource_device(const cugl_graphics_resource
 
 /**
  * The CUDA devices that run the current GL context (cuGLGetDevices), at
- * most `capacity` ordinals into `ordinals`, their number in *count.
+ * most `capacity` ordinals into `ordinals`, their number in *count. The
+ * thread's current CUDA context is left as it was (device 0's primary
+ * context is borrowed for the call when there is none).
  * @errors CUGL_ERROR_INVALID_STATE (no GL context current),
  *   CUGL_ERROR_NOT_SUPPORTED (the GL context runs on no CUDA device).
  */
