@@ -3,14 +3,9 @@
  */
 #include "demo.h"
 
-#include <errno.h>
-#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <sys/wait.h>
 #include <time.h>
-#include <unistd.h>
 
 static double now_seconds(void)
 {
@@ -89,16 +84,10 @@ int demo_start(demo *d, const demo_info *info, int argc, char **argv)
         d->screenshot = d->default_screenshot;
     }
     d->fixed_step = d->opt.frames > 0 || d->opt.screenshot || d->headless || d->opt.record;
-    /* Room for "<dir>/<name>-NNNNNN.png" and "file:<dir>/<name>.mp4". */
-    if (d->opt.record && strlen(d->opt.record) + strlen(info->name) + 24 > sizeof d->mp4) {
-        fprintf(stderr, "%s: --record: the folder's name is longer than %zu bytes\n",
-                info->program, sizeof d->mp4 - strlen(info->name) - 24);
-        return demo_finish(d, DEMO_EXIT_USAGE);
-    }
-    if (d->opt.record && mkdir(d->opt.record, 0777) != 0 && errno != EEXIST) {
-        fprintf(stderr, "%s: --record: cannot make the folder %s: %s\n", info->program,
-                d->opt.record, strerror(errno));
-        return demo_finish(d, 1);
+    if (d->opt.record) {
+        rc = demo_recorder_open(&d->recorder, info->program, info->name, d->opt.record);
+        if (rc != 0)
+            return demo_finish(d, rc);
     }
 
     if (cugl_stream_create(&d->stream, d->device, NULL) != CUGL_OK)
@@ -180,82 +169,7 @@ static cugl_status write_screenshot(demo *d)
     return st;
 }
 
-/* Whether `program` is an executable file in a folder of $PATH. */
-static bool on_path(const char *program)
-{
-    const char *path = getenv("PATH");
-    while (path && *path) {
-        const char *end = strchr(path, ':');
-        size_t n = end ? (size_t)(end - path) : strlen(path);
-        char file[1024];
-        if (n > 0 && snprintf(file, sizeof file, "%.*s/%s", (int)n, path, program) <
-                         (int)sizeof file &&
-            access(file, X_OK) == 0)
-            return true;
-        path = end ? end + 1 : NULL;
-    }
-    return false;
-}
-
-/* Shell-quote `s` into `out` ('...' with each ' as '\''). */
-static bool quote(char *out, size_t size, const char *s)
-{
-    size_t n = 0;
-    out[n++] = '\'';
-    for (; *s; s++) {
-        const char *piece = *s == '\'' ? "'\\''" : (char[]){*s, 0};
-        size_t len = strlen(piece);
-        if (n + len + 2 > size)
-            return false;
-        memcpy(out + n, piece, len);
-        n += len;
-    }
-    out[n++] = '\'';
-    out[n] = 0;
-    return true;
-}
-
-/* "exit status N" or "signal N" of a pclose() status. */
-static const char *exit_text(int status, char *buf, size_t size)
-{
-    if (status == -1)
-        snprintf(buf, size, "no status");
-    else if (WIFEXITED(status))
-        snprintf(buf, size, "exit status %d", WEXITSTATUS(status));
-    else if (WIFSIGNALED(status))
-        snprintf(buf, size, "signal %d", WTERMSIG(status));
-    else
-        snprintf(buf, size, "status %d", status);
-    return buf;
-}
-
-/* Start ffmpeg reading raw RGBA frames of this size from a pipe. */
-static void start_ffmpeg(demo *d)
-{
-    char target[sizeof d->mp4 + 8], out[2 * sizeof target], cmd[3 * sizeof target];
-    snprintf(d->mp4, sizeof d->mp4, "%s/%s.mp4", d->opt.record, d->info->name);
-    /* "file:" so that ffmpeg takes no name for an option or a protocol. */
-    snprintf(target, sizeof target, "file:%s", d->mp4);
-    if (!quote(out, sizeof out, target)) {
-        fprintf(stderr, "%s: --record: no MP4: the folder's name is too long to pass to ffmpeg\n",
-                d->info->program);
-        return;
-    }
-    /* Even sizes for yuv420p; frames arrive top row first. */
-    snprintf(cmd, sizeof cmd,
-             "ffmpeg -y -loglevel error -f rawvideo -pixel_format rgba -video_size %dx%d "
-             "-framerate 60 -i - -vf 'pad=ceil(iw/2)*2:ceil(ih/2)*2' -pix_fmt yuv420p %s",
-             d->width, d->height, out);
-    signal(SIGPIPE, SIG_IGN); /* a failing ffmpeg must not kill the demo */
-    d->ffmpeg = popen(cmd, "w");
-    if (!d->ffmpeg)
-        fprintf(stderr, "%s: --record: no MP4: cannot start ffmpeg: %s\n", d->info->program,
-                strerror(errno));
-    d->ffmpeg_width = d->width;
-    d->ffmpeg_height = d->height;
-}
-
-/* --record: this frame as a numbered PNG, and into ffmpeg where there is one. */
+/* --record: this frame, read back, to the recorder. */
 static cugl_status record_frame(demo *d)
 {
     size_t size = (size_t)d->width * (size_t)d->height * 4;
@@ -270,53 +184,7 @@ static cugl_status record_frame(demo *d)
     cugl_status st = cugl_app_read_pixels(d->ctx, d->record_pixels, size);
     if (st != CUGL_OK)
         return st;
-    char file[sizeof d->mp4 + 16]; /* the length was checked at start */
-    snprintf(file, sizeof file, "%s/%s-%06ld.png", d->opt.record, d->info->name, d->frame);
-    st = cugl_app_write_png(file, d->record_pixels, d->width, d->height);
-    if (st != CUGL_OK)
-        return st;
-    if (d->recorded++ == 0 && on_path("ffmpeg"))
-        start_ffmpeg(d);
-    if (d->ffmpeg && (d->width != d->ffmpeg_width || d->height != d->ffmpeg_height)) {
-        char why[48];
-        int rc = pclose(d->ffmpeg);
-        d->ffmpeg = NULL;
-        if (rc == 0)
-            printf("%s: --record: the window changed size; %s ends at frame %ld\n",
-                   d->info->program, d->mp4, d->frame - 1);
-        else
-            fprintf(stderr, "%s: --record: the window changed size, and ffmpeg failed (%s)\n",
-                    d->info->program, exit_text(rc, why, sizeof why));
-    }
-    if (d->ffmpeg && fwrite(d->record_pixels, 1, size, d->ffmpeg) != size) {
-        char why[48];
-        int rc = pclose(d->ffmpeg);
-        d->ffmpeg = NULL;
-        fprintf(stderr, "%s: --record: ffmpeg stopped taking frames (%s); no MP4\n",
-                d->info->program, exit_text(rc, why, sizeof why));
-    }
-    return CUGL_OK;
-}
-
-/* Close ffmpeg's pipe and say what --record wrote. */
-static void finish_recording(demo *d)
-{
-    if (!d->opt.record || d->recorded == 0)
-        return;
-    printf("%s: recorded %ld frame%s as %s/%s-NNNNNN.png\n", d->info->program, d->recorded,
-           d->recorded == 1 ? "" : "s", d->opt.record, d->info->name);
-    if (d->ffmpeg) {
-        char why[48];
-        int rc = pclose(d->ffmpeg);
-        d->ffmpeg = NULL;
-        if (rc == 0)
-            printf("%s: and as %s\n", d->info->program, d->mp4);
-        else
-            fprintf(stderr, "%s: ffmpeg failed (%s); no MP4\n", d->info->program,
-                    exit_text(rc, why, sizeof why));
-    } else if (!on_path("ffmpeg")) {
-        printf("%s: no MP4: ffmpeg is not installed\n", d->info->program);
-    }
+    return demo_recorder_frame(&d->recorder, d->record_pixels, d->width, d->height, d->frame);
 }
 
 /*
@@ -401,7 +269,7 @@ int demo_run(demo *d, const demo_callbacks *cb, void *user)
 
 int demo_finish(demo *d, int status)
 {
-    finish_recording(d);
+    demo_recorder_close(&d->recorder);
     free(d->record_pixels);
     d->record_pixels = NULL;
     if (d->timer) {

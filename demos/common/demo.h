@@ -22,6 +22,7 @@
 #include <cugl/app.h>
 
 #include "options.h"
+#include "record.h"
 
 enum {
     DEMO_HEADLESS_FRAMES = 60, /* what a headless run renders without --frames */
@@ -58,14 +59,10 @@ typedef struct demo {
     int width, height; /* its framebuffer size */
     double start_s;
     GLsync in_flight[DEMO_FRAMES_IN_FLIGHT]; /* a fence after each queued frame */
-    /* --record: the pixels of a frame, and ffmpeg's pipe (NULL: no ffmpeg,
-     * or it failed) for frames of the size it was started with. */
+    /* --record: the pixels of a frame, and where they go. */
     uint8_t *record_pixels;
     size_t record_size;
-    FILE *ffmpeg;
-    int ffmpeg_width, ffmpeg_height;
-    long recorded;
-    char mp4[512];
+    demo_recorder recorder;
 } demo;
 
 /* What a demo does each frame. */

@@ -1,0 +1,46 @@
+/*
+ * record.h - --record DIR: every frame as DIR/<name>-NNNNNN.png and, where
+ * ffmpeg is on PATH, the same frames piped to it for DIR/<name>.mp4 (H.264,
+ * 60 frames a second). Needs no GPU and no GL context (libpng through
+ * libcugl-app), so the unit tests run it anywhere.
+ */
+#ifndef CUGL_DEMO_RECORD_H
+#define CUGL_DEMO_RECORD_H
+
+#include <stdio.h>
+
+#include <cugl/cugl.h>
+
+enum { DEMO_RECORD_PATH_MAX = 512 };
+
+typedef struct demo_recorder {
+    const char *program; /* messages start with it */
+    const char *name;    /* the files' stem */
+    const char *dir;     /* NULL: not recording */
+    FILE *log;           /* what was written goes here (stdout); failures to stderr */
+    FILE *ffmpeg;        /* NULL: no ffmpeg, or it stopped */
+    int ffmpeg_width, ffmpeg_height; /* the size ffmpeg was started with */
+    long recorded;                   /* frames written */
+    char mp4[DEMO_RECORD_PATH_MAX];
+} demo_recorder;
+
+/**
+ * Start recording into `dir` (made if missing). Returns 0, or the exit
+ * status after a message on stderr: 2 for a folder name too long, 1 when
+ * the folder cannot be made.
+ */
+int demo_recorder_open(demo_recorder *r, const char *program, const char *name, const char *dir);
+
+/**
+ * Frame `frame` (RGBA8 rows top to bottom) as a numbered PNG, and into
+ * ffmpeg: started with the first frame; a frame of another size ends the
+ * MP4 there (the PNGs go on).
+ * @errors as cugl_app_write_png.
+ */
+cugl_status demo_recorder_frame(demo_recorder *r, const uint8_t *rgba, int width, int height,
+                                long frame);
+
+/** Close ffmpeg's pipe and say what was written. A recorder never opened: no-op. */
+void demo_recorder_close(demo_recorder *r);
+
+#endif /* CUGL_DEMO_RECORD_H */
