@@ -288,10 +288,10 @@ typedef struct postprocess {
     cugl_buffer *blurred;     /* the blurred image that "both" takes edges of */
 
     /* map: the registered textures; this frame's texture and surface
-     * objects, and the last frame's, which queued kernels may still use */
+     * objects (retired with demo_retire once the kernels are queued) */
     cugl_graphics_resource *scene_resource, *result_resource;
-    cugl_texture *texture, *retired_texture;
-    cugl_surface *surface, *retired_surface;
+    cugl_texture *texture;
+    cugl_surface *surface;
 
     /* shared: the scene's copy (a buffer) and the result (a texture) */
     cugl_app_shared *scene_shared, *result_shared;
@@ -485,9 +485,7 @@ static void frame_destroy(postprocess *p, demo *d)
     if (d->stream)
         cugl_stream_sync(d->stream);
     cugl_texture_release(p->texture);
-    cugl_texture_release(p->retired_texture);
     cugl_surface_release(p->surface);
-    cugl_surface_release(p->retired_surface);
     cugl_graphics_resource *resources[2] = {p->scene_resource, p->result_resource};
     for (int i = 0; i < 2; i++) {
         if (resources[i]) {
@@ -515,8 +513,8 @@ static void frame_destroy(postprocess *p, demo *d)
     p->fbo = p->depth = p->scene = p->result = 0;
     p->rows = p->blurred = NULL;
     p->scene_resource = p->result_resource = NULL;
-    p->texture = p->retired_texture = NULL;
-    p->surface = p->retired_surface = NULL;
+    p->texture = NULL;
+    p->surface = NULL;
     p->scene_shared = p->result_shared = NULL;
     p->scene_pinned = p->scene_device = p->result_device = p->result_pinned = NULL;
 }
@@ -616,24 +614,19 @@ static cugl_status map_objects(postprocess *p, demo *d)
 
 static cugl_status filter_map(postprocess *p, demo *d)
 {
-    /* The last frame's objects go once the stream has run its kernels; by
-     * now it has, so the wait costs nothing. */
-    if (p->retired_texture || p->retired_surface) {
-        cugl_status st = cugl_stream_sync(d->stream);
-        if (st != CUGL_OK)
-            return st;
-        cugl_texture_release(p->retired_texture);
-        cugl_surface_release(p->retired_surface);
-        p->retired_texture = NULL;
-        p->retired_surface = NULL;
-    }
     cugl_graphics_resource *both[2] = {p->scene_resource, p->result_resource};
     demo_phase_begin(d, DEMO_PHASE_ACQUIRE, "map", true);
     cugl_status st = cugl_graphics_map(both, 2, d->stream);
     if (st == CUGL_OK) {
         st = map_objects(p, d);
-        if (st != CUGL_OK)
+        if (st != CUGL_OK) {
+            /* No kernel used what map_objects made before it failed. */
+            cugl_texture_release(p->texture);
+            cugl_surface_release(p->surface);
+            p->texture = NULL;
+            p->surface = NULL;
             cugl_graphics_unmap(both, 2, d->stream);
+        }
     }
     demo_phase_end(d, DEMO_PHASE_ACQUIRE);
     if (st != CUGL_OK)
@@ -645,11 +638,12 @@ static cugl_status filter_map(postprocess *p, demo *d)
     demo_phase_begin(d, DEMO_PHASE_RELEASE, "unmap", true);
     cugl_status end = cugl_graphics_unmap(both, 2, d->stream);
     demo_phase_end(d, DEMO_PHASE_RELEASE);
-    p->retired_texture = p->texture;
-    p->retired_surface = p->surface;
+    cugl_status retire = demo_retire(d, p->texture, p->surface);
     p->texture = NULL;
     p->surface = NULL;
-    return st != CUGL_OK ? st : end;
+    if (st == CUGL_OK)
+        st = end;
+    return st != CUGL_OK ? st : retire;
 }
 
 /* shared: GL copies the scene into the buffer CUDA reads, once CUDA has

@@ -267,6 +267,50 @@ int demo_run(demo *d, const demo_callbacks *cb, void *user)
     return 0;
 }
 
+static void release_retired(demo_retired *r)
+{
+    cugl_texture_release(r->texture);
+    cugl_surface_release(r->surface);
+    r->texture = NULL;
+    r->surface = NULL;
+}
+
+cugl_status demo_retire(demo *d, cugl_texture *texture, cugl_surface *surface)
+{
+    if (!texture && !surface)
+        return CUGL_OK;
+    /* Free the batches the stream has passed; take a free slot, else wait
+     * for the oldest (the next after the last one taken). */
+    demo_retired *slot = NULL;
+    for (int i = 0; i < DEMO_RETIRED; i++) {
+        demo_retired *r = &d->retired[i];
+        bool done = false;
+        if ((r->texture || r->surface) && cugl_event_query(r->passed, &done) == CUGL_OK && done)
+            release_retired(r);
+        if (!slot && !r->texture && !r->surface)
+            slot = r;
+    }
+    cugl_status st = CUGL_OK;
+    if (!slot) {
+        slot = &d->retired[d->retired_next];
+        st = cugl_event_sync(slot->passed);
+        release_retired(slot);
+    }
+    d->retired_next = (int)(slot - d->retired + 1) % DEMO_RETIRED;
+    if (st == CUGL_OK && !slot->passed)
+        st = cugl_event_create(&slot->passed, d->device, &(cugl_event_desc){.timing = false});
+    if (st == CUGL_OK)
+        st = cugl_event_record(slot->passed, d->stream);
+    slot->texture = texture;
+    slot->surface = surface;
+    if (st != CUGL_OK) {
+        /* Without an event to wait on, wait for the stream itself. */
+        cugl_stream_sync(d->stream);
+        release_retired(slot);
+    }
+    return st;
+}
+
 int demo_finish(demo *d, int status)
 {
     demo_recorder_close(&d->recorder);
@@ -286,6 +330,10 @@ int demo_finish(demo *d, int status)
             glDeleteSync(d->in_flight[i]);
     if (d->stream)
         cugl_stream_sync(d->stream);
+    for (int i = 0; i < DEMO_RETIRED; i++) {
+        release_retired(&d->retired[i]);
+        cugl_event_release(d->retired[i].passed);
+    }
     cugl_module_release(d->module);
     cugl_stream_release(d->stream);
     cugl_app_context_destroy(d->ctx);

@@ -27,7 +27,16 @@
 enum {
     DEMO_HEADLESS_FRAMES = 60, /* what a headless run renders without --frames */
     DEMO_FRAMES_IN_FLIGHT = 2, /* frames queued ahead of the GPU at most */
+    DEMO_RETIRED = 4,          /* batches of retired objects awaiting the stream */
 };
+
+/* Texture and surface objects retired together (demo_retire; both NULL:
+ * a free slot), and the event after the work that may still use them. */
+typedef struct demo_retired {
+    cugl_event *passed;
+    cugl_texture *texture;
+    cugl_surface *surface;
+} demo_retired;
 
 /* Frame timer phases; each interop path names the ones it uses (target.h). */
 enum {
@@ -59,6 +68,8 @@ typedef struct demo {
     int width, height; /* its framebuffer size */
     double start_s;
     GLsync in_flight[DEMO_FRAMES_IN_FLIGHT]; /* a fence after each queued frame */
+    demo_retired retired[DEMO_RETIRED];
+    int retired_next; /* the slot after the last one taken: the oldest when all wait */
     /* --record: the pixels of a frame, and where they go. */
     uint8_t *record_pixels;
     size_t record_size;
@@ -100,6 +111,14 @@ int demo_fail(const demo *d, const char *what);
 /** Timer phases (no-ops without --bench, and outside the frame loop). */
 void demo_phase_begin(demo *d, int phase, const char *name, bool cuda);
 void demo_phase_end(demo *d, int phase);
+
+/**
+ * Release `texture` and `surface` (either may be NULL) once the work queued
+ * on d->stream so far has run: closing them destroys the driver objects at
+ * once, while a queued kernel may still use them. Nothing waits unless
+ * DEMO_RETIRED earlier batches are all still queued.
+ */
+cugl_status demo_retire(demo *d, cugl_texture *texture, cugl_surface *surface);
 
 /** 2-D launch extents covering width x height with 16 x 16 blocks. */
 cugl_launch_config demo_grid_2d(int width, int height);

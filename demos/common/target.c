@@ -139,15 +139,6 @@ int demo_target_fail(const demo *d, cugl_status status, const char *what)
 /* Map the texture and put a surface object on its array. */
 static cugl_status map_surface(demo_target *t, demo *d, demo_dest *dest)
 {
-    /* The last frame's surface goes once the stream has run its kernel;
-     * by now it has, so this wait costs nothing. */
-    if (t->retired_surface) {
-        cugl_status st = cugl_stream_sync(d->stream);
-        if (st != CUGL_OK)
-            return st;
-        cugl_surface_release(t->retired_surface);
-        t->retired_surface = NULL;
-    }
     cugl_array *array = NULL;
     cugl_status st = cugl_graphics_resource_map_array(&array, t->resource, d->stream, 0, 0);
     if (st != CUGL_OK)
@@ -240,8 +231,11 @@ cugl_status demo_target_cuda_end(demo_target *t, demo *d)
         demo_phase_end(d, DEMO_PHASE_RELEASE);
         cugl_buffer_release(t->mapped);
         t->mapped = NULL;
-        t->retired_surface = t->surface;
-        t->surface = NULL;
+        if (t->surface) {
+            cugl_status retire = demo_retire(d, NULL, t->surface);
+            st = st != CUGL_OK ? st : retire;
+            t->surface = NULL;
+        }
         break;
     case DEMO_INTEROP_SHARED:
         demo_phase_begin(d, DEMO_PHASE_RELEASE, "signal-gl", true);
@@ -301,7 +295,6 @@ void demo_target_destroy(demo_target *t, demo *d)
         cugl_stream_sync(d->stream);
     cugl_buffer_release(t->mapped);
     cugl_surface_release(t->surface);
-    cugl_surface_release(t->retired_surface);
     if (t->resource) {
         cugl_graphics_resource_close(t->resource, d->stream);
         cugl_graphics_resource_release(t->resource);

@@ -38,10 +38,9 @@ typedef struct demo_target {
 
     cugl_graphics_resource *resource; /* map */
     cugl_buffer *mapped;              /* map, a buffer, during CUDA's turn */
-    /* map, a texture: the surface on this frame's mapped array, and the
-     * last frame's, which a queued kernel may use until the stream is
-     * synchronised (destroying it sooner is not allowed) */
-    cugl_surface *surface, *retired_surface;
+    /* map, a texture: the surface on this frame's mapped array (retired
+     * with demo_retire once the kernel is queued) */
+    cugl_surface *surface;
 
     cugl_app_shared *shared; /* shared */
 

@@ -385,6 +385,6 @@ CUGL_API cugl_status cugl_app_shared_gl_end(cugl_app_shared *s)
     sl->fence = glFenceSync(GL_SYNC_GPU_COMMANDS_COMPLETE, 0);
     if (!sl->fence)
         return cugl_report_error(CUGL_ERROR_GL, __func__, "glFenceSync failed");
-    glFlush(); /* the fence must reach the GPU before CUDA waits on it */
+    /* No flush here: cuda_begin's wait flushes (GL_SYNC_FLUSH_COMMANDS_BIT). */
     return CUGL_OK;
 }

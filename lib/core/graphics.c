@@ -442,10 +442,20 @@ static void unmap_quietly(cugl_graphics_resource *res, cugl_stream *stream)
     forget_streams(res);
 }
 
-static cugl_status check_mappable(cugl_graphics_resource *const *resources, size_t count,
-                                  cugl_stream *stream, const char *who)
+/*
+ * Check a list of resources for map (`mapped` false: each must be unmapped)
+ * or unmap (`mapped` true): none NULL or closed, none twice, all on one
+ * device, and the stream (NULL allowed for unmap) on it too.
+ */
+static cugl_status check_list(cugl_graphics_resource *const *resources, size_t count,
+                              cugl_stream *stream, bool mapped, const char *who)
 {
-    CUGL__TRY(cugl__stream_check(stream, who));
+    if (!resources)
+        return cugl__fail(CUGL_ERROR_INVALID_ARGUMENT, who, "resources is NULL");
+    if (count == 0)
+        return cugl__fail(CUGL_ERROR_INVALID_ARGUMENT, who, "count is 0");
+    if (stream || !mapped)
+        CUGL__TRY(cugl__stream_check(stream, who));
     for (size_t i = 0; i < count; i++) {
         cugl_graphics_resource *r = resources[i];
         if (!r)
@@ -453,10 +463,11 @@ static cugl_status check_mappable(cugl_graphics_resource *const *resources, size
         if (r->closed)
             return cugl__fail(CUGL_ERROR_CLOSED, who,
                               "resources[%zu] (%s %u) has been closed", i, kind_name(r), r->name);
-        if (r->mapped)
+        if (r->mapped != mapped)
             return cugl__fail(CUGL_ERROR_INVALID_STATE, who,
-                              "resources[%zu] (%s %u) is already mapped; unmap it first", i,
-                              kind_name(r), r->name);
+                              mapped ? "resources[%zu] (%s %u) is not mapped; nothing was unmapped"
+                                     : "resources[%zu] (%s %u) is already mapped; unmap it first",
+                              i, kind_name(r), r->name);
         if (r->device != resources[0]->device)
             return cugl__fail(CUGL_ERROR_INVALID_ARGUMENT, who,
                               "resources[%zu] is on device %d, resources[0] on device %d", i,
@@ -466,7 +477,7 @@ static cugl_status check_mappable(cugl_graphics_resource *const *resources, size
                 return cugl__fail(CUGL_ERROR_INVALID_ARGUMENT, who,
                                   "resources[%zu] and resources[%zu] are the same resource", j, i);
     }
-    if (stream->device && stream->device != resources[0]->device)
+    if (stream && stream->device && stream->device != resources[0]->device)
         return cugl__fail(CUGL_ERROR_INVALID_ARGUMENT, who,
                           "the stream is on device %d, the resources on device %d",
                           stream->device->ordinal, resources[0]->device->ordinal);
@@ -506,9 +517,7 @@ static cugl_status map_many(cugl_graphics_resource *const *resources, size_t cou
 CUGL_API cugl_status cugl_graphics_map(cugl_graphics_resource *const *resources, size_t count,
                                        cugl_stream *stream)
 {
-    CUGL__CHECK_NOT_NULL(resources);
-    CUGL__CHECK_ARG(count > 0, "count is 0");
-    CUGL__TRY(check_mappable(resources, count, stream, __func__));
+    CUGL__TRY(check_list(resources, count, stream, false, __func__));
     return map_many(resources, count, stream, __func__);
 }
 
@@ -522,7 +531,7 @@ CUGL_API cugl_status cugl_graphics_resource_map(cugl_buffer **out,
     CUGL__CHECK_ARG(resource->is_buffer,
                     "%s %u is an image; map it with cugl_graphics_resource_map_array",
                     kind_name(resource), resource->name);
-    CUGL__TRY(check_mappable(&resource, 1, stream, __func__));
+    CUGL__TRY(check_list(&resource, 1, stream, false, __func__));
     CUGL__TRY(map_many(&resource, 1, stream, __func__));
     cugl_status st = new_buffer(out, resource, true, __func__);
     if (st != CUGL_OK)
@@ -541,7 +550,7 @@ CUGL_API cugl_status cugl_graphics_resource_map_array(cugl_array **out,
     CUGL__CHECK_ARG(!resource->is_buffer,
                     "GL buffer %u is not an image; map it with cugl_graphics_resource_map",
                     resource->name);
-    CUGL__TRY(check_mappable(&resource, 1, stream, __func__));
+    CUGL__TRY(check_list(&resource, 1, stream, false, __func__));
     CUGL__TRY(map_many(&resource, 1, stream, __func__));
     cugl_status st = new_array(out, resource, layer, level, true, __func__);
     if (st != CUGL_OK)
@@ -598,49 +607,22 @@ CUGL_API cugl_status cugl_graphics_resource_unmap(cugl_graphics_resource *resour
 CUGL_API cugl_status cugl_graphics_unmap(cugl_graphics_resource *const *resources,
                                          size_t count, cugl_stream *stream)
 {
-    CUGL__CHECK_NOT_NULL(resources);
-    CUGL__CHECK_ARG(count > 0, "count is 0");
-    if (stream)
-        CUGL__TRY(cugl__stream_check(stream, __func__));
-    for (size_t i = 0; i < count; i++) {
-        if (!resources[i])
-            return cugl__fail(CUGL_ERROR_INVALID_ARGUMENT, __func__, "resources[%zu] is NULL", i);
-        if (resources[i]->closed)
-            return cugl__fail(CUGL_ERROR_CLOSED, __func__, "resources[%zu] has been closed", i);
-        if (!resources[i]->mapped)
-            return cugl__fail(CUGL_ERROR_INVALID_STATE, __func__,
-                              "resources[%zu] (%s %u) is not mapped; nothing was unmapped", i,
-                              kind_name(resources[i]), resources[i]->name);
-        for (size_t j = 0; j < i; j++)
-            if (resources[j] == resources[i])
-                return cugl__fail(CUGL_ERROR_INVALID_ARGUMENT, __func__,
-                                  "resources[%zu] and resources[%zu] are the same resource", j,
-                                  i);
-        if (resources[i]->device != resources[0]->device)
-            return cugl__fail(CUGL_ERROR_INVALID_ARGUMENT, __func__,
-                              "resources[%zu] is on device %d, resources[0] on device %d", i,
-                              resources[i]->device->ordinal, resources[0]->device->ordinal);
-    }
-    if (stream && stream->device && stream->device != resources[0]->device)
-        return cugl__fail(CUGL_ERROR_INVALID_ARGUMENT, __func__,
-                          "the stream is on device %d, the resources on device %d",
-                          stream->device->ordinal, resources[0]->device->ordinal);
+    CUGL__TRY(check_list(resources, count, stream, true, __func__));
     CUGL__TRY(cugl__device_activate(resources[0]->device, __func__));
     enum { LOCAL = 16 };
     CUgraphicsResource local[LOCAL];
     CUgraphicsResource *handles = count <= LOCAL ? local : malloc(count * sizeof *handles);
-    bool *done = calloc(count, 1);
-    if (!handles || !done) {
+    /* Per resource: 0 to do, 1 in the current call, 2 unmapped, 3 failed. */
+    unsigned char *state = calloc(count, 1);
+    if (!handles || !state) {
         if (handles != local)
             free(handles);
-        free(done);
+        free(state);
         return cugl__fail(CUGL_ERROR_OUT_OF_MEMORY, __func__, "cannot allocate %zu handles",
                           count);
     }
-    /* One driver call per distinct stream, in the order streams first
-     * appear. done[j]: 1 in this group, 2 unmapped, 3 the driver failed. */
+    /* One driver call per distinct stream, in the order streams first appear. */
     cugl_status st = CUGL_OK;
-    unsigned char *state = (unsigned char *)done;
     for (size_t i = 0; i < count; i++) {
         if (state[i])
             continue;
@@ -669,7 +651,7 @@ CUGL_API cugl_status cugl_graphics_unmap(cugl_graphics_resource *const *resource
     }
     if (handles != local)
         free(handles);
-    free(done);
+    free(state);
     return st;
 }
 

@@ -9,6 +9,7 @@
 #include <cugl/app_shared.h>
 #include <glad/egl.h>
 
+#include "gpu_bytes.h"
 #include "gpu_kernels.h"
 
 extern const unsigned char cugl_texture_kernels_fatbin[];
@@ -44,18 +45,6 @@ static cugl_graphics_resource *reg_buffer(GLuint name, unsigned flags)
     return r;
 }
 
-/* Deterministic bytes: what CUDA writes. */
-static void pattern(uint8_t *p, size_t n, unsigned seed)
-{
-    uint32_t x = 2463534242u ^ seed;
-    for (size_t i = 0; i < n; i++) {
-        x ^= x << 13;
-        x ^= x >> 17;
-        x ^= x << 5;
-        p[i] = (uint8_t)x;
-    }
-}
-
 static void assert_bytes_equal(const uint8_t *got, const uint8_t *want, size_t n,
                                const char *what)
 {
@@ -79,7 +68,7 @@ static void cuda_writes_gl_reads_buffer(void **state)
     uint8_t *want = malloc(N), *got = malloc(N);
     assert_non_null(want);
     assert_non_null(got);
-    pattern(want, N, 1);
+    write_pattern(want, N, 1);
     cugl_buffer *host = NULL;
     assert_ok(cugl_buffer_from_handle(&host, (uint64_t)(uintptr_t)want, N, NULL));
 
@@ -116,7 +105,7 @@ static void gl_writes_cuda_reads_buffer(void **state)
     uint8_t *want = malloc(N), *got = calloc(1, N);
     assert_non_null(want);
     assert_non_null(got);
-    pattern(want, N, 2);
+    write_pattern(want, N, 2);
     GLuint name = gl_buffer(N, NULL);
     cugl_graphics_resource *r = reg_buffer(name, CUGL_GRAPHICS_READ_ONLY);
     assert_int_equal(cugl_graphics_resource_map_flags(r), CUGL_GRAPHICS_READ_ONLY);
@@ -193,7 +182,7 @@ static const gl_format formats[] = {
 /* Texel bytes that every format keeps exactly: finite floats and halves. */
 static void texels(uint8_t *p, size_t n, const gl_format *f, unsigned seed)
 {
-    pattern(p, n, seed);
+    write_pattern(p, n, seed);
     if (f->is_float) {
         for (size_t i = 0; i + 4 <= n; i += 4) {
             float v = (float)(p[i] | p[i + 1] << 8) / 64.0f - 300.0f;
@@ -298,7 +287,7 @@ static void three_d_texture(void **state)
     uint8_t *want = malloc(n), *got = malloc(n);
     assert_non_null(want);
     assert_non_null(got);
-    pattern(want, n, 3);
+    write_pattern(want, n, 3);
     GLuint tex = 0;
     glCreateTextures(GL_TEXTURE_3D, 1, &tex);
     glTextureStorage3D(tex, 1, GL_RGBA8, W, H, D);
@@ -356,7 +345,7 @@ static void layers_and_cube_faces(void **state)
         cugl_array *arrays[6] = {0};
         for (int l = 0; l < cases[c].layers; l++) {
             assert_ok(cugl_graphics_resource_array(&arrays[l], r, (unsigned)l, 0));
-            pattern(want + l * layer_bytes, layer_bytes, 100u + (unsigned)(c * 10 + l));
+            write_pattern(want + l * layer_bytes, layer_bytes, 100u + (unsigned)(c * 10 + l));
             assert_ok(cugl_array_copy_from_host(arrays[l], want + l * layer_bytes,
                                                 layer_bytes, stream));
         }
@@ -703,7 +692,7 @@ static void shared_buffer_both_ways(void **state)
     cugl_buffer *host = NULL;
     for (int frame = 0; frame < 3; frame++) {
         /* CUDA writes, GL reads. */
-        pattern(want, N, 40u + (unsigned)frame);
+        write_pattern(want, N, 40u + (unsigned)frame);
         assert_ok(cugl_buffer_from_handle(&host, (uint64_t)(uintptr_t)want, N, NULL));
         assert_ok(cugl_app_shared_cuda_begin(sh, stream));
         cugl_buffer *view = NULL;
@@ -720,7 +709,7 @@ static void shared_buffer_both_ways(void **state)
         assert_bytes_equal(got, want, N, "GL's view of CUDA's writes to shared memory");
         cugl_buffer_release(host);
         /* GL writes, CUDA reads. */
-        pattern(want, N, 80u + (unsigned)frame);
+        write_pattern(want, N, 80u + (unsigned)frame);
         glNamedBufferSubData(name, 0, N, want);
         assert_ok(cugl_app_shared_gl_end(sh));
         assert_ok(cugl_app_shared_cuda_begin(sh, stream));
@@ -756,7 +745,7 @@ static void shared_texture(void **state)
     assert_non_null(rows);
     assert_non_null(want);
     assert_non_null(got);
-    pattern(rows, pitch * H, 9);
+    write_pattern(rows, pitch * H, 9);
     for (int y = 0; y < H; y++)
         memcpy(want + (size_t)y * W * 4, rows + (size_t)y * pitch, W * 4);
     cugl_buffer *host = NULL, *view = NULL;

@@ -204,7 +204,9 @@ CUGL_API bool cugl_array_is_closed(const cugl_array *array);
 /**
  * Free the array now (queued work that uses it must have finished);
  * idempotent. An array that does not own its memory (a mipmap level, a
- * mapped graphics image) only lets go of what it holds. Afterwards every
+ * mapped graphics image) only lets go of what it holds; the array that
+ * cugl_graphics_resource_map_array returned unmaps its graphics resource
+ * (a failure reaches cugl_last_error() and the error callback). Afterwards every
  * call that returns a status returns CUGL_ERROR_CLOSED.
  * @thread_safety Not concurrently with other calls on the same array.
  */

@@ -127,9 +127,12 @@ CUGL_API bool cugl_buffer_is_closed(const cugl_buffer *buffer);
  * Give the memory back to its resource, ordered on `stream` (NULL: the
  * deallocation stream); idempotent. Afterwards the size is 0 and every call
  * but the getters and release returns CUGL_ERROR_CLOSED. A non-owning buffer
- * only forgets the pointer.
+ * only forgets the pointer; the buffer that cugl_graphics_resource_map
+ * returned unmaps its graphics resource, ordered on `stream` (NULL: as
+ * cugl_graphics_resource_unmap with no stream).
  * @errors CUGL_ERROR_CLOSED (`stream` closed: nothing is freed),
- *   CUGL_ERROR_CUDA (the memory is forgotten; the driver's error is reported).
+ *   CUGL_ERROR_CUDA (the memory is forgotten, or the unmap failed and the
+ *   resource stays mapped; the driver's error is reported).
  */
 CUGL_API cugl_status cugl_buffer_close(cugl_buffer *buffer, cugl_stream *stream);
 

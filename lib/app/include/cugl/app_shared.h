@@ -17,9 +17,14 @@
  *   ... GL draws from the buffer or texture ...
  *   gl_end()            marks GL's reads (a fence)
  *
- * Where GL lacks GL_EXT_memory_object_fd (Mesa, other vendors) creation
- * fails with CUGL_ERROR_NOT_SUPPORTED, saying to use the map path
- * (cugl/graphics.h).
+ * Each wait is a CPU wait: gl_begin blocks until CUDA's writes are done,
+ * cuda_begin until GL's use is (see cugl_app_shared_set_pipelined for
+ * avoiding both). Where GL lacks GL_EXT_memory_object_fd (Mesa, other
+ * vendors) creation fails with CUGL_ERROR_NOT_SUPPORTED, saying to use the
+ * map path (cugl/graphics.h).
+ *
+ * Threads: a shared object is used by the thread whose GL context it was
+ * made in, with that context current.
  */
 #ifndef CUGL_APP_SHARED_H
 #define CUGL_APP_SHARED_H
