@@ -86,8 +86,7 @@ enum {
     K_DIVERGENCE,
     K_JACOBI,
     K_GRADIENT,
-    K_SHOW_SURFACE,
-    K_SHOW_LINEAR,
+    K_SHOW,
     K_COUNT,
 };
 
@@ -99,8 +98,7 @@ static const char *const kernel_names[K_COUNT] = {
     [K_DIVERGENCE] = "fluids_compute_divergence",
     [K_JACOBI] = "fluids_jacobi_sweep",
     [K_GRADIENT] = "fluids_subtract_gradient",
-    [K_SHOW_SURFACE] = "fluids_show_surface",
-    [K_SHOW_LINEAR] = "fluids_show_linear",
+    [K_SHOW] = "fluids_show",
 };
 
 typedef struct fluids {
@@ -193,7 +191,7 @@ static int fluids_create(fluids *f, demo *d, const fluids_options *o)
         make_sampled(&f->dye_array, &f->dye_tex, f, d, 4) != CUGL_OK)
         return demo_fail(d, "cannot create the arrays and textures the advection samples");
 
-    st = demo_target_create_texture(&f->image, d, f->n, f->n);
+    st = demo_target_create_texture(&f->image, d, f->n, f->n, DEMO_TO_GL);
     if (st != CUGL_OK)
         return demo_target_fail(d, st, "the dye texture");
     printf("%s: %dx%d cells, %d pressure sweeps a step, vorticity confinement %g\n",
@@ -394,27 +392,14 @@ static cugl_status simulate(fluids *f, demo *d)
     return st;
 }
 
-/* CUDA's turn on the texture: the dye's colours. */
-static cugl_status show(fluids *f, demo *d)
+/* The dye's colours into the texture (or its memory). */
+static cugl_status colour_dye(demo *d, void *user, const demo_dest *dest)
 {
-    demo_dest dest;
-    cugl_status st = demo_target_cuda_begin(&f->image, d, &dest);
-    if (st != CUGL_OK)
-        return st;
+    fluids *f = user;
     uint64_t dye = cugl_buffer_handle(f->dye[f->dye_now]);
     int n = f->n;
-    demo_phase_begin(d, DEMO_PHASE_CUDA, "show", true);
-    if (f->image.interop == DEMO_INTEROP_MAP) {
-        void *args[] = {&dest.surface, &dye, &n};
-        st = launch(f, d, K_SHOW_SURFACE, args, 3);
-    } else {
-        void *args[] = {&dest.ptr, &dest.pitch, &dye, &n};
-        st = launch(f, d, K_SHOW_LINEAR, args, 4);
-    }
-    demo_phase_end(d, DEMO_PHASE_CUDA);
-    /* Hand the texture back even when the launch failed. */
-    cugl_status end = demo_target_cuda_end(&f->image, d);
-    return st != CUGL_OK ? st : end;
+    void *args[] = {(void *)dest, &dye, &n};
+    return launch(f, d, K_SHOW, args, 3);
 }
 
 static cugl_status render(demo *d, void *user)
@@ -427,7 +412,7 @@ static cugl_status render(demo *d, void *user)
         f->stepped_frame = d->frame;
     }
     if (st == CUGL_OK)
-        st = show(f, d);
+        st = demo_target_write(&f->image, d, "show", colour_dye, f);
     if (st == CUGL_OK)
         st = demo_target_gl_begin(&f->image, d);
     if (st != CUGL_OK)

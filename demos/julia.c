@@ -26,7 +26,7 @@ static const demo_info info = {
 
 typedef struct julia {
     demo_target image; /* RGBA8, the framebuffer's size */
-    cugl_kernel *surface_kernel, *linear_kernel;
+    cugl_kernel *kernel;
     julia_view view;
 } julia;
 
@@ -34,12 +34,11 @@ static int julia_create(julia *j, demo *d)
 {
     j->view = julia_view_default();
     if (demo_load_module(d, cugl_julia_fatbin, cugl_julia_fatbin_size) != CUGL_OK ||
-        demo_kernel(&j->surface_kernel, d, "julia_surface") != CUGL_OK ||
-        demo_kernel(&j->linear_kernel, d, "julia_linear") != CUGL_OK)
-        return demo_fail(d, "cannot load the kernels");
+        demo_kernel(&j->kernel, d, "julia_render") != CUGL_OK)
+        return demo_fail(d, "cannot load the kernel");
     int w, h;
     cugl_app_context_size(d->ctx, &w, &h);
-    cugl_status st = demo_target_create_texture(&j->image, d, w, h);
+    cugl_status st = demo_target_create_texture(&j->image, d, w, h, DEMO_TO_GL);
     if (st != CUGL_OK)
         return demo_target_fail(d, st, "the texture");
     return 0;
@@ -48,8 +47,7 @@ static int julia_create(julia *j, demo *d)
 static void julia_destroy(julia *j, demo *d)
 {
     demo_target_destroy(&j->image, d);
-    cugl_kernel_release(j->surface_kernel);
-    cugl_kernel_release(j->linear_kernel);
+    cugl_kernel_release(j->kernel);
 }
 
 /* Left drag pans, the wheel zooms keeping the point under the cursor. */
@@ -78,40 +76,21 @@ static void update(demo *d, void *user)
     }
 }
 
-/* CUDA's turn: this frame's image into the texture (or its memory). */
-static cugl_status colour_pixels(julia *j, demo *d)
+/* This frame's image into the texture (or its memory). */
+static cugl_status colour_pixels(demo *d, void *user, const demo_dest *dest)
 {
+    julia *j = user;
     int w = d->width, h = d->height;
     julia_params p = julia_params_for(&j->view, d->frame, w, h);
-    demo_dest dest;
-    cugl_status st = demo_target_cuda_begin(&j->image, d, &dest);
-    if (st != CUGL_OK)
-        return st;
     cugl_launch_config grid = demo_grid_2d(w, h);
-    demo_phase_begin(d, DEMO_PHASE_CUDA, "cuda", true);
-    if (j->image.interop == DEMO_INTEROP_MAP) {
-        void *args[] = {&dest.surface, &w, &h, &p};
-        st = cugl_launch(d->stream, &grid, j->surface_kernel, args, 4);
-    } else {
-        void *args[] = {&dest.ptr, &dest.pitch, &w, &h, &p};
-        st = cugl_launch(d->stream, &grid, j->linear_kernel, args, 5);
-    }
-    demo_phase_end(d, DEMO_PHASE_CUDA);
-    /* Hand the texture back even when the launch failed. */
-    cugl_status end = demo_target_cuda_end(&j->image, d);
-    return st != CUGL_OK ? st : end;
-}
-
-/* The fill of demo_target_render_fullscreen. */
-static cugl_status fill(demo *d, void *user)
-{
-    return colour_pixels(user, d);
+    void *args[] = {(void *)dest, &w, &h, &p};
+    return cugl_launch(d->stream, &grid, j->kernel, args, 4);
 }
 
 static cugl_status render(demo *d, void *user)
 {
     julia *j = user;
-    return demo_target_render_fullscreen(&j->image, d, fill, user);
+    return demo_target_render_fullscreen(&j->image, d, colour_pixels, user);
 }
 
 int main(int argc, char **argv)

@@ -8,25 +8,18 @@
  * which it reads off the two buffers (the step's displacement is v dt).
  * Velocities stay in a device buffer that only CUDA touches.
  *
- * How the position buffers are shared is --interop's choice:
- *   map     two GL buffers registered once; each frame both are mapped in
- *           one call, the one read READ_ONLY, the one written
- *           WRITE_DISCARD, and unmapped in one call after the step
- *   shared  two buffers of CUDA memory that GL imports (cugl/app_shared.h):
- *           nothing is mapped; CUDA waits for GL's fence before it
- *           overwrites a buffer, GL for CUDA's event before it draws one
- *   host    two device buffers; the new positions are copied to pinned
- *           host memory and uploaded into one of two GL buffers
- * The kernel and its launch are the same on every path, so every path
- * computes the same bits and draws the same picture.
+ * The position buffers are two interop targets (common/target.h) that
+ * CUDA takes together each step, the one read READ_ONLY and the one
+ * written WRITE_DISCARD: on the map path both are mapped in one call. The
+ * kernel and its launch are the same on every path, so every path computes
+ * the same bits and draws the same picture.
  */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include <cugl/app_shared.h>
-
 #include "common/demo.h"
+#include "common/target.h"
 #include "nbody_math.h"
 
 extern const unsigned char cugl_nbody_fatbin[];
@@ -88,12 +81,8 @@ typedef struct nbody {
     size_t bytes; /* of one position buffer: 4 floats a body */
     int cur;      /* the buffer (0 or 1) with the latest positions */
     long stepped; /* the frame whose step was taken last; -1: none */
-    GLuint gl[2]; /* map, host: the GL buffers, made here */
-    cugl_graphics_resource *resource[2]; /* map */
-    cugl_app_shared *shared[2];          /* shared */
-    cugl_buffer *device_pos[2];          /* host */
-    cugl_buffer *pinned;                 /* host: the download's */
-    cugl_memory_resource *device_mr, *pinned_mr;
+    demo_target pos[2]; /* the positions, CUDA's and GL's by turns */
+    cugl_memory_resource *device_mr;
     cugl_buffer *vel;
     cugl_kernel *kernel;
     GLuint program, vao;
@@ -108,101 +97,6 @@ typedef struct nbody {
 } nbody;
 
 /* --- Set-up ----------------------------------------------------------------- */
-
-static cugl_status gl_check(const char *what)
-{
-    GLenum e = glGetError();
-    if (e == GL_NO_ERROR)
-        return CUGL_OK;
-    return cugl_report_error(CUGL_ERROR_GL, info.program, "%s: GL error 0x%04x", what, e);
-}
-
-/* `size` bytes of host memory into the start of `dst`, then wait. */
-static cugl_status upload(demo *d, cugl_buffer *dst, const void *data, size_t size)
-{
-    cugl_buffer *from = NULL, *to = NULL;
-    cugl_status st = cugl_buffer_from_handle(&from, (uint64_t)(uintptr_t)data, size, NULL);
-    /* dst may be larger (shared memory is rounded up); copies match sizes. */
-    if (st == CUGL_OK)
-        st = cugl_buffer_from_handle(&to, cugl_buffer_handle(dst), size, NULL);
-    if (st == CUGL_OK)
-        st = cugl_buffer_copy_from(to, from, d->stream);
-    if (st == CUGL_OK)
-        st = cugl_stream_sync(d->stream);
-    cugl_buffer_release(to);
-    cugl_buffer_release(from);
-    return st;
-}
-
-/* Two GL buffers; the first holds the initial positions. */
-static cugl_status make_gl_buffers(nbody *s, const float *pos, GLbitfield storage_flags)
-{
-    glCreateBuffers(2, s->gl);
-    /* Immutable storage: what CUDA registered can never be respecified. */
-    glNamedBufferStorage(s->gl[0], (GLsizeiptr)s->bytes, pos, storage_flags);
-    glNamedBufferStorage(s->gl[1], (GLsizeiptr)s->bytes, NULL, storage_flags);
-    return gl_check("glNamedBufferStorage");
-}
-
-static cugl_status create_map(nbody *s, demo *d, const float *pos)
-{
-    cugl_status st = make_gl_buffers(s, pos, 0);
-    /* Registered for both roles; the map flags say which each frame. */
-    for (int i = 0; i < 2 && st == CUGL_OK; i++)
-        st = cugl_graphics_resource_from_gl_buffer(&s->resource[i], d->device, s->gl[i],
-                                                   CUGL_GRAPHICS_NONE);
-    return st;
-}
-
-static cugl_status create_shared(nbody *s, demo *d, const float *pos)
-{
-    cugl_status st = CUGL_OK;
-    for (int i = 0; i < 2 && st == CUGL_OK; i++) {
-        st = cugl_app_shared_buffer_create(&s->shared[i], d->device, s->bytes);
-        if (st == CUGL_OK && cugl_app_shared_size(s->shared[i]) < s->bytes)
-            st = cugl_report_error(CUGL_ERROR_INVALID_STATE, info.program,
-                                   "the shared buffer has %zu bytes, not %zu",
-                                   cugl_app_shared_size(s->shared[i]), s->bytes);
-    }
-    /* The initial positions are CUDA's first writes into buffer 0. */
-    if (st == CUGL_OK)
-        st = cugl_app_shared_cuda_begin(s->shared[0], d->stream);
-    if (st == CUGL_OK)
-        st = upload(d, cugl_app_shared_buffer(s->shared[0]), pos, s->bytes);
-    if (st == CUGL_OK)
-        st = cugl_app_shared_cuda_end(s->shared[0], d->stream);
-    return st;
-}
-
-static cugl_status create_host(nbody *s, demo *d, const float *pos)
-{
-    cugl_status st = make_gl_buffers(s, pos, GL_DYNAMIC_STORAGE_BIT);
-    for (int i = 0; i < 2 && st == CUGL_OK; i++)
-        st = cugl_memory_resource_allocate(&s->device_pos[i], s->device_mr, s->bytes, d->stream);
-    if (st == CUGL_OK)
-        st = cugl_legacy_pinned_memory_resource_create(&s->pinned_mr, d->device);
-    if (st == CUGL_OK)
-        st = cugl_memory_resource_allocate(&s->pinned, s->pinned_mr, s->bytes, d->stream);
-    if (st == CUGL_OK)
-        st = upload(d, s->device_pos[0], pos, s->bytes);
-    return st;
-}
-
-/* Where the interop path failed: say so, and which paths work. */
-static int path_failed(const demo *d, cugl_status st)
-{
-    if (st == CUGL_ERROR_NOT_SUPPORTED && d->opt.interop != DEMO_INTEROP_HOST) {
-        fprintf(stderr, "%s: --interop %s is not supported here: %s\n  (--interop %s works "
-                        "where the other does not)\n",
-                info.program, demo_interop_name(d->opt.interop), cugl_last_error(),
-                d->opt.interop == DEMO_INTEROP_SHARED ? "map or host" : "host");
-        return 1;
-    }
-    char what[96];
-    snprintf(what, sizeof what, "cannot create the position buffers (--interop %s)",
-             demo_interop_name(d->opt.interop));
-    return demo_fail(d, what);
-}
 
 /* Attribute 0: this frame's positions (binding 0), 1: the last frame's (binding 1). */
 static void make_vertex_array(nbody *s)
@@ -249,26 +143,18 @@ static int nbody_create(nbody *s, demo *d)
     if (st == CUGL_OK)
         st = cugl_memory_resource_allocate(&s->vel, s->device_mr, s->bytes, d->stream);
     if (st == CUGL_OK)
-        st = upload(d, s->vel, vel, s->bytes);
+        st = demo_upload(d, s->vel, vel, s->bytes);
     free(vel);
     if (st != CUGL_OK) {
         free(pos);
         return demo_fail(d, "cannot make the velocity buffer");
     }
-    switch (d->opt.interop) {
-    case DEMO_INTEROP_MAP:
-        st = create_map(s, d, pos);
-        break;
-    case DEMO_INTEROP_SHARED:
-        st = create_shared(s, d, pos);
-        break;
-    case DEMO_INTEROP_HOST:
-        st = create_host(s, d, pos);
-        break;
-    }
+    /* The first buffer holds the initial positions. */
+    for (int i = 0; i < 2 && st == CUGL_OK; i++)
+        st = demo_target_create_buffer(&s->pos[i], d, s->bytes, DEMO_TO_GL, i == 0 ? pos : NULL);
     free(pos);
     if (st != CUGL_OK)
-        return path_failed(d, st);
+        return demo_target_fail(d, st, "the position buffers");
     make_vertex_array(s);
 
     if (d->opt.bench) {
@@ -289,24 +175,15 @@ static void nbody_destroy(nbody *s, demo *d)
     /* Queued steps may still use the buffers. */
     if (d->stream)
         cugl_stream_sync(d->stream);
-    for (int i = 0; i < 2; i++) {
-        if (s->resource[i]) {
-            cugl_graphics_resource_close(s->resource[i], d->stream);
-            cugl_graphics_resource_release(s->resource[i]);
-        }
-        cugl_app_shared_destroy(s->shared[i]);
-        cugl_buffer_release(s->device_pos[i]);
-    }
+    for (int i = 0; i < 2; i++)
+        demo_target_destroy(&s->pos[i], d);
     for (int i = 0; i < TIMING_SLOTS; i++) {
         cugl_event_release(s->started[i]);
         cugl_event_release(s->ended[i]);
     }
-    cugl_buffer_release(s->pinned);
     cugl_buffer_release(s->vel);
-    cugl_memory_resource_release(s->pinned_mr);
     cugl_memory_resource_release(s->device_mr);
     cugl_kernel_release(s->kernel);
-    glDeleteBuffers(2, s->gl);
     glDeleteVertexArrays(1, &s->vao);
     glDeleteProgram(s->program);
 }
@@ -362,126 +239,22 @@ static cugl_status launch_step(nbody *s, demo *d, uint64_t src, uint64_t dst)
     return st;
 }
 
-/* map: both buffers in one call, flags set for their roles this frame. */
-static cugl_status step_map(nbody *s, demo *d, int src, int dst)
-{
-    cugl_graphics_resource *both[2] = {s->resource[src], s->resource[dst]};
-    cugl_status st = cugl_graphics_resource_set_map_flags(both[0], CUGL_GRAPHICS_READ_ONLY);
-    if (st == CUGL_OK)
-        st = cugl_graphics_resource_set_map_flags(both[1], CUGL_GRAPHICS_WRITE_DISCARD);
-    if (st != CUGL_OK)
-        return st;
-    demo_phase_begin(d, DEMO_PHASE_ACQUIRE, "map", true);
-    st = cugl_graphics_map(both, 2, d->stream);
-    demo_phase_end(d, DEMO_PHASE_ACQUIRE);
-    if (st != CUGL_OK)
-        return st;
-    cugl_buffer *mapped[2] = {NULL, NULL};
-    for (int i = 0; i < 2 && st == CUGL_OK; i++) {
-        st = cugl_graphics_resource_buffer(&mapped[i], both[i]);
-        if (st == CUGL_OK && cugl_buffer_size(mapped[i]) < s->bytes)
-            st = cugl_report_error(CUGL_ERROR_INVALID_STATE, info.program,
-                                   "GL buffer %u maps to %zu bytes, fewer than %zu",
-                                   s->gl[i ? dst : src], cugl_buffer_size(mapped[i]), s->bytes);
-    }
-    if (st == CUGL_OK)
-        st = launch_step(s, d, cugl_buffer_handle(mapped[0]), cugl_buffer_handle(mapped[1]));
-    /* Unmap whatever happened: GL must get its buffers back. */
-    demo_phase_begin(d, DEMO_PHASE_RELEASE, "unmap", true);
-    cugl_status unmapped = cugl_graphics_unmap(both, 2, d->stream);
-    demo_phase_end(d, DEMO_PHASE_RELEASE);
-    cugl_buffer_release(mapped[0]);
-    cugl_buffer_release(mapped[1]);
-    return st != CUGL_OK ? st : unmapped;
-}
-
-/*
- * shared: CUDA only reads `src`, which GL only reads too, so CUDA waits
- * for GL (its fence from the last frame that drew it) on `dst` alone.
- */
-static cugl_status step_shared(nbody *s, demo *d, int src, int dst)
-{
-    demo_phase_begin(d, DEMO_PHASE_ACQUIRE, "wait-gl", true);
-    cugl_status st = cugl_app_shared_cuda_begin(s->shared[dst], d->stream);
-    demo_phase_end(d, DEMO_PHASE_ACQUIRE);
-    if (st != CUGL_OK)
-        return st;
-    st = launch_step(s, d, cugl_buffer_handle(cugl_app_shared_buffer(s->shared[src])),
-                     cugl_buffer_handle(cugl_app_shared_buffer(s->shared[dst])));
-    demo_phase_begin(d, DEMO_PHASE_RELEASE, "signal-gl", true);
-    cugl_status end = cugl_app_shared_cuda_end(s->shared[dst], d->stream);
-    demo_phase_end(d, DEMO_PHASE_RELEASE);
-    return st != CUGL_OK ? st : end;
-}
-
-/* host: step in device memory, then device -> pinned memory -> GL buffer. */
-static cugl_status step_host(nbody *s, demo *d, int src, int dst)
-{
-    cugl_status st = launch_step(s, d, cugl_buffer_handle(s->device_pos[src]),
-                                 cugl_buffer_handle(s->device_pos[dst]));
-    if (st != CUGL_OK)
-        return st;
-    demo_phase_begin(d, DEMO_PHASE_RELEASE, "download", true);
-    st = cugl_buffer_copy_from(s->pinned, s->device_pos[dst], d->stream);
-    if (st == CUGL_OK)
-        st = cugl_stream_sync(d->stream);
-    demo_phase_end(d, DEMO_PHASE_RELEASE);
-    if (st != CUGL_OK)
-        return st;
-    demo_phase_begin(d, DEMO_PHASE_HANDOFF, "upload", false);
-    glNamedBufferSubData(s->gl[dst], 0, (GLsizeiptr)s->bytes,
-                         (const void *)(uintptr_t)cugl_buffer_handle(s->pinned));
-    demo_phase_end(d, DEMO_PHASE_HANDOFF);
-    return gl_check("glNamedBufferSubData");
-}
-
 /* CUDA's turn: one step, the newest positions into the other buffer. */
 static cugl_status step(nbody *s, demo *d)
 {
     int src = s->cur, dst = 1 - s->cur;
-    cugl_status st = CUGL_OK;
-    switch (d->opt.interop) {
-    case DEMO_INTEROP_MAP:
-        st = step_map(s, d, src, dst);
-        break;
-    case DEMO_INTEROP_SHARED:
-        st = step_shared(s, d, src, dst);
-        break;
-    case DEMO_INTEROP_HOST:
-        st = step_host(s, d, src, dst);
-        break;
-    }
+    s->pos[src].cuda_writes = false;
+    s->pos[dst].cuda_writes = true;
+    demo_target *both[2] = {&s->pos[src], &s->pos[dst]};
+    demo_io io[2];
+    cugl_status st = demo_targets_cuda_begin(d, both, 2, io);
+    if (st != CUGL_OK)
+        return st;
+    st = launch_step(s, d, io[0].source.ptr, io[1].dest.ptr);
+    /* GL must get its buffers back even when the launch failed. */
+    cugl_status end = demo_targets_cuda_end(d, both, 2);
     s->cur = dst;
-    return st;
-}
-
-/* The GL name of position buffer i (shared: after gl_begin). */
-static GLuint gl_buffer(const nbody *s, int i)
-{
-    return s->shared[i] ? cugl_app_shared_gl_name(s->shared[i]) : s->gl[i];
-}
-
-/* GL's turn begins: shared memory waits for CUDA's writes. */
-static cugl_status gl_begin(nbody *s, demo *d)
-{
-    if (!s->shared[0])
-        return CUGL_OK;
-    demo_phase_begin(d, DEMO_PHASE_HANDOFF, "wait-cuda", false);
-    cugl_status st = cugl_app_shared_gl_begin(s->shared[s->cur]);
-    if (st == CUGL_OK)
-        st = cugl_app_shared_gl_begin(s->shared[1 - s->cur]);
-    demo_phase_end(d, DEMO_PHASE_HANDOFF);
-    return st;
-}
-
-/* GL's turn ends: shared memory marks GL's reads of both buffers. */
-static cugl_status gl_end(nbody *s)
-{
-    if (!s->shared[0])
-        return CUGL_OK;
-    cugl_status st = cugl_app_shared_gl_end(s->shared[s->cur]);
-    cugl_status other = cugl_app_shared_gl_end(s->shared[1 - s->cur]);
-    return st != CUGL_OK ? st : other;
+    return st != CUGL_OK ? st : end;
 }
 
 /* The bodies as additive point sprites; their light adds up, no depth. */
@@ -489,8 +262,8 @@ static void draw(nbody *s, demo *d)
 {
     float view[16], proj[16];
     cugl_app_camera_matrices(&s->camera, (float)d->width / (float)d->height, view, proj);
-    glVertexArrayVertexBuffer(s->vao, 0, gl_buffer(s, s->cur), 0, 4 * sizeof(float));
-    glVertexArrayVertexBuffer(s->vao, 1, gl_buffer(s, 1 - s->cur), 0, 4 * sizeof(float));
+    glVertexArrayVertexBuffer(s->vao, 0, s->pos[s->cur].gl_name, 0, 4 * sizeof(float));
+    glVertexArrayVertexBuffer(s->vao, 1, s->pos[1 - s->cur].gl_name, 0, 4 * sizeof(float));
     glClearColor(0.005f, 0.006f, 0.014f, 1.0f);
     glClear(GL_COLOR_BUFFER_BIT | GL_DEPTH_BUFFER_BIT);
     glDisable(GL_DEPTH_TEST);
@@ -531,14 +304,15 @@ static cugl_status render(demo *d, void *user)
         st = step(s, d);
         s->stepped = d->frame;
     }
+    demo_target *both[2] = {&s->pos[s->cur], &s->pos[1 - s->cur]};
     if (st == CUGL_OK)
-        st = gl_begin(s, d);
+        st = demo_targets_gl_begin(d, both, 2);
     if (st != CUGL_OK)
         return st;
     demo_phase_begin(d, DEMO_PHASE_DRAW, "draw", false);
     draw(s, d);
     demo_phase_end(d, DEMO_PHASE_DRAW);
-    return gl_end(s);
+    return demo_targets_gl_end(d, both, 2);
 }
 
 /* --- After the run -------------------------------------------------------------- */
@@ -552,7 +326,7 @@ static int dump_positions(nbody *s, demo *d)
                 s->bytes);
         return 1;
     }
-    glGetNamedBufferSubData(gl_buffer(s, s->cur), 0, (GLsizeiptr)s->bytes, data);
+    glGetNamedBufferSubData(s->pos[s->cur].gl_name, 0, (GLsizeiptr)s->bytes, data);
     GLenum e = glGetError();
     FILE *f = e == GL_NO_ERROR ? fopen(d->opt.dump_vertices, "wb") : NULL;
     bool ok = f && fwrite(data, 1, s->bytes, f) == s->bytes;

@@ -89,7 +89,7 @@ static int sinewave_create(sinewave *s, demo *d)
     if (make_indices(s) != CUGL_OK)
         return demo_fail(d, "cannot make the index buffer");
     size_t size = (size_t)SINEWAVE_N * SINEWAVE_N * SINEWAVE_VERTEX_FLOATS * sizeof(float);
-    cugl_status st = demo_target_create_buffer(&s->vertices, d, size);
+    cugl_status st = demo_target_create_buffer(&s->vertices, d, size, DEMO_TO_GL, NULL);
     if (st != CUGL_OK)
         return demo_target_fail(d, st, "the vertex buffer");
     make_vertex_array(s);
@@ -111,29 +111,22 @@ static void update(demo *d, void *user)
     cugl_app_camera_update(&s->camera, d->ctx, d->dt);
 }
 
-/* CUDA's turn: the grid at time d->time into the vertex buffer. */
-static cugl_status write_vertices(sinewave *s, demo *d)
+/* The grid at time d->time into the vertex buffer. */
+static cugl_status write_vertices(demo *d, void *user, const demo_dest *dest)
 {
-    demo_dest dest;
-    cugl_status st = demo_target_cuda_begin(&s->vertices, d, &dest);
-    if (st != CUGL_OK)
-        return st;
+    sinewave *s = user;
+    uint64_t vertices = dest->ptr;
     int n = SINEWAVE_N;
     float t = d->time;
-    void *args[] = {&dest.ptr, &n, &t};
+    void *args[] = {&vertices, &n, &t};
     cugl_launch_config grid = demo_grid_2d(n, n);
-    demo_phase_begin(d, DEMO_PHASE_CUDA, "cuda", true);
-    st = cugl_launch(d->stream, &grid, s->kernel, args, 3);
-    demo_phase_end(d, DEMO_PHASE_CUDA);
-    /* Hand the buffer back even when the launch failed. */
-    cugl_status end = demo_target_cuda_end(&s->vertices, d);
-    return st != CUGL_OK ? st : end;
+    return cugl_launch(d->stream, &grid, s->kernel, args, 3);
 }
 
 static cugl_status render(demo *d, void *user)
 {
     sinewave *s = user;
-    cugl_status st = write_vertices(s, d);
+    cugl_status st = demo_target_write(&s->vertices, d, "cuda", write_vertices, s);
     if (st == CUGL_OK)
         st = demo_target_gl_begin(&s->vertices, d);
     if (st != CUGL_OK)

@@ -31,7 +31,7 @@ static const demo_info info = {
 typedef struct volume {
     demo_target image;   /* RGBA8, the framebuffer's size */
     cugl_texture *grid;  /* the density, a VOLUME_N^3 f32 array, filtered */
-    cugl_kernel *fill_kernel, *surface_kernel, *linear_kernel;
+    cugl_kernel *fill_kernel, *render_kernel;
     cugl_app_camera camera;
     bool spinning; /* the scene turns on its own until the mouse moves the camera */
 } volume;
@@ -95,8 +95,7 @@ static int volume_create(volume *v, demo *d)
     v->spinning = true;
     if (demo_load_module(d, cugl_volume_fatbin, cugl_volume_fatbin_size) != CUGL_OK ||
         demo_kernel(&v->fill_kernel, d, "volume_fill") != CUGL_OK ||
-        demo_kernel(&v->surface_kernel, d, "volume_render_surface") != CUGL_OK ||
-        demo_kernel(&v->linear_kernel, d, "volume_render_linear") != CUGL_OK)
+        demo_kernel(&v->render_kernel, d, "volume_render") != CUGL_OK)
         return demo_fail(d, "cannot load the kernels");
     if (make_grid(v, d) != CUGL_OK)
         return demo_fail(d, "cannot make the density grid");
@@ -104,7 +103,7 @@ static int volume_create(volume *v, demo *d)
            (size_t)VOLUME_N * VOLUME_N * VOLUME_N * sizeof(float) >> 20, (double)VOLUME_STEP);
     int w, h;
     cugl_app_context_size(d->ctx, &w, &h);
-    cugl_status st = demo_target_create_texture(&v->image, d, w, h);
+    cugl_status st = demo_target_create_texture(&v->image, d, w, h, DEMO_TO_GL);
     if (st != CUGL_OK)
         return demo_target_fail(d, st, "the texture");
     return 0;
@@ -115,8 +114,7 @@ static void volume_destroy(volume *v, demo *d)
     demo_target_destroy(&v->image, d);
     cugl_texture_release(v->grid);
     cugl_kernel_release(v->fill_kernel);
-    cugl_kernel_release(v->surface_kernel);
-    cugl_kernel_release(v->linear_kernel);
+    cugl_kernel_release(v->render_kernel);
 }
 
 static void update(demo *d, void *user)
@@ -145,40 +143,21 @@ static volume_params frame_params(const volume *v, const demo *d)
     return volume_params_for(eye, cam.target, cam.fov_y, d->width, d->height, VOLUME_STEP);
 }
 
-/* CUDA's turn: this frame's image into the texture (or its memory). */
-static cugl_status march(volume *v, demo *d)
+/* This frame's image into the texture (or its memory). */
+static cugl_status march(demo *d, void *user, const demo_dest *dest)
 {
+    volume *v = user;
     volume_params p = frame_params(v, d);
     uint64_t grid = cugl_texture_handle(v->grid);
-    demo_dest dest;
-    cugl_status st = demo_target_cuda_begin(&v->image, d, &dest);
-    if (st != CUGL_OK)
-        return st;
     cugl_launch_config launch = demo_grid_2d(p.width, p.height);
-    demo_phase_begin(d, DEMO_PHASE_CUDA, "cuda", true);
-    if (v->image.interop == DEMO_INTEROP_MAP) {
-        void *args[] = {&dest.surface, &grid, &p};
-        st = cugl_launch(d->stream, &launch, v->surface_kernel, args, 3);
-    } else {
-        void *args[] = {&dest.ptr, &dest.pitch, &grid, &p};
-        st = cugl_launch(d->stream, &launch, v->linear_kernel, args, 4);
-    }
-    demo_phase_end(d, DEMO_PHASE_CUDA);
-    /* Hand the texture back even when the launch failed. */
-    cugl_status end = demo_target_cuda_end(&v->image, d);
-    return st != CUGL_OK ? st : end;
-}
-
-/* The fill of demo_target_render_fullscreen. */
-static cugl_status fill(demo *d, void *user)
-{
-    return march(user, d);
+    void *args[] = {(void *)dest, &grid, &p};
+    return cugl_launch(d->stream, &launch, v->render_kernel, args, 3);
 }
 
 static cugl_status render(demo *d, void *user)
 {
     volume *v = user;
-    return demo_target_render_fullscreen(&v->image, d, fill, user);
+    return demo_target_render_fullscreen(&v->image, d, march, user);
 }
 
 int main(int argc, char **argv)

@@ -27,7 +27,10 @@
 enum {
     DEMO_HEADLESS_FRAMES = 60, /* what a headless run renders without --frames */
     DEMO_FRAMES_IN_FLIGHT = 2, /* frames queued ahead of the GPU at most */
-    DEMO_RETIRED = 4,          /* batches of retired objects awaiting the stream */
+    DEMO_MAX_TARGETS = 4,      /* interop targets CUDA or GL takes in one turn */
+    /* batches of retired objects awaiting the stream: four frames' of two
+     * mapped textures each */
+    DEMO_RETIRED = 8,
 };
 
 /* Texture and surface objects retired together (demo_retire; both NULL:
@@ -45,6 +48,7 @@ enum {
     DEMO_PHASE_RELEASE = 2, /* after it: unmap, signal GL, or download */
     DEMO_PHASE_HANDOFF = 3, /* GL waits for CUDA, or uploads */
     DEMO_PHASE_DRAW = 4,    /* "draw": GL draws the frame */
+    DEMO_PHASE_GL_COPY = 5, /* GL copies an image it made to where CUDA reads it */
 };
 
 typedef struct demo {

@@ -31,7 +31,9 @@ static const flag flags[] = {
     {"--size", FLAG_SIZE, "WIDTHxHEIGHT"},
     {"--frames", FLAG_FRAMES, "N"},
     {"--screenshot", FLAG_SCREENSHOT, "FILE"},
-    {"--interop", FLAG_INTEROP, "map|shared|host"},
+#define INTEROP_BAR(id, name, help) "|" name
+    {"--interop", FLAG_INTEROP, DEMO_INTEROP_LIST(INTEROP_BAR) + 1}, /* map|shared|host */
+#undef INTEROP_BAR
     {"--bench", FLAG_BENCH, NULL},
     {"--device", FLAG_DEVICE, "N"},
     {"--dump-vertices", FLAG_DUMP_VERTICES, "FILE"},
@@ -39,13 +41,17 @@ static const flag flags[] = {
     {"--help", FLAG_HELP, NULL},
 };
 
-static const char *const interop_names[] = {"map", "shared", "host"};
+static const struct {
+    const char *name, *help;
+} interops[DEMO_INTEROP_COUNT] = {
+#define INTEROP_ROW(id, name, help) [DEMO_INTEROP_##id] = {name, help},
+    DEMO_INTEROP_LIST(INTEROP_ROW)
+#undef INTEROP_ROW
+};
 
 const char *demo_interop_name(demo_interop interop)
 {
-    return (unsigned)interop < sizeof interop_names / sizeof interop_names[0]
-               ? interop_names[interop]
-               : "invalid";
+    return (unsigned)interop < DEMO_INTEROP_COUNT ? interops[interop].name : "invalid";
 }
 
 void demo_options_usage(const demo_info *info, FILE *f)
@@ -58,13 +64,12 @@ void demo_options_usage(const demo_info *info, FILE *f)
             "                         window closes; headless: 60)\n"
             "  --screenshot FILE      write the last frame as a PNG (headless default:\n"
             "                         %s.png)\n"
-            "  --interop PATH         how CUDA's output reaches GL (default map):\n"
-            "                           map     register the GL object, map it each frame\n"
-            "                           shared  CUDA memory imported by GL, no mapping\n"
-            "                           host    through pinned host memory and a GL upload\n"
-            "  --bench                print per-phase frame times at exit\n"
-            "  --device N             the CUDA device (default 0); GL runs on it too\n",
-            info->name);
+            "  --interop PATH         how CUDA's output reaches GL (default %s):\n",
+            info->name, interops[0].name);
+    for (int i = 0; i < DEMO_INTEROP_COUNT; i++)
+        fprintf(f, "                           %-7s %s\n", interops[i].name, interops[i].help);
+    fprintf(f, "  --bench                print per-phase frame times at exit\n"
+               "  --device N             the CUDA device (default 0); GL runs on it too\n");
     fprintf(f, "  --record DIR           write every frame as DIR/%s-NNNNNN.png, and\n"
                "                         DIR/%s.mp4 where ffmpeg is installed\n",
             info->name, info->name);
@@ -218,11 +223,18 @@ int demo_options_parse(demo_options *opt, const demo_info *info, int argc, char 
             break;
         }
         case FLAG_INTEROP: {
-            size_t k = 0;
-            while (k < 3 && strcmp(value, interop_names[k]) != 0)
+            int k = 0;
+            while (k < DEMO_INTEROP_COUNT && strcmp(value, interops[k].name) != 0)
                 k++;
-            if (k == 3)
-                return usage_error(info, err, "--interop: '%s' is not map, shared or host", value);
+            if (k == DEMO_INTEROP_COUNT) {
+                /* "is not map, shared or host" */
+                char names[128] = "";
+                for (int j = 0; j < DEMO_INTEROP_COUNT; j++)
+                    snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s",
+                             j == 0 ? "" : j + 1 < DEMO_INTEROP_COUNT ? ", " : " or ",
+                             interops[j].name);
+                return usage_error(info, err, "--interop: '%s' is not %s", value, names);
+            }
             opt->interop = (demo_interop)k;
             break;
         }

@@ -25,11 +25,26 @@
 #include <stdbool.h>
 #include <stdio.h>
 
+/*
+ * The --interop paths, one row each: the enum value, the name on the
+ * command line, and its line in --help. A new path is a row here and its
+ * cases in target.c.
+ */
+#define DEMO_INTEROP_LIST(X)                                                   \
+    X(MAP, "map", "register the GL object, map it each frame")                 \
+    X(SHARED, "shared", "CUDA memory imported by GL, no mapping")              \
+    X(HOST, "host", "through pinned host memory and a GL upload")
+
 typedef enum demo_interop {
-    DEMO_INTEROP_MAP = 0,    /* register the GL object, map it every frame */
-    DEMO_INTEROP_SHARED = 1, /* CUDA memory that GL imports: no map per frame */
-    DEMO_INTEROP_HOST = 2,   /* through pinned host memory and a GL upload */
+#define DEMO_INTEROP_ENUM(id, name, help) DEMO_INTEROP_##id,
+    DEMO_INTEROP_LIST(DEMO_INTEROP_ENUM)
+#undef DEMO_INTEROP_ENUM
 } demo_interop;
+
+/* Not an enum value, so that -Wswitch names a path a switch leaves out. */
+#define DEMO_INTEROP_ONE(id, name, help) +1
+enum { DEMO_INTEROP_COUNT = 0 DEMO_INTEROP_LIST(DEMO_INTEROP_ONE) };
+#undef DEMO_INTEROP_ONE
 
 /*
  * A flag of one demo's own ("--bodies N"). `parse` checks and keeps the

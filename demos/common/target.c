@@ -1,23 +1,20 @@
 /*
- * target.c - see target.h.
+ * target.c - see target.h. Every switch over the --interop paths in the
+ * demos is here.
  */
 #include "target.h"
 
-static cugl_status gl_check(const char *who, const char *what)
-{
-    GLenum e = glGetError();
-    if (e == GL_NO_ERROR)
-        return CUGL_OK;
-    return cugl_report_error(CUGL_ERROR_GL, who, "%s: GL error 0x%04x", what, e);
-}
+/* The bytes of a row of RGBA8 pixels in shared memory that GL packs into:
+ * 256-byte aligned, as a shared texture's rows are. */
+enum { SHARED_ROW_ALIGN = 256 };
 
-static cugl_status make_gl_buffer(demo_target *t, GLbitfield storage_flags)
+static cugl_status make_gl_buffer(demo_target *t, GLbitfield storage_flags, const void *initial)
 {
     glCreateBuffers(1, &t->gl_name);
     t->owns_gl_name = true;
     /* Immutable storage: what CUDA registered can never be respecified. */
-    glNamedBufferStorage(t->gl_name, (GLsizeiptr)t->size, NULL, storage_flags);
-    return gl_check("demo_target_create_buffer", "glNamedBufferStorage");
+    glNamedBufferStorage(t->gl_name, (GLsizeiptr)t->size, initial, storage_flags);
+    return cugl_app_check_gl("demo_target_create_buffer", "glNamedBufferStorage");
 }
 
 static cugl_status make_gl_texture(demo_target *t)
@@ -29,7 +26,7 @@ static cugl_status make_gl_texture(demo_target *t)
     glTextureParameteri(t->gl_name, GL_TEXTURE_MAG_FILTER, GL_NEAREST);
     glTextureParameteri(t->gl_name, GL_TEXTURE_WRAP_S, GL_CLAMP_TO_EDGE);
     glTextureParameteri(t->gl_name, GL_TEXTURE_WRAP_T, GL_CLAMP_TO_EDGE);
-    return gl_check("demo_target_create_texture", "glTextureStorage2D");
+    return cugl_app_check_gl("demo_target_create_texture", "glTextureStorage2D");
 }
 
 /* The host path's device buffer and its pinned copy. */
@@ -45,30 +42,82 @@ static cugl_status make_host_buffers(demo_target *t, demo *d)
     return st;
 }
 
-cugl_status demo_target_create_buffer(demo_target *t, demo *d, size_t size)
+/* What a map of the target's role asks of the driver. */
+static unsigned map_flags_of(bool cuda_writes)
 {
-    *t = (demo_target){.interop = d->opt.interop, .size = size};
+    return cuda_writes ? CUGL_GRAPHICS_WRITE_DISCARD : CUGL_GRAPHICS_READ_ONLY;
+}
+
+cugl_status demo_upload(demo *d, cugl_buffer *dst, const void *data, size_t size)
+{
+    cugl_buffer *from = NULL, *to = NULL;
+    cugl_status st = cugl_buffer_from_handle(&from, (uint64_t)(uintptr_t)data, size, NULL);
+    /* Copies match sizes: a view of dst's first `size` bytes. */
+    if (st == CUGL_OK)
+        st = cugl_buffer_from_handle(&to, cugl_buffer_handle(dst), size, NULL);
+    if (st == CUGL_OK)
+        st = cugl_buffer_copy_from(to, from, d->stream);
+    if (st == CUGL_OK)
+        st = cugl_stream_sync(d->stream);
+    cugl_buffer_release(to);
+    cugl_buffer_release(from);
+    return st;
+}
+
+/* Shared memory of at least t->size bytes; a texture's rows t->pitch apart. */
+static cugl_status check_shared(demo_target *t, const char *who)
+{
+    size_t have = cugl_app_shared_size(t->shared);
+    if (t->texture && (t->pitch < (size_t)t->width * 4 || t->pitch % 4 != 0 || have < t->size))
+        /* The kernels read and write whole texels at row starts: 4-byte aligned. */
+        return cugl_report_error(CUGL_ERROR_INVALID_STATE, who,
+                                 "the shared memory of a %dx%d RGBA8 image has a pitch of %zu "
+                                 "bytes and %zu bytes in all",
+                                 t->width, t->height, t->pitch, have);
+    if (have < t->size)
+        return cugl_report_error(CUGL_ERROR_INVALID_STATE, who,
+                                 "the shared buffer has %zu bytes, not %zu", have, t->size);
+    return CUGL_OK;
+}
+
+cugl_status demo_target_create_buffer(demo_target *t, demo *d, size_t size,
+                                      demo_direction direction, const void *initial)
+{
+    *t = (demo_target){
+        .interop = d->opt.interop,
+        .direction = direction,
+        .cuda_writes = direction == DEMO_TO_GL,
+        .size = size,
+    };
     cugl_status st = CUGL_OK;
     switch (t->interop) {
     case DEMO_INTEROP_MAP:
-        st = make_gl_buffer(t, 0);
+        st = make_gl_buffer(t, 0, initial);
         if (st == CUGL_OK)
             st = cugl_graphics_resource_from_gl_buffer(&t->resource, d->device, t->gl_name,
-                                                       CUGL_GRAPHICS_WRITE_DISCARD);
+                                                       map_flags_of(t->cuda_writes));
         break;
     case DEMO_INTEROP_SHARED:
         st = cugl_app_shared_buffer_create(&t->shared, d->device, size);
-        if (st == CUGL_OK)
+        if (st == CUGL_OK) {
             t->gl_name = cugl_app_shared_gl_name(t->shared);
-        if (st == CUGL_OK && cugl_app_shared_size(t->shared) < size)
-            st = cugl_report_error(CUGL_ERROR_INVALID_STATE, "demo_target_create_buffer",
-                                   "the shared buffer has %zu bytes, not %zu",
-                                   cugl_app_shared_size(t->shared), size);
+            st = check_shared(t, "demo_target_create_buffer");
+        }
+        /* The initial contents are CUDA's first writes. */
+        if (st == CUGL_OK && initial) {
+            st = cugl_app_shared_cuda_begin(t->shared, d->stream);
+            if (st == CUGL_OK)
+                st = demo_upload(d, cugl_app_shared_buffer(t->shared), initial, size);
+            if (st == CUGL_OK)
+                st = cugl_app_shared_cuda_end(t->shared, d->stream);
+        }
         break;
     case DEMO_INTEROP_HOST:
-        st = make_gl_buffer(t, GL_DYNAMIC_STORAGE_BIT);
+        st = make_gl_buffer(t, GL_DYNAMIC_STORAGE_BIT, initial);
         if (st == CUGL_OK)
             st = make_host_buffers(t, d);
+        if (st == CUGL_OK && initial)
+            st = demo_upload(d, t->device_buffer, initial, size);
         break;
     }
     if (st != CUGL_OK)
@@ -76,10 +125,13 @@ cugl_status demo_target_create_buffer(demo_target *t, demo *d, size_t size)
     return st;
 }
 
-cugl_status demo_target_create_texture(demo_target *t, demo *d, int width, int height)
+cugl_status demo_target_create_texture(demo_target *t, demo *d, int width, int height,
+                                       demo_direction direction)
 {
     *t = (demo_target){
         .interop = d->opt.interop,
+        .direction = direction,
+        .cuda_writes = direction == DEMO_TO_GL,
         .texture = true,
         .width = width,
         .height = height,
@@ -93,22 +145,31 @@ cugl_status demo_target_create_texture(demo_target *t, demo *d, int width, int h
         if (st == CUGL_OK)
             st = cugl_graphics_resource_from_gl_image(
                 &t->resource, d->device, t->gl_name, CUGL_GL_TEXTURE_2D,
-                CUGL_GRAPHICS_SURFACE_LOAD_STORE | CUGL_GRAPHICS_WRITE_DISCARD);
+                direction == DEMO_TO_GL
+                    ? CUGL_GRAPHICS_SURFACE_LOAD_STORE | CUGL_GRAPHICS_WRITE_DISCARD
+                    : CUGL_GRAPHICS_READ_ONLY);
         break;
     case DEMO_INTEROP_SHARED:
-        st = cugl_app_shared_texture_create(&t->shared, d->device, GL_RGBA8, width, height);
-        if (st != CUGL_OK)
-            break;
-        t->gl_name = cugl_app_shared_gl_name(t->shared);
-        t->pitch = cugl_app_shared_pitch(t->shared);
+        if (direction == DEMO_TO_GL) {
+            /* A shared texture: GL's gl_begin copies CUDA's rows into it. */
+            st = cugl_app_shared_texture_create(&t->shared, d->device, GL_RGBA8, width, height);
+            if (st == CUGL_OK) {
+                t->gl_name = cugl_app_shared_gl_name(t->shared);
+                t->pitch = cugl_app_shared_pitch(t->shared);
+            }
+        } else {
+            /* GL renders into a texture of its own and packs it into shared
+             * memory at gl_end. */
+            t->pitch = ((size_t)width * 4 + SHARED_ROW_ALIGN - 1) / SHARED_ROW_ALIGN *
+                       SHARED_ROW_ALIGN;
+            st = make_gl_texture(t);
+            if (st == CUGL_OK)
+                st = cugl_app_shared_buffer_create(&t->shared, d->device,
+                                                   t->pitch * (size_t)height);
+        }
         t->size = t->pitch * (size_t)height;
-        /* The kernel writes whole texels at row starts: 4-byte aligned. */
-        if (t->pitch < (size_t)width * 4 || t->pitch % 4 != 0 ||
-            cugl_app_shared_size(t->shared) < t->size)
-            st = cugl_report_error(CUGL_ERROR_INVALID_STATE, "demo_target_create_texture",
-                                   "the shared %dx%d RGBA8 texture has a pitch of %zu bytes "
-                                   "and %zu bytes in all",
-                                   width, height, t->pitch, cugl_app_shared_size(t->shared));
+        if (st == CUGL_OK)
+            st = check_shared(t, "demo_target_create_texture");
         break;
     case DEMO_INTEROP_HOST:
         st = make_gl_texture(t);
@@ -136,70 +197,213 @@ int demo_target_fail(const demo *d, cugl_status status, const char *what)
     return demo_fail(d, msg);
 }
 
-/* Map the texture and put a surface object on its array. */
-static cugl_status map_surface(demo_target *t, demo *d, demo_dest *dest)
+/* ---- CUDA's turn ------------------------------------------------------------ */
+
+/* All targets of a turn take the same path. */
+static cugl_status check_targets(demo_target *const *targets, int count, const char *who)
 {
-    cugl_array *array = NULL;
-    cugl_status st = cugl_graphics_resource_map_array(&array, t->resource, d->stream, 0, 0);
-    if (st != CUGL_OK)
-        return st;
-    st = cugl_surface_create(&t->surface, d->device,
-                             &(cugl_resource_desc){.kind = CUGL_RESOURCE_ARRAY, .array = array});
-    /* The surface holds the array; the unmap in cuda_end closes it. Without
-     * a surface this drops the last reference, which unmaps. */
-    cugl_array_release(array);
-    if (st != CUGL_OK)
-        return st;
-    dest->surface = cugl_surface_handle(t->surface);
+    if (count < 1 || count > DEMO_MAX_TARGETS)
+        return cugl_report_error(CUGL_ERROR_INVALID_ARGUMENT, who,
+                                 "%d targets; a turn takes 1 to %d", count, DEMO_MAX_TARGETS);
+    for (int i = 1; i < count; i++)
+        if (targets[i]->interop != targets[0]->interop)
+            return cugl_report_error(CUGL_ERROR_INVALID_ARGUMENT, who,
+                                     "target %d takes --interop %s, target 0 --interop %s", i,
+                                     demo_interop_name(targets[i]->interop),
+                                     demo_interop_name(targets[0]->interop));
     return CUGL_OK;
 }
 
-static cugl_status map_buffer(demo_target *t, demo *d, demo_dest *dest)
+/* The object CUDA uses on a mapped target: the buffer, or a surface (to
+ * write) or texture object (to read) on the array. */
+static cugl_status map_object(demo_target *t, demo *d, demo_io *io)
 {
-    cugl_status st = cugl_graphics_resource_map(&t->mapped, t->resource, d->stream);
+    if (!t->texture) {
+        cugl_status st = cugl_graphics_resource_buffer(&t->mapped, t->resource);
+        if (st != CUGL_OK)
+            return st;
+        if (cugl_buffer_size(t->mapped) < t->size)
+            return cugl_report_error(CUGL_ERROR_INVALID_STATE, "demo_targets_cuda_begin",
+                                     "GL buffer %u maps to %zu bytes, fewer than %zu",
+                                     t->gl_name, cugl_buffer_size(t->mapped), t->size);
+        io->dest.ptr = io->source.ptr = cugl_buffer_handle(t->mapped);
+        return CUGL_OK;
+    }
+    cugl_array *array = NULL;
+    cugl_status st = cugl_graphics_resource_array(&array, t->resource, 0, 0);
     if (st != CUGL_OK)
         return st;
-    if (cugl_buffer_size(t->mapped) < t->size) {
-        st = cugl_report_error(CUGL_ERROR_INVALID_STATE, "demo_target_cuda_begin",
-                               "the mapped buffer has %zu bytes, fewer than %zu",
-                               cugl_buffer_size(t->mapped), t->size);
-        cugl_graphics_resource_unmap(t->resource, d->stream);
+    cugl_resource_desc on_array = {.kind = CUGL_RESOURCE_ARRAY, .array = array};
+    if (t->cuda_writes) {
+        st = cugl_surface_create(&t->surface, d->device, &on_array);
+        if (st == CUGL_OK)
+            io->dest.surface = cugl_surface_handle(t->surface);
+    } else {
+        st = cugl_texture_create(
+            &t->sampler, d->device, &on_array,
+            &(cugl_texture_desc){
+                .address_mode = {CUGL_ADDRESS_CLAMP, CUGL_ADDRESS_CLAMP, CUGL_ADDRESS_CLAMP},
+                .filter_mode = CUGL_FILTER_POINT,
+                .read_mode = CUGL_READ_ELEMENT_TYPE,
+            });
+        if (st == CUGL_OK)
+            io->source.texture = cugl_texture_handle(t->sampler);
+    }
+    /* The object holds the array; the unmap closes it. */
+    cugl_array_release(array);
+    return st;
+}
+
+/* Drop what map_object made; the kernels have not used it. */
+static void drop_objects(demo_target *t)
+{
+    cugl_buffer_release(t->mapped);
+    cugl_surface_release(t->surface);
+    cugl_texture_release(t->sampler);
+    t->mapped = NULL;
+    t->surface = NULL;
+    t->sampler = NULL;
+}
+
+static cugl_status map_targets(demo *d, demo_target *const *targets, int count, demo_io *io)
+{
+    cugl_graphics_resource *resources[DEMO_MAX_TARGETS];
+    cugl_status st = CUGL_OK;
+    for (int i = 0; i < count && st == CUGL_OK; i++) {
+        demo_target *t = targets[i];
+        resources[i] = t->resource;
+        unsigned want = map_flags_of(t->cuda_writes);
+        if (t->direction == DEMO_FROM_GL && t->cuda_writes)
+            st = cugl_report_error(CUGL_ERROR_INVALID_STATE, "demo_targets_cuda_begin",
+                                   "target %d is GL's to write, and CUDA's only to read", i);
+        else if (cugl_graphics_resource_map_flags(t->resource) != want)
+            st = cugl_graphics_resource_set_map_flags(t->resource, want);
+    }
+    if (st != CUGL_OK)
+        return st;
+    demo_phase_begin(d, DEMO_PHASE_ACQUIRE, "map", true);
+    st = cugl_graphics_map(resources, (size_t)count, d->stream);
+    for (int i = 0; i < count && st == CUGL_OK; i++)
+        st = map_object(targets[i], d, &io[i]);
+    if (st != CUGL_OK && cugl_graphics_resource_is_mapped(resources[0])) {
+        for (int i = 0; i < count; i++)
+            drop_objects(targets[i]);
+        cugl_graphics_unmap(resources, (size_t)count, d->stream);
+    }
+    demo_phase_end(d, DEMO_PHASE_ACQUIRE);
+    return st;
+}
+
+/* Shared memory that CUDA only reads and GL only reads needs no turn: GL's
+ * use is waited for when CUDA next writes it. */
+static bool takes_shared_turn(const demo_target *t)
+{
+    return t->cuda_writes || t->direction == DEMO_FROM_GL;
+}
+
+static cugl_status wait_for_gl(demo *d, demo_target *const *targets, int count, demo_io *io)
+{
+    demo_phase_begin(d, DEMO_PHASE_ACQUIRE, "wait-gl", true);
+    cugl_status st = CUGL_OK;
+    for (int i = 0; i < count && st == CUGL_OK; i++) {
+        if (takes_shared_turn(targets[i]))
+            st = cugl_app_shared_cuda_begin(targets[i]->shared, d->stream);
+        io[i].dest.ptr = io[i].source.ptr =
+            cugl_buffer_handle(cugl_app_shared_buffer(targets[i]->shared));
+    }
+    demo_phase_end(d, DEMO_PHASE_ACQUIRE);
+    return st;
+}
+
+/* host: what GL wrote (gl_end put it in pinned memory) to the device. */
+static cugl_status to_device(demo *d, demo_target *const *targets, int count, demo_io *io)
+{
+    bool any = false;
+    for (int i = 0; i < count; i++) {
+        io[i].dest.ptr = io[i].source.ptr = cugl_buffer_handle(targets[i]->device_buffer);
+        any = any || targets[i]->direction == DEMO_FROM_GL;
+    }
+    if (!any)
+        return CUGL_OK;
+    demo_phase_begin(d, DEMO_PHASE_ACQUIRE, "to-device", true);
+    cugl_status st = CUGL_OK;
+    for (int i = 0; i < count && st == CUGL_OK; i++)
+        if (targets[i]->direction == DEMO_FROM_GL)
+            st = cugl_buffer_copy_from(targets[i]->device_buffer, targets[i]->pinned_buffer,
+                                       d->stream);
+    demo_phase_end(d, DEMO_PHASE_ACQUIRE);
+    return st;
+}
+
+cugl_status demo_targets_cuda_begin(demo *d, demo_target *const *targets, int count,
+                                    demo_io *io)
+{
+    cugl_status st = check_targets(targets, count, __func__);
+    if (st != CUGL_OK)
+        return st;
+    for (int i = 0; i < count; i++)
+        io[i] = (demo_io){.dest.pitch = targets[i]->pitch, .source.pitch = targets[i]->pitch};
+    switch (targets[0]->interop) {
+    case DEMO_INTEROP_MAP:
+        return map_targets(d, targets, count, io);
+    case DEMO_INTEROP_SHARED:
+        return wait_for_gl(d, targets, count, io);
+    case DEMO_INTEROP_HOST:
+        return to_device(d, targets, count, io);
+    }
+    return CUGL_OK;
+}
+
+static cugl_status unmap_targets(demo *d, demo_target *const *targets, int count)
+{
+    cugl_graphics_resource *resources[DEMO_MAX_TARGETS];
+    for (int i = 0; i < count; i++)
+        resources[i] = targets[i]->resource;
+    demo_phase_begin(d, DEMO_PHASE_RELEASE, "unmap", true);
+    cugl_status st = cugl_graphics_unmap(resources, (size_t)count, d->stream);
+    demo_phase_end(d, DEMO_PHASE_RELEASE);
+    for (int i = 0; i < count; i++) {
+        demo_target *t = targets[i];
         cugl_buffer_release(t->mapped);
         t->mapped = NULL;
-        return st;
-    }
-    dest->ptr = cugl_buffer_handle(t->mapped);
-    return CUGL_OK;
-}
-
-cugl_status demo_target_cuda_begin(demo_target *t, demo *d, demo_dest *dest)
-{
-    *dest = (demo_dest){.pitch = t->pitch};
-    cugl_status st = CUGL_OK;
-    switch (t->interop) {
-    case DEMO_INTEROP_MAP:
-        demo_phase_begin(d, DEMO_PHASE_ACQUIRE, "map", true);
-        st = t->texture ? map_surface(t, d, dest) : map_buffer(t, d, dest);
-        demo_phase_end(d, DEMO_PHASE_ACQUIRE);
-        break;
-    case DEMO_INTEROP_SHARED:
-        demo_phase_begin(d, DEMO_PHASE_ACQUIRE, "wait-gl", true);
-        st = cugl_app_shared_cuda_begin(t->shared, d->stream);
-        demo_phase_end(d, DEMO_PHASE_ACQUIRE);
-        dest->ptr = cugl_buffer_handle(cugl_app_shared_buffer(t->shared));
-        break;
-    case DEMO_INTEROP_HOST:
-        dest->ptr = cugl_buffer_handle(t->device_buffer);
-        break;
+        /* Queued kernels may still use the objects: released once they ran. */
+        if (t->surface || t->sampler) {
+            cugl_status retire = demo_retire(d, t->sampler, t->surface);
+            st = st != CUGL_OK ? st : retire;
+            t->surface = NULL;
+            t->sampler = NULL;
+        }
     }
     return st;
 }
 
-/* Device buffer -> pinned memory -> the GL object. */
-static cugl_status download_upload(demo_target *t, demo *d)
+static cugl_status signal_gl(demo *d, demo_target *const *targets, int count)
 {
+    demo_phase_begin(d, DEMO_PHASE_RELEASE, "signal-gl", true);
+    cugl_status st = CUGL_OK;
+    for (int i = 0; i < count && st == CUGL_OK; i++)
+        if (takes_shared_turn(targets[i]))
+            st = cugl_app_shared_cuda_end(targets[i]->shared, d->stream);
+    demo_phase_end(d, DEMO_PHASE_RELEASE);
+    return st;
+}
+
+/* host: what CUDA wrote -> pinned memory (one wait for all) -> GL. */
+static cugl_status download_upload(demo *d, demo_target *const *targets, int count)
+{
+    bool written[DEMO_MAX_TARGETS], any = false;
+    for (int i = 0; i < count; i++) {
+        written[i] = targets[i]->cuda_writes;
+        any = any || written[i];
+    }
+    if (!any)
+        return CUGL_OK;
     demo_phase_begin(d, DEMO_PHASE_RELEASE, "download", true);
-    cugl_status st = cugl_buffer_copy_from(t->pinned_buffer, t->device_buffer, d->stream);
+    cugl_status st = CUGL_OK;
+    for (int i = 0; i < count && st == CUGL_OK; i++)
+        if (written[i])
+            st = cugl_buffer_copy_from(targets[i]->pinned_buffer, targets[i]->device_buffer,
+                                       d->stream);
     if (st == CUGL_OK)
         st = cugl_stream_sync(d->stream);
     demo_phase_end(d, DEMO_PHASE_RELEASE);
@@ -207,76 +411,155 @@ static cugl_status download_upload(demo_target *t, demo *d)
         return st;
 
     demo_phase_begin(d, DEMO_PHASE_HANDOFF, "upload", false);
-    const void *data = (const void *)(uintptr_t)cugl_buffer_handle(t->pinned_buffer);
-    if (t->texture) {
-        glBindBuffer(GL_PIXEL_UNPACK_BUFFER, 0);
-        glPixelStorei(GL_UNPACK_ALIGNMENT, 4);
-        glPixelStorei(GL_UNPACK_ROW_LENGTH, 0);
-        glTextureSubImage2D(t->gl_name, 0, 0, 0, t->width, t->height, GL_RGBA, GL_UNSIGNED_BYTE,
-                            data);
-    } else {
-        glNamedBufferSubData(t->gl_name, 0, (GLsizeiptr)t->size, data);
+    for (int i = 0; i < count; i++) {
+        demo_target *t = targets[i];
+        if (!written[i])
+            continue;
+        const void *data = (const void *)(uintptr_t)cugl_buffer_handle(t->pinned_buffer);
+        if (t->texture) {
+            glBindBuffer(GL_PIXEL_UNPACK_BUFFER, 0);
+            glPixelStorei(GL_UNPACK_ALIGNMENT, 4);
+            glPixelStorei(GL_UNPACK_ROW_LENGTH, 0);
+            glTextureSubImage2D(t->gl_name, 0, 0, 0, t->width, t->height, GL_RGBA,
+                                GL_UNSIGNED_BYTE, data);
+        } else {
+            glNamedBufferSubData(t->gl_name, 0, (GLsizeiptr)t->size, data);
+        }
     }
     demo_phase_end(d, DEMO_PHASE_HANDOFF);
-    return gl_check("demo_target_cuda_end", "upload");
+    return cugl_app_check_gl("demo_targets_cuda_end", "upload from pinned memory");
+}
+
+cugl_status demo_targets_cuda_end(demo *d, demo_target *const *targets, int count)
+{
+    cugl_status st = check_targets(targets, count, __func__);
+    if (st != CUGL_OK)
+        return st;
+    switch (targets[0]->interop) {
+    case DEMO_INTEROP_MAP:
+        return unmap_targets(d, targets, count);
+    case DEMO_INTEROP_SHARED:
+        return signal_gl(d, targets, count);
+    case DEMO_INTEROP_HOST:
+        return download_upload(d, targets, count);
+    }
+    return CUGL_OK;
+}
+
+cugl_status demo_target_cuda_begin(demo_target *t, demo *d, demo_io *io)
+{
+    return demo_targets_cuda_begin(d, &t, 1, io);
 }
 
 cugl_status demo_target_cuda_end(demo_target *t, demo *d)
 {
-    cugl_status st = CUGL_OK;
-    switch (t->interop) {
-    case DEMO_INTEROP_MAP:
-        demo_phase_begin(d, DEMO_PHASE_RELEASE, "unmap", true);
-        st = cugl_graphics_resource_unmap(t->resource, d->stream);
-        demo_phase_end(d, DEMO_PHASE_RELEASE);
-        cugl_buffer_release(t->mapped);
-        t->mapped = NULL;
-        if (t->surface) {
-            cugl_status retire = demo_retire(d, NULL, t->surface);
-            st = st != CUGL_OK ? st : retire;
-            t->surface = NULL;
-        }
-        break;
-    case DEMO_INTEROP_SHARED:
-        demo_phase_begin(d, DEMO_PHASE_RELEASE, "signal-gl", true);
-        st = cugl_app_shared_cuda_end(t->shared, d->stream);
-        demo_phase_end(d, DEMO_PHASE_RELEASE);
-        break;
-    case DEMO_INTEROP_HOST:
-        st = download_upload(t, d);
-        break;
+    return demo_targets_cuda_end(d, &t, 1);
+}
+
+/* ---- GL's turn -------------------------------------------------------------- */
+
+/* GL renders into a DEMO_FROM_GL texture of its own, which gl_end copies
+ * out; every other shared target is GL's between gl_begin and gl_end. */
+static bool copied_out(const demo_target *t)
+{
+    return t->direction == DEMO_FROM_GL && t->texture;
+}
+
+cugl_status demo_targets_gl_begin(demo *d, demo_target *const *targets, int count)
+{
+    cugl_status st = check_targets(targets, count, __func__);
+    if (st != CUGL_OK || targets[0]->interop != DEMO_INTEROP_SHARED)
+        return st;
+    demo_phase_begin(d, DEMO_PHASE_HANDOFF, "wait-cuda", false);
+    for (int i = 0; i < count && st == CUGL_OK; i++)
+        if (!copied_out(targets[i]))
+            st = cugl_app_shared_gl_begin(targets[i]->shared);
+    demo_phase_end(d, DEMO_PHASE_HANDOFF);
+    return st;
+}
+
+/* shared: GL packs a texture into the memory CUDA reads, once CUDA has read
+ * the last frame's; host: into pinned memory (a wait for GL). */
+static cugl_status copy_out(demo_target *t)
+{
+    bool shared = t->interop == DEMO_INTEROP_SHARED;
+    cugl_status st = shared ? cugl_app_shared_gl_begin(t->shared) : CUGL_OK;
+    if (st != CUGL_OK)
+        return st;
+    glBindBuffer(GL_PIXEL_PACK_BUFFER, shared ? cugl_app_shared_gl_name(t->shared) : 0);
+    glPixelStorei(GL_PACK_ALIGNMENT, 4);
+    glPixelStorei(GL_PACK_ROW_LENGTH, (GLint)(t->pitch / 4));
+    void *to = shared ? NULL : (void *)(uintptr_t)cugl_buffer_handle(t->pinned_buffer);
+    glGetTextureImage(t->gl_name, 0, GL_RGBA, GL_UNSIGNED_BYTE, (GLsizei)t->size, to);
+    glPixelStorei(GL_PACK_ROW_LENGTH, 0);
+    glBindBuffer(GL_PIXEL_PACK_BUFFER, 0);
+    st = cugl_app_check_gl("demo_target_gl_end", shared ? "glGetTextureImage into shared memory"
+                                                         : "glGetTextureImage into pinned memory");
+    if (st == CUGL_OK && shared)
+        st = cugl_app_shared_gl_end(t->shared);
+    return st;
+}
+
+cugl_status demo_targets_gl_end(demo *d, demo_target *const *targets, int count)
+{
+    cugl_status st = check_targets(targets, count, __func__);
+    if (st != CUGL_OK || targets[0]->interop == DEMO_INTEROP_MAP)
+        return st;
+    bool any = false;
+    for (int i = 0; i < count; i++)
+        any = any || copied_out(targets[i]);
+    if (any)
+        demo_phase_begin(d, DEMO_PHASE_GL_COPY,
+                         targets[0]->interop == DEMO_INTEROP_SHARED ? "copy-out" : "readback",
+                         false);
+    for (int i = 0; i < count && st == CUGL_OK; i++) {
+        demo_target *t = targets[i];
+        if (copied_out(t))
+            st = copy_out(t);
+        else if (t->interop == DEMO_INTEROP_SHARED)
+            st = cugl_app_shared_gl_end(t->shared);
     }
+    if (any)
+        demo_phase_end(d, DEMO_PHASE_GL_COPY);
     return st;
 }
 
 cugl_status demo_target_gl_begin(demo_target *t, demo *d)
 {
-    if (t->interop != DEMO_INTEROP_SHARED)
-        return CUGL_OK;
-    demo_phase_begin(d, DEMO_PHASE_HANDOFF, "wait-cuda", false);
-    cugl_status st = cugl_app_shared_gl_begin(t->shared);
-    demo_phase_end(d, DEMO_PHASE_HANDOFF);
-    return st;
+    return demo_targets_gl_begin(d, &t, 1);
 }
 
 cugl_status demo_target_gl_end(demo_target *t, demo *d)
 {
-    (void)d;
-    return t->interop == DEMO_INTEROP_SHARED ? cugl_app_shared_gl_end(t->shared) : CUGL_OK;
+    return demo_targets_gl_end(d, &t, 1);
 }
 
-cugl_status demo_target_render_fullscreen(demo_target *t, demo *d,
-                                          cugl_status (*fill)(demo *d, void *user),
+cugl_status demo_target_write(demo_target *t, demo *d, const char *phase, demo_write_fn write,
+                              void *user)
+{
+    demo_io io;
+    cugl_status st = demo_target_cuda_begin(t, d, &io);
+    if (st != CUGL_OK)
+        return st;
+    demo_phase_begin(d, DEMO_PHASE_CUDA, phase, true);
+    st = write(d, user, &io.dest);
+    demo_phase_end(d, DEMO_PHASE_CUDA);
+    /* GL gets the target back even when the launch failed. */
+    cugl_status end = demo_target_cuda_end(t, d);
+    return st != CUGL_OK ? st : end;
+}
+
+cugl_status demo_target_render_fullscreen(demo_target *t, demo *d, demo_write_fn write,
                                           void *user)
 {
     cugl_status st = CUGL_OK;
     if (t->width != d->width || t->height != d->height) {
         /* The window was resized: a texture of the new size. */
         demo_target_destroy(t, d);
-        st = demo_target_create_texture(t, d, d->width, d->height);
+        st = demo_target_create_texture(t, d, d->width, d->height, DEMO_TO_GL);
     }
     if (st == CUGL_OK)
-        st = fill(d, user);
+        st = demo_target_write(t, d, "cuda", write, user);
     if (st == CUGL_OK)
         st = demo_target_gl_begin(t, d);
     if (st != CUGL_OK)
@@ -290,11 +573,10 @@ cugl_status demo_target_render_fullscreen(demo_target *t, demo *d,
 
 void demo_target_destroy(demo_target *t, demo *d)
 {
-    /* Kernels still queued may use the surfaces and the memory. */
+    /* Kernels still queued may use the objects and the memory. */
     if (d->stream)
         cugl_stream_sync(d->stream);
-    cugl_buffer_release(t->mapped);
-    cugl_surface_release(t->surface);
+    drop_objects(t);
     if (t->resource) {
         cugl_graphics_resource_close(t->resource, d->stream);
         cugl_graphics_resource_release(t->resource);

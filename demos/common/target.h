@@ -1,24 +1,41 @@
 /*
- * target.h - what a demo's kernel writes and GL then reads, by one of the
- * three --interop paths:
+ * target.h - the one interop mechanism of the demos: a GL buffer or RGBA8
+ * texture that CUDA and GL take turns on, by one of the three --interop
+ * paths:
  *
- *   map     a GL buffer or RGBA8 texture registered with CUDA once and
- *           mapped every frame (cugl/graphics.h); a texture is written
- *           through a surface object on the mapped array
+ *   map     a GL object registered with CUDA once and mapped every frame
+ *           (cugl/graphics.h); the targets of one turn are mapped and
+ *           unmapped together in one driver call, each with the map flags
+ *           of its role; a texture is written through a surface object and
+ *           read through a texture object on the mapped array
  *   shared  CUDA memory that GL imports (cugl/app_shared.h): nothing is
  *           mapped; CUDA and GL take turns with a wait on each side
- *   host    a device buffer the kernel writes, copied to pinned host
- *           memory, then uploaded with glNamedBufferSubData or
- *           glTextureSubImage2D: the path without interop, for comparison
+ *   host    a device buffer CUDA uses, and copies through pinned host
+ *           memory to or from the GL object: the path without interop,
+ *           for comparison
+ *
+ * A target has a direction, fixed when it is made:
+ *
+ *   DEMO_TO_GL    CUDA writes it, GL draws from it (an image, vertices);
+ *                 CUDA may also read back what it wrote (nbody's positions)
+ *   DEMO_FROM_GL  GL renders into it, CUDA reads it (postprocess's scene)
+ *
+ * and each CUDA turn a role, `cuda_writes`: true (the default of DEMO_TO_GL)
+ * maps it WRITE_DISCARD, false READ_ONLY.
  *
  * A frame:
  *
- *   demo_target_cuda_begin(&t, d, &dest);   where the kernel writes
- *   ... launch on d->stream, writing dest ...
- *   demo_target_cuda_end(&t, d);            hand the data to GL
- *   demo_target_gl_begin(&t, d);
- *   ... GL draws from t.gl_name ...
- *   demo_target_gl_end(&t, d);
+ *   ... GL renders into a DEMO_FROM_GL target's gl_name ...
+ *   demo_target_gl_end(&scene, d);                GL hands it to CUDA
+ *   demo_targets_cuda_begin(d, targets, n, io);    map them, or wait for GL
+ *   ... kernels on d->stream read io[i].source, write io[i].dest ...
+ *   demo_targets_cuda_end(d, targets, n);          hand them to GL
+ *   demo_target_gl_begin(&image, d);
+ *   ... GL draws from image.gl_name ...
+ *   demo_target_gl_end(&image, d);
+ *
+ * Adding an interop path means adding it here (and to options.c): no demo
+ * knows which path it runs on.
  */
 #ifndef CUGL_DEMO_TARGET_H
 #define CUGL_DEMO_TARGET_H
@@ -26,21 +43,30 @@
 #include <cugl/app_shared.h>
 
 #include "demo.h"
+#include "demo_math.h"
+
+typedef enum demo_direction {
+    DEMO_TO_GL = 0,   /* CUDA writes, GL reads */
+    DEMO_FROM_GL = 1, /* GL writes, CUDA reads */
+} demo_direction;
 
 typedef struct demo_target {
     demo_interop interop;
+    demo_direction direction;
+    bool cuda_writes;  /* this CUDA turn's role: writes (else reads) */
     bool texture;      /* an RGBA8 GL_TEXTURE_2D; else a GL buffer */
-    GLuint gl_name;    /* what GL draws from */
-    bool owns_gl_name; /* made here (map, host); shared: the import's */
-    size_t size;       /* bytes the kernel writes */
+    GLuint gl_name;    /* what GL draws from or renders into */
+    bool owns_gl_name; /* made here; shared DEMO_TO_GL: the import's */
+    size_t size;       /* bytes CUDA reads or writes */
     int width, height; /* textures */
     size_t pitch;      /* textures: bytes between rows of linear memory */
 
     cugl_graphics_resource *resource; /* map */
     cugl_buffer *mapped;              /* map, a buffer, during CUDA's turn */
-    /* map, a texture: the surface on this frame's mapped array (retired
-     * with demo_retire once the kernel is queued) */
+    /* map, a texture, during CUDA's turn: the object on the mapped array
+     * (retired with demo_retire once the kernels are queued) */
     cugl_surface *surface;
+    cugl_texture *sampler;
 
     cugl_app_shared *shared; /* shared */
 
@@ -48,44 +74,82 @@ typedef struct demo_target {
     cugl_buffer *device_buffer, *pinned_buffer;
 } demo_target;
 
-/* Where the kernel writes this frame. */
-typedef struct demo_dest {
-    uint64_t ptr;     /* linear memory; 0 for a texture on the map path */
-    uint64_t pitch;   /* textures in linear memory: bytes between rows */
-    uint64_t surface; /* a texture on the map path: the surface object */
-} demo_dest;
+/* Where CUDA finds a target this turn: `dest` when it writes it, `source`
+ * when it reads it. A buffer is at dest.ptr or source.ptr. */
+typedef struct demo_io {
+    demo_dest dest;
+    demo_source source;
+} demo_io;
 
 /*
  * Timer phases (with --bench): map: "map", "unmap"; shared: "wait-gl"
- * (CUDA waits for GL), "signal-gl" (CUDA marks its writes), "wait-cuda"
- * (GL waits for them); host: "download" (to pinned memory), "upload".
+ * (CUDA waits for GL), "signal-gl" (CUDA marks its turn), "wait-cuda" (GL
+ * waits for CUDA), "copy-out" (GL copies a DEMO_FROM_GL texture into the
+ * memory CUDA reads); host: "download" (to pinned memory), "upload",
+ * "readback" and "to-device" (a DEMO_FROM_GL texture on its way to CUDA).
  */
 
-/** A GL buffer of `size` bytes for the path in d->opt.interop. */
-cugl_status demo_target_create_buffer(demo_target *t, demo *d, size_t size);
+/**
+ * A GL buffer of `size` bytes for the path in d->opt.interop, holding
+ * `initial` (NULL: undefined) for GL and CUDA alike.
+ */
+cugl_status demo_target_create_buffer(demo_target *t, demo *d, size_t size,
+                                      demo_direction direction, const void *initial);
 
 /** A width x height GL_RGBA8 texture for the path in d->opt.interop. */
-cugl_status demo_target_create_texture(demo_target *t, demo *d, int width, int height);
+cugl_status demo_target_create_texture(demo_target *t, demo *d, int width, int height,
+                                       demo_direction direction);
 
-/** CUDA's turn begins: map, or wait for GL; *dest says where to write. */
-cugl_status demo_target_cuda_begin(demo_target *t, demo *d, demo_dest *dest);
+/**
+ * CUDA's turn on `count` targets begins: map them in one call, wait for
+ * GL, or copy GL's pixels to the device; io[i] says where target i is.
+ * On a failure no target is left mapped.
+ */
+cugl_status demo_targets_cuda_begin(demo *d, demo_target *const *targets, int count,
+                                    demo_io *io);
 
-/** CUDA's turn ends: unmap, mark the writes, or download and upload. */
+/** CUDA's turn ends (after its kernels are queued): unmap them in one
+ * call, mark CUDA's use, or copy what CUDA wrote to GL. */
+cugl_status demo_targets_cuda_end(demo *d, demo_target *const *targets, int count);
+
+/** The one-target forms of the two above. */
+cugl_status demo_target_cuda_begin(demo_target *t, demo *d, demo_io *io);
 cugl_status demo_target_cuda_end(demo_target *t, demo *d);
 
-/** GL's turn: shared memory waits for CUDA's writes; the rest need nothing. */
+/** GL's turn on `count` targets: shared memory waits for CUDA (and fills a
+ * shared texture); the other paths need nothing. */
+cugl_status demo_targets_gl_begin(demo *d, demo_target *const *targets, int count);
+
+/** GL's turn ends: shared memory marks GL's use; a DEMO_FROM_GL texture
+ * goes where CUDA reads it (shared memory, or pinned host memory). */
+cugl_status demo_targets_gl_end(demo *d, demo_target *const *targets, int count);
+
+/** The one-target forms of the two above. */
 cugl_status demo_target_gl_begin(demo_target *t, demo *d);
 cugl_status demo_target_gl_end(demo_target *t, demo *d);
 
-/*
- * A frame of a demo whose picture is one texture the size of the
- * framebuffer: (re)make the texture when the size changed, let `fill` write
- * it (it calls demo_target_cuda_begin / _cuda_end), then show it with
- * cugl_app_blit between demo_target_gl_begin and _gl_end, timed as "draw".
+/* Queue the kernels that write `dest` on d->stream. */
+typedef cugl_status (*demo_write_fn)(demo *d, void *user, const demo_dest *dest);
+
+/**
+ * CUDA's turn on one target it writes: cuda_begin, `write` timed as the
+ * CUDA phase `phase`, cuda_end (also when `write` failed).
  */
-cugl_status demo_target_render_fullscreen(demo_target *t, demo *d,
-                                          cugl_status (*fill)(demo *d, void *user),
+cugl_status demo_target_write(demo_target *t, demo *d, const char *phase, demo_write_fn write,
+                              void *user);
+
+/**
+ * A frame of a demo whose picture is one texture the size of the
+ * framebuffer: (re)make the texture when the size changed, write it
+ * (demo_target_write, phase "cuda"), then show it with cugl_app_blit
+ * between demo_target_gl_begin and _gl_end, timed as "draw".
+ */
+cugl_status demo_target_render_fullscreen(demo_target *t, demo *d, demo_write_fn write,
                                           void *user);
+
+/** `size` bytes of host memory into the start of `dst` (which may be
+ * larger: shared memory is rounded up), then wait for the copy. */
+cugl_status demo_upload(demo *d, cugl_buffer *dst, const void *data, size_t size);
 
 /**
  * Print why creating the target failed ("<program>: cannot create <what>:

@@ -89,23 +89,11 @@ extern "C" __global__ void fluids_subtract_gradient(const fluids_vec2 *velocity,
     velocity_out[fluids_at(x, y, n)] = fluids_project(velocity, p, x, y, n);
 }
 
-// The dye as RGBA8 through a surface object on the mapped GL texture's
-// array. A surface's x coordinate is in bytes: 4 per RGBA8 texel.
-extern "C" __global__ void fluids_show_surface(cudaSurfaceObject_t surface, const fluids_vec4 *dye,
-                                               int n)
+// The dye as RGBA8 into the frame's image (demo_dest): a surface on the
+// mapped GL texture's array, or linear memory.
+extern "C" __global__ void fluids_show(demo_dest dest, const fluids_vec4 *dye, int n)
 {
     FLUIDS_CELL(x, y, n)
     fluids_rgba8 c = fluids_colour(dye[fluids_at(x, y, n)]);
-    surf2Dwrite(make_uchar4(c.r, c.g, c.b, c.a), surface, x * 4, y);
-}
-
-// The dye as RGBA8 into linear memory, rows `pitch` bytes apart (a
-// multiple of 4): a shared texture's storage, or the host path's buffer.
-extern "C" __global__ void fluids_show_linear(unsigned char *image, unsigned long long pitch,
-                                              const fluids_vec4 *dye, int n)
-{
-    FLUIDS_CELL(x, y, n)
-    fluids_rgba8 c = fluids_colour(dye[fluids_at(x, y, n)]);
-    uchar4 *row = (uchar4 *)(image + (size_t)y * pitch);
-    row[x] = make_uchar4(c.r, c.g, c.b, c.a);
+    demo_store(dest, x, y, make_uchar4(c.r, c.g, c.b, c.a));
 }

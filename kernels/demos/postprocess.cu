@@ -1,34 +1,22 @@
 // The postprocess demo's filters (postprocess_math.h): each kernel makes
 // one pixel per thread of a width x height image, row 0 the bottom row.
 // Sources are a texture object on a CUDA array or linear memory, and
-// destinations a surface object or linear memory (pp_source, pp_dest), so
+// destinations a surface object or linear memory (demo_source, demo_dest), so
 // that every --interop path runs the same arithmetic.
 
 #include "postprocess_math.h"
 
-// Pixel (x, y) of the source, clamped to the image's edges. Point sampling
-// at the texel's centre returns the stored texel exactly.
-__device__ static pp_rgba fetch(const pp_source &s, int x, int y, int width, int height)
+// Pixel (x, y) of the source, clamped to the image's edges.
+__device__ static pp_rgba fetch(const demo_source &s, int x, int y, int width, int height)
 {
-    x = pp_clamp(x, width);
-    y = pp_clamp(y, height);
-    uchar4 v;
-    if (s.texture)
-        v = tex2D<uchar4>((cudaTextureObject_t)s.texture, (float)x + 0.5f, (float)y + 0.5f);
-    else
-        v = ((const uchar4 *)(s.ptr + (unsigned long long)y * s.pitch))[x];
+    uchar4 v = demo_fetch(s, pp_clamp(x, width), pp_clamp(y, height));
     pp_rgba p = {v.x, v.y, v.z, v.w};
     return p;
 }
 
-// A surface's x coordinate is in bytes: 4 per RGBA8 texel.
-__device__ static void store(const pp_dest &d, int x, int y, pp_rgba p)
+__device__ static void store(const demo_dest &d, int x, int y, pp_rgba p)
 {
-    uchar4 v = make_uchar4(p.r, p.g, p.b, p.a);
-    if (d.surface)
-        surf2Dwrite(v, (cudaSurfaceObject_t)d.surface, x * 4, y);
-    else
-        ((uchar4 *)(d.ptr + (unsigned long long)y * d.pitch))[x] = v;
+    demo_store(d, x, y, make_uchar4(p.r, p.g, p.b, p.a));
 }
 
 __device__ static pp_rgbf load_rgbf(const float4 *image, unsigned long long pitch, int x, int y)
@@ -39,7 +27,7 @@ __device__ static pp_rgbf load_rgbf(const float4 *image, unsigned long long pitc
 }
 
 // No filter: the source as it is.
-extern "C" __global__ void pp_copy(pp_source src, pp_dest dst, int width, int height)
+extern "C" __global__ void pp_copy(demo_source src, demo_dest dst, int width, int height)
 {
     int x = (int)(blockIdx.x * blockDim.x + threadIdx.x);
     int y = (int)(blockIdx.y * blockDim.y + threadIdx.y);
@@ -50,7 +38,7 @@ extern "C" __global__ void pp_copy(pp_source src, pp_dest dst, int width, int he
 
 // The blur's first pass: each row into `rows` (float4, x y z used), rows
 // `rows_pitch` bytes apart.
-extern "C" __global__ void pp_blur_rows(pp_source src, float4 *rows, unsigned long long rows_pitch,
+extern "C" __global__ void pp_blur_rows(demo_source src, float4 *rows, unsigned long long rows_pitch,
                                         int width, int height, pp_blur b)
 {
     int x = (int)(blockIdx.x * blockDim.x + threadIdx.x);
@@ -67,7 +55,7 @@ extern "C" __global__ void pp_blur_rows(pp_source src, float4 *rows, unsigned lo
 
 // The second pass: the columns of `rows` into RGBA8.
 extern "C" __global__ void pp_blur_columns(const float4 *rows, unsigned long long rows_pitch,
-                                           pp_dest dst, int width, int height, pp_blur b)
+                                           demo_dest dst, int width, int height, pp_blur b)
 {
     int x = (int)(blockIdx.x * blockDim.x + threadIdx.x);
     int y = (int)(blockIdx.y * blockDim.y + threadIdx.y);
@@ -82,7 +70,7 @@ extern "C" __global__ void pp_blur_columns(const float4 *rows, unsigned long lon
 }
 
 // Sobel edges of the source.
-extern "C" __global__ void pp_edges(pp_source src, pp_dest dst, int width, int height)
+extern "C" __global__ void pp_edges(demo_source src, demo_dest dst, int width, int height)
 {
     int x = (int)(blockIdx.x * blockDim.x + threadIdx.x);
     int y = (int)(blockIdx.y * blockDim.y + threadIdx.y);

@@ -58,25 +58,6 @@ typedef struct pp_blur {
     float weight[PP_MAX_RADIUS + 1];
 } pp_blur;
 
-/*
- * Where a kernel reads RGBA8 pixels: a texture object on a CUDA array
- * (point sampling, elements as stored) when texture is not 0, else linear
- * memory at ptr, rows pitch bytes apart.
- */
-typedef struct pp_source {
-    unsigned long long texture;
-    unsigned long long ptr;
-    unsigned long long pitch;
-} pp_source;
-
-/* Where a kernel writes RGBA8 pixels: a surface object on a CUDA array when
- * surface is not 0, else linear memory at ptr, rows pitch bytes apart. */
-typedef struct pp_dest {
-    unsigned long long surface;
-    unsigned long long ptr;
-    unsigned long long pitch;
-} pp_dest;
-
 /* Coordinate v clamped into an image n pixels long. */
 DEMO_FN int pp_clamp(int v, int n)
 {

@@ -15,31 +15,16 @@ extern "C" __global__ void volume_fill(float *grid, int n)
     grid[((size_t)k * (size_t)n + (size_t)j) * (size_t)n + (size_t)i] = volume_texel(i, j, k, n);
 }
 
-// Through a surface object on the mapped GL texture's CUDA array. A
-// surface's x coordinate is in bytes: 4 per RGBA8 texel.
-extern "C" __global__ void volume_render_surface(cudaSurfaceObject_t surface,
-                                                 cudaTextureObject_t grid, volume_params p)
+// Into the frame's image (demo_dest): a surface on the mapped GL
+// texture's array, or linear memory.
+extern "C" __global__ void volume_render(demo_dest dest, cudaTextureObject_t grid, volume_params p)
 {
     int x = (int)(blockIdx.x * blockDim.x + threadIdx.x);
     int y = (int)(blockIdx.y * blockDim.y + threadIdx.y);
     if (x >= p.width || y >= p.height)
         return;
     volume_rgba c = volume_pixel(grid, x, y, &p);
-    surf2Dwrite(make_uchar4(c.r, c.g, c.b, c.a), surface, x * 4, y);
-}
-
-// Into linear memory, rows `pitch` bytes apart (a multiple of 4): a shared
-// texture's storage, or a device buffer the host path uploads.
-extern "C" __global__ void volume_render_linear(unsigned char *image, unsigned long long pitch,
-                                                cudaTextureObject_t grid, volume_params p)
-{
-    int x = (int)(blockIdx.x * blockDim.x + threadIdx.x);
-    int y = (int)(blockIdx.y * blockDim.y + threadIdx.y);
-    if (x >= p.width || y >= p.height)
-        return;
-    volume_rgba c = volume_pixel(grid, x, y, &p);
-    uchar4 *row = (uchar4 *)(image + (size_t)y * pitch);
-    row[x] = make_uchar4(c.r, c.g, c.b, c.a);
+    demo_store(dest, x, y, make_uchar4(c.r, c.g, c.b, c.a));
 }
 
 // out[i] = the texture at normalized coordinates uvw[3i .. 3i + 2]: the

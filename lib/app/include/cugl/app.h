@@ -135,6 +135,25 @@ CUGL_API cugl_status cugl_app_compute_program(GLuint *out, const char *name,
  */
 CUGL_API cugl_status cugl_app_blit(cugl_app_context *ctx, GLuint texture, bool linear);
 
+/* ---- GL errors -------------------------------------------------------------- */
+
+/**
+ * Read and discard every pending GL error, so that the next
+ * cugl_app_check_gl() sees only what follows.
+ * @errors none.
+ * @thread_safety The thread whose GL context is current.
+ */
+CUGL_API void cugl_app_drain_gl_errors(void);
+
+/**
+ * CUGL_OK when glGetError() has nothing; else CUGL_ERROR_GL, reported as
+ * "<function>: <what>: GL error 0x0502" (cugl_report_error), with the
+ * remaining errors drained.
+ * @errors CUGL_ERROR_GL.
+ * @thread_safety The thread whose GL context is current.
+ */
+CUGL_API cugl_status cugl_app_check_gl(const char *function, const char *what);
+
 /* ---- Readback and PNG ------------------------------------------------------- */
 
 /**
