@@ -108,6 +108,82 @@ CUGL_API const cugl_app_input *cugl_app_context_input(const cugl_app_context *ct
 /** Whether a key (a GLFW_KEY_* code) is held. */
 CUGL_API bool cugl_app_key_down(const cugl_app_context *ctx, int glfw_key);
 
+/* ---- Input events ------------------------------------------------------------ */
+
+/*
+ * What a window's callbacks report, as values: the unit of input replay
+ * (--input), of recordings (--save-input) and of remote viewers. An event
+ * enters a context's input the way GLFW's do (cugl_app_context_push_event,
+ * cugl_app_context_replay), and a context can write down every event it
+ * takes (cugl_app_context_record). As text, one event a line:
+ *
+ *   <frame> move <x> <y>            the cursor, pixels from the top left
+ *   <frame> button <left|right|middle> <down|up>
+ *   <frame> scroll <steps>          the wheel; positive turns away from the user
+ *   <frame> key <key> <down|up>     a letter, digit or one of ,-./;=[\]`' as
+ *                                   typed, a name (escape, space, left, up,
+ *                                   kp_add, f1, left_shift, ...) or a GLFW code
+ *   <frame> resize <width> <height> the framebuffer's new size
+ *   <frame> close                   the user asks to quit
+ *
+ * <frame> is the frame whose update first sees the event, counted from 0
+ * by the context's presents. Blank lines and '#' lines are comments.
+ */
+typedef enum cugl_app_event_type {
+    CUGL_APP_EVENT_MOVE = 0,
+    CUGL_APP_EVENT_BUTTON = 1,
+    CUGL_APP_EVENT_SCROLL = 2,
+    CUGL_APP_EVENT_KEY = 3,
+    CUGL_APP_EVENT_RESIZE = 4,
+    CUGL_APP_EVENT_CLOSE = 5,
+} cugl_app_event_type;
+
+enum {
+    CUGL_APP_EVENT_MAX_LINE = 256,      /* bytes of a line, its end excluded */
+    CUGL_APP_EVENT_MAX_COUNT = 1000000, /* events of a file */
+    CUGL_APP_EVENT_MAX_FRAME = 1000000000,
+};
+
+typedef struct cugl_app_event {
+    long frame;               /* the frame whose update first sees it */
+    cugl_app_event_type type;
+    double x, y;              /* move: the cursor; scroll: y, the steps */
+    int code;                 /* button: 0 left, 1 right, 2 middle; key: GLFW_KEY_* */
+    bool down;                /* button, key: pressed, else released */
+    int width, height;        /* resize */
+} cugl_app_event;
+
+/**
+ * One line of text as an event.
+ * @errors CUGL_ERROR_INVALID_ARGUMENT (NULL; a line longer than
+ *   CUGL_APP_EVENT_MAX_LINE; not an event: the message quotes the line and
+ *   says what is wrong).
+ * @thread_safety Any thread.
+ */
+CUGL_API cugl_status cugl_app_event_parse(cugl_app_event *out, const char *line);
+
+/**
+ * An event as one line of text (no newline) into out[size], as snprintf
+ * does: returns the length it needs, or -1 for an event that is not valid.
+ * cugl_app_event_parse reads the line back to the same event.
+ * @thread_safety Any thread.
+ */
+CUGL_API int cugl_app_event_format(char *out, size_t size, const cugl_app_event *ev);
+
+/**
+ * Every event of a file (comments skipped), in order; frames never
+ * decrease. Free *out with cugl_app_events_free.
+ * @errors CUGL_ERROR_INVALID_ARGUMENT (NULL; the file cannot be read; a
+ *   line is not an event, or goes back in time: "<path>:<line>: ..."; more
+ *   than CUGL_APP_EVENT_MAX_COUNT events), CUGL_ERROR_OUT_OF_MEMORY.
+ * @thread_safety Any thread.
+ */
+CUGL_API cugl_status cugl_app_events_read(cugl_app_event **out, size_t *count,
+                                          const char *path);
+
+/** Free what cugl_app_events_read returned; NULL: no-op. @thread_safety Any thread. */
+CUGL_API void cugl_app_events_free(cugl_app_event *events);
+
 /* ---- Shaders and the blit --------------------------------------------------- */
 
 /**

@@ -1,0 +1,369 @@
+/*
+ * events.c - input events as lines of text (cugl/app.h): the format of
+ * input-replay files, of --save-input's recordings, and of what a remote
+ * viewer sends. One event a line:
+ *
+ *   <frame> move <x> <y>            the cursor, pixels from the top left
+ *   <frame> button <left|right|middle> <down|up>
+ *   <frame> scroll <steps>          the wheel; positive turns away from the user
+ *   <frame> key <key> <down|up>     a key: a letter, digit or one of ,-./;=[\]`'
+ *                                   as typed, or a name (escape, space, left,
+ *                                   kp_add, f1, ...), or a GLFW key code
+ *   <frame> resize <width> <height> the framebuffer's new size
+ *   <frame> close                   the user asks to quit
+ *
+ * <frame> is the frame whose update first sees the event (from 0). Blank
+ * lines and lines starting with '#' say nothing. Everything is checked:
+ * a number out of range, a word not in the list, or anything left over is
+ * an error naming the line.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "app_internal.h"
+
+/* Keys with names; every other key is a printable character or its code. */
+static const struct {
+    const char *name;
+    int key;
+} key_names[] = {
+    {"space", GLFW_KEY_SPACE},
+    {"escape", GLFW_KEY_ESCAPE},
+    {"enter", GLFW_KEY_ENTER},
+    {"tab", GLFW_KEY_TAB},
+    {"backspace", GLFW_KEY_BACKSPACE},
+    {"insert", GLFW_KEY_INSERT},
+    {"delete", GLFW_KEY_DELETE},
+    {"right", GLFW_KEY_RIGHT},
+    {"left", GLFW_KEY_LEFT},
+    {"down", GLFW_KEY_DOWN},
+    {"up", GLFW_KEY_UP},
+    {"page_up", GLFW_KEY_PAGE_UP},
+    {"page_down", GLFW_KEY_PAGE_DOWN},
+    {"home", GLFW_KEY_HOME},
+    {"end", GLFW_KEY_END},
+    {"f1", GLFW_KEY_F1},
+    {"f2", GLFW_KEY_F2},
+    {"f3", GLFW_KEY_F3},
+    {"f4", GLFW_KEY_F4},
+    {"f5", GLFW_KEY_F5},
+    {"f6", GLFW_KEY_F6},
+    {"f7", GLFW_KEY_F7},
+    {"f8", GLFW_KEY_F8},
+    {"f9", GLFW_KEY_F9},
+    {"f10", GLFW_KEY_F10},
+    {"f11", GLFW_KEY_F11},
+    {"f12", GLFW_KEY_F12},
+    {"kp_0", GLFW_KEY_KP_0},
+    {"kp_1", GLFW_KEY_KP_1},
+    {"kp_2", GLFW_KEY_KP_2},
+    {"kp_3", GLFW_KEY_KP_3},
+    {"kp_4", GLFW_KEY_KP_4},
+    {"kp_5", GLFW_KEY_KP_5},
+    {"kp_6", GLFW_KEY_KP_6},
+    {"kp_7", GLFW_KEY_KP_7},
+    {"kp_8", GLFW_KEY_KP_8},
+    {"kp_9", GLFW_KEY_KP_9},
+    {"kp_decimal", GLFW_KEY_KP_DECIMAL},
+    {"kp_divide", GLFW_KEY_KP_DIVIDE},
+    {"kp_multiply", GLFW_KEY_KP_MULTIPLY},
+    {"kp_subtract", GLFW_KEY_KP_SUBTRACT},
+    {"kp_add", GLFW_KEY_KP_ADD},
+    {"kp_enter", GLFW_KEY_KP_ENTER},
+    {"kp_equal", GLFW_KEY_KP_EQUAL},
+    {"left_shift", GLFW_KEY_LEFT_SHIFT},
+    {"left_control", GLFW_KEY_LEFT_CONTROL},
+    {"left_alt", GLFW_KEY_LEFT_ALT},
+    {"left_super", GLFW_KEY_LEFT_SUPER},
+    {"right_shift", GLFW_KEY_RIGHT_SHIFT},
+    {"right_control", GLFW_KEY_RIGHT_CONTROL},
+    {"right_alt", GLFW_KEY_RIGHT_ALT},
+    {"right_super", GLFW_KEY_RIGHT_SUPER},
+};
+
+static const char *const button_names[] = {"left", "right", "middle"};
+
+/* Printable keys other than letters and digits, as GLFW codes them (ASCII). */
+static const char punctuation[] = ",-./;=[\\]`'";
+
+/* The largest cursor coordinate and framebuffer side taken. */
+#define MAX_COORD 1e6
+enum { MAX_SIDE = 32768 };
+
+static int key_of(const char *word)
+{
+    size_t n = strlen(word);
+    if (n == 1) {
+        int c = toupper((unsigned char)word[0]);
+        if ((c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || (c && strchr(punctuation, c)))
+            return c;
+    }
+    for (size_t i = 0; i < sizeof key_names / sizeof key_names[0]; i++)
+        if (strcmp(word, key_names[i].name) == 0)
+            return key_names[i].key;
+    char *end;
+    errno = 0;
+    long code = strtol(word, &end, 10);
+    if (n > 0 && *end == '\0' && errno == 0 && code >= GLFW_KEY_SPACE && code <= GLFW_KEY_LAST)
+        return (int)code;
+    return -1;
+}
+
+/* The key's word in a file: the character, the name, or the code. */
+static void key_word(char *out, size_t size, int key)
+{
+    if ((key >= 'A' && key <= 'Z') || (key >= '0' && key <= '9') ||
+        (key > 0 && key < 128 && strchr(punctuation, key))) {
+        snprintf(out, size, "%c", key);
+        return;
+    }
+    for (size_t i = 0; i < sizeof key_names / sizeof key_names[0]; i++) {
+        if (key_names[i].key == key) {
+            snprintf(out, size, "%s", key_names[i].name);
+            return;
+        }
+    }
+    snprintf(out, size, "%d", key);
+}
+
+static bool parse_double(const char *word, double lo, double hi, double *out)
+{
+    char *end;
+    errno = 0;
+    double v = strtod(word, &end);
+    if (end == word || *end != '\0' || errno != 0 || !isfinite(v) || v < lo || v > hi)
+        return false;
+    *out = v;
+    return true;
+}
+
+static bool parse_long(const char *word, long lo, long hi, long *out)
+{
+    char *end;
+    errno = 0;
+    long v = strtol(word, &end, 10);
+    if (end == word || *end != '\0' || errno != 0 || v < lo || v > hi)
+        return false;
+    *out = v;
+    return true;
+}
+
+static bool parse_down(const char *word, bool *down)
+{
+    if (strcmp(word, "down") == 0)
+        *down = true;
+    else if (strcmp(word, "up") == 0)
+        *down = false;
+    else
+        return false;
+    return true;
+}
+
+/* The words of a line, split at blanks, in `copy`. */
+enum { MAX_WORDS = 5 };
+
+static int split(char *copy, char *words[MAX_WORDS + 1])
+{
+    int n = 0;
+    char *rest = NULL;
+    for (char *w = strtok_r(copy, " \t\r\n", &rest); w; w = strtok_r(NULL, " \t\r\n", &rest)) {
+        if (n == MAX_WORDS + 1)
+            break;
+        words[n++] = w;
+    }
+    return n;
+}
+
+/* Why `line` is not an event, or NULL when *ev holds it. */
+static const char *parse(cugl_app_event *ev, char *copy)
+{
+    char *w[MAX_WORDS + 1];
+    int n = split(copy, w);
+    if (n < 2)
+        return "expected '<frame> <event> ...'";
+    long frame;
+    if (!parse_long(w[0], 0, CUGL_APP_EVENT_MAX_FRAME, &frame))
+        return "the frame is not a number from 0 to 1000000000";
+    *ev = (cugl_app_event){.frame = frame};
+    const char *what = w[1];
+    int want;
+    if (strcmp(what, "move") == 0) {
+        ev->type = CUGL_APP_EVENT_MOVE;
+        want = 4;
+        if (n == want && (!parse_double(w[2], -MAX_COORD, MAX_COORD, &ev->x) ||
+                          !parse_double(w[3], -MAX_COORD, MAX_COORD, &ev->y)))
+            return "move takes x and y, numbers from -1e6 to 1e6";
+    } else if (strcmp(what, "button") == 0) {
+        ev->type = CUGL_APP_EVENT_BUTTON;
+        want = 4;
+        if (n == want) {
+            ev->code = -1;
+            for (int i = 0; i < 3; i++)
+                if (strcmp(w[2], button_names[i]) == 0)
+                    ev->code = i;
+            if (ev->code < 0)
+                return "the button is not left, right or middle";
+            if (!parse_down(w[3], &ev->down))
+                return "a button goes down or up";
+        }
+    } else if (strcmp(what, "scroll") == 0) {
+        ev->type = CUGL_APP_EVENT_SCROLL;
+        want = 3;
+        if (n == want && !parse_double(w[2], -1000.0, 1000.0, &ev->y))
+            return "scroll takes a number of steps from -1000 to 1000";
+    } else if (strcmp(what, "key") == 0) {
+        ev->type = CUGL_APP_EVENT_KEY;
+        want = 4;
+        if (n == want) {
+            ev->code = key_of(w[2]);
+            if (ev->code < 0)
+                return "unknown key (a letter, digit, ,-./;=[\\]`', a name such as escape "
+                       "or kp_add, or a GLFW key code)";
+            if (!parse_down(w[3], &ev->down))
+                return "a key goes down or up";
+        }
+    } else if (strcmp(what, "resize") == 0) {
+        ev->type = CUGL_APP_EVENT_RESIZE;
+        want = 4;
+        long width, height;
+        if (n == want) {
+            if (!parse_long(w[2], 1, MAX_SIDE, &width) || !parse_long(w[3], 1, MAX_SIDE, &height))
+                return "resize takes a width and a height from 1 to 32768";
+            ev->width = (int)width;
+            ev->height = (int)height;
+        }
+    } else if (strcmp(what, "close") == 0) {
+        ev->type = CUGL_APP_EVENT_CLOSE;
+        want = 2;
+    } else {
+        return "the event is not move, button, scroll, key, resize or close";
+    }
+    if (n < want)
+        return "too few words";
+    if (n > want)
+        return "too many words";
+    return NULL;
+}
+
+CUGL_API cugl_status cugl_app_event_parse(cugl_app_event *out, const char *line)
+{
+    if (!out || !line)
+        return CUGL__APP_FAIL(CUGL_ERROR_INVALID_ARGUMENT, "%s is NULL", !out ? "out" : "line");
+    size_t len = strnlen(line, CUGL_APP_EVENT_MAX_LINE + 1);
+    if (len > CUGL_APP_EVENT_MAX_LINE)
+        return CUGL__APP_FAIL(CUGL_ERROR_INVALID_ARGUMENT, "the line is longer than %d bytes",
+                              CUGL_APP_EVENT_MAX_LINE);
+    char copy[CUGL_APP_EVENT_MAX_LINE + 1];
+    memcpy(copy, line, len + 1);
+    const char *why = parse(out, copy);
+    if (why)
+        return CUGL__APP_FAIL(CUGL_ERROR_INVALID_ARGUMENT, "'%s': %s", line, why);
+    return CUGL_OK;
+}
+
+CUGL_API int cugl_app_event_format(char *out, size_t size, const cugl_app_event *ev)
+{
+    if (!ev)
+        return -1;
+    char key[16];
+    switch (ev->type) {
+    case CUGL_APP_EVENT_MOVE:
+        return snprintf(out, size, "%ld move %.17g %.17g", ev->frame, ev->x, ev->y);
+    case CUGL_APP_EVENT_BUTTON:
+        if (ev->code < 0 || ev->code > 2)
+            return -1;
+        return snprintf(out, size, "%ld button %s %s", ev->frame, button_names[ev->code],
+                        ev->down ? "down" : "up");
+    case CUGL_APP_EVENT_SCROLL:
+        return snprintf(out, size, "%ld scroll %.17g", ev->frame, ev->y);
+    case CUGL_APP_EVENT_KEY:
+        key_word(key, sizeof key, ev->code);
+        return snprintf(out, size, "%ld key %s %s", ev->frame, key, ev->down ? "down" : "up");
+    case CUGL_APP_EVENT_RESIZE:
+        return snprintf(out, size, "%ld resize %d %d", ev->frame, ev->width, ev->height);
+    case CUGL_APP_EVENT_CLOSE:
+        return snprintf(out, size, "%ld close", ev->frame);
+    }
+    return -1;
+}
+
+static bool blank(const char *line)
+{
+    while (*line == ' ' || *line == '\t' || *line == '\r' || *line == '\n')
+        line++;
+    return *line == '\0' || *line == '#';
+}
+
+CUGL_API cugl_status cugl_app_events_read(cugl_app_event **out, size_t *count, const char *path)
+{
+    if (!out || !count || !path)
+        return CUGL__APP_FAIL(CUGL_ERROR_INVALID_ARGUMENT, "%s is NULL",
+                              !out ? "out" : !count ? "count" : "path");
+    *out = NULL;
+    *count = 0;
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return CUGL__APP_FAIL(CUGL_ERROR_INVALID_ARGUMENT, "cannot open %s: %s", path,
+                              strerror(errno));
+    cugl_app_event *events = NULL;
+    size_t n = 0, capacity = 0;
+    cugl_status st = CUGL_OK;
+    char line[CUGL_APP_EVENT_MAX_LINE + 2];
+    long number = 0;
+    long last_frame = 0;
+    while (st == CUGL_OK && fgets(line, sizeof line, f)) {
+        number++;
+        size_t len = strlen(line);
+        if (len == sizeof line - 1 && line[len - 1] != '\n') {
+            st = CUGL__APP_FAIL(CUGL_ERROR_INVALID_ARGUMENT, "%s:%ld: longer than %d bytes",
+                                path, number, CUGL_APP_EVENT_MAX_LINE);
+            break;
+        }
+        if (blank(line))
+            continue;
+        if (n == CUGL_APP_EVENT_MAX_COUNT) {
+            st = CUGL__APP_FAIL(CUGL_ERROR_INVALID_ARGUMENT, "%s:%ld: more than %d events", path,
+                                number, CUGL_APP_EVENT_MAX_COUNT);
+            break;
+        }
+        if (n == capacity) {
+            size_t more = capacity ? 2 * capacity : 64;
+            cugl_app_event *grown = realloc(events, more * sizeof *events);
+            if (!grown) {
+                st = CUGL__APP_FAIL(CUGL_ERROR_OUT_OF_MEMORY, "no memory for %zu events", more);
+                break;
+            }
+            events = grown;
+            capacity = more;
+        }
+        char copy[sizeof line];
+        memcpy(copy, line, len + 1);
+        const char *why = parse(&events[n], copy);
+        if (!why && events[n].frame < last_frame)
+            why = "the frames go back in time";
+        if (why) {
+            line[strcspn(line, "\r\n")] = '\0';
+            st = CUGL__APP_FAIL(CUGL_ERROR_INVALID_ARGUMENT, "%s:%ld: '%s': %s", path, number, line,
+                                why);
+            break;
+        }
+        last_frame = events[n].frame;
+        n++;
+    }
+    if (st == CUGL_OK && ferror(f))
+        st = CUGL__APP_FAIL(CUGL_ERROR_INVALID_ARGUMENT, "reading %s failed", path);
+    fclose(f);
+    if (st != CUGL_OK) {
+        free(events);
+        return st;
+    }
+    *out = events;
+    *count = n;
+    return CUGL_OK;
+}
+
+CUGL_API void cugl_app_events_free(cugl_app_event *events) { free(events); }
