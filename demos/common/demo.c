@@ -51,6 +51,23 @@ static int set_up_device(demo *d)
     return DEMO_RUN;
 }
 
+/* --interop auto: the fastest path this context and device share, and why. */
+static int choose_interop(demo *d)
+{
+    cugl_app_interop choice;
+    char reason[768];
+    if (cugl_app_choose_interop(&choice, reason, sizeof reason, d->ctx, d->device) != CUGL_OK)
+        return demo_fail(d, "cannot choose the interop path");
+    if (!demo_interop_from_name(&d->opt.interop, cugl_app_interop_name(choice))) {
+        fprintf(stderr, "%s: --interop auto chose '%s', which this program lacks\n",
+                d->info->program, cugl_app_interop_name(choice));
+        return 1;
+    }
+    printf("%s: --interop auto: %s: %s\n", d->info->program, demo_interop_name(d->opt.interop),
+           reason);
+    return DEMO_RUN;
+}
+
 int demo_start(demo *d, const demo_info *info, int argc, char **argv)
 {
     *d = (demo){.info = info};
@@ -62,7 +79,7 @@ int demo_start(demo *d, const demo_info *info, int argc, char **argv)
 
     char title[128];
     snprintf(title, sizeof title, "cugl %s (--interop %s)", info->name,
-             demo_interop_name(d->opt.interop));
+             d->opt.interop_auto ? "auto" : demo_interop_name(d->opt.interop));
     cugl_app_context_desc desc = {
         .mode = d->opt.headless ? CUGL_APP_HEADLESS : CUGL_APP_AUTO,
         .width = d->opt.width,
@@ -76,6 +93,8 @@ int demo_start(demo *d, const demo_info *info, int argc, char **argv)
     d->headless = cugl_app_context_is_headless(d->ctx);
     if (d->headless && !d->opt.headless)
         printf("%s: no display; rendering headless\n", info->program);
+    if (d->opt.interop_auto && (rc = choose_interop(d)) != DEMO_RUN)
+        return demo_finish(d, rc);
 
     d->frames = d->opt.frames ? d->opt.frames : d->headless ? DEMO_HEADLESS_FRAMES : 0;
     d->screenshot = d->opt.screenshot;

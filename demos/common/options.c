@@ -16,6 +16,8 @@ enum flag_id {
     FLAG_DEVICE,
     FLAG_DUMP_VERTICES,
     FLAG_RECORD,
+    FLAG_INPUT,
+    FLAG_SAVE_INPUT,
     FLAG_HELP,
     FLAG_EXTRA, /* one of demo_info.extra */
 };
@@ -32,12 +34,14 @@ static const flag flags[] = {
     {"--frames", FLAG_FRAMES, "N"},
     {"--screenshot", FLAG_SCREENSHOT, "FILE"},
 #define INTEROP_BAR(id, name, help) "|" name
-    {"--interop", FLAG_INTEROP, DEMO_INTEROP_LIST(INTEROP_BAR) + 1}, /* map|shared|host */
+    {"--interop", FLAG_INTEROP, "auto" DEMO_INTEROP_LIST(INTEROP_BAR)}, /* auto|map|shared|host */
 #undef INTEROP_BAR
     {"--bench", FLAG_BENCH, NULL},
     {"--device", FLAG_DEVICE, "N"},
     {"--dump-vertices", FLAG_DUMP_VERTICES, "FILE"},
     {"--record", FLAG_RECORD, "DIR"},
+    {"--input", FLAG_INPUT, "FILE"},
+    {"--save-input", FLAG_SAVE_INPUT, "FILE"},
     {"--help", FLAG_HELP, NULL},
 };
 
@@ -54,6 +58,17 @@ const char *demo_interop_name(demo_interop interop)
     return (unsigned)interop < DEMO_INTEROP_COUNT ? interops[interop].name : "invalid";
 }
 
+bool demo_interop_from_name(demo_interop *out, const char *name)
+{
+    for (int k = 0; k < DEMO_INTEROP_COUNT; k++) {
+        if (strcmp(name, interops[k].name) == 0) {
+            *out = (demo_interop)k;
+            return true;
+        }
+    }
+    return false;
+}
+
 void demo_options_usage(const demo_info *info, FILE *f)
 {
     fprintf(f, "usage: %s [options]\n%s\n\noptions:\n", info->program, info->summary);
@@ -64,8 +79,9 @@ void demo_options_usage(const demo_info *info, FILE *f)
             "                         window closes; headless: 60)\n"
             "  --screenshot FILE      write the last frame as a PNG (headless default:\n"
             "                         %s.png)\n"
-            "  --interop PATH         how CUDA's output reaches GL (default %s):\n",
-            info->name, interops[0].name);
+            "  --interop PATH         how CUDA's output reaches GL (default auto):\n"
+            "                           auto    the fastest of these that works here\n",
+            info->name);
     for (int i = 0; i < DEMO_INTEROP_COUNT; i++)
         fprintf(f, "                           %-7s %s\n", interops[i].name, interops[i].help);
     fprintf(f, "  --bench                print per-phase frame times at exit\n"
@@ -73,6 +89,8 @@ void demo_options_usage(const demo_info *info, FILE *f)
     fprintf(f, "  --record DIR           write every frame as DIR/%s-NNNNNN.png, and\n"
                "                         DIR/%s.mp4 where ffmpeg is installed\n",
             info->name, info->name);
+    fprintf(f, "  --input FILE           replay the input events in FILE, each at its frame\n"
+               "  --save-input FILE      write every input event of this run to FILE\n");
     if (info->dump_vertices)
         fprintf(f, "  --dump-vertices FILE   write the last frame's vertex buffer (raw floats)\n");
     for (const demo_flag *x = info->extra; x && x->name; x++) {
@@ -165,7 +183,7 @@ static const flag *find_flag(const demo_info *info, const char *name, size_t len
 int demo_options_parse(demo_options *opt, const demo_info *info, int argc, char **argv,
                        FILE *out, FILE *err)
 {
-    *opt = (demo_options){0};
+    *opt = (demo_options){.interop_auto = true};
     for (int i = 1; i < argc; i++) {
         const char *arg = strcmp(argv[i], "-h") == 0 ? "--help" : argv[i];
         if (strncmp(arg, "--", 2) != 0)
@@ -206,6 +224,8 @@ int demo_options_parse(demo_options *opt, const demo_info *info, int argc, char 
         case FLAG_SCREENSHOT:
         case FLAG_DUMP_VERTICES:
         case FLAG_RECORD:
+        case FLAG_INPUT:
+        case FLAG_SAVE_INPUT:
             if (!*value)
                 return usage_error(info, err, "%s needs a %s name", f->name,
                                    f->id == FLAG_RECORD ? "folder" : "file");
@@ -213,6 +233,10 @@ int demo_options_parse(demo_options *opt, const demo_info *info, int argc, char 
                 opt->screenshot = value;
             else if (f->id == FLAG_RECORD)
                 opt->record = value;
+            else if (f->id == FLAG_INPUT)
+                opt->input = value;
+            else if (f->id == FLAG_SAVE_INPUT)
+                opt->save_input = value;
             else
                 opt->dump_vertices = value;
             break;
@@ -223,19 +247,15 @@ int demo_options_parse(demo_options *opt, const demo_info *info, int argc, char 
             break;
         }
         case FLAG_INTEROP: {
-            int k = 0;
-            while (k < DEMO_INTEROP_COUNT && strcmp(value, interops[k].name) != 0)
-                k++;
-            if (k == DEMO_INTEROP_COUNT) {
-                /* "is not map, shared or host" */
-                char names[128] = "";
+            opt->interop_auto = strcmp(value, "auto") == 0;
+            if (!opt->interop_auto && !demo_interop_from_name(&opt->interop, value)) {
+                /* "is not auto, map, shared or host" */
+                char names[128] = "auto";
                 for (int j = 0; j < DEMO_INTEROP_COUNT; j++)
                     snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s",
-                             j == 0 ? "" : j + 1 < DEMO_INTEROP_COUNT ? ", " : " or ",
-                             interops[j].name);
+                             j + 1 < DEMO_INTEROP_COUNT ? ", " : " or ", interops[j].name);
                 return usage_error(info, err, "--interop: '%s' is not %s", value, names);
             }
-            opt->interop = (demo_interop)k;
             break;
         }
         case FLAG_BENCH:

@@ -6,7 +6,10 @@
  *   --frames N          render N frames, then exit (default: until the window
  *                       closes; headless: 60)
  *   --screenshot FILE   write the last frame as a PNG
- *   --interop PATH      how CUDA's output reaches GL: map (default), shared, host
+ *   --interop PATH      how CUDA's output reaches GL: auto (default: the fastest
+ *                       that works here), map, shared, host
+ *   --input FILE        replay the input events of FILE (cugl/app.h's format)
+ *   --save-input FILE   write every input event of the run to FILE
  *   --bench             print the per-phase frame times at exit
  *   --device N          the CUDA device (default 0); GL runs on it too
  *   --record DIR        every frame as DIR/<name>-NNNNNN.png, and DIR/<name>.mp4
@@ -79,7 +82,10 @@ typedef struct demo_options {
     int width, height; /* 0: the default size */
     long frames;       /* 0: not given */
     const char *screenshot;    /* NULL: not given */
-    demo_interop interop;
+    demo_interop interop;      /* when not interop_auto */
+    bool interop_auto;         /* the path is chosen once the GL context exists */
+    const char *input;         /* NULL: not given */
+    const char *save_input;    /* NULL: not given */
     bool bench;
     int device;
     const char *dump_vertices; /* NULL: not given */
@@ -108,5 +114,8 @@ void demo_options_usage(const demo_info *info, FILE *f);
 
 /** "map", "shared" or "host". */
 const char *demo_interop_name(demo_interop interop);
+
+/** The path named `name` into *out; false where there is none. */
+bool demo_interop_from_name(demo_interop *out, const char *name);
 
 #endif /* CUGL_DEMO_OPTIONS_H */

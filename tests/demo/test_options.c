@@ -96,11 +96,13 @@ static void defaults(void **state)
     assert_int_equal(p.opt.height, 0);
     assert_int_equal(p.opt.frames, 0);
     assert_null(p.opt.screenshot);
-    assert_int_equal(p.opt.interop, DEMO_INTEROP_MAP);
+    assert_true(p.opt.interop_auto);
     assert_false(p.opt.bench);
     assert_int_equal(p.opt.device, 0);
     assert_null(p.opt.dump_vertices);
     assert_null(p.opt.record);
+    assert_null(p.opt.input);
+    assert_null(p.opt.save_input);
     assert_string_equal(p.out, "");
     assert_string_equal(p.err, "");
     parsed_free(&p);
@@ -119,8 +121,17 @@ static void every_flag(void **state)
     assert_int_equal(p.opt.frames, 3);
     assert_string_equal(p.opt.screenshot, "x.png");
     assert_int_equal(p.opt.interop, DEMO_INTEROP_SHARED);
+    assert_false(p.opt.interop_auto);
     assert_true(p.opt.bench);
     assert_string_equal(p.err, "");
+    parsed_free(&p);
+
+    p = parse(&with_vertices, ARGS("--interop", "map", "--input", "in.txt", "--save-input",
+                                   "out.txt", "--interop", "auto"));
+    assert_int_equal(p.rc, DEMO_RUN);
+    assert_true(p.opt.interop_auto);
+    assert_string_equal(p.opt.input, "in.txt");
+    assert_string_equal(p.opt.save_input, "out.txt");
     parsed_free(&p);
 
     p = parse(&with_vertices, ARGS("--device", "1", "--dump-vertices", "v.bin", "--interop",
@@ -243,7 +254,8 @@ static const bad_case bad_cases[] = {
     {{"--frames="}, "--frames: ''"},
     {{"--device", "-1"}, "--device: '-1'"},
     {{"--device", "one"}, "--device: 'one'"},
-    {{"--interop", "bogus"}, "--interop: 'bogus' is not map, shared or host"},
+    {{"--interop", "bogus"}, "--interop: 'bogus' is not auto, map, shared or host"},
+    {{"--interop", "AUTO"}, "--interop: 'AUTO'"},
     {{"--interop", "MAP"}, "--interop: 'MAP'"},
     {{"--interop="}, "--interop: ''"},
     {{"--bogus"}, "unknown option '--bogus'"},
@@ -254,7 +266,11 @@ static const bad_case bad_cases[] = {
     {{"--size"}, "--size needs a value: WIDTHxHEIGHT"},
     {{"--frames"}, "--frames needs a value: N"},
     {{"--screenshot"}, "--screenshot needs a value: FILE"},
-    {{"--interop"}, "--interop needs a value: map|shared|host"},
+    {{"--interop"}, "--interop needs a value: auto|map|shared|host"},
+    {{"--input"}, "--input needs a value: FILE"},
+    {{"--input="}, "--input needs a file name"},
+    {{"--save-input"}, "--save-input needs a value: FILE"},
+    {{"--save-input="}, "--save-input needs a file name"},
     {{"--device"}, "--device needs a value: N"},
     {{"--dump-vertices"}, "--dump-vertices needs a value: FILE"},
     {{"--record"}, "--record needs a value: DIR"},
@@ -306,6 +322,15 @@ static void interop_names(void **state)
     assert_string_equal(demo_interop_name(DEMO_INTEROP_SHARED), "shared");
     assert_string_equal(demo_interop_name(DEMO_INTEROP_HOST), "host");
     assert_string_equal(demo_interop_name((demo_interop)7), "invalid");
+    for (int k = 0; k < DEMO_INTEROP_COUNT; k++) {
+        demo_interop got = (demo_interop)-1;
+        assert_true(demo_interop_from_name(&got, demo_interop_name((demo_interop)k)));
+        assert_int_equal(got, k);
+    }
+    demo_interop got = DEMO_INTEROP_HOST;
+    assert_false(demo_interop_from_name(&got, "auto"));
+    assert_false(demo_interop_from_name(&got, "Map"));
+    assert_int_equal(got, DEMO_INTEROP_HOST);
 }
 
 int main(void)

@@ -230,6 +230,34 @@ CUGL_API void cugl_app_drain_gl_errors(void);
  */
 CUGL_API cugl_status cugl_app_check_gl(const char *function, const char *what);
 
+/* ---- Which interop path ------------------------------------------------------ */
+
+/* How CUDA's output reaches GL, fastest first where each works. */
+typedef enum cugl_app_interop {
+    CUGL_APP_INTEROP_MAP = 0,    /* GL objects registered with CUDA, mapped each frame */
+    CUGL_APP_INTEROP_SHARED = 1, /* CUDA memory GL imports (cugl/app_shared.h) */
+    CUGL_APP_INTEROP_HOST = 2,   /* copies through host memory: works everywhere */
+} cugl_app_interop;
+
+/** "map", "shared", "host", or "invalid". @thread_safety Any thread. */
+CUGL_API const char *cugl_app_interop_name(cugl_app_interop interop);
+
+/**
+ * The fastest path that works between `device` and the current context
+ * `ctx`, found by trying each on a small object: shared memory where GL
+ * runs on the device and imports its memory, else map where CUDA registers
+ * GL's objects, else host copies (GL on Mesa, on another GPU, under WSL).
+ * `reason` (reason_size bytes; NULL with 0 for none) gets one sentence
+ * for the user: what was chosen and why, naming what refused. Nothing of
+ * the probes is left behind.
+ * @errors CUGL_ERROR_INVALID_ARGUMENT (NULL), the statuses of
+ *   cugl_device_get_properties. A path that does not work is no error.
+ * @thread_safety The thread whose current GL context is `ctx`.
+ */
+CUGL_API cugl_status cugl_app_choose_interop(cugl_app_interop *out, char *reason,
+                                             size_t reason_size, cugl_app_context *ctx,
+                                             cugl_device *device);
+
 /* ---- Readback and PNG ------------------------------------------------------- */
 
 /**
