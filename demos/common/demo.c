@@ -51,6 +51,26 @@ static int set_up_device(demo *d)
     return DEMO_RUN;
 }
 
+/* --input replays a file of events; --save-input records this run's. */
+static int set_up_input(demo *d)
+{
+    if (d->opt.input) {
+        cugl_app_event *events = NULL;
+        size_t count = 0;
+        cugl_status st = cugl_app_events_read(&events, &count, d->opt.input);
+        if (st == CUGL_OK)
+            st = cugl_app_context_replay(d->ctx, events, count);
+        cugl_app_events_free(events);
+        if (st != CUGL_OK)
+            return demo_fail(d, "--input");
+        printf("%s: replaying %zu input events from %s\n", d->info->program, count,
+               d->opt.input);
+    }
+    if (d->opt.save_input && cugl_app_context_record(d->ctx, d->opt.save_input) != CUGL_OK)
+        return demo_fail(d, "--save-input");
+    return DEMO_RUN;
+}
+
 /* --interop auto: the fastest path this context and device share, and why. */
 static int choose_interop(demo *d)
 {
@@ -102,7 +122,10 @@ int demo_start(demo *d, const demo_info *info, int argc, char **argv)
         snprintf(d->default_screenshot, sizeof d->default_screenshot, "%s.png", info->name);
         d->screenshot = d->default_screenshot;
     }
-    d->fixed_step = d->opt.frames > 0 || d->opt.screenshot || d->headless || d->opt.record;
+    d->fixed_step = d->opt.frames > 0 || d->opt.screenshot || d->headless || d->opt.record ||
+                    d->opt.input;
+    if ((rc = set_up_input(d)) != DEMO_RUN)
+        return demo_finish(d, rc);
     if (d->opt.record) {
         rc = demo_recorder_open(&d->recorder, info->program, info->name, d->opt.record);
         if (rc != 0)
@@ -332,6 +355,12 @@ cugl_status demo_retire(demo *d, cugl_texture *texture, cugl_surface *surface)
 
 int demo_finish(demo *d, int status)
 {
+    if (d->opt.save_input && d->ctx) {
+        if (cugl_app_context_record(d->ctx, NULL) != CUGL_OK)
+            status = demo_fail(d, "--save-input");
+        else if (status == 0)
+            printf("%s: wrote the input events to %s\n", d->info->program, d->opt.save_input);
+    }
     demo_recorder_close(&d->recorder);
     free(d->record_pixels);
     d->record_pixels = NULL;

@@ -4,6 +4,9 @@
 #ifndef CUGL_APP_INTERNAL_H
 #define CUGL_APP_INTERNAL_H
 
+#include <pthread.h>
+#include <stdio.h>
+
 #include <glad/egl.h>
 
 #include "cugl/app.h"
@@ -12,6 +15,12 @@
 #include <GLFW/glfw3.h>
 
 #define CUGL__APP_FAIL(status, ...) cugl_report_error((status), __func__, __VA_ARGS__)
+
+/* A growable list of events. */
+typedef struct cugl__app_events {
+    cugl_app_event *items;
+    size_t count, capacity;
+} cugl__app_events;
 
 struct cugl_app_context {
     bool headless;
@@ -25,15 +34,27 @@ struct cugl_app_context {
     EGLSurface egl_surface; /* a 1x1 pbuffer only where surfaceless is missing */
     GLuint fbo, color, depth;
 
-    /* Windows: the GLFW window, input as the callbacks see it and as the
-     * last present published it, and the frame counter for the title. */
+    /* Windows: the GLFW window and the frame counter for the title. */
     GLFWwindow *window;
     char *title;
-    cugl_app_input input;   /* published by present */
-    cugl_app_input pending; /* dx, dy, scroll accumulate here */
-    bool cursor_entered;    /* the next cursor position starts afresh */
     double fps_since;
     long fps_frames;
+
+    /* Input (input.c), from GLFW's callbacks, replay and pushed events
+     * alike: as events leave it (pending) and as the last present
+     * published it. `frame` counts presents: an event that arrives now is
+     * first seen by frame `frame` + 1 (frame 0 before the first present). */
+    cugl_app_input input, pending; /* pending's dx, dy, scroll accumulate */
+    bool keys[GLFW_KEY_LAST + 1], pending_keys[GLFW_KEY_LAST + 1];
+    bool cursor_entered;           /* the next cursor position starts afresh */
+    bool close_requested;
+    long frame;
+    cugl__app_events replay;       /* events to apply when their frame comes */
+    size_t replay_next;
+    cugl__app_events pushed;       /* from any thread, applied at the next present */
+    pthread_mutex_t pushed_lock;
+    FILE *record;                  /* every event applied goes here */
+    bool record_failed;
 
     /* cugl_app_blit's program, vertex array and samplers (nearest, linear),
      * made on first use and freed with the context. */
@@ -45,6 +66,19 @@ cugl_status cugl__app_window_create(cugl_app_context *ctx, const cugl_app_contex
                                     bool report);
 void cugl__app_window_destroy(cugl_app_context *ctx);
 cugl_status cugl__app_window_present(cugl_app_context *ctx);
+
+/* events.c: why an event is not valid, or NULL. */
+const char *cugl__app_event_check(const cugl_app_event *ev);
+
+/* input.c: set up and free a context's input; apply one event as it
+ * arrives (GLFW's callbacks); at a present, apply what is due and publish. */
+cugl_status cugl__app_input_init(cugl_app_context *ctx);
+void cugl__app_input_free(cugl_app_context *ctx);
+void cugl__app_input_apply(cugl_app_context *ctx, const cugl_app_event *ev);
+cugl_status cugl__app_input_present(cugl_app_context *ctx);
+
+/* context.c: the headless framebuffer at a new size (the context current). */
+cugl_status cugl__app_offscreen_resize(cugl_app_context *ctx, int width, int height);
 
 /* egl.c */
 cugl_status cugl__app_egl_create(cugl_app_context *ctx, const cugl_app_context_desc *desc);

@@ -69,7 +69,7 @@ static void pan(cugl_app_camera *cam, const cugl_app_context *ctx, double dx, do
 CUGL_API void cugl_app_camera_update(cugl_app_camera *cam, const cugl_app_context *ctx,
                                      float dt_seconds)
 {
-    if (!cam || !ctx || ctx->headless)
+    if (!cam || !ctx)
         return;
     if (cugl_app_key_down(ctx, GLFW_KEY_R)) {
         cugl_app_camera_init(cam);

@@ -92,6 +92,24 @@ static void free_offscreen(cugl_app_context *ctx)
     ctx->fbo = ctx->depth = ctx->color = 0;
 }
 
+cugl_status cugl__app_offscreen_resize(cugl_app_context *ctx, int width, int height)
+{
+    int old_width = ctx->width, old_height = ctx->height;
+    free_offscreen(ctx);
+    ctx->width = width;
+    ctx->height = height;
+    cugl_status st = make_offscreen(ctx);
+    if (st == CUGL_OK)
+        return CUGL_OK;
+    /* Back to the size that worked; the message says why the new one did not. */
+    free_offscreen(ctx);
+    ctx->width = old_width;
+    ctx->height = old_height;
+    if (make_offscreen(ctx) != CUGL_OK)
+        free_offscreen(ctx);
+    return st;
+}
+
 static void reset(cugl_app_context *ctx)
 {
     memset(ctx, 0, sizeof *ctx);
@@ -180,6 +198,15 @@ CUGL_API cugl_status cugl_app_context_create(cugl_app_context **out,
         }
         break;
     }
+    if (st == CUGL_OK) {
+        st = cugl__app_input_init(ctx);
+        if (st != CUGL_OK) {
+            if (ctx->headless)
+                cugl__app_egl_destroy(ctx);
+            else
+                cugl__app_window_destroy(ctx);
+        }
+    }
     if (st != CUGL_OK) {
         free(ctx);
         return st;
@@ -200,6 +227,7 @@ CUGL_API void cugl_app_context_destroy(cugl_app_context *ctx)
         cugl__app_egl_destroy(ctx);
     else
         cugl__app_window_destroy(ctx);
+    cugl__app_input_free(ctx);
     free(ctx);
 }
 
@@ -255,11 +283,6 @@ CUGL_API GLuint cugl_app_context_framebuffer(const cugl_app_context *ctx)
     return ctx ? ctx->fbo : 0;
 }
 
-CUGL_API bool cugl_app_context_should_close(const cugl_app_context *ctx)
-{
-    return ctx && ctx->window && glfwWindowShouldClose(ctx->window);
-}
-
 CUGL_API cugl_status cugl_app_context_present(cugl_app_context *ctx)
 {
     if (!ctx)
@@ -267,23 +290,10 @@ CUGL_API cugl_status cugl_app_context_present(cugl_app_context *ctx)
     if (!ctx->headless)
         return cugl__app_window_present(ctx);
     glFlush();
-    return CUGL_OK;
+    return cugl__app_input_present(ctx);
 }
 
 CUGL_API void *cugl_app_context_window(cugl_app_context *ctx)
 {
     return ctx ? (void *)ctx->window : NULL;
-}
-
-CUGL_API const cugl_app_input *cugl_app_context_input(const cugl_app_context *ctx)
-{
-    static const cugl_app_input none;
-    return ctx ? &ctx->input : &none;
-}
-
-CUGL_API bool cugl_app_key_down(const cugl_app_context *ctx, int glfw_key)
-{
-    if (!ctx || !ctx->window || glfw_key < GLFW_KEY_SPACE || glfw_key > GLFW_KEY_LAST)
-        return false;
-    return glfwGetKey(ctx->window, glfw_key) == GLFW_PRESS;
 }

@@ -265,17 +265,45 @@ CUGL_API cugl_status cugl_app_event_parse(cugl_app_event *out, const char *line)
     return CUGL_OK;
 }
 
+const char *cugl__app_event_check(const cugl_app_event *ev)
+{
+    if (ev->frame < 0 || ev->frame > CUGL_APP_EVENT_MAX_FRAME)
+        return "the frame is not from 0 to 1000000000";
+    switch (ev->type) {
+    case CUGL_APP_EVENT_MOVE:
+        if (!isfinite(ev->x) || !isfinite(ev->y) || fabs(ev->x) > MAX_COORD ||
+            fabs(ev->y) > MAX_COORD)
+            return "a move's x and y are not from -1e6 to 1e6";
+        return NULL;
+    case CUGL_APP_EVENT_BUTTON:
+        return ev->code < 0 || ev->code > 2 ? "the button is not 0, 1 or 2 (left, right, middle)"
+                                             : NULL;
+    case CUGL_APP_EVENT_SCROLL:
+        return !isfinite(ev->y) || fabs(ev->y) > 1000.0 ? "a scroll is not from -1000 to 1000 steps"
+                                                         : NULL;
+    case CUGL_APP_EVENT_KEY:
+        return ev->code < GLFW_KEY_SPACE || ev->code > GLFW_KEY_LAST
+                   ? "the key is not a GLFW key code (32 to 348)"
+                   : NULL;
+    case CUGL_APP_EVENT_RESIZE:
+        return ev->width < 1 || ev->width > MAX_SIDE || ev->height < 1 || ev->height > MAX_SIDE
+                   ? "a resize's width and height are not from 1 to 32768"
+                   : NULL;
+    case CUGL_APP_EVENT_CLOSE:
+        return NULL;
+    }
+    return "the type is not a cugl_app_event_type";
+}
+
 CUGL_API int cugl_app_event_format(char *out, size_t size, const cugl_app_event *ev)
 {
-    if (!ev)
+    if (!ev || cugl__app_event_check(ev))
         return -1;
     char key[16];
     switch (ev->type) {
     case CUGL_APP_EVENT_MOVE:
         return snprintf(out, size, "%ld move %.17g %.17g", ev->frame, ev->x, ev->y);
     case CUGL_APP_EVENT_BUTTON:
-        if (ev->code < 0 || ev->code > 2)
-            return -1;
         return snprintf(out, size, "%ld button %s %s", ev->frame, button_names[ev->code],
                         ev->down ? "down" : "up");
     case CUGL_APP_EVENT_SCROLL:

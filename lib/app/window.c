@@ -16,25 +16,20 @@ static cugl_app_context *owner(GLFWwindow *window)
     return glfwGetWindowUserPointer(window);
 }
 
+/* Each callback hands its event to the one input path (input.c). */
 static void on_framebuffer_size(GLFWwindow *window, int width, int height)
 {
-    cugl_app_context *ctx = owner(window);
-    ctx->width = width;
-    ctx->height = height;
+    /* Minimised windows report 0 x 0: no size to draw at; keep the last. */
+    if (width > 0 && height > 0)
+        cugl__app_input_apply(owner(window), &(cugl_app_event){.type = CUGL_APP_EVENT_RESIZE,
+                                                               .width = width,
+                                                               .height = height});
 }
 
 static void on_cursor(GLFWwindow *window, double x, double y)
 {
-    cugl_app_context *ctx = owner(window);
-    cugl_app_input *in = &ctx->pending;
-    /* Where the cursor comes in from outside is no motion. */
-    if (!ctx->cursor_entered) {
-        in->dx += x - in->x;
-        in->dy += y - in->y;
-    }
-    ctx->cursor_entered = false;
-    in->x = x;
-    in->y = y;
+    cugl__app_input_apply(owner(window),
+                          &(cugl_app_event){.type = CUGL_APP_EVENT_MOVE, .x = x, .y = y});
 }
 
 static void on_cursor_enter(GLFWwindow *window, int entered)
@@ -46,37 +41,30 @@ static void on_cursor_enter(GLFWwindow *window, int entered)
 static void on_scroll(GLFWwindow *window, double dx, double dy)
 {
     (void)dx;
-    owner(window)->pending.scroll += dy;
+    cugl__app_input_apply(owner(window), &(cugl_app_event){.type = CUGL_APP_EVENT_SCROLL, .y = dy});
 }
 
 static void on_button(GLFWwindow *window, int button, int action, int mods)
 {
     (void)mods;
-    cugl_app_input *in = &owner(window)->pending;
-    bool down = action == GLFW_PRESS;
-    if (button == GLFW_MOUSE_BUTTON_LEFT)
-        in->left = down;
-    else if (button == GLFW_MOUSE_BUTTON_RIGHT)
-        in->right = down;
-    else if (button == GLFW_MOUSE_BUTTON_MIDDLE)
-        in->middle = down;
-}
-
-static bool either_down(GLFWwindow *window, int left, int right)
-{
-    return glfwGetKey(window, left) == GLFW_PRESS || glfwGetKey(window, right) == GLFW_PRESS;
+    if (button > GLFW_MOUSE_BUTTON_MIDDLE)
+        return;
+    /* GLFW numbers them left 0, right 1, middle 2, as events do. */
+    cugl__app_input_apply(owner(window), &(cugl_app_event){.type = CUGL_APP_EVENT_BUTTON,
+                                                           .code = button,
+                                                           .down = action == GLFW_PRESS});
 }
 
 static void on_key(GLFWwindow *window, int key, int scancode, int action, int mods)
 {
     (void)scancode;
     (void)mods;
-    if (key == GLFW_KEY_ESCAPE && action == GLFW_PRESS)
-        glfwSetWindowShouldClose(window, GLFW_TRUE);
-    /* GLFW has recorded this key's state before calling back. */
-    cugl_app_input *in = &owner(window)->pending;
-    in->shift = either_down(window, GLFW_KEY_LEFT_SHIFT, GLFW_KEY_RIGHT_SHIFT);
-    in->ctrl = either_down(window, GLFW_KEY_LEFT_CONTROL, GLFW_KEY_RIGHT_CONTROL);
+    /* A repeat changes nothing held; an unknown key (-1) is no event. */
+    if (action == GLFW_REPEAT || key < GLFW_KEY_SPACE || key > GLFW_KEY_LAST)
+        return;
+    cugl__app_input_apply(owner(window), &(cugl_app_event){.type = CUGL_APP_EVENT_KEY,
+                                                           .code = key,
+                                                           .down = action == GLFW_PRESS});
 }
 
 static const char *glfw_why(void)
@@ -128,7 +116,6 @@ cugl_status cugl__app_window_create(cugl_app_context *ctx, const cugl_app_contex
     glfwSetKeyCallback(ctx->window, on_key);
     glfwGetFramebufferSize(ctx->window, &ctx->width, &ctx->height);
     glfwGetCursorPos(ctx->window, &ctx->pending.x, &ctx->pending.y);
-    ctx->cursor_entered = true;
     ctx->input = ctx->pending;
     ctx->fps_since = glfwGetTime();
 
@@ -156,8 +143,7 @@ cugl_status cugl__app_window_present(cugl_app_context *ctx)
 {
     glfwSwapBuffers(ctx->window);
     glfwPollEvents();
-    ctx->input = ctx->pending;
-    ctx->pending.dx = ctx->pending.dy = ctx->pending.scroll = 0;
+    cugl_status st = cugl__app_input_present(ctx);
 
     ctx->fps_frames++;
     double now = glfwGetTime(), span = now - ctx->fps_since;
@@ -168,5 +154,5 @@ cugl_status cugl__app_window_present(cugl_app_context *ctx)
         ctx->fps_since = now;
         ctx->fps_frames = 0;
     }
-    return CUGL_OK;
+    return st;
 }

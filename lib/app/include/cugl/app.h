@@ -78,7 +78,7 @@ CUGL_API const char *cugl_app_context_vendor(const cugl_app_context *ctx);
 CUGL_API void cugl_app_context_size(const cugl_app_context *ctx, int *width, int *height);
 /** The framebuffer to draw into: 0 for a window, the offscreen FBO headless. */
 CUGL_API GLuint cugl_app_context_framebuffer(const cugl_app_context *ctx);
-/** Windows: the user asked to close (close button, Escape). Headless: false. */
+/** The user asked to close (the close button, Escape, a close event). */
 CUGL_API bool cugl_app_context_should_close(const cugl_app_context *ctx);
 /**
  * End a frame: swap buffers and poll input (windows; the title shows the
@@ -93,7 +93,7 @@ CUGL_API cugl_status cugl_app_context_present(cugl_app_context *ctx);
  */
 CUGL_API void *cugl_app_context_window(cugl_app_context *ctx);
 
-/* ---- Input (windows; all zero headless) ------------------------------------ */
+/* ---- Input: a window's, replayed, or pushed (see "Input events" below) ----- */
 
 typedef struct cugl_app_input {
     double x, y;          /* cursor, pixels from the top left */
@@ -142,6 +142,7 @@ enum {
     CUGL_APP_EVENT_MAX_LINE = 256,      /* bytes of a line, its end excluded */
     CUGL_APP_EVENT_MAX_COUNT = 1000000, /* events of a file */
     CUGL_APP_EVENT_MAX_FRAME = 1000000000,
+    CUGL_APP_EVENT_MAX_PENDING = 4096, /* pushed events awaiting a present */
 };
 
 typedef struct cugl_app_event {
@@ -183,6 +184,51 @@ CUGL_API cugl_status cugl_app_events_read(cugl_app_event **out, size_t *count,
 
 /** Free what cugl_app_events_read returned; NULL: no-op. @thread_safety Any thread. */
 CUGL_API void cugl_app_events_free(cugl_app_event *events);
+
+/**
+ * Queue an event for `ctx`: the next present applies it as if the window
+ * had reported it (a resize of a window asks the window for that size).
+ * For input from elsewhere, such as a remote viewer.
+ * @errors CUGL_ERROR_INVALID_ARGUMENT (NULL; an event that is not valid:
+ *   a type, button or key out of range, a coordinate, scroll or size out of
+ *   the text format's ranges), CUGL_ERROR_INVALID_STATE (already
+ *   CUGL_APP_EVENT_MAX_PENDING events wait), CUGL_ERROR_OUT_OF_MEMORY.
+ * @thread_safety Any thread, while another uses the context.
+ */
+CUGL_API cugl_status cugl_app_context_push_event(cugl_app_context *ctx,
+                                                 const cugl_app_event *ev);
+
+/**
+ * Replay `events` (copied; frames never decreasing): each present applies
+ * those whose frame has come, so that frame N's input holds the events of
+ * frames up to N, whatever the clock says. Events due already (frame 0 on
+ * a new context) are applied now. Replaces an earlier replay; the window's
+ * own input still arrives too.
+ * @errors CUGL_ERROR_INVALID_ARGUMENT (NULL with a count; an event not
+ *   valid or out of order: "event <i>: ..."), CUGL_ERROR_OUT_OF_MEMORY.
+ * @thread_safety The thread that uses the context.
+ */
+CUGL_API cugl_status cugl_app_context_replay(cugl_app_context *ctx,
+                                             const cugl_app_event *events, size_t count);
+
+/** Whether every replayed event has been applied (true without a replay).
+ * @thread_safety The thread that uses the context. */
+CUGL_API bool cugl_app_context_replay_done(const cugl_app_context *ctx);
+
+/**
+ * Write every event the context applies from now on to the file `path`
+ * (replaced), one line each with the frame that first saw it: a file
+ * cugl_app_events_read and a replay take back. NULL stops (closing the
+ * file); destroying the context stops too.
+ * @errors CUGL_ERROR_INVALID_ARGUMENT (NULL ctx; the file cannot be made),
+ *   CUGL_ERROR_INVALID_STATE (stopping, when writing a line had failed).
+ * @thread_safety The thread that uses the context.
+ */
+CUGL_API cugl_status cugl_app_context_record(cugl_app_context *ctx, const char *path);
+
+/** Presents so far: the frame whose input the context holds now.
+ * @thread_safety The thread that uses the context. */
+CUGL_API long cugl_app_context_frame(const cugl_app_context *ctx);
 
 /* ---- Shaders and the blit --------------------------------------------------- */
 
@@ -309,7 +355,9 @@ typedef struct cugl_app_camera {
 CUGL_API void cugl_app_camera_init(cugl_app_camera *cam);
 /**
  * Left drag orbits, right drag pans the target, wheel zooms, arrow keys
- * and W/A/S/D orbit, R resets. `ctx` NULL (or headless): no change.
+ * and W/A/S/D orbit, R resets, from the context's input of this frame
+ * (a window's, replayed or pushed: headless contexts too). `ctx` NULL: no
+ * change.
  */
 CUGL_API void cugl_app_camera_update(cugl_app_camera *cam, const cugl_app_context *ctx,
                                      float dt_seconds);

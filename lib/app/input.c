@@ -1,0 +1,273 @@
+/*
+ * input.c - a context's input, whatever it comes from: a window's GLFW
+ * callbacks, a replayed list of events, or events pushed by another
+ * thread (a remote viewer). Every one of them goes through apply(), so a
+ * replay drives a program exactly as the mouse and keys did, headless
+ * too, and a recording holds what the program saw.
+ *
+ * Events pile up in `pending`; each present publishes it as the frame's
+ * input (cugl_app_context_input, cugl_app_key_down).
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "app_internal.h"
+
+static cugl_status events_append(cugl__app_events *list, const cugl_app_event *ev,
+                                 const char *who)
+{
+    if (list->count == list->capacity) {
+        size_t more = list->capacity ? 2 * list->capacity : 16;
+        cugl_app_event *grown = realloc(list->items, more * sizeof *grown);
+        if (!grown)
+            return cugl_report_error(CUGL_ERROR_OUT_OF_MEMORY, who, "no memory for %zu events",
+                                     more);
+        list->items = grown;
+        list->capacity = more;
+    }
+    list->items[list->count++] = *ev;
+    return CUGL_OK;
+}
+
+static void events_free(cugl__app_events *list)
+{
+    free(list->items);
+    *list = (cugl__app_events){0};
+}
+
+cugl_status cugl__app_input_init(cugl_app_context *ctx)
+{
+    ctx->cursor_entered = true;
+    if (pthread_mutex_init(&ctx->pushed_lock, NULL) != 0)
+        return cugl_report_error(CUGL_ERROR_OUT_OF_MEMORY, "cugl_app_context_create",
+                                 "cannot make the input queue's lock");
+    return CUGL_OK;
+}
+
+void cugl__app_input_free(cugl_app_context *ctx)
+{
+    if (ctx->record)
+        fclose(ctx->record);
+    ctx->record = NULL;
+    events_free(&ctx->replay);
+    events_free(&ctx->pushed);
+    pthread_mutex_destroy(&ctx->pushed_lock);
+}
+
+static void write_down(cugl_app_context *ctx, const cugl_app_event *ev, long frame)
+{
+    if (!ctx->record)
+        return;
+    cugl_app_event stamped = *ev;
+    stamped.frame = frame;
+    char line[CUGL_APP_EVENT_MAX_LINE + 1];
+    int n = cugl_app_event_format(line, sizeof line, &stamped);
+    if (n < 0 || (size_t)n >= sizeof line || fprintf(ctx->record, "%s\n", line) < 0)
+        ctx->record_failed = true;
+}
+
+static void held_modifiers(cugl_app_context *ctx)
+{
+    const bool *k = ctx->pending_keys;
+    ctx->pending.shift = k[GLFW_KEY_LEFT_SHIFT] || k[GLFW_KEY_RIGHT_SHIFT];
+    ctx->pending.ctrl = k[GLFW_KEY_LEFT_CONTROL] || k[GLFW_KEY_RIGHT_CONTROL];
+}
+
+/*
+ * One event into `pending`, first seen by frame `frame`. `from_glfw`: the
+ * window reported it; else it asks the window for what it says (a resize,
+ * a close), and the window's own report of the result is what is recorded.
+ */
+static void apply(cugl_app_context *ctx, const cugl_app_event *ev, long frame, bool from_glfw)
+{
+    cugl_app_input *in = &ctx->pending;
+    bool record = true;
+    switch (ev->type) {
+    case CUGL_APP_EVENT_MOVE:
+        /* Where the cursor comes in from outside is no motion. */
+        if (!ctx->cursor_entered) {
+            in->dx += ev->x - in->x;
+            in->dy += ev->y - in->y;
+        }
+        ctx->cursor_entered = false;
+        in->x = ev->x;
+        in->y = ev->y;
+        break;
+    case CUGL_APP_EVENT_BUTTON:
+        if (ev->code == 0)
+            in->left = ev->down;
+        else if (ev->code == 1)
+            in->right = ev->down;
+        else
+            in->middle = ev->down;
+        break;
+    case CUGL_APP_EVENT_SCROLL:
+        in->scroll += ev->y;
+        break;
+    case CUGL_APP_EVENT_KEY:
+        ctx->pending_keys[ev->code] = ev->down;
+        held_modifiers(ctx);
+        if (ev->code == GLFW_KEY_ESCAPE && ev->down)
+            ctx->close_requested = true;
+        break;
+    case CUGL_APP_EVENT_RESIZE:
+        if (ctx->window && !from_glfw) {
+            /* The window's framebuffer callback reports what it became. */
+            glfwSetWindowSize(ctx->window, ev->width, ev->height);
+            record = false;
+        } else if (ctx->window) {
+            ctx->width = ev->width;
+            ctx->height = ev->height;
+        } else if (cugl__app_offscreen_resize(ctx, ev->width, ev->height) != CUGL_OK) {
+            /* Kept at its size; the message stays for the caller to see. */
+            record = false;
+        }
+        break;
+    case CUGL_APP_EVENT_CLOSE:
+        ctx->close_requested = true;
+        break;
+    }
+    if (ctx->close_requested && ctx->window)
+        glfwSetWindowShouldClose(ctx->window, GLFW_TRUE);
+    if (record)
+        write_down(ctx, ev, frame);
+}
+
+void cugl__app_input_apply(cugl_app_context *ctx, const cugl_app_event *ev)
+{
+    apply(ctx, ev, ctx->frame + 1, true);
+}
+
+static void publish(cugl_app_context *ctx)
+{
+    ctx->input = ctx->pending;
+    memcpy(ctx->keys, ctx->pending_keys, sizeof ctx->keys);
+    ctx->pending.dx = ctx->pending.dy = ctx->pending.scroll = 0;
+}
+
+/* Replayed events due by frame `frame`. */
+static void apply_replay(cugl_app_context *ctx, long frame)
+{
+    while (ctx->replay_next < ctx->replay.count &&
+           ctx->replay.items[ctx->replay_next].frame <= frame)
+        apply(ctx, &ctx->replay.items[ctx->replay_next++], frame, false);
+}
+
+cugl_status cugl__app_input_present(cugl_app_context *ctx)
+{
+    long next = ctx->frame + 1;
+    cugl__app_events pushed;
+    pthread_mutex_lock(&ctx->pushed_lock);
+    pushed = ctx->pushed;
+    ctx->pushed = (cugl__app_events){0};
+    pthread_mutex_unlock(&ctx->pushed_lock);
+    for (size_t i = 0; i < pushed.count; i++)
+        apply(ctx, &pushed.items[i], next, false);
+    events_free(&pushed);
+    apply_replay(ctx, next);
+    ctx->frame = next;
+    publish(ctx);
+    if (ctx->record && fflush(ctx->record) != 0)
+        ctx->record_failed = true;
+    return CUGL_OK;
+}
+
+CUGL_API cugl_status cugl_app_context_push_event(cugl_app_context *ctx, const cugl_app_event *ev)
+{
+    if (!ctx || !ev)
+        return CUGL__APP_FAIL(CUGL_ERROR_INVALID_ARGUMENT, "%s is NULL", !ctx ? "ctx" : "ev");
+    const char *why = cugl__app_event_check(ev);
+    if (why)
+        return CUGL__APP_FAIL(CUGL_ERROR_INVALID_ARGUMENT, "%s", why);
+    pthread_mutex_lock(&ctx->pushed_lock);
+    cugl_status st = CUGL_OK;
+    if (ctx->pushed.count >= CUGL_APP_EVENT_MAX_PENDING)
+        st = CUGL__APP_FAIL(CUGL_ERROR_INVALID_STATE,
+                            "%d events wait for the next present already",
+                            CUGL_APP_EVENT_MAX_PENDING);
+    else
+        st = events_append(&ctx->pushed, ev, __func__);
+    pthread_mutex_unlock(&ctx->pushed_lock);
+    return st;
+}
+
+CUGL_API cugl_status cugl_app_context_replay(cugl_app_context *ctx, const cugl_app_event *events,
+                                             size_t count)
+{
+    if (!ctx || (!events && count))
+        return CUGL__APP_FAIL(CUGL_ERROR_INVALID_ARGUMENT, "%s is NULL",
+                              !ctx ? "ctx" : "events");
+    for (size_t i = 0; i < count; i++) {
+        const char *why = cugl__app_event_check(&events[i]);
+        if (!why && i > 0 && events[i].frame < events[i - 1].frame)
+            why = "its frame comes before the previous event's";
+        if (why)
+            return CUGL__APP_FAIL(CUGL_ERROR_INVALID_ARGUMENT, "event %zu: %s", i, why);
+    }
+    cugl__app_events copy = {0};
+    for (size_t i = 0; i < count; i++) {
+        cugl_status st = events_append(&copy, &events[i], __func__);
+        if (st != CUGL_OK) {
+            events_free(&copy);
+            return st;
+        }
+    }
+    events_free(&ctx->replay);
+    ctx->replay = copy;
+    ctx->replay_next = 0;
+    /* What is due already is seen by the frame about to be made. */
+    apply_replay(ctx, ctx->frame);
+    publish(ctx);
+    return CUGL_OK;
+}
+
+CUGL_API bool cugl_app_context_replay_done(const cugl_app_context *ctx)
+{
+    return !ctx || ctx->replay_next == ctx->replay.count;
+}
+
+CUGL_API cugl_status cugl_app_context_record(cugl_app_context *ctx, const char *path)
+{
+    if (!ctx)
+        return CUGL__APP_FAIL(CUGL_ERROR_INVALID_ARGUMENT, "ctx is NULL");
+    cugl_status st = CUGL_OK;
+    if (ctx->record) {
+        bool failed = ctx->record_failed;
+        failed = fclose(ctx->record) != 0 || failed;
+        ctx->record = NULL;
+        ctx->record_failed = false;
+        if (failed)
+            st = CUGL__APP_FAIL(CUGL_ERROR_INVALID_STATE,
+                                "writing the recorded events failed (disk full?)");
+    }
+    if (!path || st != CUGL_OK)
+        return st;
+    ctx->record = fopen(path, "w");
+    if (!ctx->record)
+        return CUGL__APP_FAIL(CUGL_ERROR_INVALID_ARGUMENT, "cannot write %s: %s", path,
+                              strerror(errno));
+    if (fprintf(ctx->record, "# cugl input events: <frame> <event> ...\n") < 0)
+        ctx->record_failed = true;
+    return CUGL_OK;
+}
+
+CUGL_API long cugl_app_context_frame(const cugl_app_context *ctx) { return ctx ? ctx->frame : 0; }
+
+CUGL_API const cugl_app_input *cugl_app_context_input(const cugl_app_context *ctx)
+{
+    static const cugl_app_input none;
+    return ctx ? &ctx->input : &none;
+}
+
+CUGL_API bool cugl_app_key_down(const cugl_app_context *ctx, int glfw_key)
+{
+    if (!ctx || glfw_key < GLFW_KEY_SPACE || glfw_key > GLFW_KEY_LAST)
+        return false;
+    return ctx->keys[glfw_key];
+}
+
+CUGL_API bool cugl_app_context_should_close(const cugl_app_context *ctx)
+{
+    return ctx && (ctx->close_requested || (ctx->window && glfwWindowShouldClose(ctx->window)));
+}

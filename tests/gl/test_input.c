@@ -1,0 +1,344 @@
+/*
+ * test_input.c - a context's input from events, on a headless context
+ * (Mesa here): pushed events and replays reach cugl_app_context_input and
+ * cugl_app_key_down at the frame they name, a resize resizes the offscreen
+ * framebuffer, a close or Escape asks to close, recordings read back as the
+ * events that were applied, and bad events are refused.
+ */
+#include <unistd.h>
+
+#include <cugl/app.h>
+#define GLFW_INCLUDE_NONE
+#include <GLFW/glfw3.h> /* the key codes */
+
+#include "cugl_test.h"
+
+enum { W = 64, H = 48 };
+
+static char tmpdir[256];
+
+static cugl_app_context *new_context(void)
+{
+    cugl_app_context *ctx = NULL;
+    assert_ok(cugl_app_context_create(&ctx, &(cugl_app_context_desc){
+                                                .mode = CUGL_APP_HEADLESS,
+                                                .width = W,
+                                                .height = H,
+                                                .cuda_device = -1,
+                                            }));
+    return ctx;
+}
+
+static const char *tmp_path(const char *name)
+{
+    static char path[320];
+    snprintf(path, sizeof path, "%s/%s", tmpdir, name);
+    return path;
+}
+
+static cugl_app_event move(long frame, double x, double y)
+{
+    return (cugl_app_event){.frame = frame, .type = CUGL_APP_EVENT_MOVE, .x = x, .y = y};
+}
+
+static cugl_app_event button(long frame, int code, bool down)
+{
+    return (cugl_app_event){.frame = frame, .type = CUGL_APP_EVENT_BUTTON, .code = code,
+                            .down = down};
+}
+
+static cugl_app_event key(long frame, int code, bool down)
+{
+    return (cugl_app_event){.frame = frame, .type = CUGL_APP_EVENT_KEY, .code = code,
+                            .down = down};
+}
+
+/* Pushed events are seen after the next present, with motion summed. */
+static void pushed_events_reach_the_next_frame(void **state)
+{
+    (void)state;
+    cugl_app_context *ctx = new_context();
+    const cugl_app_input *in = cugl_app_context_input(ctx);
+    assert_int_equal(cugl_app_context_frame(ctx), 0);
+    assert_false(in->left);
+
+    /* The first position is where the cursor enters: no motion. */
+    assert_ok(cugl_app_context_push_event(ctx, &(cugl_app_event){.type = CUGL_APP_EVENT_MOVE,
+                                                                 .x = 10, .y = 20}));
+    assert_ok(cugl_app_context_push_event(ctx, &(cugl_app_event){.type = CUGL_APP_EVENT_BUTTON,
+                                                                 .code = 0, .down = true}));
+    assert_false(in->left); /* not before the present */
+    assert_ok(cugl_app_context_present(ctx));
+    assert_int_equal(cugl_app_context_frame(ctx), 1);
+    assert_true(in->left);
+    assert_true(in->x == 10 && in->y == 20 && in->dx == 0 && in->dy == 0);
+
+    cugl_app_event steps[] = {move(0, 13, 18), move(0, 20, 25),
+                              {.type = CUGL_APP_EVENT_SCROLL, .y = 1.5},
+                              {.type = CUGL_APP_EVENT_SCROLL, .y = -0.5},
+                              key(0, 'R', true),
+                              key(0, GLFW_KEY_LEFT_SHIFT, true)};
+    for (size_t i = 0; i < sizeof steps / sizeof steps[0]; i++)
+        assert_ok(cugl_app_context_push_event(ctx, &steps[i]));
+    assert_ok(cugl_app_context_present(ctx));
+    assert_true(in->dx == 10 && in->dy == 5 && in->x == 20 && in->y == 25);
+    assert_true(in->scroll == 1.0);
+    assert_true(cugl_app_key_down(ctx, 'R'));
+    assert_true(in->shift);
+    assert_false(in->ctrl);
+    assert_false(cugl_app_key_down(ctx, 'Q'));
+
+    /* Motion and the wheel are per frame; what is held stays. */
+    assert_ok(cugl_app_context_present(ctx));
+    assert_true(in->dx == 0 && in->dy == 0 && in->scroll == 0);
+    assert_true(in->left && cugl_app_key_down(ctx, 'R'));
+    cugl_app_event up = key(0, 'R', false);
+    assert_ok(cugl_app_context_push_event(ctx, &up));
+    assert_ok(cugl_app_context_present(ctx));
+    assert_false(cugl_app_key_down(ctx, 'R'));
+
+    assert_false(cugl_app_context_should_close(ctx));
+    assert_ok(cugl_app_context_push_event(ctx, &(cugl_app_event){.type = CUGL_APP_EVENT_KEY,
+                                                                 .code = GLFW_KEY_ESCAPE,
+                                                                 .down = true}));
+    assert_ok(cugl_app_context_present(ctx));
+    assert_true(cugl_app_context_should_close(ctx));
+    cugl_app_context_destroy(ctx);
+}
+
+/* A replay applies each event at its frame, however the frames are drawn. */
+static void replay_follows_frames(void **state)
+{
+    (void)state;
+    cugl_app_context *ctx = new_context();
+    const cugl_app_event script[] = {
+        move(0, 5, 5), button(0, 0, true),             /* frame 0 sees these */
+        move(2, 9, 5), move(2, 12, 7),                 /* frame 2 */
+        button(3, 0, false), key(3, GLFW_KEY_KP_ADD, true), /* frame 3 */
+        {.frame = 5, .type = CUGL_APP_EVENT_CLOSE},
+    };
+    assert_ok(cugl_app_context_replay(ctx, script, sizeof script / sizeof script[0]));
+    const cugl_app_input *in = cugl_app_context_input(ctx);
+    /* frame 0 */
+    assert_true(in->left && in->x == 5 && in->dx == 0);
+    assert_false(cugl_app_context_replay_done(ctx));
+    assert_ok(cugl_app_context_present(ctx)); /* frame 1: nothing new */
+    assert_true(in->left && in->x == 5 && in->dx == 0);
+    assert_ok(cugl_app_context_present(ctx)); /* frame 2 */
+    assert_true(in->x == 12 && in->dx == 7 && in->dy == 2 && in->left);
+    assert_ok(cugl_app_context_present(ctx)); /* frame 3 */
+    assert_false(in->left);
+    assert_true(in->dx == 0);
+    assert_true(cugl_app_key_down(ctx, GLFW_KEY_KP_ADD));
+    assert_ok(cugl_app_context_present(ctx)); /* frame 4 */
+    assert_false(cugl_app_context_should_close(ctx));
+    assert_false(cugl_app_context_replay_done(ctx));
+    assert_ok(cugl_app_context_present(ctx)); /* frame 5 */
+    assert_true(cugl_app_context_should_close(ctx));
+    assert_true(cugl_app_context_replay_done(ctx));
+    cugl_app_context_destroy(ctx);
+}
+
+/* A resize event makes the offscreen framebuffer that size, and GL draws there. */
+static void resize_resizes_the_framebuffer(void **state)
+{
+    (void)state;
+    cugl_app_context *ctx = new_context();
+    cugl_app_event grow = {.frame = 1, .type = CUGL_APP_EVENT_RESIZE, .width = 100, .height = 30};
+    assert_ok(cugl_app_context_replay(ctx, &grow, 1));
+    int w, h;
+    cugl_app_context_size(ctx, &w, &h);
+    assert_int_equal(w, W);
+    assert_int_equal(h, H);
+    assert_ok(cugl_app_context_present(ctx));
+    cugl_app_context_size(ctx, &w, &h);
+    assert_int_equal(w, 100);
+    assert_int_equal(h, 30);
+    glBindFramebuffer(GL_FRAMEBUFFER, cugl_app_context_framebuffer(ctx));
+    glViewport(0, 0, w, h);
+    glClearColor(0.0f, 1.0f, 0.0f, 1.0f);
+    glClear(GL_COLOR_BUFFER_BIT);
+    uint8_t *pixels = malloc((size_t)w * h * 4);
+    assert_non_null(pixels);
+    assert_ok(cugl_app_read_pixels(ctx, pixels, (size_t)w * h * 4));
+    /* The far corner is inside the new framebuffer. */
+    const uint8_t *last = pixels + ((size_t)w * h - 1) * 4;
+    assert_int_equal(last[0], 0);
+    assert_int_equal(last[1], 255);
+    free(pixels);
+    cugl_app_context_destroy(ctx);
+}
+
+/* What a context records reads back as the events it applied, at their frames. */
+static void recording_reads_back(void **state)
+{
+    (void)state;
+    cugl_app_context *ctx = new_context();
+    const char *path = tmp_path("recorded.txt");
+    assert_ok(cugl_app_context_record(ctx, path));
+    cugl_app_event first = move(0, 1, 2);
+    assert_ok(cugl_app_context_push_event(ctx, &first));
+    assert_ok(cugl_app_context_present(ctx)); /* frame 1 sees it */
+    assert_ok(cugl_app_context_present(ctx));
+    cugl_app_event later[] = {button(0, 2, true), key(0, 'W', true)};
+    for (int i = 0; i < 2; i++)
+        assert_ok(cugl_app_context_push_event(ctx, &later[i]));
+    assert_ok(cugl_app_context_present(ctx)); /* frame 3 */
+    assert_ok(cugl_app_context_record(ctx, NULL));
+
+    cugl_app_event *events = NULL;
+    size_t n = 0;
+    assert_ok(cugl_app_events_read(&events, &n, path));
+    assert_int_equal(n, 3);
+    assert_int_equal(events[0].frame, 1);
+    assert_int_equal(events[0].type, CUGL_APP_EVENT_MOVE);
+    assert_true(events[0].x == 1 && events[0].y == 2);
+    assert_int_equal(events[1].frame, 3);
+    assert_int_equal(events[1].type, CUGL_APP_EVENT_BUTTON);
+    assert_int_equal(events[1].code, 2);
+    assert_int_equal(events[2].frame, 3);
+    assert_int_equal(events[2].code, 'W');
+
+    /* Replayed on a new context, the recording gives the same input. */
+    cugl_app_context *again = new_context();
+    assert_ok(cugl_app_context_replay(again, events, n));
+    for (int f = 0; f < 3; f++)
+        assert_ok(cugl_app_context_present(again));
+    const cugl_app_input *in = cugl_app_context_input(again);
+    assert_true(in->middle && in->x == 1 && in->y == 2);
+    assert_true(cugl_app_key_down(again, 'W'));
+    cugl_app_events_free(events);
+    cugl_app_context_destroy(again);
+    unlink(path);
+    cugl_app_context_destroy(ctx);
+}
+
+/* The orbit camera follows a replayed drag and wheel, as it follows the mouse. */
+static void camera_follows_events(void **state)
+{
+    (void)state;
+    cugl_app_context *ctx = new_context();
+    const cugl_app_event drag[] = {
+        move(0, 30, 20), button(0, 0, true),
+        move(1, 40, 26),
+        button(2, 0, false), {.frame = 2, .type = CUGL_APP_EVENT_SCROLL, .y = 2},
+        key(3, 'R', true),
+    };
+    assert_ok(cugl_app_context_replay(ctx, drag, sizeof drag / sizeof drag[0]));
+    cugl_app_camera cam, home;
+    cugl_app_camera_init(&cam);
+    home = cam;
+    cugl_app_camera_update(&cam, ctx, 0.0f); /* frame 0: pressed, no motion yet */
+    assert_memory_equal(&cam, &home, sizeof cam);
+    assert_ok(cugl_app_context_present(ctx));
+    cugl_app_camera_update(&cam, ctx, 0.0f); /* frame 1: dragged 10 right, 6 down */
+    assert_true(cam.yaw < home.yaw);
+    assert_true(cam.pitch > home.pitch);
+    assert_true(cam.distance == home.distance);
+    float yaw = cam.yaw;
+    assert_ok(cugl_app_context_present(ctx));
+    cugl_app_camera_update(&cam, ctx, 0.0f); /* frame 2: released, wheel away */
+    assert_true(cam.yaw == yaw);
+    assert_true(cam.distance < home.distance);
+    assert_ok(cugl_app_context_present(ctx));
+    cugl_app_camera_update(&cam, ctx, 0.0f); /* frame 3: R resets */
+    assert_memory_equal(&cam, &home, sizeof cam);
+    cugl_app_context_destroy(ctx);
+}
+
+static void refusals(void **state)
+{
+    (void)state;
+    cugl_app_context *ctx = new_context();
+    static const struct {
+        cugl_app_event ev;
+        const char *message;
+    } bad[] = {
+        {{.type = (cugl_app_event_type)9},
+         "cugl_app_context_push_event: the type is not a cugl_app_event_type"},
+        {{.type = CUGL_APP_EVENT_BUTTON, .code = 3},
+         "cugl_app_context_push_event: the button is not 0, 1 or 2 (left, right, middle)"},
+        {{.type = CUGL_APP_EVENT_KEY, .code = 31},
+         "cugl_app_context_push_event: the key is not a GLFW key code (32 to 348)"},
+        {{.type = CUGL_APP_EVENT_KEY, .code = 349},
+         "cugl_app_context_push_event: the key is not a GLFW key code (32 to 348)"},
+        {{.type = CUGL_APP_EVENT_MOVE, .x = 1e7},
+         "cugl_app_context_push_event: a move's x and y are not from -1e6 to 1e6"},
+        {{.type = CUGL_APP_EVENT_SCROLL, .y = 1e4},
+         "cugl_app_context_push_event: a scroll is not from -1000 to 1000 steps"},
+        {{.type = CUGL_APP_EVENT_RESIZE, .width = 0, .height = 5},
+         "cugl_app_context_push_event: a resize's width and height are not from 1 to 32768"},
+        {{.frame = -1, .type = CUGL_APP_EVENT_CLOSE},
+         "cugl_app_context_push_event: the frame is not from 0 to 1000000000"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        assert_status(cugl_app_context_push_event(ctx, &bad[i].ev), CUGL_ERROR_INVALID_ARGUMENT);
+        assert_string_equal(cugl_last_error(), bad[i].message);
+    }
+    cugl_app_event ok = move(0, 1, 1);
+    assert_status(cugl_app_context_push_event(NULL, &ok), CUGL_ERROR_INVALID_ARGUMENT);
+    assert_string_equal(cugl_last_error(), "cugl_app_context_push_event: ctx is NULL");
+    assert_status(cugl_app_context_push_event(ctx, NULL), CUGL_ERROR_INVALID_ARGUMENT);
+    assert_string_equal(cugl_last_error(), "cugl_app_context_push_event: ev is NULL");
+
+    /* A flood is refused once the queue is full; the present empties it. */
+    for (int i = 0; i < CUGL_APP_EVENT_MAX_PENDING; i++)
+        assert_ok(cugl_app_context_push_event(ctx, &ok));
+    assert_status(cugl_app_context_push_event(ctx, &ok), CUGL_ERROR_INVALID_STATE);
+    assert_string_equal(cugl_last_error(), "cugl_app_context_push_event: 4096 events wait for "
+                                           "the next present already");
+    assert_ok(cugl_app_context_present(ctx));
+    assert_ok(cugl_app_context_push_event(ctx, &ok));
+
+    cugl_app_event out_of_order[] = {move(4, 1, 1), move(3, 1, 1)};
+    assert_status(cugl_app_context_replay(ctx, out_of_order, 2), CUGL_ERROR_INVALID_ARGUMENT);
+    assert_string_equal(cugl_last_error(), "cugl_app_context_replay: event 1: its frame comes "
+                                           "before the previous event's");
+    assert_status(cugl_app_context_replay(ctx, NULL, 2), CUGL_ERROR_INVALID_ARGUMENT);
+    assert_string_equal(cugl_last_error(), "cugl_app_context_replay: events is NULL");
+    assert_ok(cugl_app_context_replay(ctx, NULL, 0));
+    assert_true(cugl_app_context_replay_done(ctx));
+
+    assert_status(cugl_app_context_record(ctx, "/nonexistent/cugl/events.txt"),
+                  CUGL_ERROR_INVALID_ARGUMENT);
+    assert_string_equal(cugl_last_error(), "cugl_app_context_record: cannot write "
+                                           "/nonexistent/cugl/events.txt: No such file or "
+                                           "directory");
+    assert_ok(cugl_app_context_record(ctx, NULL)); /* not recording: nothing to stop */
+    cugl_app_context_destroy(ctx);
+}
+
+int main(void)
+{
+    cugl_app_context *probe = NULL;
+    cugl_status st = cugl_app_context_create(&probe, &(cugl_app_context_desc){
+                                                         .mode = CUGL_APP_HEADLESS,
+                                                         .width = W,
+                                                         .height = H,
+                                                         .cuda_device = -1,
+                                                     });
+    if (st == CUGL_ERROR_NOT_SUPPORTED)
+        cugl_test_skip_all(cugl_last_error());
+    if (st != CUGL_OK) {
+        printf("Bail out! %s\n", cugl_last_error());
+        return 1;
+    }
+    cugl_app_context_destroy(probe);
+    const char *base = getenv("TMPDIR");
+    snprintf(tmpdir, sizeof tmpdir, "%s/cugl-input-XXXXXX", base && *base ? base : "/tmp");
+    if (!mkdtemp(tmpdir)) {
+        printf("Bail out! mkdtemp %s failed\n", tmpdir);
+        return 1;
+    }
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(pushed_events_reach_the_next_frame),
+        cmocka_unit_test(replay_follows_frames),
+        cmocka_unit_test(resize_resizes_the_framebuffer),
+        cmocka_unit_test(recording_reads_back),
+        cmocka_unit_test(camera_follows_events),
+        cmocka_unit_test(refusals),
+    };
+    int failed = cugl_test_run(tests);
+    rmdir(tmpdir);
+    return failed;
+}
