@@ -93,6 +93,29 @@ static cugl_status render(demo *d, void *user)
     return demo_target_render_fullscreen(&j->image, d, colour_pixels, user);
 }
 
+/* --view: the centre's real and imaginary parts, and the span. */
+static int view_get(demo *d, void *user, float *view)
+{
+    (void)d;
+    const julia *j = user;
+    view[0] = j->view.center_re;
+    view[1] = j->view.center_im;
+    view[2] = j->view.span;
+    return 3;
+}
+
+static const char *view_set(demo *d, void *user, const float *view, int count)
+{
+    (void)d;
+    julia *j = user;
+    if (count != 3)
+        return "is not re,im,span (the centre and the plane's span)";
+    if (!(view[2] >= 1e-5f && view[2] <= 20.0f))
+        return "has a span that is not from 1e-5 to 20";
+    j->view = (julia_view){view[0], view[1], view[2]};
+    return NULL;
+}
+
 int main(int argc, char **argv)
 {
     demo d;
@@ -102,7 +125,12 @@ int main(int argc, char **argv)
     julia j = {0};
     rc = julia_create(&j, &d);
     if (rc == 0)
-        rc = demo_run(&d, &(demo_callbacks){.update = update, .render = render}, &j);
+        rc = demo_run(&d,
+                      &(demo_callbacks){.update = update,
+                                        .render = render,
+                                        .view_get = view_get,
+                                        .view_set = view_set},
+                      &j);
     julia_destroy(&j, &d);
     return demo_finish(&d, rc);
 }

@@ -417,7 +417,11 @@ int main(int argc, char **argv)
            (double)s.n * (double)s.n);
     rc = nbody_create(&s, &d);
     if (rc == 0)
-        rc = demo_run(&d, &(demo_callbacks){.update = update, .render = render}, &s);
+        rc = demo_run(&d,
+                      &(demo_callbacks){.update = update,
+                                        .render = render,
+                                        .camera = &s.camera},
+                      &s);
     if (rc == 0 && d.opt.dump_vertices)
         rc = dump_positions(&s, &d);
     if (rc == 0 && d.opt.bench)

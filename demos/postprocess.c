@@ -329,7 +329,11 @@ int main(int argc, char **argv)
     rc = postprocess_create(&p, &d);
     if (rc == 0) {
         print_settings(&p);
-        rc = demo_run(&d, &(demo_callbacks){.update = update, .render = render}, &p);
+        rc = demo_run(&d,
+                      &(demo_callbacks){.update = update,
+                                        .render = render,
+                                        .camera = &p.camera},
+                      &p);
     }
     postprocess_destroy(&p, &d);
     return demo_finish(&d, rc);

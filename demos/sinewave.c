@@ -190,7 +190,11 @@ int main(int argc, char **argv)
     sinewave s = {0};
     rc = sinewave_create(&s, &d);
     if (rc == 0)
-        rc = demo_run(&d, &(demo_callbacks){.update = update, .render = render}, &s);
+        rc = demo_run(&d,
+                      &(demo_callbacks){.update = update,
+                                        .render = render,
+                                        .camera = &s.camera},
+                      &s);
     if (rc == 0 && d.opt.dump_vertices)
         rc = dump_vertices(&s, &d);
     sinewave_destroy(&s, &d);

@@ -160,6 +160,25 @@ static cugl_status render(demo *d, void *user)
     return demo_target_render_fullscreen(&v->image, d, march, user);
 }
 
+/* --view: the orbit camera, turned as far as the spin has got; a view set
+ * stops the spin. */
+static int view_get(demo *d, void *user, float *view)
+{
+    const volume *v = user;
+    cugl_app_camera cam = v->camera;
+    if (v->spinning)
+        cam.yaw += volume_spin(d->time);
+    return demo_camera_view_get(&cam, view);
+}
+
+static const char *view_set(demo *d, void *user, const float *view, int count)
+{
+    (void)d;
+    volume *v = user;
+    v->spinning = false;
+    return demo_camera_view_set(&v->camera, view, count);
+}
+
 int main(int argc, char **argv)
 {
     demo d;
@@ -169,7 +188,12 @@ int main(int argc, char **argv)
     volume v = {0};
     rc = volume_create(&v, &d);
     if (rc == 0)
-        rc = demo_run(&d, &(demo_callbacks){.update = update, .render = render}, &v);
+        rc = demo_run(&d,
+                      &(demo_callbacks){.update = update,
+                                        .render = render,
+                                        .view_get = view_get,
+                                        .view_set = view_set},
+                      &v);
     volume_destroy(&v, &d);
     return demo_finish(&d, rc);
 }

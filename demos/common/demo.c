@@ -249,7 +249,69 @@ static void pace(demo *d)
     *fence = glFenceSync(GL_SYNC_GPU_COMMANDS_COMPLETE, 0);
 }
 
+static int run_frames(demo *d, const demo_callbacks *cb, void *user);
+
+int demo_camera_view_get(const cugl_app_camera *camera, float *view)
+{
+    const float v[6] = {camera->yaw,       camera->pitch,     camera->distance,
+                        camera->target[0], camera->target[1], camera->target[2]};
+    memcpy(view, v, sizeof v);
+    return 6;
+}
+
+const char *demo_camera_view_set(cugl_app_camera *camera, const float *view, int count)
+{
+    if (count != 3 && count != 6)
+        return "is not yaw,pitch,distance or yaw,pitch,distance,x,y,z";
+    if (!(view[2] > 0.0f))
+        return "has a distance that is not positive";
+    camera->yaw = view[0];
+    camera->pitch = view[1];
+    camera->distance = view[2];
+    if (count == 6)
+        memcpy(camera->target, &view[3], 3 * sizeof(float));
+    return NULL;
+}
+
+/* --view at the start; NULL, or what is wrong. */
+static int apply_view(demo *d, const demo_callbacks *cb, void *user)
+{
+    if (d->opt.view_count == 0)
+        return 0;
+    const char *why = cb->view_set  ? cb->view_set(d, user, d->opt.view, d->opt.view_count)
+                      : cb->camera ? demo_camera_view_set(cb->camera, d->opt.view, d->opt.view_count)
+                                   : "is not taken: this demo has no view to set";
+    if (!why)
+        return 0;
+    fprintf(stderr, "%s: --view %s\n", d->info->program, why);
+    return DEMO_EXIT_USAGE;
+}
+
+/* After a replay, the view it led to, as a --view that starts there. */
+static void print_view(demo *d, const demo_callbacks *cb, void *user)
+{
+    if ((!cb->view_get && !cb->camera) || !(d->opt.input || d->opt.view_count))
+        return;
+    float v[DEMO_MAX_VIEW];
+    int n = cb->view_get ? cb->view_get(d, user, v) : demo_camera_view_get(cb->camera, v);
+    printf("%s: --view ", d->info->program);
+    for (int i = 0; i < n; i++)
+        printf("%s%.9g", i ? "," : "", (double)v[i]);
+    printf("\n");
+}
+
 int demo_run(demo *d, const demo_callbacks *cb, void *user)
+{
+    int rc = apply_view(d, cb, user);
+    if (rc != 0)
+        return rc;
+    rc = run_frames(d, cb, user);
+    if (rc == 0)
+        print_view(d, cb, user);
+    return rc;
+}
+
+static int run_frames(demo *d, const demo_callbacks *cb, void *user)
 {
     d->start_s = now_seconds();
     double previous_s = d->start_s;

@@ -90,6 +90,16 @@ typedef struct demo_callbacks {
      * screenshot, when a window closes before the last frame was read.
      */
     cugl_status (*render)(demo *d, void *user);
+    /*
+     * --view: the view as numbers. view_get writes at most DEMO_MAX_VIEW
+     * and returns how many; view_set takes `count` of them and returns
+     * NULL, or why they are no view. Without them, `camera` (if not NULL)
+     * is the view (demo_camera_view_get, _set); with neither, the demo has
+     * no view.
+     */
+    cugl_app_camera *camera;
+    int (*view_get)(demo *d, void *user, float *view);
+    const char *(*view_set)(demo *d, void *user, const float *view, int count);
 } demo_callbacks;
 
 /**
@@ -123,6 +133,14 @@ void demo_phase_end(demo *d, int phase);
  * DEMO_RETIRED earlier batches are all still queued.
  */
 cugl_status demo_retire(demo *d, cugl_texture *texture, cugl_surface *surface);
+
+/**
+ * The orbit camera as a --view: yaw, pitch, distance, then the target's
+ * x, y, z. Get writes 6 numbers and returns 6; set takes 3 (the target
+ * kept) or 6 and returns NULL, or why not.
+ */
+int demo_camera_view_get(const cugl_app_camera *camera, float *view);
+const char *demo_camera_view_set(cugl_app_camera *camera, const float *view, int count);
 
 /** 2-D launch extents covering width x height with 16 x 16 blocks. */
 cugl_launch_config demo_grid_2d(int width, int height);

@@ -3,7 +3,10 @@
  */
 #include "options.h"
 
+#include <errno.h>
+#include <math.h>
 #include <stdarg.h>
+#include <stdlib.h>
 #include <string.h>
 
 enum flag_id {
@@ -18,6 +21,7 @@ enum flag_id {
     FLAG_RECORD,
     FLAG_INPUT,
     FLAG_SAVE_INPUT,
+    FLAG_VIEW,
     FLAG_HELP,
     FLAG_EXTRA, /* one of demo_info.extra */
 };
@@ -42,6 +46,7 @@ static const flag flags[] = {
     {"--record", FLAG_RECORD, "DIR"},
     {"--input", FLAG_INPUT, "FILE"},
     {"--save-input", FLAG_SAVE_INPUT, "FILE"},
+    {"--view", FLAG_VIEW, "V1,V2,..."},
     {"--help", FLAG_HELP, NULL},
 };
 
@@ -90,7 +95,9 @@ void demo_options_usage(const demo_info *info, FILE *f)
                "                         DIR/%s.mp4 where ffmpeg is installed\n",
             info->name, info->name);
     fprintf(f, "  --input FILE           replay the input events in FILE, each at its frame\n"
-               "  --save-input FILE      write every input event of this run to FILE\n");
+               "  --save-input FILE      write every input event of this run to FILE\n"
+               "  --view V1,V2,...       start from this view (printed at exit after --input):\n"
+               "                         the orbit camera's yaw,pitch,distance[,x,y,z]\n");
     if (info->dump_vertices)
         fprintf(f, "  --dump-vertices FILE   write the last frame's vertex buffer (raw floats)\n");
     for (const demo_flag *x = info->extra; x && x->name; x++) {
@@ -120,6 +127,27 @@ static int usage_error(const demo_info *info, FILE *err, const char *fmt, ...)
     fprintf(err, "\n\n");
     demo_options_usage(info, err);
     return DEMO_EXIT_USAGE;
+}
+
+/* Up to DEMO_MAX_VIEW finite numbers, separated by commas. */
+static bool parse_view(const char *s, float *v, int *count)
+{
+    int n = 0;
+    for (;;) {
+        char *end;
+        errno = 0;
+        float x = strtof(s, &end);
+        if (end == s || errno != 0 || !isfinite(x) || n == DEMO_MAX_VIEW)
+            return false;
+        v[n++] = x;
+        if (*end == '\0')
+            break;
+        if (*end != ',')
+            return false;
+        s = end + 1;
+    }
+    *count = n;
+    return true;
 }
 
 /* A decimal integer in [min, max]: digits only, no sign, no spaces. */
@@ -258,6 +286,11 @@ int demo_options_parse(demo_options *opt, const demo_info *info, int argc, char 
             }
             break;
         }
+        case FLAG_VIEW:
+            if (!parse_view(value, opt->view, &opt->view_count))
+                return usage_error(info, err, "--view: '%s' is not 1 to %d numbers separated by "
+                                   "commas", value, DEMO_MAX_VIEW);
+            break;
         case FLAG_BENCH:
             opt->bench = true;
             break;

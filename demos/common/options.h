@@ -10,6 +10,7 @@
  *                       that works here), map, shared, host
  *   --input FILE        replay the input events of FILE (cugl/app.h's format)
  *   --save-input FILE   write every input event of the run to FILE
+ *   --view V1,V2,...    the demo's view to start from (its camera), as numbers
  *   --bench             print the per-phase frame times at exit
  *   --device N          the CUDA device (default 0); GL runs on it too
  *   --record DIR        every frame as DIR/<name>-NNNNNN.png, and DIR/<name>.mp4
@@ -76,6 +77,8 @@ typedef struct demo_info {
 /* A decimal integer in [min, max] (digits only): for demo_flag parsers. */
 bool demo_parse_long(const char *s, long min, long max, long *out);
 
+enum { DEMO_MAX_VIEW = 8 }; /* numbers in a --view */
+
 /* The parsed command line; demo_options_parse fills every field. */
 typedef struct demo_options {
     bool headless;
@@ -86,6 +89,8 @@ typedef struct demo_options {
     bool interop_auto;         /* the path is chosen once the GL context exists */
     const char *input;         /* NULL: not given */
     const char *save_input;    /* NULL: not given */
+    float view[DEMO_MAX_VIEW]; /* --view's numbers */
+    int view_count;            /* 0: not given */
     bool bench;
     int device;
     const char *dump_vertices; /* NULL: not given */

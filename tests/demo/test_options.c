@@ -132,6 +132,19 @@ static void every_flag(void **state)
     assert_true(p.opt.interop_auto);
     assert_string_equal(p.opt.input, "in.txt");
     assert_string_equal(p.opt.save_input, "out.txt");
+    assert_int_equal(p.opt.view_count, 0);
+    parsed_free(&p);
+
+    p = parse(&with_vertices, ARGS("--view", "0.5,-0.25,6.2,1e-3,0,-2", "--view=7"));
+    assert_int_equal(p.rc, DEMO_RUN);
+    assert_int_equal(p.opt.view_count, 1); /* the last one given */
+    assert_true(p.opt.view[0] == 7.0f);
+    parsed_free(&p);
+    p = parse(&with_vertices, ARGS("--view", "0.5,-0.25,6.2,1e-3,0,-2,3,4"));
+    assert_int_equal(p.rc, DEMO_RUN);
+    assert_int_equal(p.opt.view_count, 8);
+    assert_true(p.opt.view[0] == 0.5f && p.opt.view[1] == -0.25f && p.opt.view[2] == 6.2f &&
+                p.opt.view[3] == 1e-3f && p.opt.view[7] == 4.0f);
     parsed_free(&p);
 
     p = parse(&with_vertices, ARGS("--device", "1", "--dump-vertices", "v.bin", "--interop",
@@ -256,6 +269,13 @@ static const bad_case bad_cases[] = {
     {{"--device", "one"}, "--device: 'one'"},
     {{"--interop", "bogus"}, "--interop: 'bogus' is not auto, map, shared or host"},
     {{"--interop", "AUTO"}, "--interop: 'AUTO'"},
+    {{"--view", "1,,2"}, "--view: '1,,2' is not 1 to 8 numbers separated by commas"},
+    {{"--view", "1;2"}, "--view: '1;2'"},
+    {{"--view", "nan"}, "--view: 'nan'"},
+    {{"--view", "1e39"}, "--view: '1e39'"},
+    {{"--view", "1,"}, "--view: '1,'"},
+    {{"--view", "1,2,3,4,5,6,7,8,9"}, "--view: '1,2,3,4,5,6,7,8,9'"},
+    {{"--view"}, "--view needs a value: V1,V2,..."},
     {{"--interop", "MAP"}, "--interop: 'MAP'"},
     {{"--interop="}, "--interop: ''"},
     {{"--bogus"}, "unknown option '--bogus'"},
