@@ -287,10 +287,12 @@ static int apply_view(demo *d, const demo_callbacks *cb, void *user)
     return DEMO_EXIT_USAGE;
 }
 
-/* After a replay, the view it led to, as a --view that starts there. */
+/* After a replay or a recorded run, the view it led to, as a --view that
+ * starts there. */
 static void print_view(demo *d, const demo_callbacks *cb, void *user)
 {
-    if ((!cb->view_get && !cb->camera) || !(d->opt.input || d->opt.view_count))
+    if ((!cb->view_get && !cb->camera) ||
+        !(d->opt.input || d->opt.save_input || d->opt.view_count))
         return;
     float v[DEMO_MAX_VIEW];
     int n = cb->view_get ? cb->view_get(d, user, v) : demo_camera_view_get(cb->camera, v);
