@@ -13,8 +13,8 @@
  *                through ramps and a checkerboard: the fractions and the
  *                far corner's product weight round to the nearest 1/256
  *   reference    one advection step against the CPU model of that filter
- *   paths        the demo on every --interop path: identical screenshots,
- *                dye in them, black bars beside the square
+ *   paths        the demo on every --interop path: dye in the screenshot,
+ *                black bars beside the square; identical screenshots
  *   flags        --grid and --vorticity: bad values exit 2
  *
  * usage: test_demo_fluids CUGL_FLUIDS_BINARY
@@ -64,17 +64,6 @@ static cugl_buffer *device_buffer(size_t bytes)
     cugl_buffer *b = NULL;
     assert_ok(cugl_memory_resource_allocate(&b, mr, bytes, stream));
     return b;
-}
-
-/* Copy between a device buffer and host memory, synchronously. */
-static void copy_host(cugl_buffer *device, void *host, size_t bytes, bool to_device)
-{
-    cugl_buffer *h = NULL;
-    assert_ok(cugl_buffer_from_handle(&h, (uint64_t)(uintptr_t)host, bytes, NULL));
-    assert_ok(to_device ? cugl_buffer_copy_from(device, h, stream)
-                        : cugl_buffer_copy_from(h, device, stream));
-    assert_ok(cugl_stream_sync(stream));
-    cugl_buffer_release(h);
 }
 
 static cugl_kernel *kernel(const char *name)
@@ -163,7 +152,7 @@ static void check_projection(int n, int kind, int sweeps)
                                                              device_buffer(cells * 4)};
     const float zero = 0.0f;
     assert_ok(cugl_buffer_fill(p[0], &zero, 4, stream));
-    copy_host(velocity, v, cells * sizeof *v, true);
+    run_demo_upload(velocity, v, stream);
     cugl_kernel *k_div = kernel("fluids_compute_divergence");
     cugl_kernel *k_jacobi = kernel("fluids_jacobi_sweep");
     cugl_kernel *k_grad = kernel("fluids_subtract_gradient");
@@ -171,7 +160,7 @@ static void check_projection(int n, int kind, int sweeps)
     uint64_t hdiv = cugl_buffer_handle(div_buf);
     float weight = FLUIDS_JACOBI_WEIGHT;
     launch(k_div, n, (void *[]){&hv, &hdiv, &n}, 3);
-    copy_host(div_buf, got_div, cells * 4, false);
+    run_demo_download(got_div, div_buf, stream);
     fluids_reference_divergence(div, v, n);
     size_t equal;
     float div_diff = max_diff(got_div, div, cells, &equal);
@@ -187,8 +176,8 @@ static void check_projection(int n, int kind, int sweeps)
         }
         uint64_t hp = cugl_buffer_handle(p[now]);
         launch(k_grad, n, (void *[]){&hv, &hp, &ho, &n}, 4);
-        copy_host(p[now], got_p, cells * 4, false);
-        copy_host(out, got_v, cells * sizeof *got_v, false);
+        run_demo_download(got_p, p[now], stream);
+        run_demo_download(got_v, out, stream);
 
         /* The CPU: the same sweeps from the same start. */
         memset(want_p, 0, cells * 4);
@@ -268,8 +257,8 @@ static void gpu_advect(advect_case *c)
     size_t cells = (size_t)n * n;
     cugl_buffer *velocity = device_buffer(cells * 8), *dye = device_buffer(cells * 16);
     cugl_buffer *velocity_out = device_buffer(cells * 8), *dye_out = device_buffer(cells * 16);
-    copy_host(velocity, (void *)c->velocity, cells * 8, true);
-    copy_host(dye, (void *)c->dye, cells * 16, true);
+    run_demo_upload(velocity, c->velocity, stream);
+    run_demo_upload(dye, c->dye, stream);
     cugl_array *arrays[2];
     cugl_texture *textures[2];
     for (int i = 0; i < 2; i++) {
@@ -293,8 +282,8 @@ static void gpu_advect(advect_case *c)
            (void *[]){&vt, &dt, &hv, &hvo, &hdo, &n, &c->dt_cells, &c->velocity_keep,
                       &c->dye_keep},
            9);
-    copy_host(velocity_out, c->velocity_out, cells * 8, false);
-    copy_host(dye_out, c->dye_out, cells * 16, false);
+    run_demo_download(c->velocity_out, velocity_out, stream);
+    run_demo_download(c->dye_out, dye_out, stream);
     cugl_kernel_release(k);
     for (int i = 0; i < 2; i++) {
         cugl_texture_release(textures[i]);
@@ -542,56 +531,56 @@ enum { W = 320, H = 200, SIDE = 200, FRAMES = 30 };
 
 static const char *screenshot_of(const char *interop)
 {
-    static char name[64];
-    snprintf(name, sizeof name, "fluids-%s.png", interop);
-    return run_demo_path(name);
+    return run_demo_path("fluids-%s.png", interop);
 }
 
 /*
  * 30 frames of a 128 x 128 grid shown in the 200 x 200 square of a
- * 320 x 200 frame: the same picture on every path, black beside the
- * square, and dye in it (the jets run from the first frame).
+ * 320 x 200 frame: black beside the square, and dye in it (the jets run
+ * from the first frame).
  */
-static void interop_paths(void **state)
+static void path(void **state)
+{
+    const char *interop = *state;
+    const char *png = screenshot_of(interop);
+    const char *const extra[] = {"--grid", "128", NULL};
+    run_demo_headless(binary, &(run_demo_args){.interop = interop, .width = W, .height = H,
+                                               .frames = FRAMES, .screenshot = png,
+                                               .extra = extra});
+    uint8_t *rgba = run_demo_read_png(png, W, H);
+    long bars_lit = 0, dyed = 0;
+    for (int y = 0; y < H; y++)
+        for (int x = 0; x < W; x++) {
+            const uint8_t *px = rgba + ((size_t)y * W + x) * 4;
+            bool inside = x >= (W - SIDE) / 2 && x < (W + SIDE) / 2;
+            if (!inside && (px[0] | px[1] | px[2]))
+                bars_lit++;
+            if (inside && (px[0] > 60 || px[1] > 60 || px[2] > 60))
+                dyed++;
+        }
+    free(rgba);
+    printf("# --interop %s: %ld of %d pixels in the square dyed, %ld lit beside it\n", interop,
+           dyed, SIDE * SIDE, bars_lit);
+    if (bars_lit)
+        fail_msg("--interop %s: %ld pixels beside the square are not black", interop, bars_lit);
+    if (dyed * 50 < SIDE * SIDE)
+        fail_msg("--interop %s: only %ld pixels show dye: a blank picture", interop, dyed);
+}
+
+/* The same picture on every path. */
+static void paths_agree(void **state)
 {
     (void)state;
-    static const char *const paths[] = {"map", "shared", "host"};
-    uint8_t *first = NULL;
-    for (int p = 0; p < 3; p++) {
-        const char *png = screenshot_of(paths[p]);
-        int rc = run_demo(binary, (const char *const[]){"--headless", "--frames", "30", "--size",
-                                                         "320x200", "--grid", "128",
-                                                         "--screenshot", png, "--interop",
-                                                         paths[p], NULL});
-        if (rc != 0)
-            fail_msg("cugl-fluids --interop %s exited with %d", paths[p], rc);
-        uint8_t *rgba = run_demo_read_png(png, W, H);
-        long bars_lit = 0, dyed = 0;
-        for (int y = 0; y < H; y++)
-            for (int x = 0; x < W; x++) {
-                const uint8_t *px = rgba + ((size_t)y * W + x) * 4;
-                bool inside = x >= (W - SIDE) / 2 && x < (W + SIDE) / 2;
-                if (!inside && (px[0] | px[1] | px[2]))
-                    bars_lit++;
-                if (inside && (px[0] > 60 || px[1] > 60 || px[2] > 60))
-                    dyed++;
-            }
-        printf("# --interop %s: %ld of %d pixels in the square dyed, %ld lit beside it\n",
-               paths[p], dyed, SIDE * SIDE, bars_lit);
-        if (bars_lit)
-            fail_msg("--interop %s: %ld pixels beside the square are not black", paths[p],
-                     bars_lit);
-        if (dyed * 50 < SIDE * SIDE)
-            fail_msg("--interop %s: only %ld pixels show dye: a blank picture", paths[p], dyed);
-        if (!first) {
-            first = rgba;
-            continue;
-        }
-        if (memcmp(first, rgba, (size_t)W * H * 4) != 0)
-            fail_msg("--interop %s and --interop map give different pictures", paths[p]);
+    const char *first = run_demo_interops[0];
+    uint8_t *want = run_demo_read_png(screenshot_of(first), W, H);
+    for (const char *const *p = run_demo_interops + 1; *p; p++) {
+        uint8_t *rgba = run_demo_read_png(screenshot_of(*p), W, H);
+        bool same = memcmp(want, rgba, (size_t)W * H * 4) == 0;
         free(rgba);
+        if (!same)
+            fail_msg("--interop %s and --interop %s give different pictures", *p, first);
     }
-    free(first);
+    free(want);
 }
 
 static void bad_flags(void **state)
@@ -613,12 +602,7 @@ static void bad_flags(void **state)
 
 int main(int argc, char **argv)
 {
-    if (argc != 2) {
-        fprintf(stderr, "usage: %s CUGL_FLUIDS_BINARY\n", argv[0]);
-        return 99;
-    }
-    binary = argv[1];
-    run_demo_setup();
+    binary = run_demo_setup(argc, argv, "CUGL_FLUIDS_BINARY");
     dev = cugl_test_device();
     if (cugl_stream_create(&stream, dev, NULL) != CUGL_OK ||
         cugl_module_load_data(&module, dev, cugl_fluids_fatbin, cugl_fluids_fatbin_size) !=
@@ -633,14 +617,14 @@ int main(int argc, char **argv)
         cmocka_unit_test(advect_constant),
         cmocka_unit_test(filter_weights),
         cmocka_unit_test(advect_reference),
-        cmocka_unit_test(interop_paths),
+        run_demo_each_interop(path),
+        cmocka_unit_test(paths_agree),
         cmocka_unit_test(bad_flags),
     };
-    int rc = cugl_test_run(tests);
+    int rc = run_demo_tests(tests, NULL, NULL);
     cugl_stream_sync(stream);
     cugl_memory_resource_release(mr);
     cugl_module_release(module);
     cugl_stream_release(stream);
-    run_demo_cleanup(rc != 0);
     return rc;
 }

@@ -105,23 +105,10 @@ static double check_vectors(const char *what, const float *got, const double *wa
 static cugl_buffer *device_copy(cugl_memory_resource *mr, cugl_stream *stream, const void *data,
                                 size_t size)
 {
-    cugl_buffer *buf = NULL, *host = NULL;
+    cugl_buffer *buf = NULL;
     assert_ok(cugl_memory_resource_allocate(&buf, mr, size, stream));
-    assert_ok(cugl_buffer_from_handle(&host, (uint64_t)(uintptr_t)data, size, NULL));
-    assert_ok(cugl_buffer_copy_from(buf, host, stream));
-    assert_ok(cugl_stream_sync(stream));
-    cugl_buffer_release(host);
+    run_demo_upload(buf, data, stream);
     return buf;
-}
-
-static void download(void *data, cugl_buffer *buf, cugl_stream *stream)
-{
-    cugl_buffer *host = NULL;
-    assert_ok(cugl_buffer_from_handle(&host, (uint64_t)(uintptr_t)data, cugl_buffer_size(buf),
-                                      NULL));
-    assert_ok(cugl_buffer_copy_from(host, buf, stream));
-    assert_ok(cugl_stream_sync(stream));
-    cugl_buffer_release(host);
 }
 
 /* One launch of nbody_step on n bodies against one reference step. */
@@ -157,9 +144,9 @@ static void one_step(long n)
     assert_ok(cugl_launch(stream, &grid, kernel, args, 6));
     float *got_pos = malloc(size), *got_vel = malloc(size), *got_in = malloc(size);
     assert_true(got_pos && got_vel && got_in);
-    download(got_pos, pos_out, stream);
-    download(got_vel, vel, stream);
-    download(got_in, pos_in, stream);
+    run_demo_download(got_pos, pos_out, stream);
+    run_demo_download(got_vel, vel, stream);
+    run_demo_download(got_in, pos_in, stream);
 
     nbody_reference_steps(b.pos_d, b.vel_d, n, 1, NBODY_DT, NBODY_SOFTENING);
     check_vectors("positions", got_pos, b.pos_d, b.pos, n);
@@ -202,24 +189,7 @@ static void step_1(void **state)
 
 static const char *file_of(const char *what, const char *interop)
 {
-    static char name[64];
-    snprintf(name, sizeof name, "nbody-%s.%s", interop, what);
-    return run_demo_path(name);
-}
-
-static float *read_positions(const char *path, long n)
-{
-    size_t size = (size_t)n * 4 * sizeof(float);
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        fail_msg("cannot open %s", path);
-    float *v = malloc(size + 1);
-    assert_non_null(v);
-    size_t got = fread(v, 1, size + 1, f);
-    fclose(f);
-    if (got != size)
-        fail_msg("%s has %zu bytes, not %zu", path, got, size);
-    return v;
+    return run_demo_path("nbody-%s.%s", interop, what);
 }
 
 /* Pixels with a channel of at least 128: bodies, where they crowd. */
@@ -233,74 +203,49 @@ static long bright_pixels(const uint8_t *rgba, int w, int h)
     return bright;
 }
 
-static void check_path(const char *interop)
+static void path(void **state)
 {
+    const char *interop = *state;
     static bodies want; /* FRAMES reference steps, made once */
     if (!want.n) {
         want = make_bodies(DEMO_BODIES);
         nbody_reference_steps(want.pos_d, want.vel_d, want.n, FRAMES, NBODY_DT, NBODY_SOFTENING);
     }
     const char *png = file_of("png", interop), *positions = file_of("positions", interop);
-    char frames[16];
-    snprintf(frames, sizeof frames, "%d", FRAMES);
-    const char *args[16] = {"--headless", "--frames", frames, "--size", "256x256",
-                            "--screenshot", png, "--dump-vertices", positions,
-                            "--interop", interop};
-    int k = 11;
+    const char *extra[] = {"--dump-vertices", positions, "--bodies", "10000", NULL};
     /* One path spells it --bodies=N. */
     if (strcmp(interop, "host") == 0) {
-        args[k++] = "--bodies=10000";
-    } else {
-        args[k++] = "--bodies";
-        args[k++] = "10000";
+        extra[2] = "--bodies=10000";
+        extra[3] = NULL;
     }
-    args[k] = NULL;
-    int rc = run_demo(binary, args);
-    if (rc != 0)
-        fail_msg("cugl-nbody --interop %s exited with %d", interop, rc);
-    float *got = read_positions(positions, DEMO_BODIES);
+    run_demo_headless(binary, &(run_demo_args){.interop = interop, .width = W, .height = H,
+                                               .frames = FRAMES, .screenshot = png,
+                                               .extra = extra});
+    float *got = run_demo_read_floats(positions, (size_t)DEMO_BODIES * 4);
     check_vectors("positions", got, want.pos_d, want.pos, DEMO_BODIES);
     free(got);
     free(run_demo_read_png(png, W, H));
 }
 
-static void map_path(void **state)
-{
-    (void)state;
-    check_path("map");
-}
-
-static void shared_path(void **state)
-{
-    (void)state;
-    check_path("shared");
-}
-
-static void host_path(void **state)
-{
-    (void)state;
-    check_path("host");
-}
-
 static void paths_agree(void **state)
 {
     (void)state;
-    uint8_t *map = run_demo_read_png(file_of("png", "map"), W, H);
-    float *map_pos = read_positions(file_of("positions", "map"), DEMO_BODIES);
-    for (const char *const *p = (const char *const[]){"shared", "host", NULL}; *p; p++) {
-        char what[64], reference[512];
-        snprintf(what, sizeof what, "--interop %s against --interop map", *p);
-        snprintf(reference, sizeof reference, "%s", file_of("png", "map"));
-        run_demo_expect_same_png(file_of("png", *p), reference, W, H, what);
-        float *pos = read_positions(file_of("positions", *p), DEMO_BODIES);
-        if (memcmp(pos, map_pos, (size_t)DEMO_BODIES * 4 * sizeof(float)) != 0)
-            fail_msg("--interop %s and --interop map computed different positions", *p);
+    const char *first = run_demo_interops[0];
+    uint8_t *picture = run_demo_read_png(file_of("png", first), W, H);
+    float *first_pos = run_demo_read_floats(file_of("positions", first), (size_t)DEMO_BODIES * 4);
+    for (const char *const *p = run_demo_interops + 1; *p; p++) {
+        char what[64];
+        snprintf(what, sizeof what, "--interop %s against --interop %s", *p, first);
+        run_demo_expect_same_png(file_of("png", *p), file_of("png", first), W, H, what);
+        float *pos = run_demo_read_floats(file_of("positions", *p), (size_t)DEMO_BODIES * 4);
+        if (memcmp(pos, first_pos, (size_t)DEMO_BODIES * 4 * sizeof(float)) != 0)
+            fail_msg("--interop %s and --interop %s computed different positions", *p, first);
         free(pos);
     }
-    long bright = bright_pixels(map, W, H);
+    long bright = bright_pixels(picture, W, H);
     printf("# %ld of %d pixels are bright\n", bright, W * H);
-    free(map);
-    free(map_pos);
+    free(picture);
+    free(first_pos);
     /* Two galaxies: many bright pixels, but mostly dark sky. */
     assert_true(bright >= 100);
     assert_true(bright < W * H / 2);
@@ -341,21 +286,13 @@ static void bad_bodies(void **state)
 
 int main(int argc, char **argv)
 {
-    if (argc != 2) {
-        fprintf(stderr, "usage: %s CUGL_NBODY_BINARY\n", argv[0]);
-        return 99;
-    }
-    binary = argv[1];
-    run_demo_setup();
+    binary = run_demo_setup(argc, argv, "CUGL_NBODY_BINARY");
     dev = cugl_test_device();
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(step_4096),   cmocka_unit_test(step_1000),
-        cmocka_unit_test(step_1),      cmocka_unit_test(map_path),
-        cmocka_unit_test(shared_path), cmocka_unit_test(host_path),
+        cmocka_unit_test(step_1),      run_demo_each_interop(path),
         cmocka_unit_test(paths_agree), cmocka_unit_test(default_bodies),
         cmocka_unit_test(bad_bodies),
     };
-    int rc = cugl_test_run(tests);
-    run_demo_cleanup(rc != 0);
-    return rc;
+    return run_demo_tests(tests, NULL, NULL);
 }

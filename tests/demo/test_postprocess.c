@@ -11,7 +11,7 @@
  * - the demo, run headless for 3 frames at 256x256 with each filter on
  *   each --interop path: the unfiltered scene is a picture, not a blank;
  *   each filtered screenshot matches the reference applied to the
- *   unfiltered screenshot of the same frame; the three paths give identical
+ *   unfiltered screenshot of the same frame; every path gives identical
  *   screenshots; the same at 203x117 (partial blocks, padded pitches);
  * - bad --filter and --radius values exit with status 2.
  *
@@ -31,7 +31,6 @@ enum { W = 256, H = 256, ODD_W = 203, ODD_H = 117, FRAMES = 3, RADIUS = 5 };
 
 static const char *binary;
 static const char *const filter_names[] = {"none", "blur", "edges", "both"};
-static const char *const interops[] = {"map", "shared", "host"};
 
 static struct {
     cugl_device *device;
@@ -43,42 +42,13 @@ static struct {
 
 /* ---- Comparing images ------------------------------------------------------ */
 
-/* At most 1 pixel in 1000 with a channel more than one level off. */
-static void expect_close(const uint8_t *got, const uint8_t *want, int w, int h, const char *what)
-{
-    long off = 0, inexact = 0, reported = 0;
-    int worst = 0;
-    for (long i = 0; i < (long)w * h; i++) {
-        int d = 0;
-        for (int c = 0; c < 4; c++) {
-            int diff = abs(got[i * 4 + c] - want[i * 4 + c]);
-            d = diff > d ? diff : d;
-        }
-        worst = d > worst ? d : worst;
-        inexact += d > 0;
-        if (d > 1) {
-            off++;
-            if (reported++ < 5)
-                printf("# %s: pixel (%ld, %ld): got %u %u %u %u, want %u %u %u %u\n", what,
-                       i % w, i / w, got[i * 4], got[i * 4 + 1], got[i * 4 + 2],
-                       got[i * 4 + 3], want[i * 4], want[i * 4 + 1], want[i * 4 + 2],
-                       want[i * 4 + 3]);
-        }
-    }
-    printf("# %s: %ld of %d pixels differ, %ld by more than one level; the worst by %d\n", what,
-           inexact, w * h, off, worst);
-    if (off * 1000 > (long)w * h)
-        fail_msg("%s: %ld pixels of %d differ from the reference by more than one level", what,
-                 off, w * h);
-}
-
 static void expect_reference(const uint8_t *got, const uint8_t *in, int w, int h, pp_filter f,
                              int radius, const char *what)
 {
     uint8_t *want = malloc((size_t)w * h * 4);
     assert_non_null(want);
     assert_true(postprocess_reference(want, in, w, h, f, radius));
-    expect_close(got, want, w, h, what);
+    run_demo_expect_close(got, want, w, h, what);
     free(want);
 }
 
@@ -123,7 +93,7 @@ static void launch(cugl_kernel *k, void **args, size_t n, int w, int h)
 }
 
 /* The demo's sequence of kernels (run_filters in demos/postprocess.c). */
-static void run_filters(pp_filter f, int radius, pp_source src, pp_dest dst, int w, int h)
+static void run_filters(pp_filter f, int radius, demo_source src, demo_dest dst, int w, int h)
 {
     size_t pixels = (size_t)w * h;
     cugl_buffer *rows_buffer, *blurred_buffer;
@@ -133,11 +103,11 @@ static void run_filters(pp_filter f, int radius, pp_source src, pp_dest dst, int
     uint64_t rows = cugl_buffer_handle(rows_buffer), rows_pitch = (uint64_t)w * 16;
     uint64_t blurred = cugl_buffer_handle(blurred_buffer);
     pp_blur blur = pp_blur_make(radius);
-    pp_dest blur_to = dst;
-    pp_source edges_of = src;
+    demo_dest blur_to = dst;
+    demo_source edges_of = src;
     if (f == PP_FILTER_BOTH) {
-        blur_to = (pp_dest){.ptr = blurred, .pitch = (uint64_t)w * 4};
-        edges_of = (pp_source){.ptr = blurred, .pitch = (uint64_t)w * 4};
+        blur_to = (demo_dest){.ptr = blurred, .pitch = (uint64_t)w * 4};
+        edges_of = (demo_source){.ptr = blurred, .pitch = (uint64_t)w * 4};
     }
     if (f == PP_FILTER_NONE)
         launch(gpu.copy, (void *[]){&src, &dst, &w, &h}, 4, w, h);
@@ -173,8 +143,8 @@ static void filter_arrays(uint8_t *out, const uint8_t *in, int w, int h, pp_filt
                              .read_mode = CUGL_READ_ELEMENT_TYPE}));
     assert_ok(cugl_surface_create(
         &surface, gpu.device, &(cugl_resource_desc){.kind = CUGL_RESOURCE_ARRAY, .array = dst}));
-    run_filters(f, radius, (pp_source){.texture = cugl_texture_handle(texture)},
-                (pp_dest){.surface = cugl_surface_handle(surface)}, w, h);
+    run_filters(f, radius, (demo_source){.texture = cugl_texture_handle(texture)},
+                (demo_dest){.surface = cugl_surface_handle(surface)}, w, h);
     assert_ok(cugl_array_copy_to_host(out, size, dst, gpu.stream));
     assert_ok(cugl_stream_sync(gpu.stream));
     cugl_texture_release(texture);
@@ -200,8 +170,8 @@ static void filter_linear(uint8_t *out, const uint8_t *in, int w, int h, pp_filt
         memcpy(host + y * pitch, in + y * row, row);
     assert_ok(cugl_buffer_copy_from(src, staging, gpu.stream));
     assert_ok(cugl_buffer_fill(dst, &(uint8_t){0xa5}, 1, gpu.stream));
-    run_filters(f, radius, (pp_source){.ptr = cugl_buffer_handle(src), .pitch = pitch},
-                (pp_dest){.ptr = cugl_buffer_handle(dst), .pitch = pitch}, w, h);
+    run_filters(f, radius, (demo_source){.ptr = cugl_buffer_handle(src), .pitch = pitch},
+                (demo_dest){.ptr = cugl_buffer_handle(dst), .pitch = pitch}, w, h);
     assert_ok(cugl_buffer_copy_from(staging, dst, gpu.stream));
     assert_ok(cugl_stream_sync(gpu.stream));
     for (int y = 0; y < h; y++) {
@@ -264,26 +234,19 @@ static void kernels_on_linear_memory(void **state)
 
 static const char *screenshot_of(const char *interop, pp_filter f, int w, int h)
 {
-    static char name[64];
-    snprintf(name, sizeof name, "postprocess-%s-%s-%dx%d.png", interop, filter_names[f], w, h);
-    return run_demo_path(name);
+    return run_demo_path("postprocess-%s-%s-%dx%d.png", interop, filter_names[f], w, h);
 }
 
 /* Run the demo; its screenshot, rows top to bottom. */
 static uint8_t *run_path(const char *interop, pp_filter f, int w, int h)
 {
     const char *png = screenshot_of(interop, f, w, h);
-    char size[32], frames[16], radius[16];
-    snprintf(size, sizeof size, "%dx%d", w, h);
-    snprintf(frames, sizeof frames, "%d", FRAMES);
+    char radius[16];
     snprintf(radius, sizeof radius, "%d", RADIUS);
-    int rc = run_demo(binary, (const char *const[]){"--headless", "--frames", frames, "--size",
-                                                     size, "--screenshot", png, "--interop",
-                                                     interop, "--filter", filter_names[f],
-                                                     "--radius", radius, NULL});
-    if (rc != 0)
-        fail_msg("cugl-postprocess --interop %s --filter %s --size %s exited with %d", interop,
-                 filter_names[f], size, rc);
+    const char *const extra[] = {"--filter", filter_names[f], "--radius", radius, NULL};
+    run_demo_headless(binary, &(run_demo_args){.interop = interop, .width = w, .height = h,
+                                               .frames = FRAMES, .screenshot = png,
+                                               .extra = extra});
     return run_demo_read_png(png, w, h);
 }
 
@@ -332,53 +295,41 @@ static void check_filters(const char *interop, int w, int h, const pp_filter *fi
     free(scene);
 }
 
-static void expect_same_as_map(const char *interop, pp_filter f, int w, int h)
+/* Every path's screenshot the first path's. */
+static void expect_paths_agree(pp_filter f, int w, int h)
 {
-    char what[96], reference[512];
-    snprintf(what, sizeof what, "--interop %s against --interop map, --filter %s, %dx%d",
-             interop, filter_names[f], w, h);
-    snprintf(reference, sizeof reference, "%s", screenshot_of("map", f, w, h));
-    run_demo_expect_same_png(screenshot_of(interop, f, w, h), reference, w, h, what);
+    const char *first = run_demo_interops[0];
+    for (const char *const *p = run_demo_interops + 1; *p; p++) {
+        char what[96];
+        snprintf(what, sizeof what, "--interop %s against --interop %s, --filter %s, %dx%d", *p,
+                 first, filter_names[f], w, h);
+        run_demo_expect_same_png(screenshot_of(*p, f, w, h), screenshot_of(first, f, w, h), w, h,
+                                 what);
+    }
 }
 
 static const pp_filter filtered[] = {PP_FILTER_BLUR, PP_FILTER_EDGES, PP_FILTER_BOTH};
 
-static void map_path(void **state)
+static void path(void **state)
 {
-    (void)state;
-    check_filters("map", W, H, filtered, 3);
-}
-
-static void shared_path(void **state)
-{
-    (void)state;
-    check_filters("shared", W, H, filtered, 3);
-}
-
-static void host_path(void **state)
-{
-    (void)state;
-    check_filters("host", W, H, filtered, 3);
+    check_filters(*state, W, H, filtered, 3);
 }
 
 static void paths_agree(void **state)
 {
     (void)state;
-    for (int i = 1; i < 3; i++)
-        for (int f = PP_FILTER_NONE; f <= PP_FILTER_BOTH; f++)
-            expect_same_as_map(interops[i], (pp_filter)f, W, H);
+    for (int f = PP_FILTER_NONE; f <= PP_FILTER_BOTH; f++)
+        expect_paths_agree((pp_filter)f, W, H);
 }
 
 static void odd_size(void **state)
 {
     (void)state;
     const pp_filter both[] = {PP_FILTER_BOTH};
-    for (int i = 0; i < 3; i++)
-        check_filters(interops[i], ODD_W, ODD_H, both, 1);
-    for (int i = 1; i < 3; i++) {
-        expect_same_as_map(interops[i], PP_FILTER_NONE, ODD_W, ODD_H);
-        expect_same_as_map(interops[i], PP_FILTER_BOTH, ODD_W, ODD_H);
-    }
+    for (const char *const *p = run_demo_interops; *p; p++)
+        check_filters(*p, ODD_W, ODD_H, both, 1);
+    expect_paths_agree(PP_FILTER_NONE, ODD_W, ODD_H);
+    expect_paths_agree(PP_FILTER_BOTH, ODD_W, ODD_H);
 }
 
 static void bad_flags(void **state)
@@ -430,25 +381,17 @@ static void tear_down_gpu(void)
 
 int main(int argc, char **argv)
 {
-    if (argc != 2) {
-        fprintf(stderr, "usage: %s CUGL_POSTPROCESS_BINARY\n", argv[0]);
-        return 99;
-    }
-    binary = argv[1];
-    run_demo_setup();
+    binary = run_demo_setup(argc, argv, "CUGL_POSTPROCESS_BINARY");
     set_up_gpu();
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(kernels_on_arrays),
         cmocka_unit_test(kernels_on_linear_memory),
-        cmocka_unit_test(map_path),
-        cmocka_unit_test(shared_path),
-        cmocka_unit_test(host_path),
+        run_demo_each_interop(path),
         cmocka_unit_test(paths_agree),
         cmocka_unit_test(odd_size),
         cmocka_unit_test(bad_flags),
     };
-    int rc = cugl_test_run(tests);
+    int rc = run_demo_tests(tests, NULL, NULL);
     tear_down_gpu();
-    run_demo_cleanup(rc != 0);
     return rc;
 }

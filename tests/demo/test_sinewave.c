@@ -23,35 +23,18 @@ static const char *binary;
 
 static const char *file_of(const char *what, const char *interop)
 {
-    static char name[64];
-    snprintf(name, sizeof name, "sinewave-%s.%s", interop, what);
-    return run_demo_path(name);
+    return run_demo_path("sinewave-%s.%s", interop, what);
 }
 
-static float *read_floats(const char *path)
+static void path(void **state)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        fail_msg("cannot open %s", path);
-    float *v = malloc((size_t)FLOATS * sizeof *v + 1);
-    assert_non_null(v);
-    size_t n = fread(v, 1, (size_t)FLOATS * sizeof *v + 1, f);
-    fclose(f);
-    if (n != (size_t)FLOATS * sizeof *v)
-        fail_msg("%s has %zu bytes, not %zu", path, n, (size_t)FLOATS * sizeof *v);
-    return v;
-}
-
-static void check_path(const char *interop)
-{
+    const char *interop = *state;
     const char *png = file_of("png", interop), *vertices = file_of("vertices", interop);
-    int rc = run_demo(binary, (const char *const[]){"--headless", "--frames", "3", "--size",
-                                                     "256x256", "--screenshot", png,
-                                                     "--dump-vertices", vertices, "--interop",
-                                                     interop, NULL});
-    if (rc != 0)
-        fail_msg("cugl-sinewave --interop %s exited with %d", interop, rc);
-    float *got = read_floats(vertices);
+    const char *const extra[] = {"--dump-vertices", vertices, NULL};
+    run_demo_headless(binary, &(run_demo_args){.interop = interop, .width = W, .height = H,
+                                               .frames = FRAMES, .screenshot = png,
+                                               .extra = extra});
+    float *got = run_demo_read_floats(vertices, FLOATS);
     float *want = malloc((size_t)FLOATS * sizeof *want);
     assert_non_null(want);
     sinewave_reference(want, SINEWAVE_N, demo_reference_time(FRAMES - 1));
@@ -78,59 +61,32 @@ static void check_path(const char *interop)
     free(run_demo_read_png(png, W, H));
 }
 
-static void map_path(void **state)
-{
-    (void)state;
-    check_path("map");
-}
-
-static void shared_path(void **state)
-{
-    (void)state;
-    check_path("shared");
-}
-
-static void host_path(void **state)
-{
-    (void)state;
-    check_path("host");
-}
-
 static void paths_agree(void **state)
 {
     (void)state;
-    uint8_t *map = run_demo_read_png(file_of("png", "map"), W, H);
-    for (const char *const *p = (const char *const[]){"shared", "host", NULL}; *p; p++) {
-        char what[64], reference[512];
-        snprintf(what, sizeof what, "--interop %s against --interop map", *p);
-        snprintf(reference, sizeof reference, "%s", file_of("png", "map"));
-        run_demo_expect_same_png(file_of("png", *p), reference, W, H, what);
+    const char *first = run_demo_interops[0];
+    uint8_t *picture = run_demo_read_png(file_of("png", first), W, H);
+    for (const char *const *p = run_demo_interops + 1; *p; p++) {
+        char what[64];
+        snprintf(what, sizeof what, "--interop %s against --interop %s", *p, first);
+        run_demo_expect_same_png(file_of("png", *p), file_of("png", first), W, H, what);
     }
     /* The surface covers much of the view: pixels unlike the top left
      * corner, which shows the background. */
     long surface = 0;
     for (int i = 0; i < W * H; i++)
-        surface += memcmp(map + i * 4, map, 4) != 0;
+        surface += memcmp(picture + i * 4, picture, 4) != 0;
     printf("# %ld of %d pixels show the surface\n", surface, W * H);
-    free(map);
+    free(picture);
     assert_true(surface > W * H / 5);
 }
 
 int main(int argc, char **argv)
 {
-    if (argc != 2) {
-        fprintf(stderr, "usage: %s CUGL_SINEWAVE_BINARY\n", argv[0]);
-        return 99;
-    }
-    binary = argv[1];
-    run_demo_setup();
+    binary = run_demo_setup(argc, argv, "CUGL_SINEWAVE_BINARY");
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(map_path),
-        cmocka_unit_test(shared_path),
-        cmocka_unit_test(host_path),
+        run_demo_each_interop(path),
         cmocka_unit_test(paths_agree),
     };
-    int rc = cugl_test_run(tests);
-    run_demo_cleanup(rc != 0);
-    return rc;
+    return run_demo_tests(tests, NULL, NULL);
 }

@@ -9,9 +9,9 @@
  *     random points in 3-D, clamped edges included, against the
  *     reference's emulation of the filter (volume_reference.h), every one
  *     within 1e-6;
- *   - 64x64 and 61x47 images of that grid (three views), from the surface
- *     kernel into an array and from the linear kernel into memory: the two
- *     byte for byte the same, and against the CPU ray march of the same
+ *   - 64x64 and 61x47 images of that grid (three views), from the render
+ *     kernel through a surface into an array and into linear memory: the
+ *     two byte for byte the same, and against the CPU ray march of the same
  *     grid, read back from the array: at most 1 pixel in 1000 may have a
  *     channel more than one level off.
  * Then the demo, headless, 3 frames at 160x96 on each --interop path,
@@ -69,26 +69,6 @@ static cugl_buffer *device_buffer(size_t size)
     return buf;
 }
 
-static void upload(cugl_buffer *dst, const void *data)
-{
-    cugl_buffer *host = NULL;
-    assert_ok(cugl_buffer_from_handle(&host, (uint64_t)(uintptr_t)data, cugl_buffer_size(dst),
-                                      NULL));
-    assert_ok(cugl_buffer_copy_from(dst, host, stream));
-    assert_ok(cugl_stream_sync(stream));
-    cugl_buffer_release(host);
-}
-
-static void download(void *data, cugl_buffer *src)
-{
-    cugl_buffer *host = NULL;
-    assert_ok(cugl_buffer_from_handle(&host, (uint64_t)(uintptr_t)data, cugl_buffer_size(src),
-                                      NULL));
-    assert_ok(cugl_buffer_copy_from(host, src, stream));
-    assert_ok(cugl_stream_sync(stream));
-    cugl_buffer_release(host);
-}
-
 static void *xmalloc(size_t size)
 {
     void *p = malloc(size);
@@ -124,7 +104,7 @@ static void make_grid(int n)
                                                    .format = CUGL_FORMAT_F32,
                                                    .num_channels = 1}));
     assert_ok(cugl_array_copy_from_buffer(array, samples, stream));
-    download(grid.written, samples);
+    run_demo_download(grid.written, samples, stream);
     assert_ok(cugl_array_copy_to_host(grid.texels, size, array, stream));
     assert_ok(cugl_stream_sync(stream));
     /* As the demo makes it (demos/volume.c). */
@@ -162,34 +142,6 @@ static int group_teardown(void **state)
     cugl_memory_resource_release(mr);
     cugl_stream_release(stream);
     return 0;
-}
-
-/*
- * Count the pixels of two RGBA8 images with a channel more than one level
- * apart, print the first few and a summary, and fail above 1 in 1000.
- */
-static void compare_images(const uint8_t *got, const uint8_t *want, int w, int h,
-                           const char *what)
-{
-    long off = 0;
-    int worst = 0;
-    for (int i = 0; i < w * h; i++) {
-        int d = 0;
-        for (int c = 0; c < 4; c++) {
-            int diff = abs(got[i * 4 + c] - want[i * 4 + c]);
-            d = diff > d ? diff : d;
-        }
-        worst = d > worst ? d : worst;
-        if (d > 1 && off++ < 5)
-            printf("# %s: pixel %d of row %d: got %u %u %u %u, want %u %u %u %u\n", what, i % w,
-                   i / w, got[i * 4], got[i * 4 + 1], got[i * 4 + 2], got[i * 4 + 3],
-                   want[i * 4], want[i * 4 + 1], want[i * 4 + 2], want[i * 4 + 3]);
-    }
-    printf("# %s: %ld of %d pixels more than one level off, the worst by %d\n", what, off, w * h,
-           worst);
-    if (off * 1000 > (long)w * h)
-        fail_msg("%s: %ld pixels of %d differ from the reference by more than one level", what,
-                 off, w * h);
 }
 
 /* The camera of the demo's frame `frame` at width x height (demos/volume.c). */
@@ -236,14 +188,14 @@ static void sample(const float *uvw, unsigned count, float *got)
 {
     cugl_buffer *coords = device_buffer((size_t)count * 3 * sizeof(float));
     cugl_buffer *out = device_buffer((size_t)count * sizeof(float));
-    upload(coords, uvw);
+    run_demo_upload(coords, uvw, stream);
     uint64_t tex = cugl_texture_handle(grid.texture), in_ptr = cugl_buffer_handle(coords),
              out_ptr = cugl_buffer_handle(out);
     void *args[] = {&tex, &in_ptr, &out_ptr, &count};
     cugl_kernel *k = kernel("volume_sample");
     cugl_launch_config launch = {.grid = {(count + 255) / 256}, .block = {256}};
     assert_ok(cugl_launch(stream, &launch, k, args, 4));
-    download(got, out);
+    run_demo_download(got, out, stream);
     cugl_kernel_release(k);
     cugl_buffer_release(coords);
     cugl_buffer_release(out);
@@ -379,7 +331,10 @@ static void filter_matches_emulation(void **state)
         fail_msg("%ld of %u filtered samples differ from the emulation", off, count);
 }
 
-/* Render p with both kernels: surface into an array, linear into memory. */
+/*
+ * Render p with the one kernel into both kinds of destination: a surface
+ * on an array, and linear memory.
+ */
 static void render_both(const volume_params *p, uint8_t *surface_img, uint8_t *linear_img)
 {
     uint64_t tex = cugl_texture_handle(grid.texture);
@@ -389,6 +344,7 @@ static void render_both(const volume_params *p, uint8_t *surface_img, uint8_t *l
     };
     size_t size = (size_t)p->width * (size_t)p->height * 4;
     volume_params params = *p;
+    cugl_kernel *k = kernel("volume_render");
 
     cugl_array *array = NULL;
     cugl_surface *surface = NULL;
@@ -400,20 +356,17 @@ static void render_both(const volume_params *p, uint8_t *surface_img, uint8_t *l
                                                    .surface_load_store = true}));
     cugl_resource_desc resource = {.kind = CUGL_RESOURCE_ARRAY, .array = array};
     assert_ok(cugl_surface_create(&surface, dev, &resource));
-    uint64_t surf = cugl_surface_handle(surface);
-    cugl_kernel *k = kernel("volume_render_surface");
-    assert_ok(cugl_launch(stream, &launch, k, (void *[]){&surf, &tex, &params}, 3));
+    demo_dest dest = {.surface = cugl_surface_handle(surface)};
+    assert_ok(cugl_launch(stream, &launch, k, (void *[]){&dest, &tex, &params}, 3));
     assert_ok(cugl_array_copy_to_host(surface_img, size, array, stream));
     assert_ok(cugl_stream_sync(stream));
-    cugl_kernel_release(k);
     cugl_surface_release(surface);
     cugl_array_release(array);
 
     cugl_buffer *image = device_buffer(size);
-    uint64_t ptr = cugl_buffer_handle(image), pitch = (uint64_t)p->width * 4;
-    k = kernel("volume_render_linear");
-    assert_ok(cugl_launch(stream, &launch, k, (void *[]){&ptr, &pitch, &tex, &params}, 4));
-    download(linear_img, image);
+    dest = (demo_dest){.ptr = cugl_buffer_handle(image), .pitch = (uint64_t)p->width * 4};
+    assert_ok(cugl_launch(stream, &launch, k, (void *[]){&dest, &tex, &params}, 3));
+    run_demo_download(linear_img, image, stream);
     cugl_kernel_release(k);
     cugl_buffer_release(image);
 }
@@ -425,13 +378,13 @@ static void check_render(int w, int h, long frame)
     uint8_t *surface_img = xmalloc(size), *linear_img = xmalloc(size), *want = xmalloc(size);
     render_both(&p, surface_img, linear_img);
     if (memcmp(surface_img, linear_img, size) != 0)
-        fail_msg("%dx%d, frame %ld: the surface and linear kernels wrote different images", w, h,
-                 frame);
+        fail_msg("%dx%d, frame %ld: the surface and linear destinations hold different images", w,
+                 h, frame);
     const struct volume_grid g = {grid.texels, grid.n};
     volume_reference_render(want, &g, &p, 0);
     char what[64];
     snprintf(what, sizeof what, "kernel %dx%d of a %d^3 grid, frame %ld", w, h, grid.n, frame);
-    compare_images(linear_img, want, w, h, what);
+    run_demo_expect_close(linear_img, want, w, h, what);
     free(surface_img);
     free(linear_img);
     free(want);
@@ -451,9 +404,7 @@ static float *demo_grid; /* the reference's VOLUME_N^3 grid, made once */
 
 static const char *screenshot_of(const char *interop, int w, int h)
 {
-    static char name[64];
-    snprintf(name, sizeof name, "volume-%s-%dx%d.png", interop, w, h);
-    return run_demo_path(name);
+    return run_demo_path("volume-%s-%dx%d.png", interop, w, h);
 }
 
 /* Pixels that are not the background: the volume is in the picture. */
@@ -471,14 +422,8 @@ static long foreground_pixels(const uint8_t *rgba, int w, int h)
 static void check_path(const char *interop, int w, int h)
 {
     const char *png = screenshot_of(interop, w, h);
-    char size[32], frames[16];
-    snprintf(size, sizeof size, "%dx%d", w, h);
-    snprintf(frames, sizeof frames, "%d", FRAMES);
-    int rc = run_demo(binary, (const char *const[]){"--headless", "--frames", frames, "--size",
-                                                     size, "--screenshot", png, "--interop",
-                                                     interop, NULL});
-    if (rc != 0)
-        fail_msg("cugl-volume --interop %s --size %s exited with %d", interop, size, rc);
+    run_demo_headless(binary, &(run_demo_args){.interop = interop, .width = w, .height = h,
+                                               .frames = FRAMES, .screenshot = png});
     uint8_t *got = run_demo_read_png(png, w, h);
 
     if (!demo_grid) {
@@ -491,41 +436,28 @@ static void check_path(const char *interop, int w, int h)
     uint8_t *want = xmalloc((size_t)w * h * 4);
     volume_reference_render(want, &g, &p, 1);
     char what[64];
-    snprintf(what, sizeof what, "--interop %s --size %s", interop, size);
+    snprintf(what, sizeof what, "--interop %s --size %dx%d", interop, w, h);
     long fg = foreground_pixels(got, w, h);
     printf("# %s: %ld of %d pixels show the volume\n", what, fg, w * h);
     if (fg * 10 < (long)w * h)
         fail_msg("%s: only %ld of %d pixels show the volume", what, fg, w * h);
-    compare_images(got, want, w, h, what);
+    run_demo_expect_close(got, want, w, h, what);
     free(got);
     free(want);
 }
 
-static void map_path(void **state)
+static void path(void **state)
 {
-    (void)state;
-    check_path("map", DEMO_W, DEMO_H);
-}
-
-static void shared_path(void **state)
-{
-    (void)state;
-    check_path("shared", DEMO_W, DEMO_H);
-}
-
-static void host_path(void **state)
-{
-    (void)state;
-    check_path("host", DEMO_W, DEMO_H);
+    check_path(*state, DEMO_W, DEMO_H);
 }
 
 static void paths_agree_at(int w, int h)
 {
-    for (const char *const *p = (const char *const[]){"shared", "host", NULL}; *p; p++) {
-        char what[64], reference[512];
-        snprintf(what, sizeof what, "%dx%d: --interop %s against --interop map", w, h, *p);
-        snprintf(reference, sizeof reference, "%s", screenshot_of("map", w, h));
-        run_demo_expect_same_png(screenshot_of(*p, w, h), reference, w, h, what);
+    const char *first = run_demo_interops[0];
+    for (const char *const *p = run_demo_interops + 1; *p; p++) {
+        char what[64];
+        snprintf(what, sizeof what, "%dx%d: --interop %s against --interop %s", w, h, *p, first);
+        run_demo_expect_same_png(screenshot_of(*p, w, h), screenshot_of(first, w, h), w, h, what);
     }
 }
 
@@ -538,34 +470,25 @@ static void paths_agree(void **state)
 static void odd_size(void **state)
 {
     (void)state;
-    for (const char *const *p = (const char *const[]){"map", "shared", "host", NULL}; *p; p++)
+    for (const char *const *p = run_demo_interops; *p; p++)
         check_path(*p, ODD_W, ODD_H);
     paths_agree_at(ODD_W, ODD_H);
 }
 
 int main(int argc, char **argv)
 {
-    if (argc != 2) {
-        fprintf(stderr, "usage: %s CUGL_VOLUME_BINARY\n", argv[0]);
-        return 99;
-    }
-    binary = argv[1];
-    run_demo_setup();
+    binary = run_demo_setup(argc, argv, "CUGL_VOLUME_BINARY");
     dev = cugl_test_device();
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(fill_writes_the_density),
         cmocka_unit_test(filter_weights_are_8_bit),
         cmocka_unit_test(filter_matches_emulation),
         cmocka_unit_test(kernels_match_reference),
-        cmocka_unit_test(map_path),
-        cmocka_unit_test(shared_path),
-        cmocka_unit_test(host_path),
+        run_demo_each_interop(path),
         cmocka_unit_test(paths_agree),
         cmocka_unit_test(odd_size),
     };
-    cmocka_set_message_output(CM_OUTPUT_TAP);
-    int rc = cmocka_run_group_tests(tests, group_setup, group_teardown);
+    int rc = run_demo_tests(tests, group_setup, group_teardown);
     free(demo_grid);
-    run_demo_cleanup(rc != 0);
     return rc;
 }
