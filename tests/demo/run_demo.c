@@ -5,6 +5,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <spawn.h>
 #include <stdarg.h>
 #include <sys/wait.h>
@@ -74,6 +75,11 @@ const char *run_demo_path(const char *format, ...)
 
 int run_demo(const char *binary, const char *const *args)
 {
+    return run_demo_to(binary, args, NULL);
+}
+
+int run_demo_to(const char *binary, const char *const *args, const char *stdout_path)
+{
     char *argv[32] = {(char *)binary};
     size_t n = 1;
     fprintf(stderr, "running %s", binary);
@@ -86,7 +92,11 @@ int run_demo(const char *binary, const char *const *args)
     fflush(NULL);
     posix_spawn_file_actions_t actions;
     posix_spawn_file_actions_init(&actions);
-    posix_spawn_file_actions_adddup2(&actions, STDERR_FILENO, STDOUT_FILENO);
+    if (stdout_path)
+        posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, stdout_path,
+                                         O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    else
+        posix_spawn_file_actions_adddup2(&actions, STDERR_FILENO, STDOUT_FILENO);
     pid_t pid;
     int e = posix_spawn(&pid, binary, &actions, NULL, argv, environ);
     posix_spawn_file_actions_destroy(&actions);

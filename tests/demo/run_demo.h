@@ -68,6 +68,9 @@ const char *run_demo_path(const char *format, ...);
  */
 int run_demo(const char *binary, const char *const *args);
 
+/* The same, with its stdout written to the file `stdout_path` (NULL: to stderr). */
+int run_demo_to(const char *binary, const char *const *args, const char *stdout_path);
+
 /* One headless run of a demo, for run_demo_headless. */
 typedef struct run_demo_args {
     const char *interop;      /* --interop */
