@@ -261,7 +261,7 @@ static cugl_status step(nbody *s, demo *d)
 static void draw(nbody *s, demo *d)
 {
     float view[16], proj[16];
-    cugl_app_camera_matrices(&s->camera, (float)d->width / (float)d->height, view, proj);
+    cugl_app_camera_matrices(view, proj, &s->camera, (float)d->width / (float)d->height);
     glVertexArrayVertexBuffer(s->vao, 0, s->pos[s->cur].gl_name, 0, 4 * sizeof(float));
     glVertexArrayVertexBuffer(s->vao, 1, s->pos[1 - s->cur].gl_name, 0, 4 * sizeof(float));
     glClearColor(0.005f, 0.006f, 0.014f, 1.0f);
@@ -320,26 +320,8 @@ static cugl_status render(demo *d, void *user)
 /* --dump-vertices: the latest positions as GL holds them, 4 floats a body. */
 static int dump_positions(nbody *s, demo *d)
 {
-    float *data = malloc(s->bytes);
-    if (!data) {
-        fprintf(stderr, "%s: cannot allocate %zu bytes for --dump-vertices\n", info.program,
-                s->bytes);
+    if (demo_target_dump(&s->pos[s->cur], d) != 0)
         return 1;
-    }
-    glGetNamedBufferSubData(s->pos[s->cur].gl_name, 0, (GLsizeiptr)s->bytes, data);
-    GLenum e = glGetError();
-    FILE *f = e == GL_NO_ERROR ? fopen(d->opt.dump_vertices, "wb") : NULL;
-    bool ok = f && fwrite(data, 1, s->bytes, f) == s->bytes;
-    ok = f && fclose(f) == 0 && ok;
-    free(data);
-    if (e != GL_NO_ERROR) {
-        fprintf(stderr, "%s: reading the positions: GL error 0x%04x\n", info.program, e);
-        return 1;
-    }
-    if (!ok) {
-        perror(d->opt.dump_vertices);
-        return 1;
-    }
     printf("%s: wrote %s (%ld bodies of 4 floats: x, y, z, mass; after %ld steps)\n",
            info.program, d->opt.dump_vertices, s->n, s->steps);
     return 0;

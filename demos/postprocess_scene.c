@@ -240,8 +240,8 @@ void pp_scene_draw(const pp_scene *s, const cugl_app_camera *camera, float time,
                    int height)
 {
     float view[16], proj[16], eye[3];
-    cugl_app_camera_matrices(camera, (float)width / (float)height, view, proj);
-    cugl_app_camera_eye(camera, eye);
+    cugl_app_camera_matrices(view, proj, camera, (float)width / (float)height);
+    cugl_app_camera_eye(eye, camera);
     glViewport(0, 0, width, height);
     glClearColor(background[0], background[1], background[2], 1.0f);
     glClear(GL_COLOR_BUFFER_BIT | GL_DEPTH_BUFFER_BIT);

@@ -57,9 +57,7 @@ static cugl_status make_indices(sinewave *s)
     glNamedBufferStorage(s->indices, (GLsizeiptr)(count * sizeof *index), index, 0);
     free(index);
     s->index_count = (GLsizei)count;
-    return glGetError() == GL_NO_ERROR
-               ? CUGL_OK
-               : cugl_report_error(CUGL_ERROR_GL, info.program, "cannot make the index buffer");
+    return cugl_app_check_gl(info.program, "making the index buffer");
 }
 
 /* Attribute 0: position, 1: normal, interleaved in the vertex buffer. */
@@ -134,8 +132,8 @@ static cugl_status render(demo *d, void *user)
 
     demo_phase_begin(d, DEMO_PHASE_DRAW, "draw", false);
     float view[16], proj[16], eye[3];
-    cugl_app_camera_matrices(&s->camera, (float)d->width / (float)d->height, view, proj);
-    cugl_app_camera_eye(&s->camera, eye);
+    cugl_app_camera_matrices(view, proj, &s->camera, (float)d->width / (float)d->height);
+    cugl_app_camera_eye(eye, &s->camera);
     glClearColor(0.06f, 0.07f, 0.09f, 1.0f);
     glClear(GL_COLOR_BUFFER_BIT | GL_DEPTH_BUFFER_BIT);
     glEnable(GL_DEPTH_TEST);
@@ -154,27 +152,8 @@ static cugl_status render(demo *d, void *user)
 /* --dump-vertices: the vertex buffer as GL holds it after the last frame. */
 static int dump_vertices(sinewave *s, demo *d)
 {
-    size_t size = s->vertices.size;
-    float *data = malloc(size);
-    if (!data) {
-        fprintf(stderr, "%s: cannot allocate %zu bytes for --dump-vertices\n", info.program,
-                size);
+    if (demo_target_dump(&s->vertices, d) != 0)
         return 1;
-    }
-    glGetNamedBufferSubData(s->vertices.gl_name, 0, (GLsizeiptr)size, data);
-    GLenum e = glGetError();
-    FILE *f = e == GL_NO_ERROR ? fopen(d->opt.dump_vertices, "wb") : NULL;
-    bool ok = f && fwrite(data, 1, size, f) == size;
-    ok = f && fclose(f) == 0 && ok;
-    free(data);
-    if (e != GL_NO_ERROR) {
-        fprintf(stderr, "%s: reading the vertex buffer: GL error 0x%04x\n", info.program, e);
-        return 1;
-    }
-    if (!ok) {
-        perror(d->opt.dump_vertices);
-        return 1;
-    }
     printf("%s: wrote %s (%d x %d vertices of %d floats, time %g s)\n", info.program,
            d->opt.dump_vertices, SINEWAVE_N, SINEWAVE_N, SINEWAVE_VERTEX_FLOATS,
            (double)d->time);

@@ -139,7 +139,7 @@ static volume_params frame_params(const volume *v, const demo *d)
     if (v->spinning)
         cam.yaw += volume_spin(d->time);
     float eye[3];
-    cugl_app_camera_eye(&cam, eye);
+    cugl_app_camera_eye(eye, &cam);
     return volume_params_for(eye, cam.target, cam.fov_y, d->width, d->height, VOLUME_STEP);
 }
 

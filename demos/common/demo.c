@@ -195,11 +195,9 @@ static cugl_status render_frame(demo *d, const demo_callbacks *cb, void *user)
     cugl_status st = cb->render(d, user);
     if (st != CUGL_OK)
         return st;
-    GLenum e = glGetError();
-    if (e != GL_NO_ERROR)
-        return cugl_report_error(CUGL_ERROR_GL, d->info->program, "GL error 0x%04x in frame %ld",
-                                 e, d->frame);
-    return CUGL_OK;
+    char what[32];
+    snprintf(what, sizeof what, "frame %ld", d->frame);
+    return cugl_app_check_gl(d->info->program, what);
 }
 
 static cugl_status write_screenshot(demo *d)
@@ -223,7 +221,7 @@ static cugl_status record_frame(demo *d)
         d->record_pixels = p;
         d->record_size = size;
     }
-    cugl_status st = cugl_app_read_pixels(d->ctx, d->record_pixels, size);
+    cugl_status st = cugl_app_read_pixels(d->record_pixels, size, d->ctx);
     if (st != CUGL_OK)
         return st;
     return demo_recorder_frame(&d->recorder, d->record_pixels, d->width, d->height, d->frame);

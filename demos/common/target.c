@@ -4,6 +4,8 @@
  */
 #include "target.h"
 
+#include <stdlib.h>
+
 /* The bytes of a row of RGBA8 pixels in shared memory that GL packs into:
  * 256-byte aligned, as a shared texture's rows are. */
 enum { SHARED_ROW_ALIGN = 256 };
@@ -180,6 +182,32 @@ cugl_status demo_target_create_texture(demo_target *t, demo *d, int width, int h
     if (st != CUGL_OK)
         demo_target_destroy(t, d);
     return st;
+}
+
+int demo_target_dump(demo_target *t, demo *d)
+{
+    const char *path = d->opt.dump_vertices;
+    void *data = malloc(t->size);
+    if (!data) {
+        fprintf(stderr, "%s: cannot allocate %zu bytes for --dump-vertices\n", d->info->program,
+                t->size);
+        return 1;
+    }
+    cugl_app_drain_gl_errors();
+    glGetNamedBufferSubData(t->gl_name, 0, (GLsizeiptr)t->size, data);
+    if (cugl_app_check_gl(d->info->program, "reading the vertex buffer") != CUGL_OK) {
+        free(data);
+        return demo_fail(d, "--dump-vertices");
+    }
+    FILE *f = fopen(path, "wb");
+    bool ok = f && fwrite(data, 1, t->size, f) == t->size;
+    ok = f && fclose(f) == 0 && ok;
+    free(data);
+    if (!ok) {
+        perror(path);
+        return 1;
+    }
+    return 0;
 }
 
 int demo_target_fail(const demo *d, cugl_status status, const char *what)

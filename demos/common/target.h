@@ -147,6 +147,13 @@ cugl_status demo_target_write(demo_target *t, demo *d, const char *phase, demo_w
 cugl_status demo_target_render_fullscreen(demo_target *t, demo *d, demo_write_fn write,
                                           void *user);
 
+/**
+ * --dump-vertices: the bytes of buffer target `t` as GL holds them now,
+ * into the file d->opt.dump_vertices. Returns 0, or 1 after saying what
+ * failed.
+ */
+int demo_target_dump(demo_target *t, demo *d);
+
 /** `size` bytes of host memory into the start of `dst` (which may be
  * larger: shared memory is rounded up), then wait for the copy. */
 cugl_status demo_upload(demo *d, cugl_buffer *dst, const void *data, size_t size);

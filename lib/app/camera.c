@@ -38,7 +38,7 @@ static float clamp_pitch(float pitch)
     return glm_clamp(pitch, -PITCH_LIMIT, PITCH_LIMIT);
 }
 
-CUGL_API void cugl_app_camera_eye(const cugl_app_camera *cam, float eye[3])
+CUGL_API void cugl_app_camera_eye(float eye[3], const cugl_app_camera *cam)
 {
     float p = clamp_pitch(cam->pitch), y = cam->yaw;
     eye[0] = cam->target[0] + cam->distance * cosf(p) * sinf(y);
@@ -55,7 +55,7 @@ static bool key(const cugl_app_context *ctx, int a, int b)
 static void pan(cugl_app_camera *cam, const cugl_app_context *ctx, double dx, double dy)
 {
     vec3 eye, forward, right, up, world_up = {0, 1, 0};
-    cugl_app_camera_eye(cam, eye);
+    cugl_app_camera_eye(eye, cam);
     glm_vec3_sub(cam->target, eye, forward);
     glm_vec3_normalize(forward);
     glm_vec3_crossn(forward, world_up, right);
@@ -100,12 +100,12 @@ CUGL_API void cugl_app_camera_update(cugl_app_camera *cam, const cugl_app_contex
     cam->yaw = remainderf(cam->yaw, 2.0f * GLM_PIf);
 }
 
-CUGL_API void cugl_app_camera_matrices(const cugl_app_camera *cam, float aspect,
-                                       float view[16], float proj[16])
+CUGL_API void cugl_app_camera_matrices(float view[16], float proj[16],
+                                       const cugl_app_camera *cam, float aspect)
 {
     vec3 eye, up = {0, 1, 0}, target = {cam->target[0], cam->target[1], cam->target[2]};
     mat4 v, p;
-    cugl_app_camera_eye(cam, eye);
+    cugl_app_camera_eye(eye, cam);
     glm_lookat(eye, target, up, v);
     glm_perspective(cam->fov_y, aspect > 0 ? aspect : 1.0f, cam->z_near, cam->z_far, p);
     if (view)

@@ -63,8 +63,7 @@ static cugl_status make_offscreen(cugl_app_context *ctx)
         return cugl_report_error(CUGL_ERROR_INVALID_ARGUMENT, "cugl_app_context_create",
                                  "size %d x %d exceeds %s's largest framebuffer, %d x %d",
                                  ctx->width, ctx->height, ctx->renderer, max_size, max_size);
-    while (glGetError() != GL_NO_ERROR)
-        ;
+    cugl_app_drain_gl_errors();
     glCreateTextures(GL_TEXTURE_2D, 1, &ctx->color);
     glTextureStorage2D(ctx->color, 1, GL_RGBA8, ctx->width, ctx->height);
     glCreateRenderbuffers(1, &ctx->depth);

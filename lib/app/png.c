@@ -156,8 +156,8 @@ static bool read_body(png_job *job)
     return true;
 }
 
-CUGL_API cugl_status cugl_app_read_png(const char *path, uint8_t **rgba, int *width,
-                                       int *height)
+CUGL_API cugl_status cugl_app_read_png(uint8_t **rgba, int *width, int *height,
+                                       const char *path)
 {
     if (!path)
         return CUGL__APP_FAIL(CUGL_ERROR_INVALID_ARGUMENT, "path is NULL");

@@ -23,7 +23,7 @@ static cugl_status flip_rows(uint8_t *rgba, size_t row, int height)
     return CUGL_OK;
 }
 
-CUGL_API cugl_status cugl_app_read_pixels(cugl_app_context *ctx, uint8_t *rgba, size_t size)
+CUGL_API cugl_status cugl_app_read_pixels(uint8_t *rgba, size_t size, cugl_app_context *ctx)
 {
     if (!ctx)
         return CUGL__APP_FAIL(CUGL_ERROR_INVALID_ARGUMENT, "ctx is NULL");
@@ -42,8 +42,7 @@ CUGL_API cugl_status cugl_app_read_pixels(cugl_app_context *ctx, uint8_t *rgba, 
     glGetIntegerv(GL_READ_FRAMEBUFFER_BINDING, &read_fbo);
     glGetIntegerv(GL_PIXEL_PACK_BUFFER_BINDING, &pack_buffer);
     glGetIntegerv(GL_PACK_ALIGNMENT, &alignment);
-    while (glGetError() != GL_NO_ERROR)
-        ;
+    cugl_app_drain_gl_errors();
     glBindFramebuffer(GL_READ_FRAMEBUFFER, ctx->fbo);
     glBindBuffer(GL_PIXEL_PACK_BUFFER, 0);
     glPixelStorei(GL_PACK_ALIGNMENT, 1);
@@ -76,7 +75,7 @@ CUGL_API cugl_status cugl_app_screenshot(cugl_app_context *ctx, const char *path
     if (!rgba)
         return CUGL__APP_FAIL(CUGL_ERROR_OUT_OF_MEMORY, "no memory for %zu bytes of pixels",
                               size);
-    cugl_status st = cugl_app_read_pixels(ctx, rgba, size);
+    cugl_status st = cugl_app_read_pixels(rgba, size, ctx);
     if (st == CUGL_OK)
         st = cugl_app_write_png(path, rgba, ctx->width, ctx->height);
     free(rgba);

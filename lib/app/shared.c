@@ -70,24 +70,6 @@ static const struct {
     {GL_RGBA32UI, GL_RGBA_INTEGER, GL_UNSIGNED_INT, 16, GL_NEAREST},
 };
 
-/* Forget GL errors raised before this library's calls, so that they are
- * not taken for ours. */
-static void drain_gl_errors(void)
-{
-    for (int i = 0; i < 16 && glGetError() != GL_NO_ERROR; i++) {
-    }
-}
-
-static cugl_status gl_failed(const char *who, const char *what)
-{
-    GLenum e = glGetError();
-    if (e == GL_NO_ERROR)
-        return CUGL_OK;
-    while (glGetError() != GL_NO_ERROR) {
-    }
-    return cugl_report_error(CUGL_ERROR_GL, who, "%s failed: GL error 0x%04x", what, e);
-}
-
 static cugl_status check_extensions(const char *who)
 {
     if (!GLAD_GL_EXT_memory_object || !GLAD_GL_EXT_memory_object_fd)
@@ -111,7 +93,7 @@ static cugl_status slot_create(cugl_app_shared *s, int i, const char *who)
     if (st == CUGL_OK)
         st = cugl_buffer_export_fd(sl->buffer, &fd, &allocation);
     if (st == CUGL_OK) {
-        drain_gl_errors();
+        cugl_app_drain_gl_errors();
         glCreateMemoryObjectsEXT(1, &sl->memory);
         /* Each cuMemCreate allocation is its own memory object: without
          * this, NVIDIA's GL read zeros from every other import (measured
@@ -120,14 +102,14 @@ static cugl_status slot_create(cugl_app_shared *s, int i, const char *who)
         glMemoryObjectParameterivEXT(sl->memory, GL_DEDICATED_MEMORY_OBJECT_EXT, &dedicated);
         /* On success GL owns the descriptor. */
         glImportMemoryFdEXT(sl->memory, allocation, GL_HANDLE_TYPE_OPAQUE_FD_EXT, fd);
-        st = gl_failed(who, "glImportMemoryFdEXT");
+        st = cugl_app_check_gl(who, "glImportMemoryFdEXT");
         if (st != CUGL_OK)
             close(fd);
     }
     if (st == CUGL_OK) {
         glCreateBuffers(1, &sl->gl_buffer);
         glNamedBufferStorageMemEXT(sl->gl_buffer, (GLsizeiptr)s->size, sl->memory, 0);
-        st = gl_failed(who, "glNamedBufferStorageMemEXT");
+        st = cugl_app_check_gl(who, "glNamedBufferStorageMemEXT");
     }
     return st;
 }
@@ -229,14 +211,14 @@ CUGL_API cugl_status cugl_app_shared_texture_create(cugl_app_shared **out, cugl_
     s->texel = texture_formats[i].bytes;
     s->format = texture_formats[i].format;
     s->type = texture_formats[i].type;
-    drain_gl_errors();
+    cugl_app_drain_gl_errors();
     glCreateTextures(GL_TEXTURE_2D, 1, &s->texture);
     glTextureStorage2D(s->texture, 1, gl_internal_format, width, height);
     glTextureParameteri(s->texture, GL_TEXTURE_MIN_FILTER, (GLint)texture_formats[i].filter);
     glTextureParameteri(s->texture, GL_TEXTURE_MAG_FILTER, (GLint)texture_formats[i].filter);
     glTextureParameteri(s->texture, GL_TEXTURE_WRAP_S, GL_CLAMP_TO_EDGE);
     glTextureParameteri(s->texture, GL_TEXTURE_WRAP_T, GL_CLAMP_TO_EDGE);
-    st = gl_failed(who, "glTextureStorage2D");
+    st = cugl_app_check_gl(who, "glTextureStorage2D");
     if (st != CUGL_OK) {
         cugl_app_shared_destroy(s);
         return st;
@@ -363,12 +345,12 @@ CUGL_API cugl_status cugl_app_shared_gl_begin(cugl_app_shared *s)
     glGetIntegerv(GL_PIXEL_UNPACK_BUFFER_BINDING, &bound);
     glGetIntegerv(GL_UNPACK_ALIGNMENT, &alignment);
     glGetIntegerv(GL_UNPACK_ROW_LENGTH, &row_length);
-    drain_gl_errors();
+    cugl_app_drain_gl_errors();
     glBindBuffer(GL_PIXEL_UNPACK_BUFFER, sl->gl_buffer);
     glPixelStorei(GL_UNPACK_ALIGNMENT, 1);
     glPixelStorei(GL_UNPACK_ROW_LENGTH, (GLint)(s->pitch / s->texel));
     glTextureSubImage2D(s->texture, 0, 0, 0, s->width, s->height, s->format, s->type, NULL);
-    cugl_status st = gl_failed(__func__, "glTextureSubImage2D from the shared buffer");
+    cugl_status st = cugl_app_check_gl(__func__, "glTextureSubImage2D from the shared buffer");
     glPixelStorei(GL_UNPACK_ROW_LENGTH, row_length);
     glPixelStorei(GL_UNPACK_ALIGNMENT, alignment);
     glBindBuffer(GL_PIXEL_UNPACK_BUFFER, (GLuint)bound);

@@ -224,9 +224,8 @@ CUGL_API void cugl_app_timer_frame_end(cugl_app_timer *t)
     t->in_frame = false;
 }
 
-CUGL_API void cugl_app_timer_stats(const cugl_app_timer *t,
-                                   cugl_app_phase_stats phases[CUGL_APP_TIMER_MAX_PHASES],
-                                   long *frames, double *frame_ms)
+CUGL_API void cugl_app_timer_stats(cugl_app_phase_stats phases[CUGL_APP_TIMER_MAX_PHASES],
+                                   long *frames, double *frame_ms, const cugl_app_timer *t)
 {
     if (frames)
         *frames = t ? t->frames : 0;
@@ -257,7 +256,7 @@ CUGL_API void cugl_app_timer_print(const cugl_app_timer *t, FILE *out)
     cugl_app_phase_stats stats[CUGL_APP_TIMER_MAX_PHASES];
     long frames;
     double frame_ms;
-    cugl_app_timer_stats(t, stats, &frames, &frame_ms);
+    cugl_app_timer_stats(stats, &frames, &frame_ms, t);
     fprintf(out, "%-24s %-4s %10s %10s %8s\n", "phase", "api", "cpu ms", "gpu ms", "samples");
     for (int p = 0; p < CUGL_APP_TIMER_MAX_PHASES; p++) {
         if (!stats[p].name)

@@ -202,7 +202,7 @@ uint8_t *run_demo_read_png(const char *path, int width, int height)
 {
     uint8_t *rgba = NULL;
     int w = 0, h = 0;
-    assert_ok(cugl_app_read_png(path, &rgba, &w, &h));
+    assert_ok(cugl_app_read_png(&rgba, &w, &h, path));
     if (w != width || h != height)
         fail_msg("%s is %dx%d, not %dx%d", path, w, h, width, height);
     return rgba;

@@ -78,7 +78,7 @@ static void record_into(const char *dir, const int *widths, const int *heights, 
         snprintf(file, sizeof file, "%s/test-%06d.png", dir, f);
         uint8_t *got = NULL;
         int w = 0, h = 0;
-        assert_ok(cugl_app_read_png(file, &got, &w, &h));
+        assert_ok(cugl_app_read_png(&got, &w, &h, file));
         assert_int_equal(w, widths[f]);
         assert_int_equal(h, heights[f]);
         uint8_t *want = frame_pixels(w, h, f);

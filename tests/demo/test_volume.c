@@ -152,7 +152,7 @@ static volume_params demo_camera(long frame, int width, int height)
     cam.distance = VOLUME_CAMERA_DISTANCE;
     cam.yaw += volume_spin(demo_reference_time(frame));
     float eye[3];
-    cugl_app_camera_eye(&cam, eye);
+    cugl_app_camera_eye(eye, &cam);
     return volume_params_for(eye, cam.target, cam.fov_y, width, height, VOLUME_STEP);
 }
 

@@ -376,7 +376,7 @@ static void blit_2x2_nearest(void **state)
     glClearColor(0.5f, 0.5f, 0.5f, 1);
     glClear(GL_COLOR_BUFFER_BIT | GL_DEPTH_BUFFER_BIT);
     assert_ok(cugl_app_blit(ctx, tex, false));
-    assert_ok(cugl_app_read_pixels(ctx, frame, sizeof frame));
+    assert_ok(cugl_app_read_pixels(frame, sizeof frame, ctx));
     for (int y = 0; y < H; y++) /* rows top to bottom */
         for (int x = 0; x < W; x++) {
             int tx = x < W / 2 ? 0 : 1, ty = y < H / 2 ? 1 : 0;
@@ -409,7 +409,7 @@ static void blit_7x3_one_to_one(void **state)
         glClear(GL_COLOR_BUFFER_BIT);
         assert_ok(cugl_app_blit(ctx, tex, linear));
         glViewport(0, 0, W, H);
-        assert_ok(cugl_app_read_pixels(ctx, frame, sizeof frame));
+        assert_ok(cugl_app_read_pixels(frame, sizeof frame, ctx));
         for (int y = 0; y < TH; y++)
             for (int x = 0; x < TW; x++) {
                 /* Texel row y lands on framebuffer row y from the bottom. */
@@ -435,7 +435,7 @@ static void blit_linear_interpolates(void **state)
     GLuint tex = texture_rgba8(2, 1, texels);
     for (int linear = 0; linear < 2; linear++) {
         assert_ok(cugl_app_blit(ctx, tex, linear));
-        assert_ok(cugl_app_read_pixels(ctx, frame, sizeof frame));
+        assert_ok(cugl_app_read_pixels(frame, sizeof frame, ctx));
         int between = 0, previous = -1;
         for (int x = 0; x < W; x++) {
             int v = frame[(H / 2 * W + x) * 4];
@@ -486,7 +486,7 @@ static void read_pixels_top_down(void **state)
     glDisable(GL_SCISSOR_TEST);
     glPixelStorei(GL_PACK_ALIGNMENT, 8);
     memset(frame, 0x77, sizeof frame);
-    assert_ok(cugl_app_read_pixels(ctx, frame, sizeof frame));
+    assert_ok(cugl_app_read_pixels(frame, sizeof frame, ctx));
     for (int y = 0; y < H; y++)
         for (int x = 0; x < W; x++) {
             const uint8_t *px = &frame[(y * W + x) * 4];
@@ -504,14 +504,14 @@ static void read_pixels_arguments(void **state)
 {
     (void)state;
     uint8_t small[100];
-    assert_status(cugl_app_read_pixels(ctx, small, sizeof small), CUGL_ERROR_INVALID_ARGUMENT);
+    assert_status(cugl_app_read_pixels(small, sizeof small, ctx), CUGL_ERROR_INVALID_ARGUMENT);
     assert_string_equal(cugl_last_error(),
                         "cugl_app_read_pixels: rgba has 100 bytes; the 64 x 48 framebuffer "
                         "needs 12288");
-    assert_status(cugl_app_read_pixels(ctx, frame, W * H * 4 - 1), CUGL_ERROR_INVALID_ARGUMENT);
-    assert_status(cugl_app_read_pixels(ctx, NULL, 0), CUGL_ERROR_INVALID_ARGUMENT);
+    assert_status(cugl_app_read_pixels(frame, W * H * 4 - 1, ctx), CUGL_ERROR_INVALID_ARGUMENT);
+    assert_status(cugl_app_read_pixels(NULL, 0, ctx), CUGL_ERROR_INVALID_ARGUMENT);
     assert_string_equal(cugl_last_error(), "cugl_app_read_pixels: rgba is NULL");
-    assert_status(cugl_app_read_pixels(NULL, frame, sizeof frame), CUGL_ERROR_INVALID_ARGUMENT);
+    assert_status(cugl_app_read_pixels(frame, sizeof frame, NULL), CUGL_ERROR_INVALID_ARGUMENT);
 }
 
 /* ---- PNG ----------------------------------------------------------------- */
@@ -530,7 +530,7 @@ static void png_round_trip(void **state)
         assert_ok(cugl_app_write_png(path, image, w, h));
         uint8_t *back = NULL;
         int bw = 0, bh = 0;
-        assert_ok(cugl_app_read_png(path, &back, &bw, &bh));
+        assert_ok(cugl_app_read_png(&back, &bw, &bh, path));
         assert_int_equal(bw, w);
         assert_int_equal(bh, h);
         assert_memory_equal(back, image, n);
@@ -570,7 +570,7 @@ static void read_expect(const char *path, int w, int h, const uint8_t *want)
 {
     uint8_t *got = NULL;
     int gw = 0, gh = 0;
-    assert_ok(cugl_app_read_png(path, &got, &gw, &gh));
+    assert_ok(cugl_app_read_png(&got, &gw, &gh, path));
     assert_int_equal(gw, w);
     assert_int_equal(gh, h);
     assert_memory_equal(got, want, (size_t)w * h * 4);
@@ -628,7 +628,7 @@ static void png_failures(void **state)
 
     char missing[320];
     snprintf(missing, sizeof missing, "%s", tmp_path("missing.png"));
-    assert_status(cugl_app_read_png(missing, &rgba, &w, &h), CUGL_ERROR_INVALID_ARGUMENT);
+    assert_status(cugl_app_read_png(&rgba, &w, &h, missing), CUGL_ERROR_INVALID_ARGUMENT);
     char want[512];
     snprintf(want, sizeof want,
              "cugl_app_read_png: cannot open %s for reading: No such file or directory", missing);
@@ -641,7 +641,7 @@ static void png_failures(void **state)
     FILE *f = fopen(text, "w");
     fputs("hello, I am not a PNG file\n", f);
     fclose(f);
-    assert_status(cugl_app_read_png(text, &rgba, &w, &h), CUGL_ERROR_INVALID_ARGUMENT);
+    assert_status(cugl_app_read_png(&rgba, &w, &h, text), CUGL_ERROR_INVALID_ARGUMENT);
     snprintf(want, sizeof want,
              "cugl_app_read_png: %s is not a PNG file (no PNG signature in its first 8 bytes)",
              text);
@@ -655,14 +655,14 @@ static void png_failures(void **state)
         image[i] = (uint8_t)(i * 97);
     assert_ok(cugl_app_write_png(cut, image, 16, 16));
     assert_int_equal(truncate(cut, 60), 0);
-    assert_status(cugl_app_read_png(cut, &rgba, &w, &h), CUGL_ERROR_INVALID_ARGUMENT);
+    assert_status(cugl_app_read_png(&rgba, &w, &h, cut), CUGL_ERROR_INVALID_ARGUMENT);
     note(cugl_last_error());
     assert_error_mentions(cut);
     assert_error_mentions(": libpng: ");
     assert_null(rgba);
 
     assert_int_equal(truncate(text, 0), 0);
-    assert_status(cugl_app_read_png(text, &rgba, &w, &h), CUGL_ERROR_INVALID_ARGUMENT);
+    assert_status(cugl_app_read_png(&rgba, &w, &h, text), CUGL_ERROR_INVALID_ARGUMENT);
     assert_error_mentions("in its first 0 bytes");
     unlink(text);
     unlink(cut);
@@ -675,7 +675,7 @@ static void png_failures(void **state)
     assert_string_equal(cugl_last_error(), want);
     assert_status(cugl_app_write_png(text, image, 0, 16), CUGL_ERROR_INVALID_ARGUMENT);
     assert_status(cugl_app_write_png(text, NULL, 16, 16), CUGL_ERROR_INVALID_ARGUMENT);
-    assert_status(cugl_app_read_png(text, NULL, &w, &h), CUGL_ERROR_INVALID_ARGUMENT);
+    assert_status(cugl_app_read_png(NULL, &w, &h, text), CUGL_ERROR_INVALID_ARGUMENT);
     assert_int_equal(access(text, F_OK), -1); /* nothing written */
 }
 
@@ -692,7 +692,7 @@ static void screenshot_matches_read_pixels(void **state)
     glDisable(GL_SCISSOR_TEST);
     const char *path = tmp_path("shot.png");
     assert_ok(cugl_app_screenshot(ctx, path));
-    assert_ok(cugl_app_read_pixels(ctx, frame, sizeof frame));
+    assert_ok(cugl_app_read_pixels(frame, sizeof frame, ctx));
     read_expect(path, W, H, frame);
     /* The scissored box, found from the top: rows H-16 .. H-6, columns 3 .. 9. */
     const uint8_t *inside = &frame[((H - 6) * W + 3) * 4], *outside = &frame[((H - 5) * W + 3) * 4];
@@ -747,13 +747,13 @@ static void camera_eye_and_view(void **state)
         cam.distance = cases[i].distance;
         double y = cam.yaw, p = cam.pitch, d = cam.distance;
         float eye[3];
-        cugl_app_camera_eye(&cam, eye);
+        cugl_app_camera_eye(eye, &cam);
         assert_near(eye[0], 1 + d * cos(p) * sin(y), 1e-5, "eye x");
         assert_near(eye[1], -2 + d * sin(p), 1e-5, "eye y");
         assert_near(eye[2], 0.5 + d * cos(p) * cos(y), 1e-5, "eye z");
 
         float view[16], proj[16];
-        cugl_app_camera_matrices(&cam, 2.0f, view, proj);
+        cugl_app_camera_matrices(view, proj, &cam, 2.0f);
         double v[4];
         transform(view, eye, v); /* the eye goes to the origin */
         assert_near(v[0], 0, 1e-5, "view * eye x");
@@ -783,11 +783,11 @@ static void camera_pitch_is_clamped(void **state)
         cugl_app_camera_init(&cam);
         cam.pitch = 3.0f * sign;
         float eye[3];
-        cugl_app_camera_eye(&cam, eye);
+        cugl_app_camera_eye(eye, &cam);
         assert_near(eye[1], cam.distance * sin(sign * limit), 1e-5, "clamped eye y");
         assert_near(eye[0], cam.distance * cos(limit) * sin(cam.yaw), 1e-5, "clamped eye x");
         float view[16];
-        cugl_app_camera_matrices(&cam, 1, view, NULL);
+        cugl_app_camera_matrices(view, NULL, &cam, 1);
         for (int i = 0; i < 16; i++)
             assert_false(isnan(view[i]));
     }
@@ -834,7 +834,7 @@ static void timer_gl_phases(void **state)
     cugl_app_phase_stats stats[CUGL_APP_TIMER_MAX_PHASES];
     long frames = 0;
     double frame_ms = -1;
-    cugl_app_timer_stats(t, stats, &frames, &frame_ms);
+    cugl_app_timer_stats(stats, &frames, &frame_ms, t);
     assert_int_equal(frames, FRAMES);
     assert_true(frame_ms > 0);
     assert_string_equal(stats[0].name, "clear");
@@ -903,7 +903,7 @@ static void timer_refusals(void **state)
     assert_ok(cugl_app_timer_end(t, 1));
     cugl_app_timer_frame_end(t);
     cugl_app_phase_stats stats[CUGL_APP_TIMER_MAX_PHASES];
-    cugl_app_timer_stats(t, stats, NULL, NULL);
+    cugl_app_timer_stats(stats, NULL, NULL, t);
     assert_string_equal(stats[1].name, "inner");
     assert_int_equal(glGetError(), GL_NO_ERROR);
     cugl_app_timer_destroy(t);

@@ -160,7 +160,7 @@ static void resize_resizes_the_framebuffer(void **state)
     glClear(GL_COLOR_BUFFER_BIT);
     uint8_t *pixels = malloc((size_t)w * h * 4);
     assert_non_null(pixels);
-    assert_ok(cugl_app_read_pixels(ctx, pixels, (size_t)w * h * 4));
+    assert_ok(cugl_app_read_pixels(pixels, (size_t)w * h * 4, ctx));
     /* The far corner is inside the new framebuffer. */
     const uint8_t *last = pixels + ((size_t)w * h - 1) * 4;
     assert_int_equal(last[0], 0);

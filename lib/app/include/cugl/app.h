@@ -312,7 +312,7 @@ CUGL_API cugl_status cugl_app_choose_interop(cugl_app_interop *out, char *reason
  * @errors CUGL_ERROR_INVALID_ARGUMENT (NULL, too small: both sizes named),
  *   CUGL_ERROR_GL.
  */
-CUGL_API cugl_status cugl_app_read_pixels(cugl_app_context *ctx, uint8_t *rgba, size_t size);
+CUGL_API cugl_status cugl_app_read_pixels(uint8_t *rgba, size_t size, cugl_app_context *ctx);
 
 /**
  * Write RGBA8 pixels (rows top to bottom) as an 8-bit RGBA PNG. A failed
@@ -333,8 +333,8 @@ CUGL_API cugl_status cugl_app_write_png(const char *path, const uint8_t *rgba, i
  *   message), CUGL_ERROR_OUT_OF_MEMORY. On failure *rgba is NULL and the
  *   sizes 0.
  */
-CUGL_API cugl_status cugl_app_read_png(const char *path, uint8_t **rgba, int *width,
-                                       int *height);
+CUGL_API cugl_status cugl_app_read_png(uint8_t **rgba, int *width, int *height,
+                                       const char *path);
 /**
  * read_pixels then write_png.
  * @errors theirs; CUGL_ERROR_INVALID_STATE for a 0 x 0 (minimised) window.
@@ -362,9 +362,9 @@ CUGL_API void cugl_app_camera_init(cugl_app_camera *cam);
 CUGL_API void cugl_app_camera_update(cugl_app_camera *cam, const cugl_app_context *ctx,
                                      float dt_seconds);
 /** Column-major 4x4 view and projection matrices, ready for glUniformMatrix4fv. */
-CUGL_API void cugl_app_camera_matrices(const cugl_app_camera *cam, float aspect,
-                                       float view[16], float proj[16]);
-CUGL_API void cugl_app_camera_eye(const cugl_app_camera *cam, float eye[3]);
+CUGL_API void cugl_app_camera_matrices(float view[16], float proj[16],
+                                       const cugl_app_camera *cam, float aspect);
+CUGL_API void cugl_app_camera_eye(float eye[3], const cugl_app_camera *cam);
 
 /* ---- Frame timing ----------------------------------------------------------- */
 
@@ -415,9 +415,9 @@ typedef struct cugl_app_phase_stats {
  * Means so far; frames counted and their mean wall time from frame_begin to
  * frame_end. Names point into the timer (valid while it lives).
  */
-CUGL_API void cugl_app_timer_stats(const cugl_app_timer *timer,
-                                   cugl_app_phase_stats phases[CUGL_APP_TIMER_MAX_PHASES],
-                                   long *frames, double *frame_ms);
+CUGL_API void cugl_app_timer_stats(cugl_app_phase_stats phases[CUGL_APP_TIMER_MAX_PHASES],
+                                   long *frames, double *frame_ms,
+                                   const cugl_app_timer *timer);
 /** A table of the stats, one phase a line, then frames and fps. */
 CUGL_API void cugl_app_timer_print(const cugl_app_timer *timer, FILE *out);
 
