@@ -45,6 +45,8 @@ struct cugl_app_shared {
     int last_written; /* the slot of the last cuda_end; -1: none */
     int previous;     /* the slot written before that; -1: none */
     int gl_slot;      /* GL's current slot */
+    bool cuda_open;   /* between cuda_begin and cuda_end */
+    bool gl_open;     /* between gl_begin and gl_end */
     GLuint texture;   /* shared textures: what GL samples; 0 for buffers */
     GLenum format, type; /* shared textures: the pixel transfer's */
     int width, height;
@@ -280,11 +282,41 @@ CUGL_API size_t cugl_app_shared_pitch(const cugl_app_shared *s) { return s ? s->
 
 CUGL_API size_t cugl_app_shared_size(const cugl_app_shared *s) { return s ? s->size : 0; }
 
+/* Whether a side (`cuda`, or GL) may begin or end its turn now. */
+static cugl_status check_turn(const cugl_app_shared *s, cugl_stream *stream, bool cuda,
+                              bool begin, const char *who)
+{
+    if (!s || (cuda && !stream))
+        return cugl_report_error(CUGL_ERROR_INVALID_ARGUMENT, who, "%s is NULL",
+                                 !s ? "shared" : "stream");
+    if (cuda && cugl_stream_is_closed(stream))
+        return cugl_report_error(CUGL_ERROR_CLOSED, who, "the stream has been closed");
+    if (cuda && cugl_stream_device(stream) != s->device)
+        return cugl_report_error(CUGL_ERROR_INVALID_ARGUMENT, who,
+                                 "the stream is device %d's; the shared memory is device %d's",
+                                 cugl_device_ordinal(cugl_stream_device(stream)),
+                                 cugl_device_ordinal(s->device));
+    /* GL may mark its use (gl_end) without a gl_begin: after GL wrote. */
+    if (cuda && begin && s->gl_open)
+        return cugl_report_error(CUGL_ERROR_INVALID_STATE, who,
+                                 "GL's turn has not ended: call cugl_app_shared_gl_end first");
+    if (cuda && !begin && !s->cuda_open)
+        return cugl_report_error(CUGL_ERROR_INVALID_STATE, who,
+                                 "CUDA's turn has not begun: call cugl_app_shared_cuda_begin "
+                                 "first");
+    if (!cuda && s->cuda_open)
+        return cugl_report_error(CUGL_ERROR_INVALID_STATE, who,
+                                 "CUDA's turn has not ended: call cugl_app_shared_cuda_end "
+                                 "first");
+    return CUGL_OK;
+}
+
 CUGL_API cugl_status cugl_app_shared_cuda_begin(cugl_app_shared *s, cugl_stream *stream)
 {
-    if (!s || !stream)
-        return cugl_report_error(CUGL_ERROR_INVALID_ARGUMENT, __func__, "%s is NULL",
-                                 !s ? "shared" : "stream");
+    cugl_status st = check_turn(s, stream, true, true, __func__);
+    if (st != CUGL_OK)
+        return st;
+    s->cuda_open = true;
     /* Pipelined, CUDA takes the slot after the last one it wrote: neither
      * the one GL may be using now nor the one GL uses next. */
     if (s->pipelined && s->last_written >= 0)
@@ -306,13 +338,14 @@ CUGL_API cugl_status cugl_app_shared_cuda_begin(cugl_app_shared *s, cugl_stream 
 
 CUGL_API cugl_status cugl_app_shared_cuda_end(cugl_app_shared *s, cugl_stream *stream)
 {
-    if (!s || !stream)
-        return cugl_report_error(CUGL_ERROR_INVALID_ARGUMENT, __func__, "%s is NULL",
-                                 !s ? "shared" : "stream");
-    slot *sl = &s->slots[s->cuda_slot];
-    cugl_status st = cugl_event_record(sl->written, stream);
+    cugl_status st = check_turn(s, stream, true, false, __func__);
     if (st != CUGL_OK)
         return st;
+    slot *sl = &s->slots[s->cuda_slot];
+    st = cugl_event_record(sl->written, stream);
+    if (st != CUGL_OK)
+        return st;
+    s->cuda_open = false;
     sl->pending = sl->recorded = true;
     if (s->last_written != s->cuda_slot)
         s->previous = s->last_written;
@@ -322,8 +355,9 @@ CUGL_API cugl_status cugl_app_shared_cuda_end(cugl_app_shared *s, cugl_stream *s
 
 CUGL_API cugl_status cugl_app_shared_gl_begin(cugl_app_shared *s)
 {
-    if (!s)
-        return cugl_report_error(CUGL_ERROR_INVALID_ARGUMENT, __func__, "shared is NULL");
+    cugl_status st = check_turn(s, NULL, false, true, __func__);
+    if (st != CUGL_OK)
+        return st;
     /* Pipelined, GL uses what CUDA finished a frame earlier (the latest on
      * the first frame); otherwise the latest. */
     int use = s->pipelined && s->previous >= 0 ? s->previous : s->last_written;
@@ -332,11 +366,12 @@ CUGL_API cugl_status cugl_app_shared_gl_begin(cugl_app_shared *s)
     s->gl_slot = use;
     slot *sl = &s->slots[use];
     if (sl->pending) {
-        cugl_status st = cugl_event_sync(sl->written);
+        st = cugl_event_sync(sl->written);
         if (st != CUGL_OK)
             return st;
         sl->pending = false;
     }
+    s->gl_open = true;
     if (!s->texture)
         return CUGL_OK;
     /* The texture takes the pixels CUDA wrote: a copy on the GPU. The
@@ -350,7 +385,7 @@ CUGL_API cugl_status cugl_app_shared_gl_begin(cugl_app_shared *s)
     glPixelStorei(GL_UNPACK_ALIGNMENT, 1);
     glPixelStorei(GL_UNPACK_ROW_LENGTH, (GLint)(s->pitch / s->texel));
     glTextureSubImage2D(s->texture, 0, 0, 0, s->width, s->height, s->format, s->type, NULL);
-    cugl_status st = cugl_app_check_gl(__func__, "glTextureSubImage2D from the shared buffer");
+    st = cugl_app_check_gl(__func__, "glTextureSubImage2D from the shared buffer");
     glPixelStorei(GL_UNPACK_ROW_LENGTH, row_length);
     glPixelStorei(GL_UNPACK_ALIGNMENT, alignment);
     glBindBuffer(GL_PIXEL_UNPACK_BUFFER, (GLuint)bound);
@@ -359,8 +394,10 @@ CUGL_API cugl_status cugl_app_shared_gl_begin(cugl_app_shared *s)
 
 CUGL_API cugl_status cugl_app_shared_gl_end(cugl_app_shared *s)
 {
-    if (!s)
-        return cugl_report_error(CUGL_ERROR_INVALID_ARGUMENT, __func__, "shared is NULL");
+    cugl_status st = check_turn(s, NULL, false, false, __func__);
+    if (st != CUGL_OK)
+        return st;
+    s->gl_open = false;
     slot *sl = &s->slots[s->gl_slot];
     if (sl->fence)
         glDeleteSync(sl->fence);

@@ -727,6 +727,47 @@ static void shared_buffer_both_ways(void **state)
     free(got);
 }
 
+/* Each side takes its turn in order; a call out of turn names what to do. */
+static void shared_turns_out_of_order(void **state)
+{
+    (void)state;
+    cugl_app_shared *sh = NULL;
+    assert_ok(cugl_app_shared_buffer_create(&sh, dev, 4096));
+    assert_status(cugl_app_shared_cuda_end(sh, stream), CUGL_ERROR_INVALID_STATE);
+    assert_string_equal(cugl_last_error(), "cugl_app_shared_cuda_end: CUDA's turn has not "
+                                           "begun: call cugl_app_shared_cuda_begin first");
+    assert_ok(cugl_app_shared_cuda_begin(sh, stream));
+    assert_status(cugl_app_shared_gl_begin(sh), CUGL_ERROR_INVALID_STATE);
+    assert_string_equal(cugl_last_error(), "cugl_app_shared_gl_begin: CUDA's turn has not "
+                                           "ended: call cugl_app_shared_cuda_end first");
+    assert_status(cugl_app_shared_gl_end(sh), CUGL_ERROR_INVALID_STATE);
+    assert_string_equal(cugl_last_error(), "cugl_app_shared_gl_end: CUDA's turn has not "
+                                           "ended: call cugl_app_shared_cuda_end first");
+    assert_ok(cugl_app_shared_cuda_end(sh, stream));
+    assert_ok(cugl_app_shared_gl_begin(sh));
+    assert_status(cugl_app_shared_cuda_begin(sh, stream), CUGL_ERROR_INVALID_STATE);
+    assert_string_equal(cugl_last_error(), "cugl_app_shared_cuda_begin: GL's turn has not "
+                                           "ended: call cugl_app_shared_gl_end first");
+    assert_ok(cugl_app_shared_gl_end(sh));
+    assert_status(cugl_app_shared_cuda_begin(sh, NULL), CUGL_ERROR_INVALID_ARGUMENT);
+    assert_string_equal(cugl_last_error(), "cugl_app_shared_cuda_begin: stream is NULL");
+    assert_status(cugl_app_shared_gl_begin(NULL), CUGL_ERROR_INVALID_ARGUMENT);
+    assert_string_equal(cugl_last_error(), "cugl_app_shared_gl_begin: shared is NULL");
+    cugl_stream *closed = NULL;
+    assert_ok(cugl_stream_create(&closed, dev, NULL));
+    cugl_stream_close(closed);
+    assert_status(cugl_app_shared_cuda_begin(sh, closed), CUGL_ERROR_CLOSED);
+    assert_string_equal(cugl_last_error(), "cugl_app_shared_cuda_begin: the stream has been "
+                                           "closed");
+    cugl_stream_release(closed);
+    /* Back in turn, it works. */
+    assert_ok(cugl_app_shared_cuda_begin(sh, stream));
+    assert_ok(cugl_app_shared_cuda_end(sh, stream));
+    assert_ok(cugl_app_shared_gl_begin(sh));
+    assert_ok(cugl_app_shared_gl_end(sh));
+    cugl_app_shared_destroy(sh);
+}
+
 static void shared_texture(void **state)
 {
     (void)state;
@@ -846,6 +887,7 @@ int main(void)
         cmocka_unit_test(map_flags_between_frames),
         cmocka_unit_test(ten_thousand_cycles),
         cmocka_unit_test(shared_buffer_both_ways),
+        cmocka_unit_test(shared_turns_out_of_order),
         cmocka_unit_test(shared_texture),
         cmocka_unit_test(shared_pipelined),
     };

@@ -41,6 +41,8 @@ typedef struct cugl_app_shared cugl_app_shared;
  * @errors CUGL_ERROR_INVALID_ARGUMENT (NULL, size 0),
  *   CUGL_ERROR_NOT_SUPPORTED (no GL_EXT_memory_object_fd, or the device has
  *   no fd-exportable memory), CUGL_ERROR_GL, CUGL_ERROR_CUDA.
+ * @thread_safety The thread whose GL context is current; the object is used
+ *   in that context.
  */
 CUGL_API cugl_status cugl_app_shared_buffer_create(cugl_app_shared **out, cugl_device *device,
                                                    size_t size);
@@ -51,8 +53,10 @@ CUGL_API cugl_status cugl_app_shared_buffer_create(cugl_app_shared **out, cugl_d
  * GL_R32UI, GL_RGBA32UI) fed from exportable CUDA memory: CUDA writes rows
  * of cugl_app_shared_pitch() bytes (a multiple of 256) into
  * cugl_app_shared_buffer(); gl_begin copies them into the texture on the GPU.
- * @errors as cugl_app_shared_buffer_create; another format
- *   (CUGL_ERROR_INVALID_ARGUMENT).
+ * @errors as cugl_app_shared_buffer_create; another format, a size not
+ *   positive or too large (CUGL_ERROR_INVALID_ARGUMENT).
+ * @thread_safety The thread whose GL context is current; the object is used
+ *   in that context.
  */
 CUGL_API cugl_status cugl_app_shared_texture_create(cugl_app_shared **out, cugl_device *device,
                                                     GLenum gl_internal_format, int width,
@@ -71,25 +75,73 @@ CUGL_API cugl_status cugl_app_shared_texture_create(cugl_app_shared **out, cugl_
  * frame's data (a screenshot).
  * @errors CUGL_ERROR_INVALID_ARGUMENT, and as cugl_app_shared_buffer_create
  *   for the two extra copies.
+ * @thread_safety The thread of the shared object's GL context, current.
  */
 CUGL_API cugl_status cugl_app_shared_set_pipelined(cugl_app_shared *shared, bool on);
+
+/** Whether pipelining is on; false for NULL.
+ * @errors none. @thread_safety The thread of the shared object's GL context. */
 CUGL_API bool cugl_app_shared_is_pipelined(const cugl_app_shared *shared);
 
-/** Free both sides (waits for both to finish with the memory). NULL: no-op. */
+/**
+ * Free both sides (waits for both to finish with the memory). NULL: no-op.
+ * @errors none: a failure to wait is ignored, the memory is freed all the same.
+ * @thread_safety The thread of the shared object's GL context, current.
+ */
 CUGL_API void cugl_app_shared_destroy(cugl_app_shared *shared);
 
-/** The CUDA side: a buffer over the memory CUDA writes this frame (no
- * reference is passed; its size may exceed the size asked for). */
+/**
+ * The CUDA side: a buffer over the memory CUDA writes this frame (no
+ * reference is passed; its size may exceed the size asked for). NULL for NULL.
+ * @errors none. @thread_safety Any thread, between the calls that take turns.
+ */
 CUGL_API cugl_buffer *cugl_app_shared_buffer(const cugl_app_shared *shared);
-/** The GL side: the texture, or the buffer GL uses this frame. */
+/** The GL side: the texture, or the buffer GL uses this frame; 0 for NULL.
+ * @errors none. @thread_safety Any thread, between the calls that take turns. */
 CUGL_API GLuint cugl_app_shared_gl_name(const cugl_app_shared *shared);
-/** Bytes from one texture row to the next (buffers: the size). */
+/** Bytes from one texture row to the next (buffers: the size); 0 for NULL.
+ * @errors none. @thread_safety Any thread. */
 CUGL_API size_t cugl_app_shared_pitch(const cugl_app_shared *shared);
+/** The bytes of the memory CUDA writes (at least those asked for); 0 for NULL.
+ * @errors none. @thread_safety Any thread. */
 CUGL_API size_t cugl_app_shared_size(const cugl_app_shared *shared);
 
+/**
+ * CUDA's turn begins: wait until GL has finished with the memory CUDA is
+ * about to write (GL's fence from its last gl_end).
+ * @errors CUGL_ERROR_INVALID_ARGUMENT (NULL; a stream of another device),
+ *   CUGL_ERROR_CLOSED (the stream), CUGL_ERROR_INVALID_STATE (GL's turn
+ *   has not ended), CUGL_ERROR_GL (the wait failed).
+ * @thread_safety The thread of the shared object's GL context, current.
+ */
 CUGL_API cugl_status cugl_app_shared_cuda_begin(cugl_app_shared *shared, cugl_stream *stream);
+
+/**
+ * CUDA's turn ends: an event on `stream` after the work queued so far
+ * marks CUDA's writes, which gl_begin waits for.
+ * @errors as cugl_app_shared_cuda_begin; CUGL_ERROR_INVALID_STATE (CUDA's
+ *   turn has not begun), the statuses of cugl_event_record.
+ * @thread_safety The thread of the shared object's GL context.
+ */
 CUGL_API cugl_status cugl_app_shared_cuda_end(cugl_app_shared *shared, cugl_stream *stream);
+
+/**
+ * GL's turn begins: wait for CUDA's writes to the memory GL uses now (and
+ * copy a shared texture's pixels into it, on the GPU).
+ * @errors CUGL_ERROR_INVALID_ARGUMENT (NULL), CUGL_ERROR_INVALID_STATE
+ *   (CUDA's turn has not ended), the statuses of cugl_event_sync,
+ *   CUGL_ERROR_GL (the texture's copy).
+ * @thread_safety The thread of the shared object's GL context, current.
+ */
 CUGL_API cugl_status cugl_app_shared_gl_begin(cugl_app_shared *shared);
+
+/**
+ * GL's turn ends: a fence after GL's commands so far marks its use (also
+ * after GL wrote the memory without a gl_begin).
+ * @errors CUGL_ERROR_INVALID_ARGUMENT (NULL), CUGL_ERROR_INVALID_STATE
+ *   (CUDA's turn has not ended), CUGL_ERROR_GL (no fence).
+ * @thread_safety The thread of the shared object's GL context, current.
+ */
 CUGL_API cugl_status cugl_app_shared_gl_end(cugl_app_shared *shared);
 
 CUGL_END_DECLS
