@@ -303,7 +303,7 @@ CUGL_API cugl_status cugl_array_create(cugl_array **out, cugl_device *device,
  * not the driver repeats them for the level.
  */
 static cugl_status wrap(cugl_array **out, CUarray handle, cugl_device *device, unsigned flags,
-                        void *owner, void (*owner_release)(void *owner), const char *who)
+                        cugl__owner owner, const char *who)
 {
     *out = NULL;
     CUGL__TRY(cugl__device_activate(device, who));
@@ -317,16 +317,14 @@ static cugl_status wrap(cugl_array **out, CUarray handle, cugl_device *device, u
         return cugl__fail(CUGL_ERROR_OUT_OF_MEMORY, who, "cannot allocate an array");
     a->handle = handle;
     a->owner = owner;
-    a->owner_release = owner_release;
     *out = a;
     return CUGL_OK;
 }
 
 cugl_status cugl__array_wrap(cugl_array **out, CUarray handle, cugl_device *device,
-                             unsigned flags, void *owner, void (*owner_release)(void *owner),
-                             const char *who)
+                             unsigned flags, cugl__owner owner, const char *who)
 {
-    return wrap(out, handle, device, flags, owner, owner_release, who);
+    return wrap(out, handle, device, flags, owner, who);
 }
 
 /* ---- Copies ------------------------------------------------------------ */
@@ -675,17 +673,9 @@ CUGL_API void cugl_array_close(cugl_array *array)
         cugl__cu.cuArrayDestroy(array->handle);
     array->handle = NULL;
     array->closed = true;
-    void (*on_close)(void *) = array->on_close;
-    array->on_close = NULL;
-    if (on_close)
-        on_close(array->owner);
-    void *owner = array->owner;
-    void (*owner_release)(void *) = array->owner_release;
-    array->owner = NULL;
-    array->owner_release = NULL;
     array->parent = NULL;
-    if (owner_release)
-        owner_release(owner);
+    /* close returns nothing: a hook's failure is in cugl_last_error(). */
+    cugl__owner_close(&array->owner, NULL);
 }
 
 CUGL_API cugl_array *cugl_array_retain(cugl_array *array)
@@ -800,7 +790,8 @@ CUGL_API cugl_status cugl_mipmapped_array_get_level(cugl_array **out,
     CUDA_ARRAY3D_DESCRIPTOR parent = cu_desc(&mipmap->desc);
     cugl_mipmapped_array_retain(mipmap);
     cugl_status st =
-        wrap(out, h, mipmap->device, parent.Flags, mipmap, release_mipmap, __func__);
+        wrap(out, h, mipmap->device, parent.Flags,
+             (cugl__owner){.owner = mipmap, .release = release_mipmap}, __func__);
     if (st != CUGL_OK) {
         cugl_mipmapped_array_release(mipmap);
         return st;

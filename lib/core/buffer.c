@@ -1,8 +1,7 @@
 /*
- * buffer.c - buffers: linear memory with an owner, copies, fills, IPC,
- * file-descriptor export and DLPack.
+ * buffer.c - buffers: linear memory with an owner, copies, fills, IPC and
+ * file-descriptor export (DLPack: dlpack.c).
  */
-#include <dlpack/dlpack.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -18,14 +17,14 @@ cugl_status cugl__buffer_check(const cugl_buffer *buffer, const char *who)
 }
 
 /* What the driver knows of a pointer it did not allocate through us. */
-static cugl_status query_pointer(cugl_buffer *b, const char *who)
+static cugl_status query_pointer(cugl__memory_access *a, uint64_t ptr, const char *who)
 {
-    b->device_id = -1;
-    if (b->ptr == 0)
+    *a = (cugl__memory_access){.device_id = -1};
+    if (ptr == 0)
         return CUGL_OK;
     if (!cugl__driver_available()) {
         /* Without a driver there is no device memory: this is host memory. */
-        b->host_accessible = true;
+        a->host = true;
         return CUGL_OK;
     }
     CUmemorytype type = 0;
@@ -36,46 +35,67 @@ static cugl_status query_pointer(cugl_buffer *b, const char *who)
                                    CU_POINTER_ATTRIBUTE_IS_MANAGED};
     void *values[] = {&type, &ordinal, &managed};
     /* Memory the driver does not know reads as type 0, not as an error. */
-    CUGL__TRY(CUGL_CU_AS(who, cuPointerGetAttributes, 3, attrs, values, (CUdeviceptr)b->ptr));
-    b->managed = managed != 0;
-    if (b->managed) {
-        b->device_accessible = b->host_accessible = true;
-        b->device_id = ordinal;
+    CUGL__TRY(CUGL_CU_AS(who, cuPointerGetAttributes, 3, attrs, values, (CUdeviceptr)ptr));
+    a->managed = managed != 0;
+    if (a->managed) {
+        a->device = a->host = true;
+        a->device_id = ordinal;
     } else if (type == CU_MEMORYTYPE_DEVICE) {
-        b->device_accessible = true;
-        b->device_id = ordinal;
+        a->device = true;
+        a->device_id = ordinal;
     } else if (type == CU_MEMORYTYPE_HOST) {
         /* Pinned or registered host memory, reachable from the device. */
-        b->device_accessible = b->host_accessible = true;
+        a->device = a->host = true;
     } else {
-        b->host_accessible = true;
+        a->host = true;
     }
     return CUGL_OK;
+}
+
+static cugl_buffer *buffer_alloc(uint64_t ptr, size_t size)
+{
+    cugl_buffer *b = calloc(1, sizeof *b);
+    if (b) {
+        cugl__ref_init(&b->ref);
+        b->ptr = ptr;
+        b->size = size;
+    }
+    return b;
 }
 
 cugl_status cugl__buffer_new(cugl_buffer **out, uint64_t ptr, size_t size,
                              cugl_memory_resource *mr, cugl_stream *stream, const char *who)
 {
-    cugl_buffer *b = calloc(1, sizeof *b);
+    cugl_buffer *b = buffer_alloc(ptr, size);
     if (!b)
         return cugl__fail(CUGL_ERROR_OUT_OF_MEMORY, who, "cannot allocate a buffer");
-    cugl__ref_init(&b->ref);
-    b->ptr = ptr;
-    b->size = size;
-    if (mr) {
-        b->mr = cugl_memory_resource_retain(mr);
-        b->device_id = mr->device_id;
-        b->device_accessible = mr->device_accessible;
-        b->host_accessible = mr->host_accessible;
-        b->managed = mr->managed;
-        b->dealloc_stream = cugl_stream_retain(stream);
-    } else {
-        cugl_status st = query_pointer(b, who);
-        if (st != CUGL_OK) {
-            free(b);
-            return st;
-        }
+    b->mr = cugl_memory_resource_retain(mr);
+    b->device_id = mr->device_id;
+    b->device_accessible = mr->device_accessible;
+    b->host_accessible = mr->host_accessible;
+    b->managed = mr->managed;
+    b->dealloc_stream = cugl_stream_retain(stream);
+    *out = b;
+    return CUGL_OK;
+}
+
+cugl_status cugl__buffer_wrap(cugl_buffer **out, uint64_t ptr, size_t size,
+                              const cugl__memory_access *access, cugl__owner owner,
+                              const char *who)
+{
+    cugl__memory_access queried;
+    if (!access) {
+        CUGL__TRY(query_pointer(&queried, ptr, who));
+        access = &queried;
     }
+    cugl_buffer *b = buffer_alloc(ptr, size);
+    if (!b)
+        return cugl__fail(CUGL_ERROR_OUT_OF_MEMORY, who, "cannot allocate a buffer");
+    b->device_id = access->device_id;
+    b->device_accessible = access->device;
+    b->host_accessible = access->host;
+    b->managed = access->managed;
+    b->owner = owner;
     *out = b;
     return CUGL_OK;
 }
@@ -88,7 +108,9 @@ CUGL_API cugl_status cugl_buffer_from_handle(cugl_buffer **out, uint64_t ptr, si
     CUGL__CHECK_ARG(ptr != 0 || size == 0, "ptr is 0 but size is %zu", size);
     if (mr && mr->closed)
         return cugl__fail(CUGL_ERROR_CLOSED, __func__, "the memory resource has been closed");
-    return cugl__buffer_new(out, ptr, size, mr, NULL, __func__);
+    if (mr)
+        return cugl__buffer_new(out, ptr, size, mr, NULL, __func__);
+    return cugl__buffer_wrap(out, ptr, size, NULL, (cugl__owner){0}, __func__);
 }
 
 static cugl_status copy(cugl_buffer *dst, cugl_buffer *src, cugl_stream *stream,
@@ -298,52 +320,6 @@ CUGL_API cugl_status cugl_buffer_export_fd(cugl_buffer *buffer, int *fd,
     return CUGL_OK;
 }
 
-/* --- DLPack --- */
-
-typedef struct dlpack_export {
-    DLManagedTensor tensor;
-    int64_t shape[1];
-} dlpack_export;
-
-static void dlpack_delete(DLManagedTensor *self)
-{
-    if (!self)
-        return;
-    cugl_buffer_release(self->manager_ctx);
-    free(self);
-}
-
-CUGL_API cugl_status cugl_buffer_to_dlpack(struct DLManagedTensor **out, cugl_buffer *buffer)
-{
-    CUGL__CHECK_NOT_NULL(out);
-    *out = NULL;
-    CUGL__TRY(cugl__buffer_check(buffer, __func__));
-    dlpack_export *e = calloc(1, sizeof *e);
-    if (!e)
-        return cugl__fail(CUGL_ERROR_OUT_OF_MEMORY, __func__, "cannot allocate a DLPack tensor");
-    DLDevice device = {kDLCPU, 0};
-    if (buffer->managed)
-        device = (DLDevice){kDLCUDAManaged, buffer->device_id >= 0 ? buffer->device_id : 0};
-    else if (buffer->device_accessible && buffer->host_accessible)
-        device.device_type = kDLCUDAHost;
-    else if (buffer->device_accessible)
-        device = (DLDevice){kDLCUDA, buffer->device_id};
-    e->shape[0] = (int64_t)buffer->size;
-    e->tensor.dl_tensor = (DLTensor){
-        .data = (void *)(uintptr_t)buffer->ptr,
-        .device = device,
-        .ndim = 1,
-        .dtype = {.code = kDLUInt, .bits = 8, .lanes = 1},
-        .shape = e->shape,
-        .strides = NULL,
-        .byte_offset = 0,
-    };
-    e->tensor.manager_ctx = cugl_buffer_retain(buffer);
-    e->tensor.deleter = dlpack_delete;
-    *out = &e->tensor;
-    return CUGL_OK;
-}
-
 /* --- lifetime --- */
 
 CUGL_API bool cugl_buffer_is_closed(const cugl_buffer *buffer)
@@ -378,21 +354,18 @@ CUGL_API cugl_status cugl_buffer_close(cugl_buffer *buffer, cugl_stream *stream)
         return cugl__fail(CUGL_ERROR_CLOSED, __func__,
                           "the stream has been closed; the buffer was not freed");
     cugl_status st = CUGL_OK;
-    if (buffer->on_close) {
-        st = buffer->on_close(buffer->owner, stream);
-    } else if (buffer->mr && buffer->ptr) {
+    if (buffer->mr && buffer->ptr) {
         cugl_stream *use = NULL;
         st = dealloc_stream(buffer, stream, &use, __func__);
         if (st == CUGL_OK)
             st = cugl__mr_deallocate(buffer->mr, buffer->ptr, buffer->size, use, __func__);
+    } else {
+        st = cugl__owner_close(&buffer->owner, stream);
     }
-    if (buffer->owner_release)
-        buffer->owner_release(buffer->owner);
     cugl_memory_resource_release(buffer->mr);
     cugl_stream_release(buffer->dealloc_stream);
     buffer->mr = NULL;
     buffer->dealloc_stream = NULL;
-    buffer->owner = NULL;
     buffer->ptr = 0;
     buffer->size = 0;
     buffer->closed = true;

@@ -102,6 +102,21 @@ static cugl_status check_flags(unsigned flags, bool image, const char *who)
     return CUGL_OK;
 }
 
+/* The most CUDA devices asked for that run one GL context; the driver
+ * reports no more than fit. */
+enum { GL_DEVICES_MAX = 16 };
+
+/* The CUDA devices that run the current GL context: at most
+ * GL_DEVICES_MAX into devs, their number into *count. */
+static CUresult gl_devices(CUdevice devs[GL_DEVICES_MAX], unsigned *count)
+{
+    *count = 0;
+    CUresult r = cugl__cu.cuGLGetDevices(count, devs, GL_DEVICES_MAX, CUGL__GL_DEVICE_LIST_ALL);
+    if (*count > GL_DEVICES_MAX)
+        *count = GL_DEVICES_MAX;
+    return r;
+}
+
 /*
  * Whether the GL context current on this thread runs on `device`: the
  * driver's cuGLGetDevices says which CUDA devices run it. Its failures are
@@ -111,11 +126,11 @@ static cugl_status check_gl_context(cugl_device *device, const char *who)
 {
     if (!cugl__cu.cuGLGetDevices)
         return CUGL_OK; /* registration itself will say */
-    CUdevice devs[16];
+    CUdevice devs[GL_DEVICES_MAX];
     unsigned count = 0;
-    CUresult r = cugl__cu.cuGLGetDevices(&count, devs, 16, CUGL__GL_DEVICE_LIST_ALL);
+    CUresult r = gl_devices(devs, &count);
     if (r == CUDA_SUCCESS) {
-        for (unsigned i = 0; i < count && i < 16; i++)
+        for (unsigned i = 0; i < count; i++)
             if (devs[i] == device->handle)
                 return CUGL_OK;
         if (count == 0)
@@ -246,9 +261,9 @@ CUGL_API cugl_status cugl_gl_devices(int *ordinals, int capacity, int *count)
         CUGL__TRY(cugl_device_get(&dev0, 0));
         CUGL__TRY(cugl_device_set_current(dev0));
     }
-    CUdevice devs[16];
+    CUdevice devs[GL_DEVICES_MAX];
     unsigned n = 0;
-    CUresult r = cugl__cu.cuGLGetDevices(&n, devs, 16, CUGL__GL_DEVICE_LIST_ALL);
+    CUresult r = gl_devices(devs, &n);
     if (!current)
         cugl__cu.cuCtxSetCurrent(NULL);
     if (r == CUDA_ERROR_INVALID_GRAPHICS_CONTEXT || r == CUDA_ERROR_INVALID_CONTEXT)
@@ -260,10 +275,9 @@ CUGL_API cugl_status cugl_gl_devices(int *ordinals, int capacity, int *count)
                              "the current GL context runs on no CUDA device (%s)",
                              cugl__cu_error_name(r));
     CUGL__TRY(cugl__cu_status(r, __func__, "cuGLGetDevices"));
-    for (unsigned i = 0; i < n && i < 16; i++)
-        if ((int)i < capacity)
-            ordinals[i] = (int)devs[i];
-    *count = (int)(n < 16 ? n : 16);
+    for (unsigned i = 0; i < n && (int)i < capacity; i++)
+        ordinals[i] = (int)devs[i];
+    *count = (int)n;
     return CUGL_OK;
 }
 
@@ -293,14 +307,14 @@ static cugl_status link_on_close(link *l, cugl_stream *stream, const char *who)
     return CUGL_OK;
 }
 
-static cugl_status buffer_on_close(void *owner, cugl_stream *stream)
-{
-    return link_on_close(owner, stream, "cugl_buffer_close");
-}
-
-/* cugl_array_close returns nothing: a failed unmap reaches the error
+/* The close hook of every buffer and array a mapping hands out. For an
+ * array, whose close returns nothing, a failed unmap reaches the error
  * callback and cugl_last_error() only. */
-static void array_on_close(void *owner) { link_on_close(owner, NULL, "cugl_array_close"); }
+static cugl_status object_on_close(void *owner, cugl_stream *stream)
+{
+    link *l = owner;
+    return link_on_close(l, stream, l->buffer ? "cugl_buffer_close" : "cugl_array_close");
+}
 
 static void link_release(void *owner)
 {
@@ -335,10 +349,10 @@ static void close_links(cugl_graphics_resource *res)
         res->links = l->next;
         l->next = NULL;
         if (l->buffer) {
-            l->buffer->on_close = NULL;
+            l->buffer->owner.on_close = NULL;
             cugl_buffer_close(l->buffer, NULL); /* releases the link */
         } else {
-            l->array->on_close = NULL;
+            l->array->owner.on_close = NULL;
             cugl_array_close(l->array); /* releases the link */
         }
     }
@@ -353,19 +367,15 @@ static cugl_status new_buffer(cugl_buffer **out, cugl_graphics_resource *res,
     link *l = link_new(res, owns_mapping);
     if (!l)
         return cugl__fail(CUGL_ERROR_OUT_OF_MEMORY, who, "cannot allocate a buffer");
-    cugl_buffer *b = calloc(1, sizeof *b);
-    if (!b) {
+    cugl_buffer *b = NULL;
+    cugl_status st = cugl__buffer_wrap(
+        &b, (uint64_t)ptr, size,
+        &(cugl__memory_access){.device_id = res->device->ordinal, .device = true},
+        (cugl__owner){l, object_on_close, link_release}, who);
+    if (st != CUGL_OK) {
         link_release(l);
-        return cugl__fail(CUGL_ERROR_OUT_OF_MEMORY, who, "cannot allocate a buffer");
+        return st;
     }
-    cugl__ref_init(&b->ref);
-    b->ptr = (uint64_t)ptr;
-    b->size = size;
-    b->device_id = res->device->ordinal;
-    b->device_accessible = true;
-    b->on_close = buffer_on_close;
-    b->owner_release = link_release;
-    b->owner = l;
     l->buffer = b;
     link_add(res, l);
     *out = b;
@@ -391,12 +401,12 @@ static cugl_status new_array(cugl_array **out, cugl_graphics_resource *res, unsi
         flags |= CUDA_ARRAY3D_SURFACE_LDST;
     if (res->flags & CUGL_GRAPHICS_TEXTURE_GATHER)
         flags |= CUDA_ARRAY3D_TEXTURE_GATHER;
-    cugl_status st = cugl__array_wrap(&a, handle, res->device, flags, l, link_release, who);
+    cugl_status st = cugl__array_wrap(&a, handle, res->device, flags,
+                                      (cugl__owner){l, object_on_close, link_release}, who);
     if (st != CUGL_OK) {
         link_release(l);
         return st;
     }
-    a->on_close = array_on_close;
     l->array = a;
     link_add(res, l);
     *out = a;

@@ -64,6 +64,29 @@ static inline bool cugl__ref_dec(cugl__ref *r)
     return atomic_fetch_sub_explicit(&r->count, 1, memory_order_acq_rel) == 1;
 }
 
+/*
+ * Who a buffer or array belongs to when cugl does not own its memory (a
+ * graphics mapping, an imported tensor, a mipmapped array). At close,
+ * on_close runs once (a mapping unmaps; its failure is the close's), then
+ * release drops `owner`. Either hook may be NULL.
+ */
+typedef struct cugl__owner {
+    void *owner;
+    cugl_status (*on_close)(void *owner, cugl_stream *stream);
+    void (*release)(void *owner);
+} cugl__owner;
+
+/* Run the hooks once (the owner is forgotten first); on_close's status. */
+static inline cugl_status cugl__owner_close(cugl__owner *o, cugl_stream *stream)
+{
+    cugl__owner hold = *o;
+    *o = (cugl__owner){0};
+    cugl_status st = hold.on_close ? hold.on_close(hold.owner, stream) : CUGL_OK;
+    if (hold.release)
+        hold.release(hold.owner);
+    return st;
+}
+
 /* Devices (device.c). */
 struct cugl_device {
     int ordinal;
@@ -166,24 +189,35 @@ struct cugl_buffer {
     bool host_accessible;
     bool managed;
     bool closed;
-    /* Called once at close for buffers that belong to something else (a
-     * graphics mapping, an imported tensor); then `owner` is dropped. Its
-     * failure is close's. */
-    cugl_status (*on_close)(void *owner, cugl_stream *stream);
-    void (*owner_release)(void *owner);
-    void *owner;
+    cugl__owner owner; /* memory cugl does not own: whose it is */
 };
 
 /* Check a buffer argument: not NULL, not closed. */
 cugl_status cugl__buffer_check(const cugl_buffer *buffer, const char *who);
 
 /*
- * A new buffer over [ptr, ptr + size). With `mr` it owns the memory (takes a
- * reference to mr and, if not NULL, to `stream` as deallocation stream).
- * Accessibility comes from `mr`, or from the driver when mr is NULL.
+ * A new buffer that owns [ptr, ptr + size), memory of `mr` (a reference is
+ * taken; and to `stream`, if not NULL, as the deallocation stream).
  */
 cugl_status cugl__buffer_new(cugl_buffer **out, uint64_t ptr, size_t size,
                              cugl_memory_resource *mr, cugl_stream *stream, const char *who);
+
+/* Where memory cugl does not own can be reached from. */
+typedef struct cugl__memory_access {
+    int device_id; /* -1: no device's */
+    bool device, host, managed;
+} cugl__memory_access;
+
+/*
+ * The one constructor of buffers over memory cugl does not own (a mapped
+ * GL buffer, an imported tensor, cugl_buffer_from_handle): [ptr, ptr +
+ * size), reachable as `access` says, or as the driver says when access is
+ * NULL. The buffer takes `owner` only on success; it never frees the
+ * memory itself.
+ */
+cugl_status cugl__buffer_wrap(cugl_buffer **out, uint64_t ptr, size_t size,
+                              const cugl__memory_access *access, cugl__owner owner,
+                              const char *who);
 
 /* ---- Arrays and mipmapped arrays (array.c), read by texture.c ---------- */
 
@@ -199,10 +233,7 @@ struct cugl_array {
     /* A mipmap level: its mipmapped array, whose reference `owner` holds;
      * the level counts as closed once the mipmapped array is. */
     cugl_mipmapped_array *parent;
-    void *owner;
-    /* Called once at close, before owner_release (a graphics mapping). */
-    void (*on_close)(void *owner);
-    void (*owner_release)(void *owner);
+    cugl__owner owner; /* an array cugl does not own: whose it is */
 };
 
 struct cugl_mipmapped_array {
@@ -235,13 +266,28 @@ CUarray_format cugl__format_to_cu(cugl_format format);
  * cuArray3DGetDescriptor, with the CUDA_ARRAY3D_* `flags` added to those
  * the driver reports (a graphics registration's surface flag, which the
  * descriptor may not repeat). The array never destroys `handle`; it holds
- * `owner` (e.g. a graphics mapping, a mipmapped array) until it is closed,
- * then calls owner_release(owner) (either may be NULL). On failure nothing
- * is held: the caller keeps its reference to `owner`.
+ * `owner` (e.g. a graphics mapping, a mipmapped array) until it is closed
+ * (cugl__owner_close). On failure nothing is held: the caller keeps its
+ * reference to the owner. Arrays' counterpart of cugl__buffer_wrap.
  */
 cugl_status cugl__array_wrap(cugl_array **out, CUarray handle, cugl_device *device,
-                             unsigned flags, void *owner, void (*owner_release)(void *owner),
-                             const char *who);
+                             unsigned flags, cugl__owner owner, const char *who);
+
+/* Views (view.c), read by dlpack.c. */
+struct cugl_view {
+    cugl__ref ref;
+    cugl_buffer *buffer; /* a reference */
+    cugl_layout layout;
+    cugl_dtype dtype;
+    bool readonly;
+};
+
+/* A view of `buffer` (a reference is taken); a zero dtype is untyped. */
+cugl_status cugl__view_new(cugl_view **out, cugl_buffer *buffer, const cugl_layout *layout,
+                           cugl_dtype dtype, bool readonly, const char *who);
+
+/* Check a view argument named `name`: not NULL, its buffer not closed. */
+cugl_status cugl__view_check(const cugl_view *view, const char *name, const char *who);
 
 /* Layouts (layout.c), reporting failures as `who`. */
 cugl_status cugl__layout_init(cugl_layout *out, int ndim, const int64_t *shape,
