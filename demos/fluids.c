@@ -324,8 +324,8 @@ static cugl_status advect(fluids *f, demo *d)
     int n = f->n;
     /* Lengths in the kernels are cells; the keep factors are per 1/60 s. */
     float dt_cells = f->dt * (float)n;
-    float velocity_keep = powf(FLUIDS_VELOCITY_KEEP, 60.0f * f->dt);
-    float dye_keep = powf(FLUIDS_DYE_KEEP, 60.0f * f->dt);
+    float velocity_keep = powf(FLUIDS_VELOCITY_KEEP, DEMO_STEP_HZ * f->dt);
+    float dye_keep = powf(FLUIDS_DYE_KEEP, DEMO_STEP_HZ * f->dt);
     void *advect_args[] = {&velocity_tex, &dye_tex, &velocity, &next, &dye_next,
                            &n,            &dt_cells, &velocity_keep, &dye_keep};
     st = launch(f, d, K_ADVECT, advect_args, 9);

@@ -322,8 +322,8 @@ static int run_frames(demo *d, const demo_callbacks *cb, void *user)
             break;
         double now_s = now_seconds();
         if (d->fixed_step) {
-            d->time = (float)d->frame / 60.0f;
-            d->dt = 1.0f / 60.0f;
+            d->time = (float)d->frame / DEMO_STEP_HZ;
+            d->dt = 1.0f / DEMO_STEP_HZ;
         } else {
             d->time = (float)(now_s - d->start_s);
             d->dt = (float)(now_s - previous_s);

@@ -21,6 +21,7 @@
 
 #include <cugl/app.h>
 
+#include "demo_math.h"
 #include "options.h"
 #include "record.h"
 
@@ -65,7 +66,7 @@ typedef struct demo {
     long frames;            /* frames to render; 0: until the window closes */
     const char *screenshot; /* where the last frame goes; NULL: nowhere */
     char default_screenshot[64];
-    bool fixed_step; /* frame i shows time i / 60 s */
+    bool fixed_step; /* frame i shows time i / DEMO_STEP_HZ s */
     long frame;      /* the frame being rendered, from 0 */
     float time;      /* its time in seconds */
     float dt;        /* seconds since the previous frame */

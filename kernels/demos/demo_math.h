@@ -7,6 +7,9 @@
 #ifndef CUGL_DEMO_MATH_H
 #define CUGL_DEMO_MATH_H
 
+/* The fixed step of repeatable runs: frame i shows time i / DEMO_STEP_HZ s. */
+#define DEMO_STEP_HZ 60.0f
+
 #ifdef __CUDACC__
 #define DEMO_FN static inline __host__ __device__
 #else

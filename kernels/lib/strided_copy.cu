@@ -15,7 +15,7 @@
 
 namespace {
 
-constexpr int kUnroll = 4;
+constexpr int kUnroll = CUGL_COPY_UNROLL;
 
 struct alignas(16) bytes16 {
     uint4 v;

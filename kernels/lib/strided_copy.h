@@ -14,6 +14,10 @@
 /* Threads per block of the rows kernel. */
 #define CUGL_COPY_THREADS 256
 
+/* Elements each thread of the rows kernel moves along a row, all loads
+ * before all stores; the host sizes a block's chunk of a row by it. */
+#define CUGL_COPY_UNROLL 4
+
 /*
  * The transpose kernel: square tiles of 64 elements a side (32 for 16-byte
  * elements, whose 64-tile would not fit the static shared memory), 512

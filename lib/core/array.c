@@ -8,40 +8,48 @@
 #include "internal.h"
 
 static const struct {
+    const char *id; /* "CUGL_FORMAT_U8" */
     const char *name;
     size_t size;
     CUarray_format cu;
+    bool is_float;
 } formats[] = {
-    [CUGL_FORMAT_U8] = {"u8", 1, CU_AD_FORMAT_UNSIGNED_INT8},
-    [CUGL_FORMAT_U16] = {"u16", 2, CU_AD_FORMAT_UNSIGNED_INT16},
-    [CUGL_FORMAT_U32] = {"u32", 4, CU_AD_FORMAT_UNSIGNED_INT32},
-    [CUGL_FORMAT_I8] = {"i8", 1, CU_AD_FORMAT_SIGNED_INT8},
-    [CUGL_FORMAT_I16] = {"i16", 2, CU_AD_FORMAT_SIGNED_INT16},
-    [CUGL_FORMAT_I32] = {"i32", 4, CU_AD_FORMAT_SIGNED_INT32},
-    [CUGL_FORMAT_F16] = {"f16", 2, CU_AD_FORMAT_HALF},
-    [CUGL_FORMAT_F32] = {"f32", 4, CU_AD_FORMAT_FLOAT},
+#define FORMAT_ROW(id, value, name, size, cu, is_float) \
+    [CUGL_FORMAT_##id] = {"CUGL_FORMAT_" #id, name, size, CU_AD_FORMAT_##cu, is_float},
+    CUGL_FORMAT_LIST(FORMAT_ROW)
+#undef FORMAT_ROW
 };
 
-static bool format_valid(cugl_format f)
+bool cugl__format_valid(cugl_format f)
 {
-    return (int)f >= CUGL_FORMAT_U8 && (int)f <= CUGL_FORMAT_F32;
+    return (int)f >= CUGL_FORMAT_FIRST && (int)f <= CUGL_FORMAT_LAST;
+}
+
+bool cugl__format_is_float(cugl_format f) { return cugl__format_valid(f) && formats[f].is_float; }
+
+cugl_status cugl__format_check(cugl_format f, const char *what, const char *who)
+{
+    if (cugl__format_valid(f))
+        return CUGL_OK;
+    return cugl__fail(CUGL_ERROR_INVALID_ARGUMENT, who, "%s %d is not a cugl_format (%s to %s)",
+                      what, (int)f, formats[CUGL_FORMAT_FIRST].id, formats[CUGL_FORMAT_LAST].id);
 }
 
 CUGL_API size_t cugl_format_size(cugl_format format)
 {
-    return format_valid(format) ? formats[format].size : 0;
+    return cugl__format_valid(format) ? formats[format].size : 0;
 }
 
 CUGL_API const char *cugl_format_name(cugl_format format)
 {
-    return format_valid(format) ? formats[format].name : "invalid";
+    return cugl__format_valid(format) ? formats[format].name : "invalid";
 }
 
 CUarray_format cugl__format_to_cu(cugl_format format) { return formats[format].cu; }
 
 static cugl_format format_from_cu(CUarray_format cu)
 {
-    for (int f = CUGL_FORMAT_U8; f <= CUGL_FORMAT_F32; f++)
+    for (int f = CUGL_FORMAT_FIRST; f <= CUGL_FORMAT_LAST; f++)
         if (formats[f].cu == cu)
             return (cugl_format)f;
     return (cugl_format)0;
@@ -84,11 +92,7 @@ static cugl_status check_desc(const cugl_array_desc *d, const char *who)
                               "shape[%d] is %zu but ndim is %d; extents past ndim must be 0",
                               i, d->shape[i], d->ndim);
     }
-    if (!format_valid(d->format))
-        return cugl__fail(CUGL_ERROR_INVALID_ARGUMENT, who,
-                          "format %d is not a cugl_format (CUGL_FORMAT_U8 to "
-                          "CUGL_FORMAT_F32)",
-                          (int)d->format);
+    CUGL__TRY(cugl__format_check(d->format, "format", who));
     if (d->num_channels == 3)
         return cugl__fail(CUGL_ERROR_INVALID_ARGUMENT, who,
                           "num_channels 3 is not supported: arrays have 1, 2 or 4 channels "

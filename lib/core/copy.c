@@ -325,7 +325,7 @@ static cugl_status launch_tail(const plan *p, int first, uint64_t src, uint64_t 
         k.tpr = tpr;
         for (int i = 0; i < a; i++)
             k.outer *= k.extent[i];
-        int64_t chunk = (int64_t)tpr * 4; /* kUnroll in the kernel */
+        int64_t chunk = (int64_t)tpr * CUGL_COPY_UNROLL;
         int64_t row_blocks = (k.outer + CUGL_COPY_THREADS / tpr - 1) / (CUGL_COPY_THREADS / tpr);
         cfg.grid[0] = min_u32((n + chunk - 1) / chunk, 0x7fffffff);
         cfg.grid[1] = min_u32(row_blocks, 65535);

@@ -260,6 +260,13 @@ cugl_status cugl__array_check(const cugl_array *array, const char *who);
 /* The driver's format of a valid cugl_format. */
 CUarray_format cugl__format_to_cu(cugl_format format);
 
+/* Whether `format` is one of CUGL_FORMAT_LIST, and a floating-point one. */
+bool cugl__format_valid(cugl_format format);
+bool cugl__format_is_float(cugl_format format);
+
+/* CUGL_OK, or INVALID_ARGUMENT "<what> <n> is not a cugl_format (first to last)". */
+cugl_status cugl__format_check(cugl_format format, const char *what, const char *who);
+
 /*
  * A non-owning array over `handle`, which lives on `device` (initialized):
  * shape, format, channels and flags are read back with

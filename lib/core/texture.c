@@ -123,11 +123,7 @@ static cugl_status check_fields(const cugl_resource_desc *r, const char *who)
     if (!is_buffer_kind(r->kind))
         return CUGL_OK;
 
-    if (cugl_format_size(r->format) == 0)
-        return cugl__fail(CUGL_ERROR_INVALID_ARGUMENT, who,
-                          "resource.format %d is not a cugl_format (CUGL_FORMAT_U8 to "
-                          "CUGL_FORMAT_F32)",
-                          (int)r->format);
+    CUGL__TRY(cugl__format_check(r->format, "resource.format", who));
     if (r->num_channels == 3)
         return cugl__fail(CUGL_ERROR_INVALID_ARGUMENT, who,
                           "resource.num_channels 3 is not supported: textures read 1, 2 or 4 "
@@ -280,7 +276,7 @@ static cugl_status check_options(const cugl_texture_desc *d, const char *who)
     return CUGL_OK;
 }
 
-static bool is_integer(cugl_format f) { return f != CUGL_FORMAT_F16 && f != CUGL_FORMAT_F32; }
+static bool is_integer(cugl_format f) { return !cugl__format_is_float(f); }
 
 /*
  * The options against the resource they sample (whose fields passed

@@ -192,7 +192,7 @@ static void round_trips_every_format_channels_rank(void **state)
 {
     (void)state;
     unsigned seed = 1;
-    for (int f = CUGL_FORMAT_U8; f <= CUGL_FORMAT_F32; f++)
+    for (int f = CUGL_FORMAT_FIRST; f <= CUGL_FORMAT_LAST; f++)
         for (size_t c = 0; c < 3; c++)
             for (int ndim = 1; ndim <= 3; ndim++) {
                 cugl_array_desc d = {.ndim = ndim, .format = (cugl_format)f,

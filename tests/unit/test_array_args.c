@@ -190,7 +190,7 @@ static void good_descs_pass(void **state)
     (void)state;
     static const int channels[] = {0, 1, 2, 4};
     static const size_t shapes[3][3] = {{7}, {7, 5}, {7, 5, 3}};
-    for (int f = CUGL_FORMAT_U8; f <= CUGL_FORMAT_F32; f++)
+    for (int f = CUGL_FORMAT_FIRST; f <= CUGL_FORMAT_LAST; f++)
         for (size_t c = 0; c < 4; c++)
             for (int ndim = 1; ndim <= 3; ndim++) {
                 cugl_array_desc d = {.ndim = ndim, .format = (cugl_format)f,

@@ -24,17 +24,33 @@
 
 CUGL_BEGIN_DECLS
 
+/*
+ * The channel formats, one row each: the name after CUGL_FORMAT_, its
+ * value, the short name, bytes per channel, the driver's format (the name
+ * after CU_AD_FORMAT_) and whether it is floating point. A new format is a
+ * row here; every table and check in cugl derives from this list. Values
+ * run from 1 without gaps (CUGL_FORMAT_FIRST to CUGL_FORMAT_LAST).
+ */
+#define CUGL_FORMAT_LIST(X)                       \
+    X(U8, 1, "u8", 1, UNSIGNED_INT8, false)       \
+    X(U16, 2, "u16", 2, UNSIGNED_INT16, false)    \
+    X(U32, 3, "u32", 4, UNSIGNED_INT32, false)    \
+    X(I8, 4, "i8", 1, SIGNED_INT8, false)         \
+    X(I16, 5, "i16", 2, SIGNED_INT16, false)      \
+    X(I32, 6, "i32", 4, SIGNED_INT32, false)      \
+    X(F16, 7, "f16", 2, HALF, true)               \
+    X(F32, 8, "f32", 4, FLOAT, true)
+
 /** The type of one channel. 0 is no format, so a forgotten one is caught. */
 typedef enum cugl_format {
-    CUGL_FORMAT_U8 = 1,
-    CUGL_FORMAT_U16 = 2,
-    CUGL_FORMAT_U32 = 3,
-    CUGL_FORMAT_I8 = 4,
-    CUGL_FORMAT_I16 = 5,
-    CUGL_FORMAT_I32 = 6,
-    CUGL_FORMAT_F16 = 7,
-    CUGL_FORMAT_F32 = 8,
+#define CUGL__FORMAT_ENUM(id, value, name, size, cu, is_float) CUGL_FORMAT_##id = value,
+    CUGL_FORMAT_LIST(CUGL__FORMAT_ENUM)
+#undef CUGL__FORMAT_ENUM
 } cugl_format;
+
+#define CUGL__FORMAT_ONE(id, value, name, size, cu, is_float) +1
+enum { CUGL_FORMAT_FIRST = 1, CUGL_FORMAT_LAST = 0 CUGL_FORMAT_LIST(CUGL__FORMAT_ONE) };
+#undef CUGL__FORMAT_ONE
 
 /** Bytes per channel of a format (1, 2 or 4); 0 for a value that is none. */
 CUGL_API size_t cugl_format_size(cugl_format format);
