@@ -267,6 +267,16 @@ bool cugl__format_is_float(cugl_format format);
 /* CUGL_OK, or INVALID_ARGUMENT "<what> <n> is not a cugl_format (first to last)". */
 cugl_status cugl__format_check(cugl_format format, const char *what, const char *who);
 
+/* Shared by array.c, array_copy.c and mipmap.c: the extent a copy of the
+ * whole array covers (x, y, z: 1 where the array has no such axis); a
+ * description's checks, alone and against the device's limits; the
+ * driver's descriptor of a checked description. */
+void cugl__array_extent(const cugl_array_desc *d, size_t e[3]);
+cugl_status cugl__array_desc_check(const cugl_array_desc *d, const char *who);
+cugl_status cugl__array_limits_check(const cugl_array_desc *d, const cugl_device_properties *p,
+                                     const char *who);
+CUDA_ARRAY3D_DESCRIPTOR cugl__array_cu_desc(const cugl_array_desc *d);
+
 /*
  * A non-owning array over `handle`, which lives on `device` (initialized):
  * shape, format, channels and flags are read back with
