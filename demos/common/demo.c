@@ -54,6 +54,9 @@ static int set_up_device(demo *d)
 /* --input replays a file of events; --save-input records this run's. */
 static int set_up_input(demo *d)
 {
+    /* Recording first: a replay's events of frame 0 are applied at once. */
+    if (d->opt.save_input && cugl_app_context_record(d->ctx, d->opt.save_input) != CUGL_OK)
+        return demo_fail(d, "--save-input");
     if (d->opt.input) {
         cugl_app_event *events = NULL;
         size_t count = 0;
@@ -66,8 +69,6 @@ static int set_up_input(demo *d)
         printf("%s: replaying %zu input events from %s\n", d->info->program, count,
                d->opt.input);
     }
-    if (d->opt.save_input && cugl_app_context_record(d->ctx, d->opt.save_input) != CUGL_OK)
-        return demo_fail(d, "--save-input");
     return DEMO_RUN;
 }
 
