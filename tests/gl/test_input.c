@@ -11,11 +11,9 @@
 #define GLFW_INCLUDE_NONE
 #include <GLFW/glfw3.h> /* the key codes */
 
-#include "cugl_test.h"
+#include "app_test.h"
 
 enum { W = 64, H = 48 };
-
-static char tmpdir[256];
 
 static cugl_app_context *new_context(void)
 {
@@ -27,13 +25,6 @@ static cugl_app_context *new_context(void)
                                                 .cuda_device = -1,
                                             }));
     return ctx;
-}
-
-static const char *tmp_path(const char *name)
-{
-    static char path[320];
-    snprintf(path, sizeof path, "%s/%s", tmpdir, name);
-    return path;
 }
 
 static cugl_app_event move(long frame, double x, double y)
@@ -246,6 +237,24 @@ static void camera_follows_events(void **state)
     cugl_app_context_destroy(ctx);
 }
 
+/* Without events, or without a context, the camera stays as it is. */
+static void camera_without_input_stays(void **state)
+{
+    (void)state;
+    cugl_app_context *ctx = new_context();
+    cugl_app_camera cam, before;
+    cugl_app_camera_init(&cam);
+    cam.pitch = 0.3f;
+    before = cam;
+    cugl_app_camera_update(&cam, NULL, 0.1f);
+    assert_memory_equal(&cam, &before, sizeof cam);
+    /* A context without input events leaves it as it is. */
+    cugl_app_camera_update(&cam, ctx, 0.1f);
+    assert_memory_equal(&cam, &before, sizeof cam);
+    cugl_app_camera_update(NULL, ctx, 0.1f);
+    cugl_app_context_destroy(ctx);
+}
+
 static void refusals(void **state)
 {
     (void)state;
@@ -324,21 +333,17 @@ int main(void)
         return 1;
     }
     cugl_app_context_destroy(probe);
-    const char *base = getenv("TMPDIR");
-    snprintf(tmpdir, sizeof tmpdir, "%s/cugl-input-XXXXXX", base && *base ? base : "/tmp");
-    if (!mkdtemp(tmpdir)) {
-        printf("Bail out! mkdtemp %s failed\n", tmpdir);
-        return 1;
-    }
+    app_test_dir_make("cugl-input");
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(pushed_events_reach_the_next_frame),
         cmocka_unit_test(replay_follows_frames),
         cmocka_unit_test(resize_resizes_the_framebuffer),
         cmocka_unit_test(recording_reads_back),
         cmocka_unit_test(camera_follows_events),
+        cmocka_unit_test(camera_without_input_stays),
         cmocka_unit_test(refusals),
     };
     int failed = cugl_test_run(tests);
-    rmdir(tmpdir);
+    app_test_dir_remove();
     return failed;
 }

@@ -1,0 +1,42 @@
+/*
+ * gl_test.h - the gl suite's tests of libcugl-app share one headless
+ * context (Mesa here, NVIDIA's EGL device on the GPU machine) of W x H, made
+ * current before the tests run, and skip (77) only when none can be made.
+ */
+#ifndef CUGL_GL_TEST_H
+#define CUGL_GL_TEST_H
+
+#include "app_test.h"
+
+enum { W = 64, H = 48 };
+
+static cugl_app_context *ctx;
+
+static inline void make_current(void) { assert_ok(cugl_app_context_make_current(ctx)); }
+
+/* Make the context and the temporary folder, run `tests`, free both. */
+#define gl_test_run(tests, prefix) gl_test__run(tests, sizeof(tests) / sizeof((tests)[0]), prefix)
+
+static inline int gl_test__run(const struct CMUnitTest *tests, size_t count, const char *prefix)
+{
+    cugl_status st = cugl_app_context_create(&ctx, &(cugl_app_context_desc){
+                                                       .mode = CUGL_APP_HEADLESS,
+                                                       .width = W,
+                                                       .height = H,
+                                                       .cuda_device = -1,
+                                                   });
+    if (st == CUGL_ERROR_NOT_SUPPORTED)
+        cugl_test_skip_all(cugl_last_error());
+    if (st != CUGL_OK) {
+        printf("Bail out! %s\n", cugl_last_error());
+        return 1;
+    }
+    app_test_dir_make(prefix);
+    cmocka_set_message_output(CM_OUTPUT_TAP);
+    int failed = _cmocka_run_group_tests("tests", tests, count, NULL, NULL);
+    cugl_app_context_destroy(ctx);
+    app_test_dir_remove();
+    return failed;
+}
+
+#endif /* CUGL_GL_TEST_H */

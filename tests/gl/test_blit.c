@@ -1,0 +1,212 @@
+/*
+ * test_blit.c - the full-window blit read back pixel by
+ * pixel (nearest and linear), readback rows top down and its arguments, and
+ * screenshots equal to the readback.
+ */
+#include <math.h>
+
+#include "gl_test.h"
+
+static GLuint texture_rgba8(int w, int h, const uint8_t *texels)
+{
+    GLuint tex;
+    glCreateTextures(GL_TEXTURE_2D, 1, &tex);
+    glTextureStorage2D(tex, 1, GL_RGBA8, w, h);
+    glPixelStorei(GL_UNPACK_ALIGNMENT, 1);
+    glTextureSubImage2D(tex, 0, 0, 0, w, h, GL_RGBA, GL_UNSIGNED_BYTE, texels);
+    /* The blit's samplers decide the filtering, whatever the texture says. */
+    glTextureParameteri(tex, GL_TEXTURE_MIN_FILTER, GL_LINEAR);
+    glTextureParameteri(tex, GL_TEXTURE_MAG_FILTER, GL_LINEAR);
+    return tex;
+}
+
+static uint8_t frame[W * H * 4];
+
+/* A 2x2 texture, nearest: each texel fills a quadrant; texel row 0 at the bottom. */
+static void blit_2x2_nearest(void **state)
+{
+    (void)state;
+    static const uint8_t texels[2 * 2 * 4] = {
+        255, 0,   0,   255, /* (0, 0): bottom left */
+        0,   255, 0,   255, /* (1, 0): bottom right */
+        0,   0,   255, 255, /* (0, 1): top left */
+        10,  20,  30,  40,  /* (1, 1): top right */
+    };
+    GLuint tex = texture_rgba8(2, 2, texels);
+    glClearColor(0.5f, 0.5f, 0.5f, 1);
+    glClear(GL_COLOR_BUFFER_BIT | GL_DEPTH_BUFFER_BIT);
+    assert_ok(cugl_app_blit(ctx, tex, false));
+    assert_ok(cugl_app_read_pixels(frame, sizeof frame, ctx));
+    for (int y = 0; y < H; y++) /* rows top to bottom */
+        for (int x = 0; x < W; x++) {
+            int tx = x < W / 2 ? 0 : 1, ty = y < H / 2 ? 1 : 0;
+            const uint8_t *want = &texels[(ty * 2 + tx) * 4], *got = &frame[(y * W + x) * 4];
+            if (memcmp(want, got, 4) != 0)
+                fail_msg("pixel (%d, %d) from the top is %u %u %u %u, texel (%d, %d) is %u %u "
+                         "%u %u",
+                         x, y, got[0], got[1], got[2], got[3], tx, ty, want[0], want[1],
+                         want[2], want[3]);
+        }
+    GLint sampler = -1;
+    glGetIntegerv(GL_SAMPLER_BINDING, &sampler);
+    assert_int_equal(sampler, 0);
+    glDeleteTextures(1, &tex);
+    assert_int_equal(glGetError(), GL_NO_ERROR);
+}
+
+/* Same size as the viewport: texel for pixel, exactly, with either filter. */
+static void blit_7x3_one_to_one(void **state)
+{
+    (void)state;
+    enum { TW = 7, TH = 3 };
+    uint8_t texels[TW * TH * 4];
+    for (int i = 0; i < TW * TH * 4; i++)
+        texels[i] = (uint8_t)(i * 37 + 11);
+    GLuint tex = texture_rgba8(TW, TH, texels);
+    for (int linear = 0; linear < 2; linear++) {
+        glViewport(0, 0, TW, TH);
+        glClearColor(0, 0, 0, 0);
+        glClear(GL_COLOR_BUFFER_BIT);
+        assert_ok(cugl_app_blit(ctx, tex, linear));
+        glViewport(0, 0, W, H);
+        assert_ok(cugl_app_read_pixels(frame, sizeof frame, ctx));
+        for (int y = 0; y < TH; y++)
+            for (int x = 0; x < TW; x++) {
+                /* Texel row y lands on framebuffer row y from the bottom. */
+                const uint8_t *want = &texels[(y * TW + x) * 4];
+                const uint8_t *got = &frame[((H - 1 - y) * W + x) * 4];
+                for (int c = 0; c < 4; c++)
+                    if (abs(got[c] - want[c]) > (linear ? 1 : 0))
+                        fail_msg("%s: texel (%d, %d) channel %d: %u, expected %u",
+                                 linear ? "linear" : "nearest", x, y, c, got[c], want[c]);
+            }
+        /* Outside the viewport nothing was drawn. */
+        assert_int_equal(frame[((H - 1) * W + TW) * 4 + 3], 0);
+        assert_int_equal(frame[((H - 1 - TH) * W) * 4 + 3], 0);
+    }
+    glDeleteTextures(1, &tex);
+}
+
+/* Stretched black-to-white: nearest gives only the two, linear the ramp between. */
+static void blit_linear_interpolates(void **state)
+{
+    (void)state;
+    static const uint8_t texels[2 * 4] = {0, 0, 0, 255, 255, 255, 255, 255};
+    GLuint tex = texture_rgba8(2, 1, texels);
+    for (int linear = 0; linear < 2; linear++) {
+        assert_ok(cugl_app_blit(ctx, tex, linear));
+        assert_ok(cugl_app_read_pixels(frame, sizeof frame, ctx));
+        int between = 0, previous = -1;
+        for (int x = 0; x < W; x++) {
+            int v = frame[(H / 2 * W + x) * 4];
+            assert_true(v >= previous); /* never darker to the right */
+            previous = v;
+            between += v != 0 && v != 255;
+        }
+        if (linear)
+            assert_int_equal(between, W / 2); /* the middle half is a ramp */
+        else
+            assert_int_equal(between, 0);
+        assert_int_equal(frame[(H / 2 * W) * 4], 0);
+        assert_int_equal(frame[(H / 2 * W + W - 1) * 4], 255);
+    }
+    glDeleteTextures(1, &tex);
+}
+
+static void blit_refuses_non_textures(void **state)
+{
+    (void)state;
+    assert_status(cugl_app_blit(ctx, 0, false), CUGL_ERROR_INVALID_ARGUMENT);
+    assert_string_equal(cugl_last_error(), "cugl_app_blit: 0 is not a texture name");
+    assert_status(cugl_app_blit(ctx, 4242, false), CUGL_ERROR_INVALID_ARGUMENT);
+    assert_string_equal(cugl_last_error(), "cugl_app_blit: 4242 is not a texture name");
+    assert_status(cugl_app_blit(NULL, 1, false), CUGL_ERROR_INVALID_ARGUMENT);
+    GLuint tex3d;
+    glCreateTextures(GL_TEXTURE_3D, 1, &tex3d);
+    glTextureStorage3D(tex3d, 1, GL_RGBA8, 2, 2, 2);
+    assert_status(cugl_app_blit(ctx, tex3d, false), CUGL_ERROR_INVALID_ARGUMENT);
+    char want[128];
+    snprintf(want, sizeof want, "cugl_app_blit: texture %u has target 0x%x, not GL_TEXTURE_2D",
+             tex3d, GL_TEXTURE_3D);
+    assert_string_equal(cugl_last_error(), want);
+    glDeleteTextures(1, &tex3d);
+    assert_int_equal(glGetError(), GL_NO_ERROR);
+}
+
+/* The top row of GL's framebuffer is the first row read back. */
+static void read_pixels_top_down(void **state)
+{
+    (void)state;
+    glClearColor(0, 0, 1, 1);
+    glClear(GL_COLOR_BUFFER_BIT);
+    glEnable(GL_SCISSOR_TEST);
+    glScissor(0, H - 1, W, 1);
+    glClearColor(1, 0, 0, 1);
+    glClear(GL_COLOR_BUFFER_BIT);
+    glDisable(GL_SCISSOR_TEST);
+    glPixelStorei(GL_PACK_ALIGNMENT, 8);
+    memset(frame, 0x77, sizeof frame);
+    assert_ok(cugl_app_read_pixels(frame, sizeof frame, ctx));
+    for (int y = 0; y < H; y++)
+        for (int x = 0; x < W; x++) {
+            const uint8_t *px = &frame[(y * W + x) * 4];
+            uint8_t r = y == 0 ? 255 : 0, b = y == 0 ? 0 : 255;
+            if (px[0] != r || px[1] != 0 || px[2] != b || px[3] != 255)
+                fail_msg("pixel (%d, %d) is %u %u %u %u", x, y, px[0], px[1], px[2], px[3]);
+        }
+    GLint alignment = 0;
+    glGetIntegerv(GL_PACK_ALIGNMENT, &alignment);
+    assert_int_equal(alignment, 8); /* the caller's state is kept */
+    glPixelStorei(GL_PACK_ALIGNMENT, 4);
+}
+
+static void read_pixels_arguments(void **state)
+{
+    (void)state;
+    uint8_t small[100];
+    assert_status(cugl_app_read_pixels(small, sizeof small, ctx), CUGL_ERROR_INVALID_ARGUMENT);
+    assert_string_equal(cugl_last_error(),
+                        "cugl_app_read_pixels: rgba has 100 bytes; the 64 x 48 framebuffer "
+                        "needs 12288");
+    assert_status(cugl_app_read_pixels(frame, W * H * 4 - 1, ctx), CUGL_ERROR_INVALID_ARGUMENT);
+    assert_status(cugl_app_read_pixels(NULL, 0, ctx), CUGL_ERROR_INVALID_ARGUMENT);
+    assert_string_equal(cugl_last_error(), "cugl_app_read_pixels: rgba is NULL");
+    assert_status(cugl_app_read_pixels(frame, sizeof frame, NULL), CUGL_ERROR_INVALID_ARGUMENT);
+}
+
+
+static void screenshot_matches_read_pixels(void **state)
+{
+    (void)state;
+    glClearColor(0.25f, 0.5f, 0.75f, 1);
+    glClear(GL_COLOR_BUFFER_BIT);
+    glEnable(GL_SCISSOR_TEST);
+    glScissor(3, 5, 7, 11);
+    glClearColor(1, 1, 0, 0.5f);
+    glClear(GL_COLOR_BUFFER_BIT);
+    glDisable(GL_SCISSOR_TEST);
+    const char *path = tmp_path("shot.png");
+    assert_ok(cugl_app_screenshot(ctx, path));
+    assert_ok(cugl_app_read_pixels(frame, sizeof frame, ctx));
+    read_expect(path, W, H, frame);
+    /* The scissored box, found from the top: rows H-16 .. H-6, columns 3 .. 9. */
+    const uint8_t *inside = &frame[((H - 6) * W + 3) * 4], *outside = &frame[((H - 5) * W + 3) * 4];
+    assert_int_equal(inside[0], 255);
+    assert_int_equal(inside[2], 0);
+    assert_int_equal(outside[0], 64);
+    unlink(path);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(blit_2x2_nearest),
+        cmocka_unit_test(blit_7x3_one_to_one),
+        cmocka_unit_test(blit_linear_interpolates),
+        cmocka_unit_test(blit_refuses_non_textures),
+        cmocka_unit_test(read_pixels_top_down),
+        cmocka_unit_test(read_pixels_arguments),
+        cmocka_unit_test(screenshot_matches_read_pixels),
+    };
+    return gl_test_run(tests, "cugl-blit");
+}
