@@ -1,145 +1,17 @@
 /*
- * Textures and surfaces on a real GPU. Sampling is checked against the
+ * Textures on a real GPU. Sampling is checked against the
  * filtering formula of the CUDA programming guide computed on the host
  * (point: the texel under the coordinate; linear: the weighted sum of the
  * 2, 4 or 8 nearest texels, weights from the coordinate minus 0.5) for
  * every address mode, in 1D, 2D, 3D, four channels, layers, cube faces and
  * mipmap levels; normalized-float reads of u8; linear (tex1Dfetch) and
- * pitch2d buffer resources with their size and alignment checks; surfaces
- * written and read by kernels; textures keeping what they sample alive;
- * what the hardware would get wrong refused with a message; closed objects.
+ * pitch2d buffer resources with their size and alignment checks; textures
+ * keeping what they sample alive; what the hardware would get wrong refused
+ * with a message; closed objects. Surfaces: test_surface.c.
  */
 #include <math.h>
 
-#include "gpu_kernels.h"
-
-extern const unsigned char cugl_texture_kernels_fatbin[];
-extern const size_t cugl_texture_kernels_fatbin_size;
-
-static cugl_device *dev;
-static cugl_device_properties props;
-static cugl_stream *stream;
-static cugl_memory_resource *device_mr;
-static cugl_module *kernels;
-
-/* How cugl_tex_sample reads (kernels/tests/texture_kernels.cu). */
-enum {
-    SAMPLE_FETCH = 0,
-    SAMPLE_1D = 1,
-    SAMPLE_2D = 2,
-    SAMPLE_3D = 3,
-    SAMPLE_2D_LOD = 4,
-    SAMPLE_1D_LAYERED = 5,
-    SAMPLE_2D_LAYERED = 6,
-    SAMPLE_CUBEMAP = 7,
-};
-
-/* A float4 of the kernels: x, y, z and a level or layer. */
-typedef struct coord {
-    float x, y, z, w;
-} coord;
-
-/*
- * The filtering hardware blends with weights of 8 fractional bits (CUDA
- * programming guide, "Linear Filtering"). Every position sampled here puts
- * each weight at 0, 0.5 or 1, which that format holds exactly, and the
- * texels are small integers whose blends fp32 holds exactly. The tolerance
- * only absorbs the rounding order of the hardware's multiply-adds: a few
- * fp32 ulps at the largest value used (about 100).
- */
-#define TOLERANCE 1e-4f
-
-/* ---- helpers ------------------------------------------------------------ */
-
-static void expect_message(const char *want)
-{
-    if (strcmp(cugl_last_error(), want) != 0)
-        fail_msg("message \"%s\", expected \"%s\"", cugl_last_error(), want);
-}
-
-static cugl_buffer *new_buffer(size_t size)
-{
-    cugl_buffer *b = NULL;
-    assert_ok(cugl_memory_resource_allocate(&b, device_mr, size, stream));
-    assert_ok(cugl_stream_sync(stream));
-    return b;
-}
-
-/* The first offset into `b` whose address is texture_alignment aligned. */
-static size_t aligned_offset(const cugl_buffer *b)
-{
-    uint64_t a = props.texture_alignment, p = cugl_buffer_handle(b);
-    return a ? (size_t)((a - p % a) % a) : 0;
-}
-
-static cugl_array *new_array(const cugl_array_desc *d)
-{
-    cugl_array *a = NULL;
-    assert_ok(cugl_array_create(&a, dev, d));
-    return a;
-}
-
-static void upload(cugl_array *a, const void *bytes)
-{
-    assert_ok(cugl_array_copy_from_host(a, bytes, cugl_array_size_bytes(a), stream));
-    assert_ok(cugl_stream_sync(stream));
-}
-
-static cugl_texture *texture_over(const cugl_resource_desc *r, const cugl_texture_desc *d)
-{
-    cugl_texture *t = NULL;
-    cugl_status st = cugl_texture_create(&t, dev, r, d);
-    if (st != CUGL_OK)
-        fail_msg("cugl_texture_create: %s", cugl_last_error());
-    assert_true(cugl_texture_handle(t) != 0);
-    return t;
-}
-
-static cugl_texture *texture_of(cugl_array *a, const cugl_texture_desc *d)
-{
-    return texture_over(&(cugl_resource_desc){.kind = CUGL_RESOURCE_ARRAY, .array = a}, d);
-}
-
-static cugl_kernel *kernel(const char *name)
-{
-    cugl_kernel *k = NULL;
-    assert_ok(cugl_module_get_kernel(&k, kernels, name));
-    return k;
-}
-
-/* Sample `n` coordinates; out gets n x channels floats (1 or 4 channels). */
-static void sample(const cugl_texture *t, int mode, const coord *coords, unsigned n,
-                   int channels, float *out)
-{
-    CUdeviceptr dc = gpu_alloc(n * sizeof *coords);
-    CUdeviceptr dout = gpu_alloc(n * (size_t)channels * sizeof(float));
-    gpu_write(dc, coords, n * sizeof *coords);
-    uint64_t tex = cugl_texture_handle(t);
-    assert_true(tex != 0);
-    cugl_kernel *k = kernel(channels == 4 ? "cugl_tex_sample4" : "cugl_tex_sample");
-    void *args[] = {&tex, &mode, &dc, &dout, &n};
-    cugl_launch_config c = {.grid = {(n + 63) / 64}, .block = {64}};
-    cugl_status st = cugl_launch(stream, &c, k, args, 5);
-    cugl_kernel_release(k);
-    if (st != CUGL_OK)
-        fail_msg("launch: %s", cugl_last_error());
-    assert_ok(cugl_stream_sync(stream));
-    gpu_read(out, dout, n * (size_t)channels * sizeof(float));
-    gpu_free(dc);
-    gpu_free(dout);
-}
-
-static void expect_close(const float *got, const float *want, size_t n, float tolerance,
-                         const char *what, const coord *coords, int channels)
-{
-    for (size_t i = 0; i < n; i++)
-        if (!(fabsf(got[i] - want[i]) <= tolerance)) {
-            const coord *c = &coords[i / (size_t)channels];
-            fail_msg("%s: sample %zu at (%g, %g, %g, %g) is %.9g, expected %.9g", what, i,
-                     (double)c->x, (double)c->y, (double)c->z, (double)c->w, (double)got[i],
-                     (double)want[i]);
-        }
-}
+#include "texture_test.h"
 
 /* ---- the host model of sampling ------------------------------------------ */
 
@@ -881,134 +753,6 @@ static void silent_mistakes_are_refused(void **state)
     cugl_array_release(bytes);
 }
 
-/* ---- surfaces -------------------------------------------------------------- */
-
-static void launch_2d(const char *name, void **args, size_t nargs, unsigned w, unsigned h)
-{
-    cugl_kernel *k = kernel(name);
-    cugl_launch_config c = {.grid = {(w + 15) / 16, (h + 15) / 16}, .block = {16, 16}};
-    cugl_status st = cugl_launch(stream, &c, k, args, nargs);
-    cugl_kernel_release(k);
-    if (st != CUGL_OK)
-        fail_msg("launch %s: %s", name, cugl_last_error());
-    assert_ok(cugl_stream_sync(stream));
-}
-
-/* A kernel writes x + 1000 y + base through the surface; read back exactly. */
-static void write_through_surface(cugl_array *a, float base, const char *what)
-{
-    size_t shape[3];
-    cugl_array_shape(a, shape);
-    unsigned w = (unsigned)shape[0], h = (unsigned)shape[1];
-    cugl_surface *s = NULL;
-    assert_ok(cugl_surface_create(&s, dev,
-                                  &(cugl_resource_desc){.kind = CUGL_RESOURCE_ARRAY,
-                                                        .array = a}));
-    assert_ptr_equal(cugl_surface_array(s), a);
-    assert_ptr_equal(cugl_surface_device(s), dev);
-    uint64_t handle = cugl_surface_handle(s);
-    assert_true(handle != 0);
-    void *args[] = {&handle, &w, &h, &base};
-    launch_2d("cugl_surf_write_2d", args, 4, w, h);
-    float *got = malloc((size_t)w * h * sizeof *got);
-    assert_non_null(got);
-    assert_ok(cugl_array_copy_to_host(got, (size_t)w * h * sizeof *got, a, stream));
-    assert_ok(cugl_stream_sync(stream));
-    for (unsigned y = 0; y < h; y++)
-        for (unsigned x = 0; x < w; x++) {
-            float want = (float)x + 1000.0f * (float)y + base;
-            if (got[y * w + x] != want) {
-                float g = got[y * w + x];
-                free(got);
-                fail_msg("%s: element (%u, %u) is %g, expected %g", what, x, y, (double)g,
-                         (double)want);
-            }
-        }
-    free(got);
-    cugl_surface_release(s);
-}
-
-static void surfaces_write_and_read(void **state)
-{
-    (void)state;
-    enum { SW = 37, SH = 19 };
-    cugl_array *a = new_array(&(cugl_array_desc){.ndim = 2, .shape = {SW, SH},
-                                                 .format = CUGL_FORMAT_F32,
-                                                 .surface_load_store = true});
-    write_through_surface(a, 0.5f, "surface write");
-
-    /* What the host put there, a kernel reads through the surface. */
-    float values[SW * SH], got[SW * SH];
-    for (int i = 0; i < SW * SH; i++)
-        values[i] = 0.25f * (float)i - 100.0f;
-    upload(a, values);
-    cugl_surface *s = NULL;
-    assert_ok(cugl_surface_create(&s, dev,
-                                  &(cugl_resource_desc){.kind = CUGL_RESOURCE_ARRAY,
-                                                        .array = a}));
-    CUdeviceptr out = gpu_alloc(sizeof got);
-    uint64_t handle = cugl_surface_handle(s);
-    unsigned w = SW, h = SH;
-    void *args[] = {&handle, &w, &h, &out};
-    launch_2d("cugl_surf_read_2d", args, 4, w, h);
-    gpu_read(got, out, sizeof got);
-    gpu_free(out);
-    for (int i = 0; i < SW * SH; i++)
-        if (got[i] != values[i])
-            fail_msg("surface read: element %d is %g, expected %g", i, (double)got[i],
-                     (double)values[i]);
-    /* The surface keeps its array alive. */
-    cugl_array_release(a);
-    assert_false(cugl_surface_is_closed(s));
-    cugl_surface_release(s);
-
-    /* One level of a mipmapped array, through its own surface. */
-    cugl_mipmapped_array *m = NULL;
-    assert_ok(cugl_mipmapped_array_create(
-        &m, dev,
-        &(cugl_array_desc){.ndim = 2, .shape = {16, 16}, .format = CUGL_FORMAT_F32,
-                           .surface_load_store = true},
-        3));
-    cugl_array *level = NULL;
-    assert_ok(cugl_mipmapped_array_get_level(&level, m, 1));
-    assert_true(cugl_array_is_surface_load_store(level));
-    cugl_mipmapped_array_release(m);
-    write_through_surface(level, 7.0f, "surface write to mipmap level 1");
-    cugl_array_release(level);
-}
-
-static void surfaces_are_refused_for_other_resources(void **state)
-{
-    (void)state;
-    cugl_array *plain = new_array(
-        &(cugl_array_desc){.ndim = 2, .shape = {8, 8}, .format = CUGL_FORMAT_F32});
-    cugl_surface *s = (cugl_surface *)&props;
-    assert_status(cugl_surface_create(&s, dev,
-                                      &(cugl_resource_desc){.kind = CUGL_RESOURCE_ARRAY,
-                                                            .array = plain}),
-                  CUGL_ERROR_INVALID_ARGUMENT);
-    assert_null(s);
-    expect_message("cugl_surface_create: the array was not created with surface_load_store; "
-                   "set cugl_array_desc.surface_load_store to bind it to a surface");
-    cugl_buffer *b = new_buffer(4096);
-    assert_status(cugl_surface_create(&s, dev,
-                                      &(cugl_resource_desc){.kind = CUGL_RESOURCE_LINEAR,
-                                                            .buffer = b,
-                                                            .format = CUGL_FORMAT_F32}),
-                  CUGL_ERROR_INVALID_ARGUMENT);
-    expect_message("cugl_surface_create: a surface writes an array; resource.kind is "
-                   "CUGL_RESOURCE_LINEAR (for one level of a mipmapped array, pass the level "
-                   "from cugl_mipmapped_array_get_level as an array)");
-    cugl_array_close(plain);
-    assert_status(cugl_surface_create(&s, dev,
-                                      &(cugl_resource_desc){.kind = CUGL_RESOURCE_ARRAY,
-                                                            .array = plain}),
-                  CUGL_ERROR_CLOSED);
-    expect_message("cugl_surface_create: the array has been closed");
-    cugl_buffer_release(b);
-    cugl_array_release(plain);
-}
-
 /* ---- lifetime ---------------------------------------------------------------- */
 
 static void texture_keeps_its_array_alive(void **state)
@@ -1097,18 +841,9 @@ static void closed_textures_and_surfaces(void **state)
     cugl_buffer_release(b);
 }
 
+
 int main(void)
 {
-    dev = cugl_test_device();
-    gpu_mem_init();
-    if (cugl_device_get_properties(dev, &props) != CUGL_OK ||
-        cugl_stream_create(&stream, dev, NULL) != CUGL_OK ||
-        cugl_device_memory_resource_create(&device_mr, dev, NULL) != CUGL_OK ||
-        cugl_module_load_data(&kernels, dev, cugl_texture_kernels_fatbin,
-                              cugl_texture_kernels_fatbin_size) != CUGL_OK) {
-        printf("Bail out! %s\n", cugl_last_error());
-        return 1;
-    }
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(sampling_2d_every_address_mode_and_filter),
         cmocka_unit_test(sampling_1d_and_3d),
@@ -1121,14 +856,8 @@ int main(void)
         cmocka_unit_test(linear_resources_are_checked),
         cmocka_unit_test(pitch2d_resources_sample_and_are_checked),
         cmocka_unit_test(silent_mistakes_are_refused),
-        cmocka_unit_test(surfaces_write_and_read),
-        cmocka_unit_test(surfaces_are_refused_for_other_resources),
         cmocka_unit_test(texture_keeps_its_array_alive),
         cmocka_unit_test(closed_textures_and_surfaces),
     };
-    int rc = cugl_test_run(tests);
-    cugl_module_release(kernels);
-    cugl_memory_resource_release(device_mr);
-    cugl_stream_release(stream);
-    return rc;
+    return texture_test_run(tests);
 }
