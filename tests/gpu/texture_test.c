@@ -1,6 +1,8 @@
 /*
  * texture_test.c - see texture_test.h.
  */
+#include <math.h>
+
 #include "texture_test.h"
 
 extern const unsigned char cugl_texture_kernels_fatbin[];

@@ -52,12 +52,16 @@ typedef enum cugl_format {
 enum { CUGL_FORMAT_FIRST = 1, CUGL_FORMAT_LAST = 0 CUGL_FORMAT_LIST(CUGL__FORMAT_ONE) };
 #undef CUGL__FORMAT_ONE
 
-/** Bytes per channel of a format (1, 2 or 4); 0 for a value that is none. */
+/**
+ * Bytes per channel of a format (1, 2 or 4); 0 for a value that is none.
+ * @thread_safety Any thread.
+ */
 CUGL_API size_t cugl_format_size(cugl_format format);
 
 /**
  * A short name of a format ("u8", "f32"); "invalid" for a value that is none.
  * @pointer_lifetime Static storage.
+ * @thread_safety Any thread.
  */
 CUGL_API const char *cugl_format_name(cugl_format format);
 
@@ -123,6 +127,7 @@ CUGL_API cugl_status cugl_array_copy_from_host(cugl_array *dst, const void *src,
 /**
  * Copy the whole array into `dst_size` >= size_bytes bytes of host memory.
  * @errors as cugl_array_copy_from_host.
+ * @thread_safety Any thread; an object must not be closed while another thread uses it.
  */
 CUGL_API cugl_status cugl_array_copy_to_host(void *dst, size_t dst_size, cugl_array *src,
                                              cugl_stream *stream);
@@ -133,6 +138,7 @@ CUGL_API cugl_status cugl_array_copy_to_host(void *dst, size_t dst_size, cugl_ar
  *   array, both sizes in the message; device memory of another device; a
  *   stream of another device), CUGL_ERROR_CLOSED (array, buffer or stream),
  *   CUGL_ERROR_CUDA.
+ * @thread_safety Any thread; an object must not be closed while another thread uses it.
  */
 CUGL_API cugl_status cugl_array_copy_from_buffer(cugl_array *dst, cugl_buffer *src,
                                                  cugl_stream *stream);
@@ -140,6 +146,7 @@ CUGL_API cugl_status cugl_array_copy_from_buffer(cugl_array *dst, cugl_buffer *s
 /**
  * Copy the whole array into the first size_bytes bytes of a buffer.
  * @errors as cugl_array_copy_from_buffer.
+ * @thread_safety Any thread; an object must not be closed while another thread uses it.
  */
 CUGL_API cugl_status cugl_array_copy_to_buffer(cugl_buffer *dst, cugl_array *src,
                                                cugl_stream *stream);
@@ -184,36 +191,62 @@ CUGL_API cugl_status cugl_array_copy_region(const cugl_copy_endpoint *dst,
                                             const cugl_copy_endpoint *src,
                                             const size_t extent[3], cugl_stream *stream);
 
-/** The device the array lives on (NULL for NULL). */
+/**
+ * The device the array lives on (NULL for NULL).
+ * @thread_safety Any thread.
+ */
 CUGL_API cugl_device *cugl_array_device(const cugl_array *array);
 
-/** 1, 2 or 3 (0 for NULL). A layered or cube-map array counts its images' rank. */
+/**
+ * 1, 2 or 3 (0 for NULL). A layered or cube-map array counts its images' rank.
+ * @thread_safety Any thread.
+ */
 CUGL_API int cugl_array_ndim(const cugl_array *array);
 
-/** Width, height, depth in elements; 0 past ndim (all 0 for NULL). */
+/**
+ * Width, height, depth in elements; 0 past ndim (all 0 for NULL).
+ * @thread_safety Any thread.
+ */
 CUGL_API void cugl_array_shape(const cugl_array *array, size_t shape[3]);
 
-/** The number of layers of a layered array; 0 when not layered. */
+/**
+ * The number of layers of a layered array; 0 when not layered.
+ * @thread_safety Any thread.
+ */
 CUGL_API size_t cugl_array_layers(const cugl_array *array);
 
+/** @thread_safety Any thread. */
 CUGL_API bool cugl_array_is_cubemap(const cugl_array *array);
+/** @thread_safety Any thread. */
 CUGL_API cugl_format cugl_array_format(const cugl_array *array);
+/** @thread_safety Any thread. */
 CUGL_API int cugl_array_num_channels(const cugl_array *array);
+/** @thread_safety Any thread. */
 CUGL_API bool cugl_array_is_surface_load_store(const cugl_array *array);
 
-/** Bytes per element: format size x channels. */
+/**
+ * Bytes per element: format size x channels.
+ * @thread_safety Any thread.
+ */
 CUGL_API size_t cugl_array_element_size(const cugl_array *array);
 
-/** Bytes of the whole array, every layer and face included. */
+/**
+ * Bytes of the whole array, every layer and face included.
+ * @thread_safety Any thread.
+ */
 CUGL_API size_t cugl_array_size_bytes(const cugl_array *array);
 
-/** The raw CUarray; NULL after close. */
+/**
+ * The raw CUarray; NULL after close.
+ * @thread_safety Any thread.
+ */
 CUGL_API void *cugl_array_handle(const cugl_array *array);
 
 /**
  * Whether the array has been closed; true for NULL, and for a mipmap level
  * whose mipmapped array has been closed. The other getters keep answering
  * after close (they describe what the array was); handle is NULL.
+ * @thread_safety Any thread.
  */
 CUGL_API bool cugl_array_is_closed(const cugl_array *array);
 
@@ -228,10 +261,16 @@ CUGL_API bool cugl_array_is_closed(const cugl_array *array);
  */
 CUGL_API void cugl_array_close(cugl_array *array);
 
-/** Take another reference. Returns `array`. */
+/**
+ * Take another reference. Returns `array`.
+ * @thread_safety Any thread: references are counted atomically.
+ */
 CUGL_API cugl_array *cugl_array_retain(cugl_array *array);
 
-/** Drop a reference; the last one closes and frees. NULL is a no-op. */
+/**
+ * Drop a reference; the last one closes and frees. NULL is a no-op.
+ * @thread_safety Any thread: references are counted atomically.
+ */
 CUGL_API void cugl_array_release(cugl_array *array);
 
 /**
@@ -240,6 +279,7 @@ CUGL_API void cugl_array_release(cugl_array *array);
  * largest extent), layers not counted (the driver would silently make
  * fewer levels).
  * @errors CUGL_ERROR_INVALID_ARGUMENT.
+ * @thread_safety Any thread.
  */
 CUGL_API cugl_status cugl_mipmapped_array_desc_validate(const cugl_array_desc *desc,
                                                         unsigned num_levels);
@@ -252,6 +292,7 @@ CUGL_API cugl_status cugl_mipmapped_array_desc_validate(const cugl_array_desc *d
  *   of range), CUGL_ERROR_INVALID_STATE, CUGL_ERROR_OUT_OF_MEMORY,
  *   CUGL_ERROR_CUDA.
  * @pointer_lifetime The caller owns one reference.
+ * @thread_safety Any thread; an object must not be closed while another thread uses it.
  */
 CUGL_API cugl_status cugl_mipmapped_array_create(cugl_mipmapped_array **out,
                                                  cugl_device *device,
@@ -266,6 +307,7 @@ CUGL_API cugl_status cugl_mipmapped_array_create(cugl_mipmapped_array **out,
  * @errors CUGL_ERROR_INVALID_ARGUMENT (NULL; level >= num_levels),
  *   CUGL_ERROR_CLOSED, CUGL_ERROR_CUDA.
  * @pointer_lifetime The caller owns one reference to a new array each call.
+ * @thread_safety Any thread; an object must not be closed while another thread uses it.
  */
 CUGL_API cugl_status cugl_mipmapped_array_get_level(cugl_array **out,
                                                     cugl_mipmapped_array *mipmap,
@@ -275,28 +317,42 @@ CUGL_API cugl_status cugl_mipmapped_array_get_level(cugl_array **out,
  * The desc of a level (level 0: the one it was created with) without the
  * driver: the shape halved `level` times, none below 1.
  * @errors CUGL_ERROR_INVALID_ARGUMENT (NULL; level >= num_levels).
+ * @thread_safety Any thread.
  */
 CUGL_API cugl_status cugl_mipmapped_array_level_desc(const cugl_mipmapped_array *mipmap,
                                                      unsigned level, cugl_array_desc *desc);
 
+/** @thread_safety Any thread. */
 CUGL_API unsigned cugl_mipmapped_array_num_levels(const cugl_mipmapped_array *mipmap);
+/** @thread_safety Any thread. */
 CUGL_API cugl_device *cugl_mipmapped_array_device(const cugl_mipmapped_array *mipmap);
 
-/** The raw CUmipmappedArray; NULL after close. */
+/**
+ * The raw CUmipmappedArray; NULL after close.
+ * @thread_safety Any thread.
+ */
 CUGL_API void *cugl_mipmapped_array_handle(const cugl_mipmapped_array *mipmap);
 
-/** Whether cugl_mipmapped_array_close has been called. true for NULL. */
+/**
+ * Whether cugl_mipmapped_array_close has been called. true for NULL.
+ * @thread_safety Any thread.
+ */
 CUGL_API bool cugl_mipmapped_array_is_closed(const cugl_mipmapped_array *mipmap);
 
 /**
  * Free the mipmapped array and all its levels now; idempotent. Level arrays
  * still held report closed.
+ * @thread_safety Any thread, once no other thread uses the object.
  */
 CUGL_API void cugl_mipmapped_array_close(cugl_mipmapped_array *mipmap);
 
+/** @thread_safety Any thread: references are counted atomically. */
 CUGL_API cugl_mipmapped_array *cugl_mipmapped_array_retain(cugl_mipmapped_array *mipmap);
 
-/** Drop a reference; the last one (levels hold one each) closes and frees. */
+/**
+ * Drop a reference; the last one (levels hold one each) closes and frees.
+ * @thread_safety Any thread: references are counted atomically.
+ */
 CUGL_API void cugl_mipmapped_array_release(cugl_mipmapped_array *mipmap);
 
 CUGL_END_DECLS

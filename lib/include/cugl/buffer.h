@@ -30,6 +30,7 @@ typedef struct cugl_buffer_ipc_descriptor {
  * @errors CUGL_ERROR_INVALID_ARGUMENT (out NULL; ptr 0 with a nonzero size),
  *   CUGL_ERROR_CLOSED (mr closed), CUGL_ERROR_NO_DRIVER.
  * @pointer_lifetime The caller owns one reference.
+ * @thread_safety Any thread.
  */
 CUGL_API cugl_status cugl_buffer_from_handle(cugl_buffer **out, uint64_t ptr, size_t size,
                                              cugl_memory_resource *mr);
@@ -41,6 +42,7 @@ CUGL_API cugl_status cugl_buffer_from_handle(cugl_buffer **out, uint64_t ptr, si
  * @errors CUGL_ERROR_INVALID_ARGUMENT (NULL; size mismatch, both sizes in the
  *   message; *dst NULL and `src` has no memory resource), CUGL_ERROR_CLOSED,
  *   CUGL_ERROR_OUT_OF_MEMORY, CUGL_ERROR_CUDA.
+ * @thread_safety Any thread; an object must not be closed while another thread uses it.
  */
 CUGL_API cugl_status cugl_buffer_copy_to(cugl_buffer **dst, cugl_buffer *src,
                                          cugl_stream *stream);
@@ -48,6 +50,7 @@ CUGL_API cugl_status cugl_buffer_copy_to(cugl_buffer **dst, cugl_buffer *src,
 /**
  * Copy `src` into `dst`, asynchronously on `stream`. Sizes must match.
  * @errors as cugl_buffer_copy_to.
+ * @thread_safety Any thread; an object must not be closed while another thread uses it.
  */
 CUGL_API cugl_status cugl_buffer_copy_from(cugl_buffer *dst, cugl_buffer *src,
                                            cugl_stream *stream);
@@ -57,25 +60,42 @@ CUGL_API cugl_status cugl_buffer_copy_from(cugl_buffer *dst, cugl_buffer *src,
  * The size must be a multiple of the pattern's.
  * @errors CUGL_ERROR_INVALID_ARGUMENT (NULL, another pattern size, a size not
  *   divisible by it), CUGL_ERROR_CLOSED, CUGL_ERROR_CUDA.
+ * @thread_safety Any thread; an object must not be closed while another thread uses it.
  */
 CUGL_API cugl_status cugl_buffer_fill(cugl_buffer *buffer, const void *value,
                                       size_t value_size, cugl_stream *stream);
 
-/** The device pointer (uint64); 0 after close. */
+/**
+ * The device pointer (uint64); 0 after close.
+ * @thread_safety Any thread.
+ */
 CUGL_API uint64_t cugl_buffer_handle(const cugl_buffer *buffer);
-/** The size in bytes; 0 after close. */
+/**
+ * The size in bytes; 0 after close.
+ * @thread_safety Any thread.
+ */
 CUGL_API size_t cugl_buffer_size(const cugl_buffer *buffer);
-/** The device ordinal; -1 for host memory. */
+/**
+ * The device ordinal; -1 for host memory.
+ * @thread_safety Any thread.
+ */
 CUGL_API int cugl_buffer_device_id(const cugl_buffer *buffer);
-/** The owning resource, or NULL (non-owning, or closed). No reference is taken. */
+/**
+ * The owning resource, or NULL (non-owning, or closed). No reference is taken.
+ * @thread_safety Any thread.
+ */
 CUGL_API cugl_memory_resource *cugl_buffer_memory_resource(const cugl_buffer *buffer);
+/** @thread_safety Any thread. */
 CUGL_API bool cugl_buffer_is_device_accessible(const cugl_buffer *buffer);
+/** @thread_safety Any thread. */
 CUGL_API bool cugl_buffer_is_host_accessible(const cugl_buffer *buffer);
+/** @thread_safety Any thread. */
 CUGL_API bool cugl_buffer_is_managed(const cugl_buffer *buffer);
 
 /**
  * The stream close() and the last release() deallocate on when given none
  * (initially the allocation stream). The buffer keeps a reference to it.
+ * @thread_safety Any thread; an object must not be closed while another thread uses it.
  */
 CUGL_API cugl_status cugl_buffer_set_deallocation_stream(cugl_buffer *buffer,
                                                          cugl_stream *stream);
@@ -85,6 +105,7 @@ CUGL_API cugl_status cugl_buffer_set_deallocation_stream(cugl_buffer *buffer,
  * it into the pool it opened with cugl_device_memory_resource_import_fd.
  * @errors CUGL_ERROR_INVALID_ARGUMENT, CUGL_ERROR_CLOSED,
  *   CUGL_ERROR_INVALID_STATE (the buffer's resource is not IPC-enabled).
+ * @thread_safety Any thread; an object must not be closed while another thread uses it.
  */
 CUGL_API cugl_status cugl_buffer_ipc_export(cugl_buffer *buffer,
                                             cugl_buffer_ipc_descriptor *descriptor);
@@ -95,6 +116,7 @@ CUGL_API cugl_status cugl_buffer_ipc_export(cugl_buffer *buffer,
  * exporting process frees the memory.
  * @errors CUGL_ERROR_INVALID_ARGUMENT (NULL; `mr` not an imported pool),
  *   CUGL_ERROR_CLOSED, CUGL_ERROR_CUDA (the pointer is not in the pool).
+ * @thread_safety Any thread; an object must not be closed while another thread uses it.
  */
 CUGL_API cugl_status cugl_buffer_ipc_import(cugl_buffer **out, cugl_memory_resource *mr,
                                             const cugl_buffer_ipc_descriptor *descriptor,
@@ -107,6 +129,7 @@ CUGL_API cugl_status cugl_buffer_ipc_import(cugl_buffer **out, cugl_memory_resou
  * such as glImportMemoryFdEXT needs.
  * @errors CUGL_ERROR_INVALID_ARGUMENT, CUGL_ERROR_CLOSED,
  *   CUGL_ERROR_INVALID_STATE (not from an exportable resource), CUGL_ERROR_CUDA.
+ * @thread_safety Any thread; an object must not be closed while another thread uses it.
  */
 CUGL_API cugl_status cugl_buffer_export_fd(cugl_buffer *buffer, int *fd,
                                            size_t *allocation_size);
@@ -118,9 +141,11 @@ CUGL_API cugl_status cugl_buffer_export_fd(cugl_buffer *buffer, int *fd,
  * deleter drops it and frees the tensor. Include <dlpack/dlpack.h> to use it.
  * @errors CUGL_ERROR_INVALID_ARGUMENT, CUGL_ERROR_CLOSED,
  *   CUGL_ERROR_OUT_OF_MEMORY.
+ * @thread_safety Any thread; an object must not be closed while another thread uses it.
  */
 CUGL_API cugl_status cugl_buffer_to_dlpack(struct DLManagedTensor **out, cugl_buffer *buffer);
 
+/** @thread_safety Any thread. */
 CUGL_API bool cugl_buffer_is_closed(const cugl_buffer *buffer);
 
 /**
@@ -133,12 +158,17 @@ CUGL_API bool cugl_buffer_is_closed(const cugl_buffer *buffer);
  * @errors CUGL_ERROR_CLOSED (`stream` closed: nothing is freed),
  *   CUGL_ERROR_CUDA (the memory is forgotten, or the unmap failed and the
  *   resource stays mapped; the driver's error is reported).
+ * @thread_safety Any thread, once no other thread uses the object.
  */
 CUGL_API cugl_status cugl_buffer_close(cugl_buffer *buffer, cugl_stream *stream);
 
+/** @thread_safety Any thread: references are counted atomically. */
 CUGL_API cugl_buffer *cugl_buffer_retain(cugl_buffer *buffer);
 
-/** Drop a reference; the last one closes (on the deallocation stream) and frees. */
+/**
+ * Drop a reference; the last one closes (on the deallocation stream) and frees.
+ * @thread_safety Any thread: references are counted atomically.
+ */
 CUGL_API void cugl_buffer_release(cugl_buffer *buffer);
 
 CUGL_END_DECLS

@@ -87,10 +87,14 @@ CUGL_API cugl_status cugl_device_get(cugl_device **out, int ordinal);
  * The device whose primary context is current on the calling thread.
  * @errors CUGL_ERROR_INVALID_ARGUMENT (out NULL), CUGL_ERROR_INVALID_STATE
  *   (no cugl device is current on this thread), CUGL_ERROR_NO_DRIVER.
+ * @thread_safety Any thread; an object must not be closed while another thread uses it.
  */
 CUGL_API cugl_status cugl_device_get_current(cugl_device **out);
 
-/** The ordinal of a device; -1 for NULL. */
+/**
+ * The ordinal of a device; -1 for NULL.
+ * @thread_safety Any thread.
+ */
 CUGL_API int cugl_device_ordinal(const cugl_device *device);
 
 /**
@@ -109,32 +113,44 @@ CUGL_API cugl_status cugl_device_get_properties(cugl_device *device,
  */
 CUGL_API cugl_status cugl_device_set_current(cugl_device *device);
 
-/** Whether cugl_device_set_current has been called for the device. */
+/**
+ * Whether cugl_device_set_current has been called for the device.
+ * @thread_safety Any thread.
+ */
 CUGL_API bool cugl_device_is_initialized(const cugl_device *device);
 
 /**
  * Wait until all work on the device (its primary context) has completed.
  * @errors CUGL_ERROR_INVALID_ARGUMENT, CUGL_ERROR_INVALID_STATE (device not
  *   initialized), CUGL_ERROR_CUDA (an asynchronous error surfaced).
+ * @thread_safety Any thread; an object must not be closed while another thread uses it.
  */
 CUGL_API cugl_status cugl_device_sync(cugl_device *device);
 
 /**
  * Free and total device memory in bytes, as the driver sees them now.
  * @errors CUGL_ERROR_INVALID_ARGUMENT, CUGL_ERROR_INVALID_STATE, CUGL_ERROR_CUDA.
+ * @thread_safety Any thread; an object must not be closed while another thread uses it.
  */
 CUGL_API cugl_status cugl_device_memory_info(cugl_device *device, size_t *free_bytes,
                                              size_t *total_bytes);
 
-/** The raw CUdevice (an int) of the device; -1 for NULL. */
+/**
+ * The raw CUdevice (an int) of the device; -1 for NULL.
+ * @thread_safety Any thread.
+ */
 CUGL_API int cugl_device_handle(const cugl_device *device);
 
-/** The raw CUcontext of the primary context; NULL until initialized. */
+/**
+ * The raw CUcontext of the primary context; NULL until initialized.
+ * @thread_safety Any thread.
+ */
 CUGL_API void *cugl_device_context_handle(const cugl_device *device);
 
 /**
  * The driver's version, e.g. 13000 for CUDA 13.0.
  * @errors CUGL_ERROR_INVALID_ARGUMENT (NULL), CUGL_ERROR_NO_DRIVER.
+ * @thread_safety Any thread; an object must not be closed while another thread uses it.
  */
 CUGL_API cugl_status cugl_driver_version(int *version);
 

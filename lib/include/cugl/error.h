@@ -55,12 +55,16 @@ CUGL_API const char *cugl_status_description(cugl_status status);
  */
 CUGL_API const char *cugl_last_error(void);
 
-/** The status of the calling thread's last failure (CUGL_OK if none). */
+/**
+ * The status of the calling thread's last failure (CUGL_OK if none).
+ * @thread_safety Any thread; the error state is each thread's own.
+ */
 CUGL_API cugl_status cugl_last_status(void);
 
 /**
  * The CUresult of the calling thread's last failure when the driver reported
  * it (0, CUDA_SUCCESS, when the failure did not come from the driver).
+ * @thread_safety Any thread; the error state is each thread's own.
  */
 CUGL_API int cugl_last_cuda_result(void);
 
@@ -69,6 +73,7 @@ CUGL_API int cugl_last_cuda_result(void);
  * (libcugl-app, the demos) whose callers read cugl_last_error(). Sets the
  * thread's last error to "<who>: <formatted message>", calls the error
  * callback, and returns `status` (CUGL_OK records nothing).
+ * @thread_safety Any thread; the error state is each thread's own.
  */
 CUGL_API cugl_status cugl_report_error(cugl_status status, const char *who, const char *fmt, ...)
 #if defined(__GNUC__)
@@ -76,7 +81,10 @@ CUGL_API cugl_status cugl_report_error(cugl_status status, const char *who, cons
 #endif
     ;
 
-/** Forget the calling thread's last failure. */
+/**
+ * Forget the calling thread's last failure.
+ * @thread_safety Any thread; the error state is each thread's own.
+ */
 CUGL_API void cugl_clear_error(void);
 
 /**

@@ -27,6 +27,7 @@ typedef struct cugl_event_ipc_descriptor {
  * @errors CUGL_ERROR_INVALID_ARGUMENT (NULL out or device; ipc with timing),
  *   CUGL_ERROR_INVALID_STATE (device not initialized), CUGL_ERROR_CUDA.
  * @pointer_lifetime The caller owns one reference.
+ * @thread_safety Any thread; an object must not be closed while another thread uses it.
  */
 CUGL_API cugl_status cugl_event_create(cugl_event **out, cugl_device *device,
                                        const cugl_event_desc *desc);
@@ -34,18 +35,21 @@ CUGL_API cugl_status cugl_event_create(cugl_event **out, cugl_device *device,
 /**
  * Capture the work queued on `stream` so far; the event completes with it.
  * @errors CUGL_ERROR_INVALID_ARGUMENT, CUGL_ERROR_CLOSED, CUGL_ERROR_CUDA.
+ * @thread_safety Any thread; an object must not be closed while another thread uses it.
  */
 CUGL_API cugl_status cugl_event_record(cugl_event *event, cugl_stream *stream);
 
 /**
  * Block until the event has completed.
  * @errors CUGL_ERROR_INVALID_ARGUMENT, CUGL_ERROR_CLOSED, CUGL_ERROR_CUDA.
+ * @thread_safety Any thread; an object must not be closed while another thread uses it.
  */
 CUGL_API cugl_status cugl_event_sync(cugl_event *event);
 
 /**
  * Whether the event has completed, without blocking.
  * @errors CUGL_ERROR_INVALID_ARGUMENT, CUGL_ERROR_CLOSED, CUGL_ERROR_CUDA.
+ * @thread_safety Any thread; an object must not be closed while another thread uses it.
  */
 CUGL_API cugl_status cugl_event_query(cugl_event *event, bool *done);
 
@@ -55,6 +59,7 @@ CUGL_API cugl_status cugl_event_query(cugl_event *event, bool *done);
  * @errors CUGL_ERROR_INVALID_ARGUMENT (NULL), CUGL_ERROR_CLOSED,
  *   CUGL_ERROR_INVALID_STATE (timing disabled on either, either never
  *   recorded), CUGL_ERROR_NOT_READY (either not complete yet), CUGL_ERROR_CUDA.
+ * @thread_safety Any thread; an object must not be closed while another thread uses it.
  */
 CUGL_API cugl_status cugl_event_elapsed_ms(float *ms, cugl_event *start, cugl_event *end);
 
@@ -62,6 +67,7 @@ CUGL_API cugl_status cugl_event_elapsed_ms(float *ms, cugl_event *start, cugl_ev
  * Export an IPC event for another process.
  * @errors CUGL_ERROR_INVALID_ARGUMENT, CUGL_ERROR_CLOSED,
  *   CUGL_ERROR_INVALID_STATE (not created with ipc), CUGL_ERROR_CUDA.
+ * @thread_safety Any thread; an object must not be closed while another thread uses it.
  */
 CUGL_API cugl_status cugl_event_ipc_export(cugl_event *event,
                                            cugl_event_ipc_descriptor *descriptor);
@@ -71,27 +77,45 @@ CUGL_API cugl_status cugl_event_ipc_export(cugl_event *event,
  * waited on and queried; it is closed like any event.
  * @errors CUGL_ERROR_INVALID_ARGUMENT, CUGL_ERROR_INVALID_STATE (device not
  *   initialized), CUGL_ERROR_CUDA (not a valid handle).
+ * @thread_safety Any thread; an object must not be closed while another thread uses it.
  */
 CUGL_API cugl_status cugl_event_ipc_import(cugl_event **out, cugl_device *device,
                                            const cugl_event_ipc_descriptor *descriptor);
 
+/** @thread_safety Any thread. */
 CUGL_API bool cugl_event_is_timing_enabled(const cugl_event *event);
+/** @thread_safety Any thread. */
 CUGL_API bool cugl_event_is_blocking_sync(const cugl_event *event);
+/** @thread_safety Any thread. */
 CUGL_API bool cugl_event_is_ipc_enabled(const cugl_event *event);
+/** @thread_safety Any thread. */
 CUGL_API cugl_device *cugl_event_device(const cugl_event *event);
 
-/** The raw CUevent; NULL after close. */
+/**
+ * The raw CUevent; NULL after close.
+ * @thread_safety Any thread.
+ */
 CUGL_API void *cugl_event_handle(const cugl_event *event);
 
-/** Whether cugl_event_close has been called. true for NULL. */
+/**
+ * Whether cugl_event_close has been called. true for NULL.
+ * @thread_safety Any thread.
+ */
 CUGL_API bool cugl_event_is_closed(const cugl_event *event);
 
-/** Destroy the event now; idempotent. */
+/**
+ * Destroy the event now; idempotent.
+ * @thread_safety Any thread, once no other thread uses the object.
+ */
 CUGL_API void cugl_event_close(cugl_event *event);
 
+/** @thread_safety Any thread: references are counted atomically. */
 CUGL_API cugl_event *cugl_event_retain(cugl_event *event);
 
-/** Drop a reference; the last one closes and frees. NULL is a no-op. */
+/**
+ * Drop a reference; the last one closes and frees. NULL is a no-op.
+ * @thread_safety Any thread: references are counted atomically.
+ */
 CUGL_API void cugl_event_release(cugl_event *event);
 
 CUGL_END_DECLS

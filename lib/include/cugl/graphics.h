@@ -70,6 +70,8 @@ enum {
  *   another GPU; the message says what to do), CUGL_ERROR_CUDA (the driver
  *   refused, e.g. not a buffer name).
  * @pointer_lifetime The caller owns one reference.
+ * @thread_safety The thread whose current GL context owns the GL objects (registration, map and
+ *   unmap talk to GL).
  */
 CUGL_API cugl_status cugl_graphics_resource_from_gl_buffer(cugl_graphics_resource **out,
                                                            cugl_device *device,
@@ -85,6 +87,8 @@ CUGL_API cugl_status cugl_graphics_resource_from_gl_buffer(cugl_graphics_resourc
  * SURFACE_LOAD_STORE.
  * @errors as cugl_graphics_resource_from_gl_buffer, plus an unknown target;
  *   a refused format is CUGL_ERROR_NOT_SUPPORTED with the list above.
+ * @thread_safety The thread whose current GL context owns the GL objects (registration, map and
+ *   unmap talk to GL).
  */
 CUGL_API cugl_status cugl_graphics_resource_from_gl_image(cugl_graphics_resource **out,
                                                           cugl_device *device,
@@ -99,6 +103,8 @@ CUGL_API cugl_status cugl_graphics_resource_from_gl_image(cugl_graphics_resource
  *   (already mapped), CUGL_ERROR_CUDA. If the map succeeds and fetching the
  *   pointer fails, the resource is unmapped before the error returns.
  * @pointer_lifetime The caller owns one reference to the buffer.
+ * @thread_safety The thread whose current GL context owns the GL objects (registration, map and
+ *   unmap talk to GL).
  */
 CUGL_API cugl_status cugl_graphics_resource_map(cugl_buffer **out,
                                                 cugl_graphics_resource *resource,
@@ -111,6 +117,8 @@ CUGL_API cugl_status cugl_graphics_resource_map(cugl_buffer **out,
  * @errors as cugl_graphics_resource_map; a buffer resource, a layer or
  *   level the image does not have (CUGL_ERROR_INVALID_ARGUMENT; the
  *   resource is left unmapped).
+ * @thread_safety The thread whose current GL context owns the GL objects (registration, map and
+ *   unmap talk to GL).
  */
 CUGL_API cugl_status cugl_graphics_resource_map_array(cugl_array **out,
                                                       cugl_graphics_resource *resource,
@@ -125,6 +133,8 @@ CUGL_API cugl_status cugl_graphics_resource_map_array(cugl_array **out,
  * @errors CUGL_ERROR_INVALID_ARGUMENT (NULL, count 0, a duplicate, devices
  *   differ), CUGL_ERROR_CLOSED, CUGL_ERROR_INVALID_STATE (one is mapped:
  *   which), CUGL_ERROR_CUDA. On failure none is mapped.
+ * @thread_safety The thread whose current GL context owns the GL objects (registration, map and
+ *   unmap talk to GL).
  */
 CUGL_API cugl_status cugl_graphics_map(cugl_graphics_resource *const *resources, size_t count,
                                        cugl_stream *stream);
@@ -138,6 +148,8 @@ CUGL_API cugl_status cugl_graphics_map(cugl_graphics_resource *const *resources,
  *   differ), CUGL_ERROR_CLOSED, CUGL_ERROR_INVALID_STATE (one is not mapped:
  *   nothing is unmapped), CUGL_ERROR_CUDA (those of the failed driver call
  *   stay mapped).
+ * @thread_safety The thread whose current GL context owns the GL objects (registration, map and
+ *   unmap talk to GL).
  */
 CUGL_API cugl_status cugl_graphics_unmap(cugl_graphics_resource *const *resources,
                                          size_t count, cugl_stream *stream);
@@ -147,11 +159,15 @@ CUGL_API cugl_status cugl_graphics_unmap(cugl_graphics_resource *const *resource
  * that does not own the mapping (it is closed at unmap).
  * @errors CUGL_ERROR_INVALID_ARGUMENT (NULL, an image resource),
  *   CUGL_ERROR_CLOSED, CUGL_ERROR_INVALID_STATE (not mapped), CUGL_ERROR_CUDA.
+ * @thread_safety Any thread; not concurrently with a map, unmap or close of the same resource.
  */
 CUGL_API cugl_status cugl_graphics_resource_buffer(cugl_buffer **out,
                                                    cugl_graphics_resource *resource);
 
-/** The same for one layer (or cube face) and mip level of a mapped image. */
+/**
+ * The same for one layer (or cube face) and mip level of a mapped image.
+ * @thread_safety Any thread; not concurrently with a map, unmap or close of the same resource.
+ */
 CUGL_API cugl_status cugl_graphics_resource_array(cugl_array **out,
                                                   cugl_graphics_resource *resource,
                                                   unsigned layer, unsigned level);
@@ -165,6 +181,8 @@ CUGL_API cugl_status cugl_graphics_resource_array(cugl_array **out,
  * stays mapped, and unmap or close may try again.
  * @errors CUGL_ERROR_INVALID_ARGUMENT, CUGL_ERROR_CLOSED (resource or
  *   stream), CUGL_ERROR_INVALID_STATE (not mapped), CUGL_ERROR_CUDA.
+ * @thread_safety The thread whose current GL context owns the GL objects (registration, map and
+ *   unmap talk to GL).
  */
 CUGL_API cugl_status cugl_graphics_resource_unmap(cugl_graphics_resource *resource,
                                                   cugl_stream *stream);
@@ -175,6 +193,7 @@ CUGL_API cugl_status cugl_graphics_resource_unmap(cugl_graphics_resource *resour
  * buffer's close). NULL restores the mapping stream.
  * @errors CUGL_ERROR_INVALID_ARGUMENT, CUGL_ERROR_CLOSED,
  *   CUGL_ERROR_INVALID_STATE (not mapped).
+ * @thread_safety Any thread; not concurrently with a map, unmap or close of the same resource.
  */
 CUGL_API cugl_status cugl_graphics_resource_set_unmap_stream(cugl_graphics_resource *resource,
                                                              cugl_stream *stream);
@@ -184,6 +203,8 @@ CUGL_API cugl_status cugl_graphics_resource_set_unmap_stream(cugl_graphics_resou
  * WRITE_DISCARD (nbody's ping-pong pattern).
  * @errors CUGL_ERROR_INVALID_ARGUMENT (other flags), CUGL_ERROR_CLOSED,
  *   CUGL_ERROR_INVALID_STATE (mapped), CUGL_ERROR_CUDA.
+ * @thread_safety The thread whose current GL context owns the GL objects (registration, map and
+ *   unmap talk to GL).
  */
 CUGL_API cugl_status cugl_graphics_resource_set_map_flags(cugl_graphics_resource *resource,
                                                           unsigned flags);
@@ -193,22 +214,52 @@ CUGL_API cugl_status cugl_graphics_resource_set_map_flags(cugl_graphics_resource
  * Idempotent. The GL context must still be current.
  * @errors CUGL_ERROR_CLOSED (stream), CUGL_ERROR_CUDA (the resource is
  *   closed all the same).
+ * @thread_safety The thread whose current GL context owns the GL objects (registration, map and
+ *   unmap talk to GL).
  */
 CUGL_API cugl_status cugl_graphics_resource_close(cugl_graphics_resource *resource,
                                                   cugl_stream *stream);
 
+/**
+ * @thread_safety Any thread; not concurrently with a map, unmap or close of the same resource.
+ */
 CUGL_API bool cugl_graphics_resource_is_mapped(const cugl_graphics_resource *resource);
+/**
+ * @thread_safety Any thread; not concurrently with a map, unmap or close of the same resource.
+ */
 CUGL_API bool cugl_graphics_resource_is_closed(const cugl_graphics_resource *resource);
-/** true for buffers, false for images. */
+/**
+ * true for buffers, false for images.
+ * @thread_safety Any thread; not concurrently with a map, unmap or close of the same resource.
+ */
 CUGL_API bool cugl_graphics_resource_is_buffer(const cugl_graphics_resource *resource);
-/** The registration flags and the current map flags. */
+/**
+ * The registration flags and the current map flags.
+ * @thread_safety Any thread; not concurrently with a map, unmap or close of the same resource.
+ */
 CUGL_API unsigned cugl_graphics_resource_flags(const cugl_graphics_resource *resource);
+/**
+ * @thread_safety The thread whose current GL context owns the GL objects (registration, map and
+ *   unmap talk to GL).
+ */
 CUGL_API unsigned cugl_graphics_resource_map_flags(const cugl_graphics_resource *resource);
-/** The GL name and target (0 for buffers). */
+/**
+ * The GL name and target (0 for buffers).
+ * @thread_safety Any thread; not concurrently with a map, unmap or close of the same resource.
+ */
 CUGL_API uint32_t cugl_graphics_resource_gl_name(const cugl_graphics_resource *resource);
+/**
+ * @thread_safety Any thread; not concurrently with a map, unmap or close of the same resource.
+ */
 CUGL_API uint32_t cugl_graphics_resource_gl_target(const cugl_graphics_resource *resource);
-/** The CUgraphicsResource (NULL after close). */
+/**
+ * The CUgraphicsResource (NULL after close).
+ * @thread_safety Any thread; not concurrently with a map, unmap or close of the same resource.
+ */
 CUGL_API void *cugl_graphics_resource_handle(const cugl_graphics_resource *resource);
+/**
+ * @thread_safety Any thread; not concurrently with a map, unmap or close of the same resource.
+ */
 CUGL_API cugl_device *cugl_graphics_resource_device(const cugl_graphics_resource *resource);
 
 /**
@@ -218,10 +269,18 @@ CUGL_API cugl_device *cugl_graphics_resource_device(const cugl_graphics_resource
  * context is borrowed for the call when there is none).
  * @errors CUGL_ERROR_INVALID_STATE (no GL context current),
  *   CUGL_ERROR_NOT_SUPPORTED (the GL context runs on no CUDA device).
+ * @thread_safety The thread whose current GL context owns the GL objects (registration, map and
+ *   unmap talk to GL).
  */
 CUGL_API cugl_status cugl_gl_devices(int *ordinals, int capacity, int *count);
 
+/**
+ * @thread_safety Any thread; not concurrently with a map, unmap or close of the same resource.
+ */
 CUGL_API cugl_graphics_resource *cugl_graphics_resource_retain(cugl_graphics_resource *resource);
+/**
+ * @thread_safety Any thread; not concurrently with a map, unmap or close of the same resource.
+ */
 CUGL_API void cugl_graphics_resource_release(cugl_graphics_resource *resource);
 
 CUGL_END_DECLS

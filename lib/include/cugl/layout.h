@@ -69,6 +69,7 @@ typedef struct cugl_slice {
  * item size. ndim 0 is a scalar.
  * @errors CUGL_ERROR_INVALID_ARGUMENT (NULL; ndim outside [0, 64]; a
  *   negative extent; itemsize <= 0; offsets or sizes that overflow int64).
+ * @thread_safety Any thread: layouts are values the caller owns.
  */
 CUGL_API cugl_status cugl_layout_init(cugl_layout *out, int ndim, const int64_t *shape,
                                       const int64_t *strides, int64_t itemsize);
@@ -76,6 +77,7 @@ CUGL_API cugl_status cugl_layout_init(cugl_layout *out, int ndim, const int64_t 
 /**
  * The same from strides in bytes, which must be multiples of itemsize.
  * @errors as cugl_layout_init; a byte stride not divisible by itemsize.
+ * @thread_safety Any thread: layouts are values the caller owns.
  */
 CUGL_API cugl_status cugl_layout_init_bytes(cugl_layout *out, int ndim, const int64_t *shape,
                                             const int64_t *byte_strides, int64_t itemsize);
@@ -86,6 +88,7 @@ CUGL_API cugl_status cugl_layout_init_bytes(cugl_layout *out, int ndim, const in
  * fastest axis). `perm` is ignored for the other orders.
  * @errors as cugl_layout_init; CUGL_ORDER_K (needs a layout: use
  *   cugl_layout_dense_like); a perm that is not a permutation.
+ * @thread_safety Any thread: layouts are values the caller owns.
  */
 CUGL_API cugl_status cugl_layout_dense(cugl_layout *out, int ndim, const int64_t *shape,
                                        int64_t itemsize, cugl_order order, const int *perm);
@@ -93,29 +96,43 @@ CUGL_API cugl_status cugl_layout_dense(cugl_layout *out, int ndim, const int64_t
 /**
  * A dense layout with the shape and item size of `other`, in the order
  * asked; CUGL_ORDER_K keeps `other`'s stride order.
+ * @thread_safety Any thread: layouts are values the caller owns.
  */
 CUGL_API cugl_status cugl_layout_dense_like(cugl_layout *out, const cugl_layout *other,
                                             cugl_order order, const int *perm);
 
-/** Same as cugl_layout_dense_like(out, layout, order, perm). */
+/**
+ * Same as cugl_layout_dense_like(out, layout, order, perm).
+ * @thread_safety Any thread: layouts are values the caller owns.
+ */
 CUGL_API cugl_status cugl_layout_to_dense(cugl_layout *out, const cugl_layout *layout,
                                           cugl_order order, const int *perm);
 
 /* --- properties (of a valid layout; an invalid one answers 0 / false) --- */
 
-/** The number of elements (1 for a scalar, 0 if an extent is 0). */
+/**
+ * The number of elements (1 for a scalar, 0 if an extent is 0).
+ * @thread_safety Any thread: layouts are values the caller owns.
+ */
 CUGL_API int64_t cugl_layout_volume(const cugl_layout *layout);
 
-/** Strides in bytes, written to `byte_strides` (ndim entries). */
+/**
+ * Strides in bytes, written to `byte_strides` (ndim entries).
+ * @thread_safety Any thread: layouts are values the caller owns.
+ */
 CUGL_API cugl_status cugl_layout_strides_in_bytes(const cugl_layout *layout,
                                                   int64_t *byte_strides);
 
-/** The slice offset in bytes. */
+/**
+ * The slice offset in bytes.
+ * @thread_safety Any thread: layouts are values the caller owns.
+ */
 CUGL_API int64_t cugl_layout_slice_offset_in_bytes(const cugl_layout *layout);
 
 /**
  * The axes from the slowest to the fastest stride (by magnitude; ties keep
  * axis order), written to `axes` (ndim entries).
+ * @thread_safety Any thread: layouts are values the caller owns.
  */
 CUGL_API cugl_status cugl_layout_stride_order(const cugl_layout *layout, int *axes);
 
@@ -123,22 +140,32 @@ CUGL_API cugl_status cugl_layout_stride_order(const cugl_layout *layout, int *ax
  * Whether no two indices share an offset. A sufficient test: it may answer
  * false for unusual hand-made strides that happen to be unique, never true
  * for a layout that is not.
+ * @thread_safety Any thread: layouts are values the caller owns.
  */
 CUGL_API bool cugl_layout_is_unique(const cugl_layout *layout);
 
 /* Contiguity ignores the strides of axes of extent 1, as NumPy does; a
  * layout of volume 0 or 1 is contiguous in every order. */
+/** @thread_safety Any thread: layouts are values the caller owns. */
 CUGL_API bool cugl_layout_is_contiguous_c(const cugl_layout *layout);
+/** @thread_safety Any thread: layouts are values the caller owns. */
 CUGL_API bool cugl_layout_is_contiguous_f(const cugl_layout *layout);
-/** Contiguous in some axis order (a permutation of a dense layout). */
+/**
+ * Contiguous in some axis order (a permutation of a dense layout).
+ * @thread_safety Any thread: layouts are values the caller owns.
+ */
 CUGL_API bool cugl_layout_is_contiguous_any(const cugl_layout *layout);
-/** Contiguous in some order and a slice offset of 0. */
+/**
+ * Contiguous in some order and a slice offset of 0.
+ * @thread_safety Any thread: layouts are values the caller owns.
+ */
 CUGL_API bool cugl_layout_is_dense(const cugl_layout *layout);
 
 /**
  * The smallest and largest element offsets (including the slice offset);
  * (0, -1) for a layout of volume 0.
  * @errors CUGL_ERROR_INVALID_ARGUMENT (NULL, invalid layout).
+ * @thread_safety Any thread: layouts are values the caller owns.
  */
 CUGL_API cugl_status cugl_layout_offset_bounds(const cugl_layout *layout, int64_t *min_offset,
                                                int64_t *max_offset);
@@ -148,11 +175,15 @@ CUGL_API cugl_status cugl_layout_offset_bounds(const cugl_layout *layout, int64_
  * 0 for volume 0.
  * @errors CUGL_ERROR_INVALID_ARGUMENT (an element lies at a negative
  *   offset: the size is ambiguous).
+ * @thread_safety Any thread: layouts are values the caller owns.
  */
 CUGL_API cugl_status cugl_layout_required_size_in_bytes(const cugl_layout *layout,
                                                         int64_t *size);
 
-/** Whether shape, strides, item size and slice offset are equal. */
+/**
+ * Whether shape, strides, item size and slice offset are equal.
+ * @thread_safety Any thread: layouts are values the caller owns.
+ */
 CUGL_API bool cugl_layout_equal(const cugl_layout *a, const cugl_layout *b);
 
 /* --- operations: each writes a new layout, `out` may alias the input --- */
@@ -161,27 +192,36 @@ CUGL_API bool cugl_layout_equal(const cugl_layout *a, const cugl_layout *b);
  * The same elements with a new shape, in C index order, without copying:
  * one extent may be -1 (inferred). Refused when the strides cannot express
  * the new shape (NumPy's reshape with copy=False).
+ * @thread_safety Any thread: layouts are values the caller owns.
  */
 CUGL_API cugl_status cugl_layout_reshaped(cugl_layout *out, const cugl_layout *layout,
                                           int ndim, const int64_t *shape);
 
-/** Axes reordered: axis i of the result is axis axes[i] of the input. */
+/**
+ * Axes reordered: axis i of the result is axis axes[i] of the input.
+ * @thread_safety Any thread: layouts are values the caller owns.
+ */
 CUGL_API cugl_status cugl_layout_permuted(cugl_layout *out, const cugl_layout *layout,
                                           const int *axes);
 
 /**
  * Axes start..end (inclusive; negative counts from the end) merged into
  * one, where the strides allow it without a copy. A scalar becomes shape (1).
+ * @thread_safety Any thread: layouts are values the caller owns.
  */
 CUGL_API cugl_status cugl_layout_flattened(cugl_layout *out, const cugl_layout *layout,
                                            int start_axis, int end_axis);
 
-/** Axes of extent 1 removed; volume 0 gives shape (0) with stride 0. */
+/**
+ * Axes of extent 1 removed; volume 0 gives shape (0) with stride 0.
+ * @thread_safety Any thread: layouts are values the caller owns.
+ */
 CUGL_API cugl_status cugl_layout_squeezed(cugl_layout *out, const cugl_layout *layout);
 
 /**
  * Axes of extent 1 inserted at the given positions of the result (negative
  * counts from the end of the result), as NumPy's expand_dims.
+ * @thread_safety Any thread: layouts are values the caller owns.
  */
 CUGL_API cugl_status cugl_layout_unsqueezed(cugl_layout *out, const cugl_layout *layout,
                                             int naxes, const int *axes);
@@ -189,6 +229,7 @@ CUGL_API cugl_status cugl_layout_unsqueezed(cugl_layout *out, const cugl_layout 
 /**
  * Broadcast to `shape` (NumPy rules, aligned at the last axis): extents of 1
  * stretch with stride 0; new leading axes have stride 0.
+ * @thread_safety Any thread: layouts are values the caller owns.
  */
 CUGL_API cugl_status cugl_layout_broadcast_to(cugl_layout *out, const cugl_layout *layout,
                                               int ndim, const int64_t *shape);
@@ -200,6 +241,7 @@ CUGL_API cugl_status cugl_layout_broadcast_to(cugl_layout *out, const cugl_layou
  * the ratio and `data_ptr` (the memory's address, 0 if unknown) aligned to
  * the new item size. keep_dim false drops the axis when packing leaves it of
  * extent 1.
+ * @thread_safety Any thread: layouts are values the caller owns.
  */
 CUGL_API cugl_status cugl_layout_repacked(cugl_layout *out, const cugl_layout *layout,
                                           int64_t itemsize, uint64_t data_ptr, int axis,
@@ -208,6 +250,7 @@ CUGL_API cugl_status cugl_layout_repacked(cugl_layout *out, const cugl_layout *l
 /**
  * The largest item size, at most `max_itemsize`, that cugl_layout_repacked
  * accepts for this layout along `axis` (at least the layout's own).
+ * @thread_safety Any thread: layouts are values the caller owns.
  */
 CUGL_API cugl_status cugl_layout_max_compatible_itemsize(int64_t *itemsize,
                                                          const cugl_layout *layout,
@@ -218,11 +261,15 @@ CUGL_API cugl_status cugl_layout_max_compatible_itemsize(int64_t *itemsize,
  * Basic indexing: one entry per leading axis (fewer than ndim leaves the
  * rest whole); ranges keep an axis, indices drop it. A range of length 0
  * gives zero strides.
+ * @thread_safety Any thread: layouts are values the caller owns.
  */
 CUGL_API cugl_status cugl_layout_sliced(cugl_layout *out, const cugl_layout *layout,
                                         int nslices, const cugl_slice *slices);
 
-/** Check a layout built by hand; the message says what is wrong. */
+/**
+ * Check a layout built by hand; the message says what is wrong.
+ * @thread_safety Any thread: layouts are values the caller owns.
+ */
 CUGL_API cugl_status cugl_layout_validate(const cugl_layout *layout);
 
 CUGL_END_DECLS

@@ -74,6 +74,7 @@ typedef struct cugl_pool_stats {
  *   initialized), CUGL_ERROR_NOT_SUPPORTED (no memory pools on the device;
  *   IPC without POSIX fd handles), CUGL_ERROR_CUDA.
  * @pointer_lifetime The caller owns one reference.
+ * @thread_safety Any thread; an object must not be closed while another thread uses it.
  */
 CUGL_API cugl_status cugl_device_memory_resource_create(cugl_memory_resource **out,
                                                         cugl_device *device,
@@ -82,6 +83,7 @@ CUGL_API cugl_status cugl_device_memory_resource_create(cugl_memory_resource **o
 /**
  * A pinned host memory resource whose memory `device` can reach.
  * @errors as cugl_device_memory_resource_create.
+ * @thread_safety Any thread; an object must not be closed while another thread uses it.
  */
 CUGL_API cugl_status cugl_pinned_memory_resource_create(cugl_memory_resource **out,
                                                         cugl_device *device,
@@ -92,6 +94,7 @@ CUGL_API cugl_status cugl_pinned_memory_resource_create(cugl_memory_resource **o
  * allocation.
  * @errors CUGL_ERROR_INVALID_ARGUMENT (unknown location),
  *   CUGL_ERROR_INVALID_STATE, CUGL_ERROR_NOT_SUPPORTED (no managed memory).
+ * @thread_safety Any thread; an object must not be closed while another thread uses it.
  */
 CUGL_API cugl_status cugl_managed_memory_resource_create(cugl_memory_resource **out,
                                                          cugl_device *device,
@@ -101,6 +104,7 @@ CUGL_API cugl_status cugl_managed_memory_resource_create(cugl_memory_resource **
  * A synchronous pinned host memory resource (cuMemAllocHost). Its stream
  * arguments may be NULL: allocation and deallocation are immediate
  * (deallocation first waits for the stream, when one is given).
+ * @thread_safety Any thread; an object must not be closed while another thread uses it.
  */
 CUGL_API cugl_status cugl_legacy_pinned_memory_resource_create(cugl_memory_resource **out,
                                                                cugl_device *device);
@@ -112,6 +116,7 @@ CUGL_API cugl_status cugl_legacy_pinned_memory_resource_create(cugl_memory_resou
  * waits for the stream, then unmaps and releases.
  * @errors CUGL_ERROR_NOT_SUPPORTED (no virtual memory management or POSIX
  *   fd handles on the device), as cugl_device_memory_resource_create.
+ * @thread_safety Any thread; an object must not be closed while another thread uses it.
  */
 CUGL_API cugl_status cugl_exportable_memory_resource_create(cugl_memory_resource **out,
                                                             cugl_device *device);
@@ -126,6 +131,7 @@ CUGL_API cugl_status cugl_exportable_memory_resource_create(cugl_memory_resource
  *   CUGL_ERROR_OUT_OF_MEMORY (with the size and the pool's limit),
  *   CUGL_ERROR_CUDA.
  * @pointer_lifetime The caller owns one reference to the buffer.
+ * @thread_safety Any thread; an object must not be closed while another thread uses it.
  */
 CUGL_API cugl_status cugl_memory_resource_allocate(cugl_buffer **out,
                                                    cugl_memory_resource *mr, size_t size,
@@ -136,6 +142,7 @@ CUGL_API cugl_status cugl_memory_resource_allocate(cugl_buffer **out,
  * memory that is not wrapped in a buffer), ordered on `stream`.
  * Normally closing the buffer does this.
  * @errors CUGL_ERROR_INVALID_ARGUMENT, CUGL_ERROR_CLOSED (stream), CUGL_ERROR_CUDA.
+ * @thread_safety Any thread; an object must not be closed while another thread uses it.
  */
 CUGL_API cugl_status cugl_memory_resource_deallocate(cugl_memory_resource *mr, uint64_t ptr,
                                                      size_t size, cugl_stream *stream);
@@ -145,6 +152,7 @@ CUGL_API cugl_status cugl_memory_resource_deallocate(cugl_memory_resource *mr, u
  * @errors CUGL_ERROR_INVALID_ARGUMENT, CUGL_ERROR_CLOSED,
  *   CUGL_ERROR_NOT_SUPPORTED (the resource has no pool: managed, legacy,
  *   exportable, or pinned without a host pool).
+ * @thread_safety Any thread; an object must not be closed while another thread uses it.
  */
 CUGL_API cugl_status cugl_memory_resource_pool_stats(cugl_memory_resource *mr,
                                                      cugl_pool_stats *stats);
@@ -153,6 +161,7 @@ CUGL_API cugl_status cugl_memory_resource_pool_stats(cugl_memory_resource *mr,
  * Give the pool's unused reserved memory back to the system, keeping at
  * least `keep_bytes` reserved. Call after synchronising the streams that
  * freed memory. No-op (CUGL_OK) for resources without a pool.
+ * @thread_safety Any thread; an object must not be closed while another thread uses it.
  */
 CUGL_API cugl_status cugl_memory_resource_trim(cugl_memory_resource *mr, size_t keep_bytes);
 
@@ -163,6 +172,7 @@ CUGL_API cugl_status cugl_memory_resource_trim(cugl_memory_resource *mr, size_t 
  * cugl_device_memory_resource_import_fd.
  * @errors CUGL_ERROR_INVALID_ARGUMENT, CUGL_ERROR_CLOSED,
  *   CUGL_ERROR_INVALID_STATE (the resource is not IPC-enabled), CUGL_ERROR_CUDA.
+ * @thread_safety Any thread; an object must not be closed while another thread uses it.
  */
 CUGL_API cugl_status cugl_memory_resource_export_fd(cugl_memory_resource *mr, int *fd);
 
@@ -171,31 +181,51 @@ CUGL_API cugl_status cugl_memory_resource_export_fd(cugl_memory_resource *mr, in
  * imports buffers (cugl_buffer_ipc_import). `fd` stays the caller's.
  * @errors CUGL_ERROR_INVALID_ARGUMENT (negative fd), CUGL_ERROR_INVALID_STATE
  *   (device not initialized), CUGL_ERROR_CUDA (not an exported pool).
+ * @thread_safety Any thread; an object must not be closed while another thread uses it.
  */
 CUGL_API cugl_status cugl_device_memory_resource_import_fd(cugl_memory_resource **out,
                                                            cugl_device *device, int fd);
 
+/** @thread_safety Any thread. */
 CUGL_API cugl_memory_kind cugl_memory_resource_kind(const cugl_memory_resource *mr);
+/** @thread_safety Any thread. */
 CUGL_API bool cugl_memory_resource_is_device_accessible(const cugl_memory_resource *mr);
+/** @thread_safety Any thread. */
 CUGL_API bool cugl_memory_resource_is_host_accessible(const cugl_memory_resource *mr);
+/** @thread_safety Any thread. */
 CUGL_API bool cugl_memory_resource_is_managed(const cugl_memory_resource *mr);
+/** @thread_safety Any thread. */
 CUGL_API bool cugl_memory_resource_is_ipc_enabled(const cugl_memory_resource *mr);
-/** Whether allocations are ordered on streams (device, pinned with a pool). */
+/**
+ * Whether allocations are ordered on streams (device, pinned with a pool).
+ * @thread_safety Any thread.
+ */
 CUGL_API bool cugl_memory_resource_is_stream_ordered(const cugl_memory_resource *mr);
-/** The device ordinal; -1 for host memory that belongs to no device. */
+/**
+ * The device ordinal; -1 for host memory that belongs to no device.
+ * @thread_safety Any thread.
+ */
 CUGL_API int cugl_memory_resource_device_id(const cugl_memory_resource *mr);
+/** @thread_safety Any thread. */
 CUGL_API cugl_device *cugl_memory_resource_device(const cugl_memory_resource *mr);
-/** The raw CUmemoryPool, or NULL for resources without a pool. */
+/**
+ * The raw CUmemoryPool, or NULL for resources without a pool.
+ * @thread_safety Any thread.
+ */
 CUGL_API void *cugl_memory_resource_pool_handle(const cugl_memory_resource *mr);
 
+/** @thread_safety Any thread. */
 CUGL_API bool cugl_memory_resource_is_closed(const cugl_memory_resource *mr);
 /**
  * Refuse further allocations and give the owned pool's unused memory back;
  * idempotent. The pool itself is destroyed with the last reference, which
  * buffers still using it hold.
+ * @thread_safety Any thread, once no other thread uses the object.
  */
 CUGL_API void cugl_memory_resource_close(cugl_memory_resource *mr);
+/** @thread_safety Any thread: references are counted atomically. */
 CUGL_API cugl_memory_resource *cugl_memory_resource_retain(cugl_memory_resource *mr);
+/** @thread_safety Any thread: references are counted atomically. */
 CUGL_API void cugl_memory_resource_release(cugl_memory_resource *mr);
 
 CUGL_END_DECLS

@@ -31,6 +31,7 @@ typedef struct cugl_launch_config {
  *   (device not initialized), CUGL_ERROR_NOT_SUPPORTED (no code for this
  *   GPU), CUGL_ERROR_CUDA (not an image).
  * @pointer_lifetime The caller owns one reference.
+ * @thread_safety Any thread; an object must not be closed while another thread uses it.
  */
 CUGL_API cugl_status cugl_module_load_data(cugl_module **out, cugl_device *device,
                                            const void *image, size_t size);
@@ -43,41 +44,64 @@ CUGL_API cugl_status cugl_module_load_data(cugl_module **out, cugl_device *devic
  * --report-api-errors no).
  * @errors CUGL_ERROR_INVALID_ARGUMENT (NULL, no kernel of that name),
  *   CUGL_ERROR_CLOSED, CUGL_ERROR_CUDA.
+ * @thread_safety Any thread; an object must not be closed while another thread uses it.
  */
 CUGL_API cugl_status cugl_module_get_kernel(cugl_kernel **out, cugl_module *module,
                                             const char *name);
 
-/** The raw CUmodule; NULL after close. */
+/**
+ * The raw CUmodule; NULL after close.
+ * @thread_safety Any thread.
+ */
 CUGL_API void *cugl_module_handle(const cugl_module *module);
+/** @thread_safety Any thread. */
 CUGL_API cugl_device *cugl_module_device(const cugl_module *module);
+/** @thread_safety Any thread. */
 CUGL_API bool cugl_module_is_closed(const cugl_module *module);
 
-/** Unload now; kernels taken from it then return CUGL_ERROR_CLOSED. */
+/**
+ * Unload now; kernels taken from it then return CUGL_ERROR_CLOSED.
+ * @thread_safety Any thread, once no other thread uses the object.
+ */
 CUGL_API void cugl_module_close(cugl_module *module);
+/** @thread_safety Any thread: references are counted atomically. */
 CUGL_API cugl_module *cugl_module_retain(cugl_module *module);
+/** @thread_safety Any thread: references are counted atomically. */
 CUGL_API void cugl_module_release(cugl_module *module);
 
-/** The kernel's name as looked up. */
+/**
+ * The kernel's name as looked up.
+ * @thread_safety Any thread.
+ */
 CUGL_API const char *cugl_kernel_name(const cugl_kernel *kernel);
 
 /**
  * The number of parameters the kernel takes.
  * @errors CUGL_ERROR_INVALID_ARGUMENT, CUGL_ERROR_CLOSED,
  *   CUGL_ERROR_NOT_SUPPORTED (the driver cannot tell; before CUDA 12.4).
+ * @thread_safety Any thread; an object must not be closed while another thread uses it.
  */
 CUGL_API cugl_status cugl_kernel_num_args(cugl_kernel *kernel, size_t *count);
 
 /**
  * The most threads per block this kernel can be launched with (its
  * register use can make it fewer than the device's limit).
+ * @thread_safety Any thread; an object must not be closed while another thread uses it.
  */
 CUGL_API cugl_status cugl_kernel_max_threads_per_block(cugl_kernel *kernel, int *threads);
 
-/** The raw CUfunction; NULL after close. */
+/**
+ * The raw CUfunction; NULL after close.
+ * @thread_safety Any thread.
+ */
 CUGL_API void *cugl_kernel_handle(const cugl_kernel *kernel);
+/** @thread_safety Any thread. */
 CUGL_API bool cugl_kernel_is_closed(const cugl_kernel *kernel);
+/** @thread_safety Any thread, once no other thread uses the object. */
 CUGL_API void cugl_kernel_close(cugl_kernel *kernel);
+/** @thread_safety Any thread: references are counted atomically. */
 CUGL_API cugl_kernel *cugl_kernel_retain(cugl_kernel *kernel);
+/** @thread_safety Any thread: references are counted atomically. */
 CUGL_API void cugl_kernel_release(cugl_kernel *kernel);
 
 /**

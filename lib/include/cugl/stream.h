@@ -41,6 +41,7 @@ CUGL_API cugl_status cugl_stream_create(cugl_stream **out, cugl_device *device,
  * default streams it is the current device.
  * @errors CUGL_ERROR_INVALID_ARGUMENT (out NULL), CUGL_ERROR_INVALID_STATE
  *   (a default stream and no current device), CUGL_ERROR_CUDA (not a stream).
+ * @thread_safety Any thread.
  */
 CUGL_API cugl_status cugl_stream_from_handle(cugl_stream **out, void *handle);
 
@@ -50,18 +51,21 @@ CUGL_API cugl_status cugl_stream_from_handle(cugl_stream **out, void *handle);
  * @errors CUGL_ERROR_INVALID_ARGUMENT, CUGL_ERROR_INVALID_STATE (device not
  *   initialized).
  * @pointer_lifetime Lives until the process exits; no reference is taken.
+ * @thread_safety Any thread; an object must not be closed while another thread uses it.
  */
 CUGL_API cugl_status cugl_device_default_stream(cugl_stream **out, cugl_device *device);
 
 /**
  * Block until all work queued on the stream has completed.
  * @errors CUGL_ERROR_INVALID_ARGUMENT, CUGL_ERROR_CLOSED, CUGL_ERROR_CUDA.
+ * @thread_safety Any thread; an object must not be closed while another thread uses it.
  */
 CUGL_API cugl_status cugl_stream_sync(cugl_stream *stream);
 
 /**
  * Whether all work queued on the stream has completed, without blocking.
  * @errors CUGL_ERROR_INVALID_ARGUMENT, CUGL_ERROR_CLOSED, CUGL_ERROR_CUDA.
+ * @thread_safety Any thread; an object must not be closed while another thread uses it.
  */
 CUGL_API cugl_status cugl_stream_query(cugl_stream *stream, bool *done);
 
@@ -69,6 +73,7 @@ CUGL_API cugl_status cugl_stream_query(cugl_stream *stream, bool *done);
  * Make future work on `stream` wait until `event` has completed (the work
  * captured by its last record; an event never recorded is complete).
  * @errors CUGL_ERROR_INVALID_ARGUMENT, CUGL_ERROR_CLOSED, CUGL_ERROR_CUDA.
+ * @thread_safety Any thread; an object must not be closed while another thread uses it.
  */
 CUGL_API cugl_status cugl_stream_wait_event(cugl_stream *stream, cugl_event *event);
 
@@ -77,41 +82,65 @@ CUGL_API cugl_status cugl_stream_wait_event(cugl_stream *stream, cugl_event *eve
  * (records a temporary event on `other`).
  * @errors CUGL_ERROR_INVALID_ARGUMENT (NULL, or both the same stream),
  *   CUGL_ERROR_CLOSED, CUGL_ERROR_CUDA.
+ * @thread_safety Any thread; an object must not be closed while another thread uses it.
  */
 CUGL_API cugl_status cugl_stream_wait_stream(cugl_stream *stream, cugl_stream *other);
 
 /**
  * Record `event` on `stream`: it completes when the work queued so far does.
  * Same as cugl_event_record(event, stream).
+ * @thread_safety Any thread; an object must not be closed while another thread uses it.
  */
 CUGL_API cugl_status cugl_stream_record(cugl_stream *stream, cugl_event *event);
 
-/** Whether the stream is non-blocking with respect to the legacy default stream. */
+/**
+ * Whether the stream is non-blocking with respect to the legacy default stream.
+ * @thread_safety Any thread.
+ */
 CUGL_API bool cugl_stream_is_nonblocking(const cugl_stream *stream);
 
-/** The stream's priority (0 for NULL). */
+/**
+ * The stream's priority (0 for NULL).
+ * @thread_safety Any thread.
+ */
 CUGL_API int cugl_stream_priority(const cugl_stream *stream);
 
-/** The device the stream belongs to (NULL for NULL). */
+/**
+ * The device the stream belongs to (NULL for NULL).
+ * @thread_safety Any thread.
+ */
 CUGL_API cugl_device *cugl_stream_device(const cugl_stream *stream);
 
-/** The raw CUstream; NULL after close. */
+/**
+ * The raw CUstream; NULL after close.
+ * @thread_safety Any thread.
+ */
 CUGL_API void *cugl_stream_handle(const cugl_stream *stream);
 
-/** Whether cugl_stream_close has been called. true for NULL. */
+/**
+ * Whether cugl_stream_close has been called. true for NULL.
+ * @thread_safety Any thread.
+ */
 CUGL_API bool cugl_stream_is_closed(const cugl_stream *stream);
 
 /**
  * Destroy the stream now (work already queued still completes); idempotent.
  * A wrapped foreign stream is only forgotten, not destroyed.
  * Afterwards every call but is_closed/release returns CUGL_ERROR_CLOSED.
+ * @thread_safety Any thread, once no other thread uses the object.
  */
 CUGL_API void cugl_stream_close(cugl_stream *stream);
 
-/** Take another reference. Returns `stream`. */
+/**
+ * Take another reference. Returns `stream`.
+ * @thread_safety Any thread: references are counted atomically.
+ */
 CUGL_API cugl_stream *cugl_stream_retain(cugl_stream *stream);
 
-/** Drop a reference; the last one closes and frees. NULL is a no-op. */
+/**
+ * Drop a reference; the last one closes and frees. NULL is a no-op.
+ * @thread_safety Any thread: references are counted atomically.
+ */
 CUGL_API void cugl_stream_release(cugl_stream *stream);
 
 CUGL_END_DECLS

@@ -119,6 +119,7 @@ CUGL_API cugl_status cugl_resource_desc_validate(const cugl_resource_desc *resou
  * that is not a cube map.
  * @param desc NULL for the defaults.
  * @errors CUGL_ERROR_INVALID_ARGUMENT, CUGL_ERROR_CLOSED.
+ * @thread_safety Any thread.
  */
 CUGL_API cugl_status cugl_texture_desc_validate(const cugl_texture_desc *desc,
                                                 const cugl_resource_desc *resource);
@@ -139,15 +140,20 @@ CUGL_API cugl_status cugl_texture_create(cugl_texture **out, cugl_device *device
                                          const cugl_resource_desc *resource,
                                          const cugl_texture_desc *desc);
 
-/** The CUtexObject a kernel takes (cudaTextureObject_t); 0 once closed. */
+/**
+ * The CUtexObject a kernel takes (cudaTextureObject_t); 0 once closed.
+ * @thread_safety Any thread.
+ */
 CUGL_API uint64_t cugl_texture_handle(const cugl_texture *texture);
 
+/** @thread_safety Any thread. */
 CUGL_API cugl_device *cugl_texture_device(const cugl_texture *texture);
 
 /**
  * The resource as the texture samples it: a linear size of 0 resolved to
  * the bytes it covers. The objects in it are not retained for the caller.
  * @errors CUGL_ERROR_INVALID_ARGUMENT (NULL), CUGL_ERROR_CLOSED.
+ * @thread_safety Any thread.
  */
 CUGL_API cugl_status cugl_texture_get_resource(const cugl_texture *texture,
                                                cugl_resource_desc *resource);
@@ -156,6 +162,7 @@ CUGL_API cugl_status cugl_texture_get_resource(const cugl_texture *texture,
  * The options as the driver got them: a max_mipmap_level_clamp of 0 for a
  * mipmapped array resolved to num_levels - 1.
  * @errors CUGL_ERROR_INVALID_ARGUMENT (NULL), CUGL_ERROR_CLOSED.
+ * @thread_safety Any thread.
  */
 CUGL_API cugl_status cugl_texture_get_desc(const cugl_texture *texture,
                                            cugl_texture_desc *desc);
@@ -163,6 +170,7 @@ CUGL_API cugl_status cugl_texture_get_desc(const cugl_texture *texture,
 /**
  * Whether the texture has been closed, or the resource it samples has:
  * true for NULL.
+ * @thread_safety Any thread.
  */
 CUGL_API bool cugl_texture_is_closed(const cugl_texture *texture);
 
@@ -170,12 +178,17 @@ CUGL_API bool cugl_texture_is_closed(const cugl_texture *texture);
  * Destroy the texture object now (kernels already queued that use it must
  * have finished) and drop its reference to the resource; idempotent.
  * Afterwards every call that returns a status returns CUGL_ERROR_CLOSED.
+ * @thread_safety Any thread, once no other thread uses the object.
  */
 CUGL_API void cugl_texture_close(cugl_texture *texture);
 
+/** @thread_safety Any thread: references are counted atomically. */
 CUGL_API cugl_texture *cugl_texture_retain(cugl_texture *texture);
 
-/** Drop a reference; the last one closes and frees. NULL is a no-op. */
+/**
+ * Drop a reference; the last one closes and frees. NULL is a no-op.
+ * @thread_safety Any thread: references are counted atomically.
+ */
 CUGL_API void cugl_texture_release(cugl_texture *texture);
 
 /**
@@ -188,27 +201,45 @@ CUGL_API void cugl_texture_release(cugl_texture *texture);
  *   CUGL_ERROR_INVALID_STATE, CUGL_ERROR_CUDA.
  * @pointer_lifetime The caller owns one reference; the surface holds one to
  *   the array until it is closed.
+ * @thread_safety Any thread; an object must not be closed while another thread uses it.
  */
 CUGL_API cugl_status cugl_surface_create(cugl_surface **out, cugl_device *device,
                                          const cugl_resource_desc *resource);
 
-/** The CUsurfObject a kernel takes (cudaSurfaceObject_t); 0 once closed. */
+/**
+ * The CUsurfObject a kernel takes (cudaSurfaceObject_t); 0 once closed.
+ * @thread_safety Any thread.
+ */
 CUGL_API uint64_t cugl_surface_handle(const cugl_surface *surface);
 
+/** @thread_safety Any thread. */
 CUGL_API cugl_device *cugl_surface_device(const cugl_surface *surface);
 
-/** The array the surface writes (no reference is taken); NULL once closed. */
+/**
+ * The array the surface writes (no reference is taken); NULL once closed.
+ * @thread_safety Any thread.
+ */
 CUGL_API cugl_array *cugl_surface_array(const cugl_surface *surface);
 
-/** Whether the surface, or its array, has been closed; true for NULL. */
+/**
+ * Whether the surface, or its array, has been closed; true for NULL.
+ * @thread_safety Any thread.
+ */
 CUGL_API bool cugl_surface_is_closed(const cugl_surface *surface);
 
-/** Destroy the surface object now and drop its array; idempotent. */
+/**
+ * Destroy the surface object now and drop its array; idempotent.
+ * @thread_safety Any thread, once no other thread uses the object.
+ */
 CUGL_API void cugl_surface_close(cugl_surface *surface);
 
+/** @thread_safety Any thread: references are counted atomically. */
 CUGL_API cugl_surface *cugl_surface_retain(cugl_surface *surface);
 
-/** Drop a reference; the last one closes and frees. NULL is a no-op. */
+/**
+ * Drop a reference; the last one closes and frees. NULL is a no-op.
+ * @thread_safety Any thread: references are counted atomically.
+ */
 CUGL_API void cugl_surface_release(cugl_surface *surface);
 
 CUGL_END_DECLS

@@ -59,6 +59,7 @@ typedef struct cugl_dtype {
  *   differs from the item size; the layout needs more bytes than the buffer
  *   has, both sizes in the message; negative offsets), CUGL_ERROR_CLOSED.
  * @pointer_lifetime The caller owns one reference; the view holds the buffer.
+ * @thread_safety Any thread; an object must not be closed while another thread uses it.
  */
 CUGL_API cugl_status cugl_view_from_buffer(cugl_view **out, cugl_buffer *buffer,
                                            const cugl_layout *layout, cugl_dtype dtype,
@@ -69,6 +70,7 @@ CUGL_API cugl_status cugl_view_from_buffer(cugl_view **out, cugl_buffer *buffer,
  * keep it; zero dtype: keep the view's when the item size is unchanged).
  * The result is read-only when this view is.
  * @errors as cugl_view_from_buffer.
+ * @thread_safety Any thread; an object must not be closed while another thread uses it.
  */
 CUGL_API cugl_status cugl_view_view(cugl_view **out, cugl_view *view, const cugl_layout *layout,
                                     cugl_dtype dtype);
@@ -94,11 +96,15 @@ typedef struct cugl_dlpack_import_desc {
  *   consumer stream and without no_sync), CUGL_ERROR_NOT_SUPPORTED (another
  *   device type; a versioned tensor of another major version),
  *   CUGL_ERROR_CUDA.
+ * @thread_safety Any thread; an object must not be closed while another thread uses it.
  */
 CUGL_API cugl_status cugl_view_from_dlpack(cugl_view **out, struct DLManagedTensor *tensor,
                                            const cugl_dlpack_import_desc *desc);
 
-/** The same for DLPack 1.x's versioned tensor; its read-only flag is kept. */
+/**
+ * The same for DLPack 1.x's versioned tensor; its read-only flag is kept.
+ * @thread_safety Any thread; an object must not be closed while another thread uses it.
+ */
 CUGL_API cugl_status cugl_view_from_dlpack_versioned(cugl_view **out,
                                                      struct DLManagedTensorVersioned *tensor,
                                                      const cugl_dlpack_import_desc *desc);
@@ -112,10 +118,12 @@ CUGL_API cugl_status cugl_view_from_dlpack_versioned(cugl_view **out,
  * @errors CUGL_ERROR_INVALID_ARGUMENT (NULL; read-only view), CUGL_ERROR_CLOSED,
  *   CUGL_ERROR_NOT_SUPPORTED (an untyped view: DLPack needs a dtype),
  *   CUGL_ERROR_OUT_OF_MEMORY.
+ * @thread_safety Any thread; an object must not be closed while another thread uses it.
  */
 CUGL_API cugl_status cugl_view_to_dlpack(struct DLManagedTensor **out, cugl_view *view);
 
 /** The same as DLPack 1.x's versioned tensor, with its read-only flag set
+ * @thread_safety Any thread; an object must not be closed while another thread uses it.
  * for read-only views. */
 CUGL_API cugl_status cugl_view_to_dlpack_versioned(struct DLManagedTensorVersioned **out,
                                                    cugl_view *view);
@@ -153,33 +161,59 @@ typedef struct cugl_view_copy_desc {
 CUGL_API cugl_status cugl_view_copy_from(cugl_view *dst, cugl_view *src, cugl_stream *stream,
                                          const cugl_view_copy_desc *desc);
 
-/** The same with the views the other way round: copies `src` into `dst`. */
+/**
+ * The same with the views the other way round: copies `src` into `dst`.
+ * @thread_safety Any thread; an object must not be closed while another thread uses it.
+ */
 CUGL_API cugl_status cugl_view_copy_to(cugl_view *src, cugl_view *dst, cugl_stream *stream,
                                        const cugl_view_copy_desc *desc);
 
-/** The address of element (0, ..., 0): the buffer's plus the slice offset. */
+/**
+ * The address of element (0, ..., 0): the buffer's plus the slice offset.
+ * @thread_safety Any thread.
+ */
 CUGL_API uint64_t cugl_view_ptr(const cugl_view *view);
-/** The device ordinal; -1 for memory only the host can reach. */
+/**
+ * The device ordinal; -1 for memory only the host can reach.
+ * @thread_safety Any thread.
+ */
 CUGL_API int cugl_view_device_id(const cugl_view *view);
+/** @thread_safety Any thread. */
 CUGL_API bool cugl_view_is_device_accessible(const cugl_view *view);
+/** @thread_safety Any thread. */
 CUGL_API bool cugl_view_is_host_accessible(const cugl_view *view);
+/** @thread_safety Any thread. */
 CUGL_API bool cugl_view_readonly(const cugl_view *view);
+/** @thread_safety Any thread. */
 CUGL_API cugl_dtype cugl_view_dtype(const cugl_view *view);
-/** The layout (shape, strides in elements, item size, slice offset). */
+/**
+ * The layout (shape, strides in elements, item size, slice offset).
+ * @thread_safety Any thread.
+ */
 CUGL_API const cugl_layout *cugl_view_layout(const cugl_view *view);
+/** @thread_safety Any thread. */
 CUGL_API int cugl_view_ndim(const cugl_view *view);
-/** Shape and strides (in elements) of the view; NULL for NULL. */
+/**
+ * Shape and strides (in elements) of the view; NULL for NULL.
+ * @thread_safety Any thread.
+ */
 CUGL_API const int64_t *cugl_view_shape(const cugl_view *view);
+/** @thread_safety Any thread. */
 CUGL_API const int64_t *cugl_view_strides(const cugl_view *view);
 /**
  * The exporting object: the buffer given to cugl_view_from_buffer, or the
  * buffer cugl made around an imported DLPack tensor (which owns the tensor).
  * No reference is taken.
+ * @thread_safety Any thread.
  */
 CUGL_API cugl_buffer *cugl_view_buffer(const cugl_view *view);
 
+/** @thread_safety Any thread: references are counted atomically. */
 CUGL_API cugl_view *cugl_view_retain(cugl_view *view);
-/** Drop a reference; the last one drops the view's buffer. NULL is a no-op. */
+/**
+ * Drop a reference; the last one drops the view's buffer. NULL is a no-op.
+ * @thread_safety Any thread: references are counted atomically.
+ */
 CUGL_API void cugl_view_release(cugl_view *view);
 
 CUGL_END_DECLS

@@ -57,6 +57,7 @@ typedef struct cugl_app_context_desc {
  *   CUGL_ERROR_NOT_SUPPORTED (no display for a window; no EGL display, or no
  *   EGL device for that CUDA device, headless; GL older than 4.5),
  *   CUGL_ERROR_GL. The message says which and what was tried.
+ * @thread_safety The thread that uses the context, with it current where GL is called.
  */
 CUGL_API cugl_status cugl_app_context_create(cugl_app_context **out,
                                              const cugl_app_context_desc *desc);
@@ -64,25 +65,45 @@ CUGL_API cugl_status cugl_app_context_create(cugl_app_context **out,
  * Destroy the context and everything of libcugl-app made in it (the blit's
  * objects, the offscreen framebuffer). It is made current for that, so no
  * context is current on this thread afterwards. NULL: no-op.
+ * @thread_safety The thread that uses the context, with it current where GL is called.
  */
 CUGL_API void cugl_app_context_destroy(cugl_app_context *ctx);
 
+/** @thread_safety The thread that uses the context, with it current where GL is called. */
 CUGL_API cugl_status cugl_app_context_make_current(cugl_app_context *ctx);
+/** @thread_safety The thread that uses the context, with it current where GL is called. */
 CUGL_API bool cugl_app_context_is_headless(const cugl_app_context *ctx);
-/** "glfw", "egl-device", "egl-surfaceless" or "egl-default". */
+/**
+ * "glfw", "egl-device", "egl-surfaceless" or "egl-default".
+ * @thread_safety The thread that uses the context, with it current where GL is called.
+ */
 CUGL_API const char *cugl_app_context_platform(const cugl_app_context *ctx);
-/** GL_RENDERER and GL_VENDOR, read at creation. */
+/**
+ * GL_RENDERER and GL_VENDOR, read at creation.
+ * @thread_safety The thread that uses the context, with it current where GL is called.
+ */
 CUGL_API const char *cugl_app_context_renderer(const cugl_app_context *ctx);
+/** @thread_safety The thread that uses the context, with it current where GL is called. */
 CUGL_API const char *cugl_app_context_vendor(const cugl_app_context *ctx);
-/** Framebuffer size in pixels (windows: follows resizes). */
+/**
+ * Framebuffer size in pixels (windows: follows resizes).
+ * @thread_safety The thread that uses the context, with it current where GL is called.
+ */
 CUGL_API void cugl_app_context_size(const cugl_app_context *ctx, int *width, int *height);
-/** The framebuffer to draw into: 0 for a window, the offscreen FBO headless. */
+/**
+ * The framebuffer to draw into: 0 for a window, the offscreen FBO headless.
+ * @thread_safety The thread that uses the context, with it current where GL is called.
+ */
 CUGL_API GLuint cugl_app_context_framebuffer(const cugl_app_context *ctx);
-/** The user asked to close (the close button, Escape, a close event). */
+/**
+ * The user asked to close (the close button, Escape, a close event).
+ * @thread_safety The thread that uses the context, with it current where GL is called.
+ */
 CUGL_API bool cugl_app_context_should_close(const cugl_app_context *ctx);
 /**
  * End a frame: swap buffers and poll input (windows; the title shows the
  * frames per second, updated twice a second), or glFlush (headless).
+ * @thread_safety The thread that uses the context, with it current where GL is called.
  */
 CUGL_API cugl_status cugl_app_context_present(cugl_app_context *ctx);
 /**
@@ -90,6 +111,7 @@ CUGL_API cugl_status cugl_app_context_present(cugl_app_context *ctx);
  * cugl_app_context_input() is fed by the window's framebuffer-size, cursor,
  * cursor-enter, button, scroll and key callbacks: a program that sets its
  * own should call on to cugl's (glfwSet*Callback returns the previous one).
+ * @thread_safety The thread that uses the context, with it current where GL is called.
  */
 CUGL_API void *cugl_app_context_window(cugl_app_context *ctx);
 
@@ -103,9 +125,15 @@ typedef struct cugl_app_input {
     bool shift, ctrl;
 } cugl_app_input;
 
-/** This frame's input (updated by present). */
+/**
+ * This frame's input (updated by present).
+ * @thread_safety The thread that uses the context, with it current where GL is called.
+ */
 CUGL_API const cugl_app_input *cugl_app_context_input(const cugl_app_context *ctx);
-/** Whether a key (a GLFW_KEY_* code) is held. */
+/**
+ * Whether a key (a GLFW_KEY_* code) is held.
+ * @thread_safety The thread that uses the context, with it current where GL is called.
+ */
 CUGL_API bool cugl_app_key_down(const cugl_app_context *ctx, int glfw_key);
 
 /* ---- Input events ------------------------------------------------------------ */
@@ -237,10 +265,14 @@ CUGL_API long cugl_app_context_frame(const cugl_app_context *ctx);
  * none). `name` names it in messages. Compile and link logs go into the
  * error message.
  * @errors CUGL_ERROR_INVALID_ARGUMENT, CUGL_ERROR_GL.
+ * @thread_safety The thread that uses the context, with it current where GL is called.
  */
 CUGL_API cugl_status cugl_app_program(GLuint *out, const char *name, const char *vertex_src,
                                       const char *fragment_src);
-/** A compute program. */
+/**
+ * A compute program.
+ * @thread_safety The thread that uses the context, with it current where GL is called.
+ */
 CUGL_API cugl_status cugl_app_compute_program(GLuint *out, const char *name,
                                               const char *compute_src);
 
@@ -254,6 +286,7 @@ CUGL_API cugl_status cugl_app_compute_program(GLuint *out, const char *name,
  * apply; the blit's program, vertex array and texture unit 0 stay bound.
  * @errors CUGL_ERROR_INVALID_ARGUMENT (NULL, not a texture, not 2D),
  *   CUGL_ERROR_GL (the blit shaders do not build: the log is in the message).
+ * @thread_safety The thread that uses the context, with it current where GL is called.
  */
 CUGL_API cugl_status cugl_app_blit(cugl_app_context *ctx, GLuint texture, bool linear);
 
@@ -311,6 +344,7 @@ CUGL_API cugl_status cugl_app_choose_interop(cugl_app_interop *out, char *reason
  * rows top to bottom, into `rgba` of at least width * height * 4 bytes.
  * @errors CUGL_ERROR_INVALID_ARGUMENT (NULL, too small: both sizes named),
  *   CUGL_ERROR_GL.
+ * @thread_safety The thread that uses the context, with it current where GL is called.
  */
 CUGL_API cugl_status cugl_app_read_pixels(uint8_t *rgba, size_t size, cugl_app_context *ctx);
 
@@ -320,6 +354,7 @@ CUGL_API cugl_status cugl_app_read_pixels(uint8_t *rgba, size_t size, cugl_app_c
  * @errors CUGL_ERROR_INVALID_ARGUMENT (NULL, size not positive, the file
  *   cannot be opened or written: the path and the system's or libpng's
  *   reason are in the message), CUGL_ERROR_OUT_OF_MEMORY.
+ * @thread_safety Any thread.
  */
 CUGL_API cugl_status cugl_app_write_png(const char *path, const uint8_t *rgba, int width,
                                         int height);
@@ -332,12 +367,14 @@ CUGL_API cugl_status cugl_app_write_png(const char *path, const uint8_t *rgba, i
  *   not a PNG, or libpng refuses it: the path and the reason are in the
  *   message), CUGL_ERROR_OUT_OF_MEMORY. On failure *rgba is NULL and the
  *   sizes 0.
+ * @thread_safety Any thread.
  */
 CUGL_API cugl_status cugl_app_read_png(uint8_t **rgba, int *width, int *height,
                                        const char *path);
 /**
  * read_pixels then write_png.
  * @errors theirs; CUGL_ERROR_INVALID_STATE for a 0 x 0 (minimised) window.
+ * @thread_safety The thread that uses the context, with it current where GL is called.
  */
 CUGL_API cugl_status cugl_app_screenshot(cugl_app_context *ctx, const char *path);
 
@@ -351,19 +388,27 @@ typedef struct cugl_app_camera {
     float z_near, z_far;
 } cugl_app_camera;
 
-/** Looking at the origin from distance 3, yaw 0.6, pitch 0.5, 45 degrees. */
+/**
+ * Looking at the origin from distance 3, yaw 0.6, pitch 0.5, 45 degrees.
+ * @thread_safety Any thread.
+ */
 CUGL_API void cugl_app_camera_init(cugl_app_camera *cam);
 /**
  * Left drag orbits, right drag pans the target, wheel zooms, arrow keys
  * and W/A/S/D orbit, R resets, from the context's input of this frame
  * (a window's, replayed or pushed: headless contexts too). `ctx` NULL: no
  * change.
+ * @thread_safety The thread that uses the context, with it current where GL is called.
  */
 CUGL_API void cugl_app_camera_update(cugl_app_camera *cam, const cugl_app_context *ctx,
                                      float dt_seconds);
-/** Column-major 4x4 view and projection matrices, ready for glUniformMatrix4fv. */
+/**
+ * Column-major 4x4 view and projection matrices, ready for glUniformMatrix4fv.
+ * @thread_safety Any thread.
+ */
 CUGL_API void cugl_app_camera_matrices(float view[16], float proj[16],
                                        const cugl_app_camera *cam, float aspect);
+/** @thread_safety Any thread. */
 CUGL_API void cugl_app_camera_eye(float eye[3], const cugl_app_camera *cam);
 
 /* ---- Frame timing ----------------------------------------------------------- */
@@ -382,10 +427,15 @@ enum { CUGL_APP_TIMER_MAX_PHASES = 8 };
  * phase; the timer holds a reference to it. GL queries are made in the
  * context current at the phase's first use; destroy the timer with that
  * context current.
+ * @thread_safety The thread that uses the context, with it current where GL is called.
  */
 CUGL_API cugl_status cugl_app_timer_create(cugl_app_timer **out, cugl_stream *stream);
+/** @thread_safety The thread that uses the context, with it current where GL is called. */
 CUGL_API void cugl_app_timer_destroy(cugl_app_timer *timer);
-/** Start a frame (ending one still open). */
+/**
+ * Start a frame (ending one still open).
+ * @thread_safety The thread that uses the context, with it current where GL is called.
+ */
 CUGL_API void cugl_app_timer_frame_begin(cugl_app_timer *timer);
 /**
  * Phases are numbered 0 .. CUGL_APP_TIMER_MAX_PHASES - 1; the name is
@@ -396,12 +446,19 @@ CUGL_API void cugl_app_timer_frame_begin(cugl_app_timer *timer);
  *   phase without a stream), CUGL_ERROR_INVALID_STATE (outside a frame,
  *   already measured this frame, a GL phase inside another, GL not
  *   loaded), the statuses of cugl_event_create and cugl_event_record.
+ * @thread_safety The thread that uses the context, with it current where GL is called.
  */
 CUGL_API cugl_status cugl_app_timer_begin(cugl_app_timer *timer, int phase, const char *name,
                                           bool cuda);
-/** @errors CUGL_ERROR_INVALID_ARGUMENT, CUGL_ERROR_INVALID_STATE (not begun). */
+/**
+ * @errors CUGL_ERROR_INVALID_ARGUMENT, CUGL_ERROR_INVALID_STATE (not begun).
+ * @thread_safety The thread that uses the context, with it current where GL is called.
+ */
 CUGL_API cugl_status cugl_app_timer_end(cugl_app_timer *timer, int phase);
-/** End the frame (and any phase left open). */
+/**
+ * End the frame (and any phase left open).
+ * @thread_safety The thread that uses the context, with it current where GL is called.
+ */
 CUGL_API void cugl_app_timer_frame_end(cugl_app_timer *timer);
 
 typedef struct cugl_app_phase_stats {
@@ -414,11 +471,15 @@ typedef struct cugl_app_phase_stats {
 /**
  * Means so far; frames counted and their mean wall time from frame_begin to
  * frame_end. Names point into the timer (valid while it lives).
+ * @thread_safety The thread that uses the context, with it current where GL is called.
  */
 CUGL_API void cugl_app_timer_stats(cugl_app_phase_stats phases[CUGL_APP_TIMER_MAX_PHASES],
                                    long *frames, double *frame_ms,
                                    const cugl_app_timer *timer);
-/** A table of the stats, one phase a line, then frames and fps. */
+/**
+ * A table of the stats, one phase a line, then frames and fps.
+ * @thread_safety The thread that uses the context, with it current where GL is called.
+ */
 CUGL_API void cugl_app_timer_print(const cugl_app_timer *timer, FILE *out);
 
 CUGL_END_DECLS
