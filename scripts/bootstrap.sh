@@ -39,11 +39,12 @@ cuda_inc=$(dirname "$(dirname "$nvcc")")/include
 [ -f "$cuda_inc/cuda.h" ] || die "found $nvcc but not $cuda_inc/cuda.h: the CUDA Toolkit is incomplete; reinstall cuda-toolkit"
 
 # --- Debian packages --------------------------------------------------------
-# (ffmpeg: the demos' --record makes MP4s with it, and its test checks them.)
+# (ffmpeg: the demos' --record makes MP4s with it, and its test checks them;
+# cmake and g++: the test of the CMake package builds a C and a C++ program.)
 packages="meson ninja-build pkg-config python3 python3-glad gcc binutils
  libcmocka-dev libglfw3-dev libcglm-dev libpng-dev libdlpack-dev
  libegl-dev libgl-dev libegl1 libegl-mesa0 libgl1-mesa-dri clang libclang-rt-dev
- ffmpeg"
+ ffmpeg cmake g++"
 missing=
 for p in $packages; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' ||
