@@ -43,7 +43,7 @@ cuda_inc=$(dirname "$(dirname "$nvcc")")/include
 # cmake and g++: the test of the CMake package builds a C and a C++ program;
 # xvfb and xdotool: the window suite drives real windows where no display is.)
 packages="meson ninja-build pkg-config python3 python3-glad gcc binutils
- libcmocka-dev libglfw3-dev libcglm-dev libpng-dev libdlpack-dev
+ libcmocka-dev libglfw3-dev libcglm-dev libpng-dev libdlpack-dev libimgui-dev libstb-dev
  libegl-dev libgl-dev libegl1 libegl-mesa0 libgl1-mesa-dri clang libclang-rt-dev
  ffmpeg cmake g++ xvfb xauth xdotool"
 missing=

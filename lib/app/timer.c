@@ -15,6 +15,8 @@ enum { RING = 4, NAME_MAX_LEN = 48 };
 typedef struct slot {
     bool pending[CUGL_APP_TIMER_MAX_PHASES]; /* a GPU result is owed */
     bool cuda[CUGL_APP_TIMER_MAX_PHASES];
+    long frame;                               /* the frame measured, -1: none */
+    double cpu_ms[CUGL_APP_TIMER_MAX_PHASES], frame_ms;
     GLuint query[CUGL_APP_TIMER_MAX_PHASES];          /* made on first GL use */
     cugl_event *events[CUGL_APP_TIMER_MAX_PHASES][2]; /* made on first CUDA use */
 } slot;
@@ -35,6 +37,9 @@ struct cugl_app_timer {
     double frame_start, frame_sum;
     long frames;
     phase phases[CUGL_APP_TIMER_MAX_PHASES];
+    /* The newest frame collected (cugl_app_timer_last). */
+    long last_frame;
+    double last_gpu[CUGL_APP_TIMER_MAX_PHASES], last_cpu[CUGL_APP_TIMER_MAX_PHASES], last_ms;
 };
 
 static double now_ms(void)
@@ -54,6 +59,9 @@ CUGL_API cugl_status cugl_app_timer_create(cugl_app_timer **out, cugl_stream *st
         return CUGL__APP_FAIL(CUGL_ERROR_OUT_OF_MEMORY, "no memory for a timer");
     t->stream = stream ? cugl_stream_retain(stream) : NULL;
     t->gl_open = -1;
+    t->last_frame = -1;
+    for (int s = 0; s < RING; s++)
+        t->ring[s].frame = -1;
     *out = t;
     return CUGL_OK;
 }
@@ -95,18 +103,29 @@ static bool gpu_result(slot *s, int p, double *ms)
     return true;
 }
 
-/* Collect what the slot's frame measured; a result still not ready after
- * RING frames is dropped rather than waited for. */
+/* Collect what the slot's frame measured, which becomes the newest frame
+ * collected; a result still not ready after RING frames is dropped rather
+ * than waited for. The slot is then empty for the frame to come. */
 static void collect(cugl_app_timer *t, slot *s)
 {
     for (int p = 0; p < CUGL_APP_TIMER_MAX_PHASES; p++) {
-        double ms;
+        double ms = 0;
         if (s->pending[p] && gpu_result(s, p, &ms)) {
             t->phases[p].gpu_sum += ms;
             t->phases[p].gpu_count++;
         }
         s->pending[p] = false;
+        if (s->frame >= 0) {
+            t->last_gpu[p] = ms;
+            t->last_cpu[p] = s->cpu_ms[p];
+        }
+        s->cpu_ms[p] = 0;
     }
+    if (s->frame >= 0) {
+        t->last_frame = s->frame;
+        t->last_ms = s->frame_ms;
+    }
+    s->frame = -1;
 }
 
 CUGL_API void cugl_app_timer_frame_begin(cugl_app_timer *t)
@@ -197,7 +216,8 @@ CUGL_API cugl_status cugl_app_timer_end(cugl_app_timer *t, int phase_index)
                               phase_index, ph->name);
     slot *s = &t->ring[t->current];
     ph->open = false;
-    ph->cpu_sum += now_ms() - ph->cpu_start;
+    s->cpu_ms[phase_index] = now_ms() - ph->cpu_start;
+    ph->cpu_sum += s->cpu_ms[phase_index];
     ph->cpu_count++;
     if (ph->cuda) {
         cugl_status st = cugl_event_record(s->events[phase_index][1], t->stream);
@@ -219,7 +239,10 @@ CUGL_API void cugl_app_timer_frame_end(cugl_app_timer *t)
     for (int p = 0; p < CUGL_APP_TIMER_MAX_PHASES; p++)
         if (t->phases[p].open)
             cugl_app_timer_end(t, p);
-    t->frame_sum += now_ms() - t->frame_start;
+    slot *s = &t->ring[t->current];
+    s->frame_ms = now_ms() - t->frame_start;
+    s->frame = t->frames;
+    t->frame_sum += s->frame_ms;
     t->frames++;
     t->in_frame = false;
 }
@@ -247,6 +270,22 @@ CUGL_API void cugl_app_timer_stats(cugl_app_phase_stats phases[CUGL_APP_TIMER_MA
             .gpu_ms = ph->gpu_count ? ph->gpu_sum / (double)ph->gpu_count : 0,
         };
     }
+}
+
+CUGL_API long cugl_app_timer_last(double gpu_ms[CUGL_APP_TIMER_MAX_PHASES],
+                                  double cpu_ms[CUGL_APP_TIMER_MAX_PHASES], double *frame_ms,
+                                  const cugl_app_timer *t)
+{
+    bool have = t && t->last_frame >= 0;
+    for (int p = 0; p < CUGL_APP_TIMER_MAX_PHASES; p++) {
+        if (gpu_ms)
+            gpu_ms[p] = have ? t->last_gpu[p] : 0;
+        if (cpu_ms)
+            cpu_ms[p] = have ? t->last_cpu[p] : 0;
+    }
+    if (frame_ms)
+        *frame_ms = have ? t->last_ms : 0;
+    return have ? t->last_frame : -1;
 }
 
 CUGL_API void cugl_app_timer_print(const cugl_app_timer *t, FILE *out)

@@ -477,6 +477,20 @@ CUGL_API void cugl_app_timer_stats(cugl_app_phase_stats phases[CUGL_APP_TIMER_MA
                                    long *frames, double *frame_ms,
                                    const cugl_app_timer *timer);
 /**
+ * The newest frame whose results are in (the ring's frames come in a few
+ * frames late): each phase's GPU and CPU time in it (0 for a phase not
+ * measured that frame, or whose GPU result was dropped) and its wall time
+ * from frame_begin to frame_end. Any output may be NULL. Returns that
+ * frame's number, counted from 0, or -1 (all 0) while none is in or for a
+ * NULL timer. Each frame_begin brings in the next: for a plot of recent
+ * frames, such as cugl_app_ui_plot.
+ * @errors none.
+ * @thread_safety The thread that uses the timer.
+ */
+CUGL_API long cugl_app_timer_last(double gpu_ms[CUGL_APP_TIMER_MAX_PHASES],
+                                  double cpu_ms[CUGL_APP_TIMER_MAX_PHASES], double *frame_ms,
+                                  const cugl_app_timer *timer);
+/**
  * A table of the stats, one phase a line, then frames and fps.
  * @thread_safety The thread that uses the context, with it current where GL is called.
  */
