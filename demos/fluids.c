@@ -14,6 +14,10 @@
 #include <string.h>
 
 #include "common/demo.h"
+
+#if CUGL_APP_HAS_UI
+#include <cugl/app_ui.h>
+#endif
 #include "common/target.h"
 #include "fluids_math.h"
 
@@ -430,6 +434,20 @@ static cugl_status render(demo *d, void *user)
     return st != CUGL_OK ? st : end;
 }
 
+#if CUGL_APP_HAS_UI
+/* The panel: the jets and vorticity confinement, as J and V set them. */
+static void panel(demo *d, void *user, cugl_app_ui *ui)
+{
+    (void)d;
+    fluids *f = user;
+    cugl_app_ui_text(ui, "%d x %d cells", f->n, f->n);
+    cugl_app_ui_checkbox(ui, "jets", &f->jets);
+    cugl_app_ui_slider_float(ui, "vorticity", &f->vorticity, 0.0f, 100.0f);
+}
+#else
+#define panel NULL
+#endif
+
 int main(int argc, char **argv)
 {
     const fluids_options *o = &options;
@@ -440,7 +458,8 @@ int main(int argc, char **argv)
     fluids f = {0};
     rc = fluids_create(&f, &d, o);
     if (rc == 0)
-        rc = demo_run(&d, &(demo_callbacks){.update = update, .render = render}, &f);
+        rc = demo_run(&d, &(demo_callbacks){.update = update, .render = render, .panel = panel},
+                      &f);
     fluids_destroy(&f, &d);
     return demo_finish(&d, rc);
 }

@@ -8,6 +8,10 @@
 #include <math.h>
 
 #include "common/demo.h"
+
+#if CUGL_APP_HAS_UI
+#include <cugl/app_ui.h>
+#endif
 #include "common/target.h"
 #include "julia_math.h"
 
@@ -116,6 +120,19 @@ static const char *view_set(demo *d, void *user, const float *view, int count)
     return NULL;
 }
 
+#if CUGL_APP_HAS_UI
+/* The panel: where the view is. */
+static void panel(demo *d, void *user, cugl_app_ui *ui)
+{
+    (void)d;
+    const julia *j = user;
+    cugl_app_ui_text(ui, "centre %.6g %+.6gi, span %.4g", (double)j->view.center_re,
+                     (double)j->view.center_im, (double)j->view.span);
+}
+#else
+#define panel NULL
+#endif
+
 int main(int argc, char **argv)
 {
     demo d;
@@ -129,7 +146,8 @@ int main(int argc, char **argv)
                       &(demo_callbacks){.update = update,
                                         .render = render,
                                         .view_get = view_get,
-                                        .view_set = view_set},
+                                        .view_set = view_set,
+                                        .panel = panel},
                       &j);
     julia_destroy(&j, &d);
     return demo_finish(&d, rc);

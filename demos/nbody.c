@@ -19,6 +19,10 @@
 #include <string.h>
 
 #include "common/demo.h"
+
+#if CUGL_APP_HAS_UI
+#include <cugl/app_ui.h>
+#endif
 #include "common/target.h"
 #include "nbody_math.h"
 
@@ -388,6 +392,23 @@ static int print_rates(nbody *s, demo *d)
     return 0;
 }
 
+#if CUGL_APP_HAS_UI
+/* The panel: the bodies and the step kernel's rate so far. */
+static void panel(demo *d, void *user, cugl_app_ui *ui)
+{
+    (void)d;
+    nbody *s = user;
+    cugl_app_ui_text(ui, "%ld bodies (--bodies), %.3g interactions a step", s->n,
+                     (double)s->n * (double)s->n);
+    if (s->steps_timed > 0)
+        cugl_app_ui_text(ui, "step %.3f ms: %.4g interactions/s",
+                         s->step_ms / (double)s->steps_timed,
+                         (double)s->n * (double)s->n / (s->step_ms / (double)s->steps_timed * 1e-3));
+}
+#else
+#define panel NULL
+#endif
+
 int main(int argc, char **argv)
 {
     demo d;
@@ -402,7 +423,8 @@ int main(int argc, char **argv)
         rc = demo_run(&d,
                       &(demo_callbacks){.update = update,
                                         .render = render,
-                                        .camera = &s.camera},
+                                        .camera = &s.camera,
+                                        .panel = panel},
                       &s);
     if (rc == 0 && d.opt.dump_vertices)
         rc = dump_positions(&s, &d);

@@ -20,6 +20,10 @@
 #include "postprocess_math.h"
 #include "postprocess_scene.h"
 
+#if CUGL_APP_HAS_UI
+#include <cugl/app_ui.h>
+#endif
+
 extern const unsigned char cugl_postprocess_fatbin[];
 extern const size_t cugl_postprocess_fatbin_size;
 
@@ -319,6 +323,23 @@ static void postprocess_destroy(postprocess *p, demo *d)
     pp_scene_destroy(&p->scene_gl);
 }
 
+#if CUGL_APP_HAS_UI
+/* The panel: the filter and the blur's radius, as keys 1-4 and +/- set them. */
+static void panel(demo *d, void *user, cugl_app_ui *ui)
+{
+    (void)d;
+    postprocess *p = user;
+    int filter = (int)p->filter;
+    bool changed = cugl_app_ui_combo(ui, "filter", &filter, filter_names, 4);
+    changed |= cugl_app_ui_slider_int(ui, "blur radius", &p->radius, 1, PP_MAX_RADIUS);
+    p->filter = (pp_filter)filter;
+    if (changed)
+        print_settings(p);
+}
+#else
+#define panel NULL
+#endif
+
 int main(int argc, char **argv)
 {
     demo d;
@@ -332,7 +353,8 @@ int main(int argc, char **argv)
         rc = demo_run(&d,
                       &(demo_callbacks){.update = update,
                                         .render = render,
-                                        .camera = &p.camera},
+                                        .camera = &p.camera,
+                                        .panel = panel},
                       &p);
     }
     postprocess_destroy(&p, &d);

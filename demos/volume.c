@@ -10,6 +10,10 @@
  * (common/target.h): a surface on the mapped texture, or linear memory.
  */
 #include "common/demo.h"
+
+#if CUGL_APP_HAS_UI
+#include <cugl/app_ui.h>
+#endif
 #include "common/target.h"
 #include "volume_math.h"
 
@@ -179,6 +183,25 @@ static const char *view_set(demo *d, void *user, const float *view, int count)
     return demo_camera_view_set(&v->camera, view, count);
 }
 
+#if CUGL_APP_HAS_UI
+/* The panel: whether the volume turns by itself. */
+static void panel(demo *d, void *user, cugl_app_ui *ui)
+{
+    volume *v = user;
+    bool turning = v->spinning;
+    if (cugl_app_ui_checkbox(ui, "turning", &turning) && !turning) {
+        /* Stop where the turning has got to, as a drag does. */
+        v->camera.yaw += volume_spin(d->time);
+        v->spinning = false;
+    } else if (turning && !v->spinning) {
+        v->camera.yaw -= volume_spin(d->time);
+        v->spinning = true;
+    }
+}
+#else
+#define panel NULL
+#endif
+
 int main(int argc, char **argv)
 {
     demo d;
@@ -192,7 +215,8 @@ int main(int argc, char **argv)
                       &(demo_callbacks){.update = update,
                                         .render = render,
                                         .view_get = view_get,
-                                        .view_set = view_set},
+                                        .view_set = view_set,
+                                        .panel = panel},
                       &v);
     volume_destroy(&v, &d);
     return demo_finish(&d, rc);

@@ -3,6 +3,10 @@
  */
 #include "demo.h"
 
+#if CUGL_APP_HAS_UI
+#include <cugl/app_ui.h>
+#endif
+
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -50,6 +54,73 @@ static int set_up_device(demo *d)
         return demo_fail(d, "cannot use the CUDA device");
     return DEMO_RUN;
 }
+
+/* F1 (GLFW_KEY_F1) hides and shows the panel. */
+enum { DEMO_KEY_PANEL = 290 };
+
+/* The UI panel: in windows, and headless with --ui. */
+static int set_up_panel(demo *d)
+{
+    if (!d->opt.ui && d->headless)
+        return DEMO_RUN;
+#if CUGL_APP_HAS_UI
+    if (cugl_app_ui_create(&d->ui, d->ctx) == CUGL_OK) {
+        d->ui_shown = true;
+        d->plot_frame = -1;
+        return DEMO_RUN;
+    }
+    if (d->opt.ui)
+        return demo_fail(d, "--ui: cannot make the UI panel");
+    fprintf(stderr, "%s: no UI panel: %s\n", d->info->program, cugl_last_error());
+    return DEMO_RUN;
+#else
+    if (d->opt.ui) {
+        fprintf(stderr, "%s: --ui: this build has no UI panel (it needs Debian's libimgui-dev)\n",
+                d->info->program);
+        return DEMO_EXIT_USAGE;
+    }
+    return DEMO_RUN;
+#endif
+}
+
+#if CUGL_APP_HAS_UI
+/* The panel over the finished frame: the demo's path and size, the frame
+ * phases of the last timed frame with a plot of frame times, and the
+ * demo's own widgets. */
+static void draw_panel(demo *d, const demo_callbacks *cb, void *user)
+{
+    cugl_app_ui *ui = d->ui;
+    cugl_app_ui_begin(ui, d->dt, d->info->name);
+    cugl_app_ui_text(ui, "--interop %s, %d x %d", demo_interop_name(d->opt.interop), d->width,
+                     d->height);
+    double gpu[CUGL_APP_TIMER_MAX_PHASES], cpu[CUGL_APP_TIMER_MAX_PHASES], frame_ms = 0;
+    long timed = cugl_app_timer_last(gpu, cpu, &frame_ms, d->timer);
+    if (timed >= 0) {
+        if (timed != d->plot_frame) {
+            memmove(d->plot, d->plot + 1, sizeof d->plot - sizeof d->plot[0]);
+            d->plot[DEMO_PLOT_FRAMES - 1] = (float)frame_ms;
+            d->plot_frame = timed;
+        }
+        cugl_app_ui_text(ui, "frame %.2f ms (%.0f fps)", frame_ms,
+                         frame_ms > 0 ? 1000.0 / frame_ms : 0.0);
+        cugl_app_ui_plot(ui, "frame ms", d->plot, DEMO_PLOT_FRAMES, 0.0f);
+        cugl_app_phase_stats stats[CUGL_APP_TIMER_MAX_PHASES];
+        cugl_app_timer_stats(stats, NULL, NULL, d->timer);
+        for (int p = 0; p < CUGL_APP_TIMER_MAX_PHASES; p++)
+            if (stats[p].name)
+                cugl_app_ui_text(ui, "  %-10s GPU %.3f ms  CPU %.3f ms", stats[p].name, gpu[p],
+                                 cpu[p]);
+    }
+    if (cb->panel)
+        cb->panel(d, user, ui);
+    glBindFramebuffer(GL_FRAMEBUFFER, cugl_app_context_framebuffer(d->ctx));
+    glViewport(0, 0, d->width, d->height);
+    if (cugl_app_ui_end(ui) != CUGL_OK && !d->ui_failed) {
+        fprintf(stderr, "%s: UI panel: %s\n", d->info->program, cugl_last_error());
+        d->ui_failed = true;
+    }
+}
+#endif
 
 /* --input replays a file of events; --save-input records this run's. */
 static int set_up_input(demo *d)
@@ -135,7 +206,9 @@ int demo_start(demo *d, const demo_info *info, int argc, char **argv)
 
     if (cugl_stream_create(&d->stream, d->device, NULL) != CUGL_OK)
         return demo_finish(d, demo_fail(d, "cannot create a CUDA stream"));
-    if (d->opt.bench && cugl_app_timer_create(&d->timer, d->stream) != CUGL_OK)
+    if ((rc = set_up_panel(d)) != DEMO_RUN)
+        return demo_finish(d, rc);
+    if ((d->opt.bench || d->ui) && cugl_app_timer_create(&d->timer, d->stream) != CUGL_OK)
         return demo_finish(d, demo_fail(d, "cannot create the frame timer"));
 
     int w, h;
@@ -335,11 +408,19 @@ static int run_frames(demo *d, const demo_callbacks *cb, void *user)
             cugl_app_timer_frame_begin(d->timer);
             d->timing = true;
         }
+        bool panel_key = cugl_app_key_down(d->ctx, DEMO_KEY_PANEL);
+        if (panel_key && !d->ui_key_was_down)
+            d->ui_shown = !d->ui_shown;
+        d->ui_key_was_down = panel_key;
         if (cb->update)
             cb->update(d, user);
         snprintf(what, sizeof what, "frame %ld", d->frame);
         if (render_frame(d, cb, user) != CUGL_OK)
             return demo_fail(d, what);
+#if CUGL_APP_HAS_UI
+        if (d->ui && d->ui_shown && d->width > 0 && d->height > 0)
+            draw_panel(d, cb, user);
+#endif
         if (d->opt.record && d->width > 0 && d->height > 0 && record_frame(d) != CUGL_OK)
             return demo_fail(d, "--record: cannot write the frame");
         if (d->screenshot && d->frame == d->frames - 1) {
@@ -427,8 +508,12 @@ int demo_finish(demo *d, int status)
     demo_recorder_close(&d->recorder);
     free(d->record_pixels);
     d->record_pixels = NULL;
+#if CUGL_APP_HAS_UI
+    cugl_app_ui_destroy(d->ui);
+    d->ui = NULL;
+#endif
     if (d->timer) {
-        if (status == 0) {
+        if (status == 0 && d->opt.bench) {
             printf("%s: --interop %s, %dx%d on %s\n", d->info->program,
                    demo_interop_name(d->opt.interop), d->width, d->height,
                    cugl_app_context_renderer(d->ctx));

@@ -52,6 +52,11 @@ enum {
     DEMO_PHASE_GL_COPY = 5, /* GL copies an image it made to where CUDA reads it */
 };
 
+/* The UI panel's frame-time plot: this many frames. */
+enum { DEMO_PLOT_FRAMES = 120 };
+
+typedef struct cugl_app_ui cugl_app_ui;
+
 typedef struct demo {
     const demo_info *info;
     demo_options opt;
@@ -59,7 +64,13 @@ typedef struct demo {
     cugl_stream *stream;
     cugl_module *module;
     cugl_app_context *ctx;
-    cugl_app_timer *timer; /* NULL without --bench */
+    cugl_app_timer *timer; /* NULL without --bench or the panel */
+    cugl_app_ui *ui;       /* the panel; NULL where it is not built or wanted */
+    bool ui_shown;         /* F1 toggles it */
+    bool ui_key_was_down;
+    bool ui_failed;        /* drawing it failed (said once) */
+    float plot[DEMO_PLOT_FRAMES]; /* frame times in ms, oldest first */
+    long plot_frame;              /* the timer's frame last plotted */
     bool timing;           /* within a timed frame */
     bool timer_failed;     /* a timer call failed (said once) */
     bool headless;
@@ -99,6 +110,8 @@ typedef struct demo_callbacks {
      * no view.
      */
     cugl_app_camera *camera;
+    /* The demo's own widgets in the UI panel (cugl/app_ui.h); may be NULL. */
+    void (*panel)(demo *d, void *user, cugl_app_ui *ui);
     int (*view_get)(demo *d, void *user, float *view);
     const char *(*view_set)(demo *d, void *user, const float *view, int count);
 } demo_callbacks;

@@ -16,6 +16,7 @@ enum flag_id {
     FLAG_SCREENSHOT,
     FLAG_INTEROP,
     FLAG_BENCH,
+    FLAG_UI,
     FLAG_DEVICE,
     FLAG_DUMP_VERTICES,
     FLAG_RECORD,
@@ -41,6 +42,7 @@ static const flag flags[] = {
     {"--interop", FLAG_INTEROP, "auto" DEMO_INTEROP_LIST(INTEROP_BAR)}, /* auto|map|shared|host */
 #undef INTEROP_BAR
     {"--bench", FLAG_BENCH, NULL},
+    {"--ui", FLAG_UI, NULL},
     {"--device", FLAG_DEVICE, "N"},
     {"--dump-vertices", FLAG_DUMP_VERTICES, "FILE"},
     {"--record", FLAG_RECORD, "DIR"},
@@ -90,6 +92,8 @@ void demo_options_usage(const demo_info *info, FILE *f)
     for (int i = 0; i < DEMO_INTEROP_COUNT; i++)
         fprintf(f, "                           %-7s %s\n", interops[i].name, interops[i].help);
     fprintf(f, "  --bench                print per-phase frame times at exit\n"
+               "  --ui                   show the UI panel in headless pictures too (a window\n"
+               "                         shows it; F1 hides and shows it)\n"
                "  --device N             the CUDA device (default 0); GL runs on it too\n");
     fprintf(f, "  --record DIR           write every frame as DIR/%s-NNNNNN.png, and\n"
                "                         DIR/%s.mp4 where ffmpeg is installed\n",
@@ -290,6 +294,9 @@ int demo_options_parse(demo_options *opt, const demo_info *info, int argc, char 
             if (!parse_view(value, opt->view, &opt->view_count))
                 return usage_error(info, err, "--view: '%s' is not 1 to %d numbers separated by "
                                    "commas", value, DEMO_MAX_VIEW);
+            break;
+        case FLAG_UI:
+            opt->ui = true;
             break;
         case FLAG_BENCH:
             opt->bench = true;

@@ -12,6 +12,7 @@
  *   --save-input FILE   write every input event of the run to FILE
  *   --view V1,V2,...    the demo's view to start from (its camera), as numbers
  *   --bench             print the per-phase frame times at exit
+ *   --ui                show the UI panel headless too (windows show it; F1 toggles)
  *   --device N          the CUDA device (default 0); GL runs on it too
  *   --record DIR        every frame as DIR/<name>-NNNNNN.png, and DIR/<name>.mp4
  *                       through ffmpeg when it is installed
@@ -92,6 +93,7 @@ typedef struct demo_options {
     float view[DEMO_MAX_VIEW]; /* --view's numbers */
     int view_count;            /* 0: not given */
     bool bench;
+    bool ui;                   /* the panel shown, headless too */
     int device;
     const char *dump_vertices; /* NULL: not given */
     const char *record;        /* NULL: not given */
