@@ -133,6 +133,12 @@ static void every_flag(void **state)
     assert_string_equal(p.opt.input, "in.txt");
     assert_string_equal(p.opt.save_input, "out.txt");
     assert_int_equal(p.opt.view_count, 0);
+    assert_false(p.opt.ui);
+    parsed_free(&p);
+
+    p = parse(&with_vertices, ARGS("--ui", "--headless"));
+    assert_int_equal(p.rc, DEMO_RUN);
+    assert_true(p.opt.ui);
     parsed_free(&p);
 
     p = parse(&with_vertices, ARGS("--view", "0.5,-0.25,6.2,1e-3,0,-2", "--view=7"));
@@ -276,6 +282,7 @@ static const bad_case bad_cases[] = {
     {{"--view", "1,"}, "--view: '1,'"},
     {{"--view", "1,2,3,4,5,6,7,8,9"}, "--view: '1,2,3,4,5,6,7,8,9'"},
     {{"--view"}, "--view needs a value: V1,V2,..."},
+    {{"--ui=yes"}, "--ui takes no value (got 'yes')"},
     {{"--interop", "MAP"}, "--interop: 'MAP'"},
     {{"--interop="}, "--interop: ''"},
     {{"--bogus"}, "unknown option '--bogus'"},
