@@ -1,5 +1,6 @@
-/*
- * cugl/array.h - CUDA arrays: opaque, hardware-laid-out images for textures
+/**
+ * @file cugl/array.h
+ * CUDA arrays: opaque, hardware-laid-out images for textures
  * and surfaces.
  *
  * The C form of cuda.core's CUDAArray (OpaqueArray) and MipmappedArray, with

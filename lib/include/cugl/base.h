@@ -1,5 +1,6 @@
-/*
- * cugl/base.h - export macro, version and the opaque handle types of cugl.
+/**
+ * @file cugl/base.h
+ * Export macro, version and the opaque handle types of cugl.
  *
  * Every other cugl header includes this one. It pulls in only the C standard
  * headers for fixed-width integers, sizes and booleans: no cuda.h, no GL.

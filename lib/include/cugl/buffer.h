@@ -1,5 +1,6 @@
-/*
- * cugl/buffer.h - linear memory: a pointer, a size and who frees it.
+/**
+ * @file cugl/buffer.h
+ * Linear memory: a pointer, a size and who frees it.
  *
  * The C form of cuda.core's Buffer. A buffer that came from a memory
  * resource owns its memory and gives it back when closed; a buffer made

@@ -1,5 +1,6 @@
-/*
- * cugl/cugl.h - the whole public API of libcugl.
+/**
+ * @file cugl/cugl.h
+ * The whole public API of libcugl.
  */
 #ifndef CUGL_CUGL_H
 #define CUGL_CUGL_H

@@ -1,5 +1,6 @@
-/*
- * cugl/device.h - CUDA devices: enumeration, properties, primary context.
+/**
+ * @file cugl/device.h
+ * CUDA devices: enumeration, properties, primary context.
  *
  * The first call of any cugl function that needs the driver loads
  * libcuda.so.1 (or the file named by the environment variable CUGL_LIBCUDA)

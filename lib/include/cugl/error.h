@@ -1,5 +1,6 @@
-/*
- * cugl/error.h - status codes, per-thread error messages, error callback.
+/**
+ * @file cugl/error.h
+ * Status codes, per-thread error messages, error callback.
  *
  * Every fallible cugl function returns a cugl_status; CUGL_OK is 0. On
  * failure the calling thread's last error holds a message that names the

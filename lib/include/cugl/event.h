@@ -1,5 +1,6 @@
-/*
- * cugl/event.h - CUDA events: ordering, timing, inter-process sharing.
+/**
+ * @file cugl/event.h
+ * CUDA events: ordering, timing, inter-process sharing.
  */
 #ifndef CUGL_EVENT_H
 #define CUGL_EVENT_H

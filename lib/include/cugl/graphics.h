@@ -1,5 +1,6 @@
-/*
- * cugl/graphics.h - GL buffers and images registered with CUDA.
+/**
+ * @file cugl/graphics.h
+ * GL buffers and images registered with CUDA.
  *
  * The C form of cuda.core's GraphicsResource, with image mapping and
  * batched map/unmap added. libcugl makes no GL call: GL object names and

@@ -1,5 +1,6 @@
-/*
- * cugl/layout.h - strided layouts: how an n-dimensional index maps to memory.
+/**
+ * @file cugl/layout.h
+ * Strided layouts: how an n-dimensional index maps to memory.
  *
  * The C form of cuda.core's StridedLayout. A layout is a plain value: shape
  * and strides (in elements, NumPy order: axis 0 is the slowest in C order),

@@ -1,5 +1,6 @@
-/*
- * cugl/memory.h - memory resources: where buffers come from.
+/**
+ * @file cugl/memory.h
+ * Memory resources: where buffers come from.
  *
  * A memory resource allocates buffers and takes their memory back, ordered on
  * a stream, as cuda.core's MemoryResource family does:

@@ -1,5 +1,6 @@
-/*
- * cugl/module.h - device code: modules, kernels and launches.
+/**
+ * @file cugl/module.h
+ * Device code: modules, kernels and launches.
  *
  * A module is loaded from an image in memory: a fatbin, a cubin or PTX text
  * (NUL-terminated), as nvcc writes them. cugl's own kernels are fatbins

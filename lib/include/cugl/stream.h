@@ -1,5 +1,6 @@
-/*
- * cugl/stream.h - CUDA streams.
+/**
+ * @file cugl/stream.h
+ * CUDA streams.
  *
  * Every asynchronous cugl operation takes an explicit stream; NULL is an
  * argument error. cugl_device_default_stream() gives the device's legacy

@@ -1,5 +1,6 @@
-/*
- * cugl/texture.h - texture objects (filtered reads) and surface objects
+/**
+ * @file cugl/texture.h
+ * Texture objects (filtered reads) and surface objects
  * (element reads and writes) for kernels.
  *
  * The C form of cuda.core's ResourceDescriptor, TextureObject(Options) and

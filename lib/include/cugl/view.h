@@ -1,5 +1,6 @@
-/*
- * cugl/view.h - strided memory views: typed, strided windows onto memory,
+/**
+ * @file cugl/view.h
+ * Strided memory views: typed, strided windows onto memory,
  * and copies between them for any strides.
  *
  * The C form of cuda.core's StridedMemoryView. A view is a buffer, a layout

@@ -1,5 +1,6 @@
-/*
- * cugl/app.h - libcugl-app: everything GL that a cugl program needs.
+/**
+ * @file cugl/app.h
+ * libcugl-app: everything GL that a cugl program needs.
  *
  * A GL 4.5 core context (a GLFW window, or headless EGL on the GPU that
  * runs CUDA), the GLAD loader, shader programs, a full-screen blit, an

@@ -1,5 +1,6 @@
-/*
- * cugl/app_shared.h - map-free interop: CUDA memory that GL uses directly.
+/**
+ * @file cugl/app_shared.h
+ * Map-free interop: CUDA memory that GL uses directly.
  *
  * CUDA allocates exportable memory (cuMemCreate with a POSIX file
  * descriptor handle, cugl_exportable_memory_resource_create); GL imports

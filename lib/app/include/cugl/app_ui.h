@@ -1,5 +1,6 @@
-/*
- * cugl/app_ui.h - a panel of controls over a context's frame: sliders,
+/**
+ * @file cugl/app_ui.h
+ * A panel of controls over a context's frame: sliders,
  * checkboxes, combos, text and line plots in one window at the top left.
  *
  * Dear ImGui draws it (built only where meson found Debian's libimgui-dev;
