@@ -122,6 +122,9 @@ static cugl_status copy(cugl_buffer *dst, cugl_buffer *src, cugl_stream *stream,
                           dst->size);
     if (src->size == 0)
         return CUGL_OK;
+    /* The stream's device does the copy, whatever the buffers' devices
+     * (peer access, or staging by the driver). */
+    CUGL__TRY(cugl__device_activate(stream->device, who));
     return CUGL_CU_AS(who, cuMemcpyAsync, (CUdeviceptr)dst->ptr, (CUdeviceptr)src->ptr,
                       src->size, stream->handle);
 }

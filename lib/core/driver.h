@@ -33,6 +33,8 @@
     X(cuCtxGetCurrent, 4000)                \
     X(cuCtxSetCurrent, 4000)                \
     X(cuCtxSynchronize, 2000)               \
+    X(cuCtxEnablePeerAccess, 4000)          \
+    X(cuDeviceCanAccessPeer, 4000)          \
     X(cuCtxGetStreamPriorityRange, 5050)    \
     X(cuMemGetInfo, 3020)                   \
     X(cuStreamCreateWithPriority, 5050)     \

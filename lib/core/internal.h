@@ -141,6 +141,9 @@ cugl_status cugl__event_check(const cugl_event *event, const char *who);
 /* Record `event` on `stream`, reporting failures as `who`. */
 cugl_status cugl__event_record(cugl_event *event, cugl_stream *stream, const char *who);
 
+/* The most devices one memory resource may name as peers. */
+enum { CUGL_MAX_PEERS = 64 };
+
 /* Memory resources (memory.c). Each kind is a table of operations. */
 typedef struct cugl__mr_ops {
     /* Allocate `size` > 0 bytes; `stream` may be NULL where not stream-ordered. */
@@ -169,7 +172,16 @@ struct cugl_memory_resource {
     size_t max_size;         /* own pool: its limit; 0 = none */
     CUmemLocation preferred; /* managed: advised location */
     size_t granularity;      /* exportable: allocation granularity */
+    /* Other devices that may read and write its memory (peer.c): a pool's
+     * access, or what each exportable allocation is mapped for. */
+    int peers[CUGL_MAX_PEERS];
+    int peer_count;
 };
+
+/* Map [ptr, ptr + bytes) read-write for the resource's own device and its
+ * peers (peer.c): exportable allocations. */
+cugl_status cugl__mr_set_access(const cugl_memory_resource *mr, uint64_t ptr, size_t bytes,
+                                const char *who);
 
 /* Allocate / free through a resource (size 0 and ptr 0 need no driver). */
 cugl_status cugl__mr_allocate(cugl_memory_resource *mr, size_t size, cugl_stream *stream,

@@ -167,11 +167,7 @@ static cugl_status vmm_allocate(cugl_memory_resource *mr, size_t size, cugl_stre
     if (st == CUGL_OK) {
         st = CUGL_CU_AS(who, cuMemMap, p, bytes, 0, handle, 0);
         if (st == CUGL_OK) {
-            CUmemAccessDesc access = {
-                .location = {.type = CU_MEM_LOCATION_TYPE_DEVICE, .id = mr->device_id},
-                .flags = CU_MEM_ACCESS_FLAGS_PROT_READWRITE,
-            };
-            st = CUGL_CU_AS(who, cuMemSetAccess, p, bytes, &access, 1);
+            st = cugl__mr_set_access(mr, p, bytes, who);
             if (st != CUGL_OK)
                 cugl__cu.cuMemUnmap(p, bytes);
         }

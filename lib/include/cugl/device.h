@@ -121,6 +121,29 @@ CUGL_API cugl_status cugl_device_set_current(cugl_device *device);
 CUGL_API bool cugl_device_is_initialized(const cugl_device *device);
 
 /**
+ * Whether `device` can read and write `peer`'s memory directly
+ * (cuDeviceCanAccessPeer: NVLink or PCIe peer-to-peer); a device reaches its
+ * own. Neither device needs to be initialized.
+ * @errors CUGL_ERROR_INVALID_ARGUMENT (NULL), CUGL_ERROR_NO_DRIVER,
+ *   CUGL_ERROR_CUDA.
+ * @thread_safety Any thread.
+ */
+CUGL_API cugl_status cugl_device_can_access_peer(bool *out, cugl_device *device,
+                                                 cugl_device *peer);
+
+/**
+ * Let work on `device` (its primary context) use `peer`'s memory by
+ * pointer: buffers and views of `peer`'s memory in kernels and copies on a
+ * stream of `device`. Idempotent. Both devices must be initialized.
+ * @errors CUGL_ERROR_INVALID_ARGUMENT (NULL; the same device),
+ *   CUGL_ERROR_INVALID_STATE (a device not initialized: which),
+ *   CUGL_ERROR_NOT_SUPPORTED (no peer path between them: the message says
+ *   so and that host copies remain), CUGL_ERROR_CUDA.
+ * @thread_safety Any thread.
+ */
+CUGL_API cugl_status cugl_device_enable_peer_access(cugl_device *device, cugl_device *peer);
+
+/**
  * Wait until all work on the device (its primary context) has completed.
  * @errors CUGL_ERROR_INVALID_ARGUMENT, CUGL_ERROR_INVALID_STATE (device not
  *   initialized), CUGL_ERROR_CUDA (an asynchronous error surfaced).

@@ -229,6 +229,34 @@ CUGL_API cugl_memory_resource *cugl_memory_resource_retain(cugl_memory_resource 
 /** @thread_safety Any thread: references are counted atomically. */
 CUGL_API void cugl_memory_resource_release(cugl_memory_resource *mr);
 
+/**
+ * Let `devices` (count of them; initialized) read and write the memory of
+ * `mr` besides its own device: a device pool's memory, all of it, from now
+ * on (cuMemPoolSetAccess, as cuda.core's peer_accessible_by; devices listed
+ * before and not now lose access), or an exportable resource's allocations
+ * made from now on (each mapped for them with cuMemSetAccess). The
+ * resource's own device is always allowed; a device listed twice counts
+ * once; count 0 leaves the own device alone.
+ * @errors CUGL_ERROR_INVALID_ARGUMENT (NULL; count out of 0 to 64),
+ *   CUGL_ERROR_CLOSED, CUGL_ERROR_INVALID_STATE (a device not initialized:
+ *   which), CUGL_ERROR_NOT_SUPPORTED (another kind of resource; a device
+ *   with no peer path to the resource's), CUGL_ERROR_CUDA.
+ * @thread_safety Any thread; not concurrently with allocations from `mr`.
+ */
+CUGL_API cugl_status cugl_memory_resource_set_peer_access(cugl_memory_resource *mr,
+                                                          cugl_device *const *devices,
+                                                          int count);
+
+/**
+ * The devices that `mr`'s memory is open to besides its own: their
+ * ordinals into ordinals[capacity] (as many as fit); returns how many there
+ * are. 0 for NULL.
+ * @errors none.
+ * @thread_safety Any thread.
+ */
+CUGL_API int cugl_memory_resource_peer_access(const cugl_memory_resource *mr, int *ordinals,
+                                              int capacity);
+
 CUGL_END_DECLS
 
 #endif /* CUGL_MEMORY_H */

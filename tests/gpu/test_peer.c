@@ -1,0 +1,223 @@
+/*
+ * Several GPUs: peer queries and access, memory of device 0 written by
+ * device 1 (a device pool opened to it, exportable memory mapped for it),
+ * copies between the two devices' buffers, and a stream of device 0
+ * waiting for an event of device 1; each refusal with its message.
+ * Skipped (77) with fewer than two CUDA devices (CUGL_TEST_NO_SKIP=1: a
+ * failure), so it runs in its own suite, multi-gpu.
+ */
+#include "cugl_test.h"
+#include "gpu_bytes.h"
+
+enum { N = 4 * 1024 * 1024 };
+
+static cugl_device *dev0, *dev1;
+static cugl_stream *stream0, *stream1;
+
+/* `n` pattern bytes from the host into `b` on `s`, and wait. */
+static void put(cugl_buffer *b, unsigned seed, cugl_stream *s)
+{
+    uint8_t *host = malloc(cugl_buffer_size(b));
+    assert_non_null(host);
+    write_pattern(host, cugl_buffer_size(b), seed);
+    cugl_buffer *h = NULL;
+    assert_ok(cugl_buffer_from_handle(&h, (uint64_t)(uintptr_t)host, cugl_buffer_size(b), NULL));
+    assert_ok(cugl_buffer_copy_from(b, h, s));
+    assert_ok(cugl_stream_sync(s));
+    cugl_buffer_release(h);
+    free(host);
+}
+
+/* Fail unless `b` holds the pattern of `seed`, read on `s`. */
+static void expect(cugl_buffer *b, unsigned seed, cugl_stream *s, const char *what)
+{
+    uint8_t *host = calloc(1, cugl_buffer_size(b));
+    assert_non_null(host);
+    cugl_buffer *h = NULL;
+    assert_ok(cugl_buffer_from_handle(&h, (uint64_t)(uintptr_t)host, cugl_buffer_size(b), NULL));
+    assert_ok(cugl_buffer_copy_from(h, b, s));
+    assert_ok(cugl_stream_sync(s));
+    expect_pattern(host, cugl_buffer_size(b), seed, what);
+    cugl_buffer_release(h);
+    free(host);
+}
+
+static void peers_and_refusals(void **state)
+{
+    (void)state;
+    bool can = false;
+    assert_ok(cugl_device_can_access_peer(&can, dev1, dev0));
+    print_message("# device 1 reaches device 0's memory: %s\n", can ? "yes" : "no");
+    assert_true(can);
+    assert_ok(cugl_device_can_access_peer(&can, dev0, dev0));
+    assert_true(can);
+    assert_ok(cugl_device_enable_peer_access(dev1, dev0));
+    assert_ok(cugl_device_enable_peer_access(dev1, dev0)); /* idempotent */
+    assert_status(cugl_device_enable_peer_access(dev0, dev0), CUGL_ERROR_INVALID_ARGUMENT);
+    assert_string_equal(cugl_last_error(),
+                        "cugl_device_enable_peer_access: device and peer are both device 0, "
+                        "which reaches its own memory");
+    assert_status(cugl_device_enable_peer_access(NULL, dev0), CUGL_ERROR_INVALID_ARGUMENT);
+    assert_string_equal(cugl_last_error(), "cugl_device_enable_peer_access: device is NULL");
+    assert_status(cugl_device_can_access_peer(NULL, dev0, dev1), CUGL_ERROR_INVALID_ARGUMENT);
+
+    cugl_memory_resource *pinned = NULL;
+    assert_ok(cugl_legacy_pinned_memory_resource_create(&pinned, dev0));
+    assert_status(cugl_memory_resource_set_peer_access(pinned, &dev1, 1), CUGL_ERROR_NOT_SUPPORTED);
+    assert_error_mentions("only device pools and exportable memory resources take peers");
+    cugl_memory_resource_release(pinned);
+}
+
+/* A device pool of device 0 opened to device 1: device 1 writes it. */
+static void pool_written_by_the_other_device(void **state)
+{
+    (void)state;
+    cugl_memory_resource *pool = NULL;
+    assert_ok(cugl_device_memory_resource_create(&pool, dev0,
+                                                 &(cugl_device_memory_desc){.own_pool = true}));
+    assert_ok(cugl_memory_resource_set_peer_access(pool, (cugl_device *[]){dev1, dev0, dev1}, 3));
+    int peers[4] = {-1};
+    assert_int_equal(cugl_memory_resource_peer_access(pool, peers, 4), 1);
+    assert_int_equal(peers[0], 1);
+    cugl_buffer *on0 = NULL, *on1 = NULL;
+    assert_ok(cugl_memory_resource_allocate(&on0, pool, N, stream0));
+    assert_ok(cugl_stream_sync(stream0));
+    cugl_memory_resource *mr1 = NULL;
+    assert_ok(cugl_device_memory_resource_create(&mr1, dev1, NULL));
+    assert_ok(cugl_memory_resource_allocate(&on1, mr1, N, stream1));
+    put(on1, 11, stream1);
+    /* Device 1's stream copies into device 0's memory. */
+    assert_ok(cugl_buffer_copy_from(on0, on1, stream1));
+    assert_ok(cugl_stream_sync(stream1));
+    expect(on0, 11, stream0, "device 0's pool memory written from device 1");
+    /* And back the other way. */
+    put(on0, 12, stream0);
+    assert_ok(cugl_buffer_copy_from(on1, on0, stream0));
+    assert_ok(cugl_stream_sync(stream0));
+    expect(on1, 12, stream1, "device 1's memory written from device 0");
+    /* Closing the access again. */
+    assert_ok(cugl_memory_resource_set_peer_access(pool, NULL, 0));
+    assert_int_equal(cugl_memory_resource_peer_access(pool, NULL, 0), 0);
+    assert_ok(cugl_buffer_close(on0, stream0));
+    assert_ok(cugl_buffer_close(on1, stream1));
+    cugl_buffer_release(on0);
+    cugl_buffer_release(on1);
+    cugl_memory_resource_release(pool);
+    cugl_memory_resource_release(mr1);
+}
+
+/* Exportable memory of device 0 mapped for device 1 (what GL imports). */
+static void exportable_memory_for_the_other_device(void **state)
+{
+    (void)state;
+    cugl_memory_resource *mr = NULL;
+    assert_ok(cugl_exportable_memory_resource_create(&mr, dev0));
+    assert_ok(cugl_memory_resource_set_peer_access(mr, &dev1, 1));
+    cugl_buffer *shared = NULL, *on1 = NULL;
+    assert_ok(cugl_memory_resource_allocate(&shared, mr, N, stream0));
+    cugl_memory_resource *mr1 = NULL;
+    assert_ok(cugl_device_memory_resource_create(&mr1, dev1, NULL));
+    assert_ok(cugl_memory_resource_allocate(&on1, mr1, N, stream1));
+    put(on1, 21, stream1);
+    assert_ok(cugl_buffer_copy_from(shared, on1, stream1));
+    assert_ok(cugl_stream_sync(stream1));
+    expect(shared, 21, stream0, "exportable memory of device 0 written from device 1");
+    assert_ok(cugl_buffer_close(shared, stream0));
+    assert_ok(cugl_buffer_close(on1, stream1));
+    cugl_buffer_release(shared);
+    cugl_buffer_release(on1);
+    cugl_memory_resource_release(mr);
+    cugl_memory_resource_release(mr1);
+}
+
+/*
+ * Cross-device ordering: frame after frame, device 1 writes a history
+ * buffer of device 0 and records an event; device 0's stream waits for it
+ * and copies the frame out. No copy may show a stale frame.
+ */
+static void streams_wait_for_the_other_device(void **state)
+{
+    (void)state;
+    enum { FRAMES = 16 };
+    cugl_memory_resource *pool = NULL, *mr1 = NULL;
+    assert_ok(cugl_device_memory_resource_create(&pool, dev0,
+                                                 &(cugl_device_memory_desc){.own_pool = true}));
+    assert_ok(cugl_memory_resource_set_peer_access(pool, &dev1, 1));
+    assert_ok(cugl_device_memory_resource_create(&mr1, dev1, NULL));
+    cugl_buffer *frame = NULL, *copy = NULL, *source[2] = {NULL, NULL};
+    assert_ok(cugl_memory_resource_allocate(&frame, pool, N, stream0));
+    assert_ok(cugl_memory_resource_allocate(&copy, pool, N, stream0));
+    for (int i = 0; i < 2; i++) {
+        assert_ok(cugl_memory_resource_allocate(&source[i], mr1, N, stream1));
+        put(source[i], 30u + (unsigned)i, stream1);
+    }
+    assert_ok(cugl_stream_sync(stream0));
+    cugl_event *written = NULL;
+    assert_ok(cugl_event_create(&written, dev1, NULL));
+    for (int f = 0; f < FRAMES; f++) {
+        assert_ok(cugl_buffer_copy_from(frame, source[f % 2], stream1));
+        assert_ok(cugl_event_record(written, stream1));
+        assert_ok(cugl_stream_wait_event(stream0, written));
+        assert_ok(cugl_buffer_copy_from(copy, frame, stream0));
+        char what[64];
+        snprintf(what, sizeof what, "frame %d as device 0 sees it", f);
+        expect(copy, 30u + (unsigned)(f % 2), stream0, what);
+    }
+    cugl_event_release(written);
+    cugl_buffer *all[] = {frame, copy, source[0], source[1]};
+    for (int i = 0; i < 4; i++) {
+        assert_ok(cugl_buffer_close(all[i], i < 2 ? stream0 : stream1));
+        cugl_buffer_release(all[i]);
+    }
+    cugl_memory_resource_release(pool);
+    cugl_memory_resource_release(mr1);
+}
+
+int main(void)
+{
+    int count = 0;
+    cugl_status st = cugl_device_count(&count);
+    if (st == CUGL_ERROR_NO_DRIVER || st == CUGL_ERROR_NO_DEVICE)
+        cugl_test_skip_all(cugl_last_error());
+    if (st == CUGL_OK && count < 2) {
+        char why[64];
+        snprintf(why, sizeof why, "%d CUDA device; this suite needs two", count);
+        cugl_test_skip_all(why);
+    }
+    if (st != CUGL_OK || cugl_device_get(&dev0, 0) != CUGL_OK ||
+        cugl_device_get(&dev1, 1) != CUGL_OK) {
+        printf("Bail out! %s\n", cugl_last_error());
+        return 1;
+    }
+    /* A device not initialized is refused by name. */
+    cugl_memory_resource *pool = NULL;
+    if (cugl_device_set_current(dev0) != CUGL_OK ||
+        cugl_device_memory_resource_create(&pool, dev0, &(cugl_device_memory_desc){.own_pool = true}) !=
+            CUGL_OK) {
+        printf("Bail out! %s\n", cugl_last_error());
+        return 1;
+    }
+    if (!cugl_device_is_initialized(dev1) &&
+        (cugl_memory_resource_set_peer_access(pool, &dev1, 1) != CUGL_ERROR_INVALID_STATE ||
+         strcmp(cugl_last_error(), "cugl_memory_resource_set_peer_access: device 1 is not "
+                                   "initialized; call cugl_device_set_current() first") != 0)) {
+        printf("Bail out! an uninitialized device was not refused: %s\n", cugl_last_error());
+        return 1;
+    }
+    cugl_memory_resource_release(pool);
+    if (cugl_device_set_current(dev1) != CUGL_OK || cugl_stream_create(&stream1, dev1, NULL) != CUGL_OK ||
+        cugl_device_set_current(dev0) != CUGL_OK || cugl_stream_create(&stream0, dev0, NULL) != CUGL_OK) {
+        printf("Bail out! %s\n", cugl_last_error());
+        return 1;
+    }
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(peers_and_refusals),
+        cmocka_unit_test(pool_written_by_the_other_device),
+        cmocka_unit_test(exportable_memory_for_the_other_device),
+        cmocka_unit_test(streams_wait_for_the_other_device),
+    };
+    int failed = cugl_test_run(tests);
+    cugl_stream_release(stream0);
+    cugl_stream_release(stream1);
+    return failed;
+}
