@@ -90,11 +90,14 @@ static void pool_written_by_the_other_device(void **state)
     assert_ok(cugl_buffer_copy_from(on0, on1, stream1));
     assert_ok(cugl_stream_sync(stream1));
     expect(on0, 11, stream0, "device 0's pool memory written from device 1");
-    /* And back the other way. */
+    /* Device 1's pool is closed to device 0 until opened; then the other way. */
     put(on0, 12, stream0);
+    assert_status(cugl_buffer_copy_from(on1, on0, stream0), CUGL_ERROR_CUDA);
+    assert_ok(cugl_memory_resource_set_peer_access(mr1, &dev0, 1));
     assert_ok(cugl_buffer_copy_from(on1, on0, stream0));
     assert_ok(cugl_stream_sync(stream0));
     expect(on1, 12, stream1, "device 1's memory written from device 0");
+    assert_ok(cugl_memory_resource_set_peer_access(mr1, NULL, 0));
     /* Closing the access again. */
     assert_ok(cugl_memory_resource_set_peer_access(pool, NULL, 0));
     assert_int_equal(cugl_memory_resource_peer_access(pool, NULL, 0), 0);
