@@ -25,6 +25,28 @@ static inline void app_test_dir_make(const char *prefix)
     }
 }
 
+/*
+ * A headless context of w x h, made current: exit 77 (skipped) where no
+ * headless GL 4.5 context can be made, 1 on any other failure.
+ */
+static inline cugl_app_context *app_test_headless(int w, int h)
+{
+    cugl_app_context *ctx = NULL;
+    cugl_status st = cugl_app_context_create(&ctx, &(cugl_app_context_desc){
+                                                       .mode = CUGL_APP_HEADLESS,
+                                                       .width = w,
+                                                       .height = h,
+                                                       .cuda_device = -1,
+                                                   });
+    if (st == CUGL_ERROR_NOT_SUPPORTED)
+        cugl_test_skip_all(cugl_last_error());
+    if (st != CUGL_OK) {
+        printf("Bail out! %s\n", cugl_last_error());
+        exit(1);
+    }
+    return ctx;
+}
+
 /* Remove the folder (the tests remove their files). */
 static inline void app_test_dir_remove(void) { rmdir(app_test_dir); }
 

@@ -19,18 +19,7 @@ static inline void make_current(void) { assert_ok(cugl_app_context_make_current(
 
 static inline int gl_test__run(const struct CMUnitTest *tests, size_t count, const char *prefix)
 {
-    cugl_status st = cugl_app_context_create(&ctx, &(cugl_app_context_desc){
-                                                       .mode = CUGL_APP_HEADLESS,
-                                                       .width = W,
-                                                       .height = H,
-                                                       .cuda_device = -1,
-                                                   });
-    if (st == CUGL_ERROR_NOT_SUPPORTED)
-        cugl_test_skip_all(cugl_last_error());
-    if (st != CUGL_OK) {
-        printf("Bail out! %s\n", cugl_last_error());
-        return 1;
-    }
+    ctx = app_test_headless(W, H);
     app_test_dir_make(prefix);
     cmocka_set_message_output(CM_OUTPUT_TAP);
     int failed = _cmocka_run_group_tests("tests", tests, count, NULL, NULL);

@@ -319,20 +319,7 @@ static void refusals(void **state)
 
 int main(void)
 {
-    cugl_app_context *probe = NULL;
-    cugl_status st = cugl_app_context_create(&probe, &(cugl_app_context_desc){
-                                                         .mode = CUGL_APP_HEADLESS,
-                                                         .width = W,
-                                                         .height = H,
-                                                         .cuda_device = -1,
-                                                     });
-    if (st == CUGL_ERROR_NOT_SUPPORTED)
-        cugl_test_skip_all(cugl_last_error());
-    if (st != CUGL_OK) {
-        printf("Bail out! %s\n", cugl_last_error());
-        return 1;
-    }
-    cugl_app_context_destroy(probe);
+    cugl_app_context_destroy(app_test_headless(W, H));
     app_test_dir_make("cugl-input");
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(pushed_events_reach_the_next_frame),

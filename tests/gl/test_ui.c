@@ -331,18 +331,7 @@ static void refusals(void **state)
 
 int main(void)
 {
-    cugl_status st = cugl_app_context_create(&ctx, &(cugl_app_context_desc){
-                                                       .mode = CUGL_APP_HEADLESS,
-                                                       .width = W,
-                                                       .height = H,
-                                                       .cuda_device = -1,
-                                                   });
-    if (st == CUGL_ERROR_NOT_SUPPORTED)
-        cugl_test_skip_all(cugl_last_error());
-    if (st != CUGL_OK) {
-        printf("Bail out! %s\n", cugl_last_error());
-        return 1;
-    }
+    ctx = app_test_headless(W, H);
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(panel_draws_at_the_top_left),
         cmocka_unit_test(panel_restores_gl_state),
