@@ -24,9 +24,14 @@
 
 enum { SLOTS = 3 };
 
+/* The memory's own device and the writers (cugl_app_shared_set_writers). */
+enum { DEVICES = 1 + CUGL_APP_SHARED_MAX_WRITERS };
+
 typedef struct slot {
     cugl_buffer *buffer; /* the CUDA side */
-    cugl_event *written; /* recorded by cuda_end */
+    /* recorded by cuda_end on a stream of devices[i] (made at its first use) */
+    cugl_event *written_on[DEVICES];
+    cugl_event *written; /* the last one recorded */
     bool recorded;       /* written was recorded at least once */
     bool pending;        /* written is recorded and GL has not waited for it */
     GLuint memory;       /* the GL memory object */
@@ -36,6 +41,8 @@ typedef struct slot {
 
 struct cugl_app_shared {
     cugl_device *device;
+    cugl_device *devices[DEVICES]; /* devices[0] is `device`; then the writers */
+    int device_count;
     cugl_memory_resource *mr;
     cugl_stream *stream; /* the allocations' (the device's default stream) */
     slot slots[SLOTS];
@@ -83,6 +90,15 @@ static cugl_status check_extensions(const char *who)
     return CUGL_OK;
 }
 
+/* Where `d` is in s->devices; -1 when it may not write the memory. */
+static int device_index(const cugl_app_shared *s, const cugl_device *d)
+{
+    for (int i = 0; i < s->device_count; i++)
+        if (s->devices[i] == d)
+            return i;
+    return -1;
+}
+
 /* Allocate slot `i`: exportable bytes, imported into GL as a buffer. */
 static cugl_status slot_create(cugl_app_shared *s, int i, const char *who)
 {
@@ -90,8 +106,6 @@ static cugl_status slot_create(cugl_app_shared *s, int i, const char *who)
     int fd = -1;
     size_t allocation = 0;
     cugl_status st = cugl_memory_resource_allocate(&sl->buffer, s->mr, s->size, s->stream);
-    if (st == CUGL_OK)
-        st = cugl_event_create(&sl->written, s->device, NULL);
     if (st == CUGL_OK)
         st = cugl_buffer_export_fd(sl->buffer, &fd, &allocation);
     if (st == CUGL_OK) {
@@ -120,8 +134,9 @@ static void slot_destroy(slot *sl)
 {
     /* CUDA's last writes finish before the memory goes (the stream they
      * were queued on need not be ordered with the deallocation's). */
-    if (sl->recorded)
-        cugl_event_sync(sl->written);
+    for (int d = 0; d < DEVICES; d++)
+        if (sl->written_on[d] && sl->recorded)
+            cugl_event_sync(sl->written_on[d]);
     if (sl->fence) {
         glClientWaitSync(sl->fence, GL_SYNC_FLUSH_COMMANDS_BIT, UINT64_MAX);
         glDeleteSync(sl->fence);
@@ -133,7 +148,8 @@ static void slot_destroy(slot *sl)
     if (sl->buffer)
         cugl_buffer_close(sl->buffer, NULL); /* waits for the stream, then frees */
     cugl_buffer_release(sl->buffer);
-    cugl_event_release(sl->written);
+    for (int d = 0; d < DEVICES; d++)
+        cugl_event_release(sl->written_on[d]);
     *sl = (slot){0};
 }
 
@@ -153,7 +169,8 @@ static cugl_status create(cugl_app_shared **out, cugl_device *device, size_t siz
     cugl_app_shared *s = calloc(1, sizeof *s);
     if (!s)
         return cugl_report_error(CUGL_ERROR_OUT_OF_MEMORY, who, "cannot allocate");
-    s->device = device;
+    s->device = s->devices[0] = device;
+    s->device_count = 1;
     s->size = s->pitch = size;
     s->last_written = s->previous = -1;
     st = cugl_exportable_memory_resource_create(&s->mr, device);
@@ -263,6 +280,41 @@ CUGL_API cugl_status cugl_app_shared_set_pipelined(cugl_app_shared *s, bool on)
     return CUGL_OK;
 }
 
+CUGL_API cugl_status cugl_app_shared_set_writers(cugl_app_shared *s,
+                                                cugl_device *const *devices, int count)
+{
+    if (!s || (!devices && count))
+        return cugl_report_error(CUGL_ERROR_INVALID_ARGUMENT, __func__, "%s is NULL",
+                                 !s ? "shared" : "devices");
+    if (count < 0 || count > CUGL_APP_SHARED_MAX_WRITERS)
+        return cugl_report_error(CUGL_ERROR_INVALID_ARGUMENT, __func__,
+                                 "count is %d; 0 to %d writers", count,
+                                 CUGL_APP_SHARED_MAX_WRITERS);
+    if (s->last_written >= 0 || s->cuda_open || s->gl_open)
+        return cugl_report_error(CUGL_ERROR_INVALID_STATE, __func__,
+                                 "the memory has been used; name its writers before its first "
+                                 "turn");
+    cugl_status st = cugl_memory_resource_set_peer_access(s->mr, devices, count);
+    if (st != CUGL_OK)
+        return st;
+    /* The memory again, mapped for the writers too (GL imports it anew). */
+    for (int i = 0; i < s->count; i++)
+        slot_destroy(&s->slots[i]);
+    for (int i = 0; i < s->count && st == CUGL_OK; i++)
+        st = slot_create(s, i, __func__);
+    if (st != CUGL_OK) {
+        for (int i = 0; i < s->count; i++)
+            slot_destroy(&s->slots[i]);
+        s->count = 0;
+        return st;
+    }
+    s->device_count = 1;
+    for (int i = 0; i < count; i++)
+        if (device_index(s, devices[i]) < 0)
+            s->devices[s->device_count++] = devices[i];
+    return CUGL_OK;
+}
+
 CUGL_API bool cugl_app_shared_is_pipelined(const cugl_app_shared *s)
 {
     return s && s->pipelined;
@@ -291,9 +343,10 @@ static cugl_status check_turn(const cugl_app_shared *s, cugl_stream *stream, boo
                                  !s ? "shared" : "stream");
     if (cuda && cugl_stream_is_closed(stream))
         return cugl_report_error(CUGL_ERROR_CLOSED, who, "the stream has been closed");
-    if (cuda && cugl_stream_device(stream) != s->device)
+    if (cuda && device_index(s, cugl_stream_device(stream)) < 0)
         return cugl_report_error(CUGL_ERROR_INVALID_ARGUMENT, who,
-                                 "the stream is device %d's; the shared memory is device %d's",
+                                 "the stream is device %d's; the shared memory is device %d's "
+                                 "and no other device writes it (cugl_app_shared_set_writers)",
                                  cugl_device_ordinal(cugl_stream_device(stream)),
                                  cugl_device_ordinal(s->device));
     /* GL may mark its use (gl_end) without a gl_begin: after GL wrote. */
@@ -342,9 +395,15 @@ CUGL_API cugl_status cugl_app_shared_cuda_end(cugl_app_shared *s, cugl_stream *s
     if (st != CUGL_OK)
         return st;
     slot *sl = &s->slots[s->cuda_slot];
-    st = cugl_event_record(sl->written, stream);
+    /* An event of the stream's device marks the writes. */
+    int d = device_index(s, cugl_stream_device(stream));
+    if (!sl->written_on[d])
+        st = cugl_event_create(&sl->written_on[d], s->devices[d], NULL);
+    if (st == CUGL_OK)
+        st = cugl_event_record(sl->written_on[d], stream);
     if (st != CUGL_OK)
         return st;
+    sl->written = sl->written_on[d];
     s->cuda_open = false;
     sl->pending = sl->recorded = true;
     if (s->last_written != s->cuda_slot)

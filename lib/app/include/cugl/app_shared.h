@@ -36,6 +36,8 @@ CUGL_BEGIN_DECLS
 
 typedef struct cugl_app_shared cugl_app_shared;
 
+enum { CUGL_APP_SHARED_MAX_WRITERS = 16 }; /* devices besides its own that write it */
+
 /**
  * `size` bytes of exportable memory on `device` (initialized), imported by
  * GL as a buffer object (immutable storage) in the current context.
@@ -80,6 +82,25 @@ CUGL_API cugl_status cugl_app_shared_texture_create(cugl_app_shared **out, cugl_
  */
 CUGL_API cugl_status cugl_app_shared_set_pipelined(cugl_app_shared *shared, bool on);
 
+/**
+ * Let CUDA on `devices` (count of them; initialized, with a peer path to
+ * the shared object's device) write the memory: then cuda_begin and
+ * cuda_end take a stream of any of them, and GL on this device draws what
+ * another GPU wrote, with no CUDA work on the GL GPU. Call it before the
+ * first turn: the memory is made again, mapped for them too, and GL
+ * imports it anew (a buffer's GL name changes; ask again). count 0: only
+ * the own device writes.
+ * @errors CUGL_ERROR_INVALID_ARGUMENT (NULL; count out of 0 to 16),
+ *   CUGL_ERROR_INVALID_STATE (the memory has been used; a writer not
+ *   initialized), CUGL_ERROR_NOT_SUPPORTED (no peer path between a writer
+ *   and the device: the message names both and says to copy through the
+ *   host), and as cugl_app_shared_buffer_create. On a failure the object
+ *   has no memory left: destroy it.
+ * @thread_safety The thread of the shared object's GL context, current.
+ */
+CUGL_API cugl_status cugl_app_shared_set_writers(cugl_app_shared *shared,
+                                                 cugl_device *const *devices, int count);
+
 /** Whether pipelining is on; false for NULL.
  * @errors none. @thread_safety The thread of the shared object's GL context. */
 CUGL_API bool cugl_app_shared_is_pipelined(const cugl_app_shared *shared);
@@ -110,7 +131,8 @@ CUGL_API size_t cugl_app_shared_size(const cugl_app_shared *shared);
 /**
  * CUDA's turn begins: wait until GL has finished with the memory CUDA is
  * about to write (GL's fence from its last gl_end).
- * @errors CUGL_ERROR_INVALID_ARGUMENT (NULL; a stream of another device),
+ * @errors CUGL_ERROR_INVALID_ARGUMENT (NULL; a stream of a device that is
+ *   neither the memory's nor one of its writers),
  *   CUGL_ERROR_CLOSED (the stream), CUGL_ERROR_INVALID_STATE (GL's turn
  *   has not ended), CUGL_ERROR_GL (the wait failed).
  * @thread_safety The thread of the shared object's GL context, current.
