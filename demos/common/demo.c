@@ -455,15 +455,22 @@ static int run_frames(demo *d, const demo_callbacks *cb, void *user)
 
 static void release_retired(demo_retired *r)
 {
-    cugl_texture_release(r->texture);
-    cugl_surface_release(r->surface);
-    r->texture = NULL;
-    r->surface = NULL;
+    for (int i = 0; i < r->count; i++) {
+        cugl_texture_release(r->textures[i]);
+        cugl_surface_release(r->surfaces[i]);
+        r->textures[i] = NULL;
+        r->surfaces[i] = NULL;
+    }
+    r->count = 0;
 }
 
-cugl_status demo_retire(demo *d, cugl_texture *texture, cugl_surface *surface)
+cugl_status demo_retire(demo *d, cugl_texture *const *textures, cugl_surface *const *surfaces,
+                        int count)
 {
-    if (!texture && !surface)
+    bool any = false;
+    for (int i = 0; i < count; i++)
+        any = any || textures[i] || surfaces[i];
+    if (!any)
         return CUGL_OK;
     /* Free the batches the stream has passed; take a free slot, else wait
      * for the oldest (the next after the last one taken). */
@@ -471,9 +478,9 @@ cugl_status demo_retire(demo *d, cugl_texture *texture, cugl_surface *surface)
     for (int i = 0; i < DEMO_RETIRED; i++) {
         demo_retired *r = &d->retired[i];
         bool done = false;
-        if ((r->texture || r->surface) && cugl_event_query(r->passed, &done) == CUGL_OK && done)
+        if (r->count && cugl_event_query(r->passed, &done) == CUGL_OK && done)
             release_retired(r);
-        if (!slot && !r->texture && !r->surface)
+        if (!slot && !r->count)
             slot = r;
     }
     cugl_status st = CUGL_OK;
@@ -487,8 +494,11 @@ cugl_status demo_retire(demo *d, cugl_texture *texture, cugl_surface *surface)
         st = cugl_event_create(&slot->passed, d->device, &(cugl_event_desc){.timing = false});
     if (st == CUGL_OK)
         st = cugl_event_record(slot->passed, d->stream);
-    slot->texture = texture;
-    slot->surface = surface;
+    for (int i = 0; i < count; i++) {
+        slot->textures[i] = textures[i];
+        slot->surfaces[i] = surfaces[i];
+    }
+    slot->count = count;
     if (st != CUGL_OK) {
         /* Without an event to wait on, wait for the stream itself. */
         cugl_stream_sync(d->stream);

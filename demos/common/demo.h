@@ -29,17 +29,17 @@ enum {
     DEMO_HEADLESS_FRAMES = 60, /* what a headless run renders without --frames */
     DEMO_FRAMES_IN_FLIGHT = 2, /* frames queued ahead of the GPU at most */
     DEMO_MAX_TARGETS = 4,      /* interop targets CUDA or GL takes in one turn */
-    /* batches of retired objects awaiting the stream: four frames' of two
-     * mapped textures each */
-    DEMO_RETIRED = 8,
+    DEMO_RETIRED = 4,          /* batches of retired objects awaiting the stream */
 };
 
-/* Texture and surface objects retired together (demo_retire; both NULL:
- * a free slot), and the event after the work that may still use them. */
+/* The texture and surface objects of one CUDA turn, retired together
+ * (demo_retire; count 0: a free slot), and the event after the work that
+ * may still use them. */
 typedef struct demo_retired {
     cugl_event *passed;
-    cugl_texture *texture;
-    cugl_surface *surface;
+    cugl_texture *textures[DEMO_MAX_TARGETS];
+    cugl_surface *surfaces[DEMO_MAX_TARGETS];
+    int count;
 } demo_retired;
 
 /* Frame timer phases; each interop path names the ones it uses (target.h). */
@@ -141,12 +141,14 @@ void demo_phase_begin(demo *d, int phase, const char *name, bool cuda);
 void demo_phase_end(demo *d, int phase);
 
 /**
- * Release `texture` and `surface` (either may be NULL) once the work queued
- * on d->stream so far has run: closing them destroys the driver objects at
- * once, while a queued kernel may still use them. Nothing waits unless
+ * Release `textures` and `surfaces` (count of each, up to DEMO_MAX_TARGETS;
+ * NULL entries are skipped) once the work queued on d->stream so far has
+ * run: closing them destroys the driver objects at once, while a queued
+ * kernel may still use them. One event a batch; nothing waits unless
  * DEMO_RETIRED earlier batches are all still queued.
  */
-cugl_status demo_retire(demo *d, cugl_texture *texture, cugl_surface *surface);
+cugl_status demo_retire(demo *d, cugl_texture *const *textures, cugl_surface *const *surfaces,
+                        int count);
 
 /**
  * The orbit camera as a --view: yaw, pitch, distance, then the target's

@@ -390,19 +390,21 @@ static cugl_status unmap_targets(demo *d, demo_target *const *targets, int count
     demo_phase_begin(d, DEMO_PHASE_RELEASE, "unmap", true);
     cugl_status st = cugl_graphics_unmap(resources, (size_t)count, d->stream);
     demo_phase_end(d, DEMO_PHASE_RELEASE);
+    /* Queued kernels may still use the objects: released, as one batch,
+     * once they ran. */
+    cugl_texture *samplers[DEMO_MAX_TARGETS];
+    cugl_surface *surfaces[DEMO_MAX_TARGETS];
     for (int i = 0; i < count; i++) {
         demo_target *t = targets[i];
         cugl_buffer_release(t->mapped);
+        samplers[i] = t->sampler;
+        surfaces[i] = t->surface;
         t->mapped = NULL;
-        /* Queued kernels may still use the objects: released once they ran. */
-        if (t->surface || t->sampler) {
-            cugl_status retire = demo_retire(d, t->sampler, t->surface);
-            st = st != CUGL_OK ? st : retire;
-            t->surface = NULL;
-            t->sampler = NULL;
-        }
+        t->sampler = NULL;
+        t->surface = NULL;
     }
-    return st;
+    cugl_status retire = demo_retire(d, samplers, surfaces, count);
+    return st != CUGL_OK ? st : retire;
 }
 
 static cugl_status signal_gl(demo *d, demo_target *const *targets, int count)

@@ -113,7 +113,9 @@ CUGL_API cugl_status cugl_legacy_pinned_memory_resource_create(cugl_memory_resou
 /**
  * An exportable memory resource: each buffer is its own cuMemCreate
  * allocation with a POSIX file descriptor handle, mapped read-write for the
- * device; sizes are rounded up to the allocation granularity. Deallocation
+ * device and for the devices given to cugl_memory_resource_set_peer_access
+ * before it was made; sizes are rounded up to the allocation granularity.
+ * Deallocation
  * waits for the stream, then unmaps and releases.
  * @errors CUGL_ERROR_NOT_SUPPORTED (no virtual memory management or POSIX
  *   fd handles on the device), as cugl_device_memory_resource_create.

@@ -87,12 +87,14 @@ CUGL_API const char *cugl_app_context_renderer(const cugl_app_context *ctx);
 /** @thread_safety The thread that uses the context, with it current where GL is called. */
 CUGL_API const char *cugl_app_context_vendor(const cugl_app_context *ctx);
 /**
- * Framebuffer size in pixels (windows: follows resizes).
+ * Framebuffer size in pixels. It follows resizes: a window's, and a
+ * resize event replayed or pushed to a headless context.
  * @thread_safety The thread that uses the context, with it current where GL is called.
  */
 CUGL_API void cugl_app_context_size(const cugl_app_context *ctx, int *width, int *height);
 /**
- * The framebuffer to draw into: 0 for a window, the offscreen FBO headless.
+ * The framebuffer to draw into: 0 for a window, the offscreen FBO headless
+ * (made anew by a resize event: ask each frame).
  * @thread_safety The thread that uses the context, with it current where GL is called.
  */
 CUGL_API GLuint cugl_app_context_framebuffer(const cugl_app_context *ctx);
@@ -102,8 +104,10 @@ CUGL_API GLuint cugl_app_context_framebuffer(const cugl_app_context *ctx);
  */
 CUGL_API bool cugl_app_context_should_close(const cugl_app_context *ctx);
 /**
- * End a frame: swap buffers and poll input (windows; the title shows the
- * frames per second, updated twice a second), or glFlush (headless).
+ * End a frame: swap buffers and poll the window's input (the title shows
+ * the frames per second, updated twice a second), or glFlush (headless);
+ * then apply the pushed events and the replayed ones now due, and publish
+ * them all as the next frame's input.
  * @thread_safety The thread that uses the context, with it current where GL is called.
  */
 CUGL_API cugl_status cugl_app_context_present(cugl_app_context *ctx);
