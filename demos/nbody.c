@@ -13,6 +13,15 @@
  * written WRITE_DISCARD: on the map path both are mapped in one call. The
  * kernel and its launch are the same on every path, so every path computes
  * the same bits and draws the same picture.
+ *
+ * --devices N1,N2,... splits the bodies into one slice a GPU. The position
+ * buffers are then shared memory of the GL GPU that every GPU writes: each
+ * step, each GPU other than the GL GPU copies all positions into memory of
+ * its own over its peer path, integrates its slice (its velocities are its
+ * own) and writes the slice's new positions straight into the GL GPU's
+ * buffer. The first device's stream forks the step to the others through an
+ * event and joins them before GL's turn; a body's result does not depend on
+ * the slice it is in, so any split computes the same bits.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -72,6 +81,7 @@ static const demo_info info = {
                 "  R                                reset the camera\n"
                 "  Escape                           quit\n",
     .dump_vertices = true,
+    .multi_device = true,
     .extra = nbody_flags,
 };
 
@@ -80,15 +90,30 @@ enum { TIMING_SLOTS = 8 }; /* steps whose kernel times are read later */
 #define SPRITE_SIZE 0.02f /* a body's sprite across, in world units */
 #define BRIGHT_SPEED 2.2f /* the speed drawn in the fastest colour */
 
+/* One GPU's slice of the bodies. Part 0 runs on d->device with d->stream
+ * and d->module; the others own theirs. */
+typedef struct nbody_part {
+    cugl_device *device;
+    long first, count;
+    cugl_stream *stream;      /* part 0: d->stream, not owned */
+    cugl_module *module;      /* part 0: NULL (d->module) */
+    cugl_kernel *kernel;
+    cugl_memory_resource *mr;
+    cugl_buffer *vel;         /* the slice's velocities */
+    cugl_buffer *local;       /* all positions, copied over the peer path each
+                               * step; NULL where the kernel reads them in place */
+    cugl_event *done;         /* parts after 0: after the slice's kernel */
+} nbody_part;
+
 typedef struct nbody {
     long n;
+    nbody_part parts[DEMO_MAX_DEVICES];
+    int part_count;
+    cugl_event *fork;         /* several parts: d->stream reached the step */
     size_t bytes; /* of one position buffer: 4 floats a body */
     int cur;      /* the buffer (0 or 1) with the latest positions */
     long stepped; /* the frame whose step was taken last; -1: none */
     demo_target pos[2]; /* the positions, CUDA's and GL's by turns */
-    cugl_memory_resource *device_mr;
-    cugl_buffer *vel;
-    cugl_kernel *kernel;
     GLuint program, vao;
     cugl_app_camera camera;
     /* --bench: events around each step's kernel, read TIMING_SLOTS steps
@@ -121,12 +146,52 @@ static void camera_home(cugl_app_camera *camera)
     camera->pitch = 0.62f;
 }
 
+/*
+ * Part i: its slice, stream, kernel and velocities, and a buffer for all
+ * positions where it reads them from another GPU's memory. Slices differ
+ * by at most one tile, each a whole number of tiles but the last.
+ */
+static cugl_status make_part(nbody *s, demo *d, int i, const float *vel)
+{
+    nbody_part *p = &s->parts[i];
+    long tiles = (s->n + NBODY_BLOCK - 1) / NBODY_BLOCK;
+    long first_tile = tiles * i / s->part_count, end_tile = tiles * (i + 1) / s->part_count;
+    p->device = d->devices[i];
+    p->first = first_tile * NBODY_BLOCK;
+    p->count = (end_tile * NBODY_BLOCK < s->n ? end_tile * NBODY_BLOCK : s->n) - p->first;
+    if (p->count < 0)
+        p->count = 0;
+    cugl_status st = CUGL_OK;
+    if (i == 0) {
+        p->stream = d->stream;
+        st = demo_kernel(&p->kernel, d, "nbody_step");
+    } else {
+        st = cugl_stream_create(&p->stream, p->device, NULL);
+        if (st == CUGL_OK)
+            st = cugl_module_load_data(&p->module, p->device, cugl_nbody_fatbin,
+                                       cugl_nbody_fatbin_size);
+        if (st == CUGL_OK)
+            st = cugl_module_get_kernel(&p->kernel, p->module, "nbody_step");
+        if (st == CUGL_OK)
+            st = cugl_event_create(&p->done, p->device, &(cugl_event_desc){.timing = false});
+    }
+    size_t slice = (size_t)(p->count > 0 ? p->count : 1) * 4 * sizeof(float);
+    if (st == CUGL_OK)
+        st = cugl_device_memory_resource_create(&p->mr, p->device, NULL);
+    if (st == CUGL_OK)
+        st = cugl_memory_resource_allocate(&p->vel, p->mr, slice, p->stream);
+    if (st == CUGL_OK && p->count > 0)
+        st = demo_upload(p->stream, p->vel, vel + 4 * p->first, slice);
+    if (st == CUGL_OK && d->opt.interop == DEMO_INTEROP_SHARED && p->device != d->gl_device)
+        st = cugl_memory_resource_allocate(&p->local, p->mr, s->bytes, p->stream);
+    return st;
+}
+
 /* The bodies, the buffers of the chosen path, the kernel, the shaders. */
 static int nbody_create(nbody *s, demo *d)
 {
     camera_home(&s->camera);
-    if (demo_load_module(d, cugl_nbody_fatbin, cugl_nbody_fatbin_size) != CUGL_OK ||
-        demo_kernel(&s->kernel, d, "nbody_step") != CUGL_OK)
+    if (demo_load_module(d, cugl_nbody_fatbin, cugl_nbody_fatbin_size) != CUGL_OK)
         return demo_fail(d, "cannot load the kernel");
     if (cugl_app_program(&s->program, "nbody", (const char *)cugl_shader_nbody_vert,
                          (const char *)cugl_shader_nbody_frag) != CUGL_OK)
@@ -143,15 +208,16 @@ static int nbody_create(nbody *s, demo *d)
     }
     nbody_initial_conditions(pos, vel, s->n);
 
-    cugl_status st = cugl_device_memory_resource_create(&s->device_mr, d->device, NULL);
-    if (st == CUGL_OK)
-        st = cugl_memory_resource_allocate(&s->vel, s->device_mr, s->bytes, d->stream);
-    if (st == CUGL_OK)
-        st = demo_upload(d, s->vel, vel, s->bytes);
+    s->part_count = d->device_count;
+    cugl_status st = CUGL_OK;
+    for (int i = 0; i < s->part_count && st == CUGL_OK; i++)
+        st = make_part(s, d, i, vel);
+    if (st == CUGL_OK && s->part_count > 1)
+        st = cugl_event_create(&s->fork, d->device, &(cugl_event_desc){.timing = false});
     free(vel);
     if (st != CUGL_OK) {
         free(pos);
-        return demo_fail(d, "cannot make the velocity buffer");
+        return demo_fail(d, "cannot set up the step on every device");
     }
     /* The first buffer holds the initial positions. */
     for (int i = 0; i < 2 && st == CUGL_OK; i++)
@@ -160,6 +226,12 @@ static int nbody_create(nbody *s, demo *d)
     if (st != CUGL_OK)
         return demo_target_fail(d, st, "the position buffers");
     make_vertex_array(s);
+    if (s->part_count > 1) {
+        printf("%s: %d slices:", info.program, s->part_count);
+        for (int i = 0; i < s->part_count; i++)
+            printf(" %ld on device %d%s", s->parts[i].count, d->opt.compute[i],
+                   i + 1 < s->part_count ? "," : "\n");
+    }
 
     if (d->opt.bench) {
         for (int i = 0; i < TIMING_SLOTS && st == CUGL_OK; i++) {
@@ -177,17 +249,27 @@ static int nbody_create(nbody *s, demo *d)
 static void nbody_destroy(nbody *s, demo *d)
 {
     /* Queued steps may still use the buffers. */
-    if (d->stream)
-        cugl_stream_sync(d->stream);
+    for (int i = 0; i < s->part_count; i++)
+        if (s->parts[i].stream)
+            cugl_stream_sync(s->parts[i].stream);
     for (int i = 0; i < 2; i++)
         demo_target_destroy(&s->pos[i], d);
     for (int i = 0; i < TIMING_SLOTS; i++) {
         cugl_event_release(s->started[i]);
         cugl_event_release(s->ended[i]);
     }
-    cugl_buffer_release(s->vel);
-    cugl_memory_resource_release(s->device_mr);
-    cugl_kernel_release(s->kernel);
+    for (int i = 0; i < s->part_count; i++) {
+        nbody_part *p = &s->parts[i];
+        cugl_buffer_release(p->vel);
+        cugl_buffer_release(p->local);
+        cugl_memory_resource_release(p->mr);
+        cugl_kernel_release(p->kernel);
+        cugl_module_release(p->module);
+        cugl_event_release(p->done);
+        if (i > 0)
+            cugl_stream_release(p->stream);
+    }
+    cugl_event_release(s->fork);
     glDeleteVertexArrays(1, &s->vao);
     glDeleteProgram(s->program);
 }
@@ -211,17 +293,60 @@ static cugl_status collect_time(nbody *s, int slot)
     return st;
 }
 
-/* The step kernel: positions from `src` into `dst`, velocities in place. */
-static cugl_status launch_step(nbody *s, demo *d, uint64_t src, uint64_t dst)
+/* Part p's share of a step: all positions at `src` (copied here first
+ * where they are another GPU's), its slice's new ones into `dst`. */
+static cugl_status launch_part(nbody *s, nbody_part *p, uint64_t src, uint64_t dst)
 {
-    uint64_t vel = cugl_buffer_handle(s->vel);
-    int n = (int)s->n;
+    if (p->count == 0)
+        return CUGL_OK;
+    cugl_status st = CUGL_OK;
+    if (p->local) {
+        cugl_buffer *all = NULL;
+        st = cugl_buffer_from_handle(&all, src, s->bytes, NULL);
+        if (st == CUGL_OK)
+            st = cugl_buffer_copy_from(p->local, all, p->stream);
+        cugl_buffer_release(all);
+        src = cugl_buffer_handle(p->local);
+    }
+    uint64_t vel = cugl_buffer_handle(p->vel);
+    int n = (int)s->n, first = (int)p->first, count = (int)p->count;
     float dt = NBODY_DT, eps2 = NBODY_SOFTENING * NBODY_SOFTENING;
-    void *args[] = {&src, &dst, &vel, &n, &dt, &eps2};
+    void *args[] = {&src, &dst, &vel, &n, &first, &count, &dt, &eps2};
     cugl_launch_config grid = {
-        .grid = {(uint32_t)((s->n + NBODY_BLOCK - 1) / NBODY_BLOCK), 1, 1},
+        .grid = {(uint32_t)((p->count + NBODY_BLOCK - 1) / NBODY_BLOCK), 1, 1},
         .block = {NBODY_BLOCK, 1, 1},
     };
+    if (st == CUGL_OK)
+        st = cugl_launch(p->stream, &grid, p->kernel, args, 8);
+    return st;
+}
+
+/*
+ * The step on every part: the others wait for d->stream to reach it (the
+ * fork), run their slices, and d->stream waits for each (the join), so
+ * that to GL and the timing events the step is work on d->stream.
+ */
+static cugl_status launch_parts(nbody *s, demo *d, uint64_t src, uint64_t dst)
+{
+    cugl_status st = CUGL_OK;
+    if (s->part_count > 1)
+        st = cugl_event_record(s->fork, d->stream);
+    for (int i = 1; i < s->part_count && st == CUGL_OK; i++)
+        st = cugl_stream_wait_event(s->parts[i].stream, s->fork);
+    for (int i = 0; i < s->part_count && st == CUGL_OK; i++)
+        st = launch_part(s, &s->parts[i], src, dst);
+    for (int i = 1; i < s->part_count && st == CUGL_OK; i++) {
+        st = cugl_event_record(s->parts[i].done, s->parts[i].stream);
+        if (st == CUGL_OK)
+            st = cugl_stream_wait_event(d->stream, s->parts[i].done);
+    }
+    return st;
+}
+
+/* The step, with --bench's events around it: positions from `src` into
+ * `dst`, velocities in place. */
+static cugl_status launch_step(nbody *s, demo *d, uint64_t src, uint64_t dst)
+{
     int slot = (int)(s->steps % TIMING_SLOTS);
     bool timing = s->started[slot] != NULL;
     cugl_status st = CUGL_OK;
@@ -233,7 +358,7 @@ static cugl_status launch_step(nbody *s, demo *d, uint64_t src, uint64_t dst)
             return st;
     }
     demo_phase_begin(d, DEMO_PHASE_CUDA, "cuda", true);
-    st = cugl_launch(d->stream, &grid, s->kernel, args, 6);
+    st = launch_parts(s, d, src, dst);
     demo_phase_end(d, DEMO_PHASE_CUDA);
     if (st == CUGL_OK && timing) {
         st = cugl_event_record(s->ended[slot], d->stream);
@@ -364,9 +489,10 @@ static int print_rates(nbody *s, demo *d)
     double ms = s->step_ms / (double)s->steps_timed;
     double per_second = (double)s->n * (double)s->n / (ms * 1e-3);
     double gflops = per_second * NBODY_FLOPS_PER_INTERACTION * 1e-9;
-    printf("%s: %ld bodies, %ld steps: %.4f ms a step (GPU time of the step kernel, "
+    printf("%s: %ld bodies, %ld steps: %.4f ms a step (GPU time of the step%s, "
            "CUDA events)\n",
-           info.program, s->n, s->steps_timed, ms);
+           info.program, s->n, s->steps_timed, ms,
+           s->part_count > 1 ? " on every device, fork to join" : " kernel");
     printf("%s: %.4g interactions/s, %.1f GFLOP/s at %d flops an interaction\n", info.program,
            per_second, gflops, NBODY_FLOPS_PER_INTERACTION);
     if (d->opt.interop == DEMO_INTEROP_HOST)
@@ -383,12 +509,14 @@ static int print_rates(nbody *s, demo *d)
                p.clock_rate_khz);
         return 0;
     }
-    double peak = (double)p.multiprocessor_count * lanes * 2.0 * p.clock_rate_khz * 1e-6;
-    printf("%s: peak FP32 of %s (compute capability %d.%d): %d SMs x %d lanes x 2 flops x "
-           "%.0f MHz = %.1f GFLOP/s; the step kernel reaches %.1f%% of it\n",
-           info.program, p.name, p.compute_capability_major, p.compute_capability_minor,
-           p.multiprocessor_count, lanes, p.clock_rate_khz * 1e-3, peak,
-           100.0 * gflops / peak);
+    /* Every device of --devices is taken to be like the first. */
+    double peak = (double)p.multiprocessor_count * lanes * 2.0 * p.clock_rate_khz * 1e-6 *
+                  s->part_count;
+    printf("%s: peak FP32 of %d x %s (compute capability %d.%d): %d SMs x %d lanes x 2 flops x "
+           "%.0f MHz = %.1f GFLOP/s; the step reaches %.1f%% of it\n",
+           info.program, s->part_count, p.name, p.compute_capability_major,
+           p.compute_capability_minor, p.multiprocessor_count * s->part_count, lanes,
+           p.clock_rate_khz * 1e-3, peak, 100.0 * gflops / peak);
     return 0;
 }
 

@@ -33,8 +33,23 @@ static int no_gpu(const demo *d, const char *why)
     return 1;
 }
 
-/* The device of --device, made current; DEMO_RUN or the exit status. */
-static int set_up_device(demo *d)
+/* Device `ordinal` (named by `flag` in messages), initialized and current;
+ * DEMO_RUN or the exit status. */
+static int use_device(demo *d, cugl_device **out, const char *flag, int ordinal, int count)
+{
+    if (ordinal >= count) {
+        fprintf(stderr, "%s: %s %d: this machine has %d CUDA device%s (0 to %d)\n",
+                d->info->program, flag, ordinal, count, count == 1 ? "" : "s", count - 1);
+        return DEMO_EXIT_USAGE;
+    }
+    if (cugl_device_get(out, ordinal) != CUGL_OK || cugl_device_set_current(*out) != CUGL_OK)
+        return demo_fail(d, "cannot use the CUDA device");
+    return DEMO_RUN;
+}
+
+/* The GL GPU of --device and CUDA's devices, the first made current;
+ * DEMO_RUN or the exit status. */
+static int set_up_devices(demo *d)
 {
     int count = 0;
     cugl_status st = cugl_device_count(&count);
@@ -44,15 +59,71 @@ static int set_up_device(demo *d)
         return demo_fail(d, "cannot count the CUDA devices");
     if (count == 0)
         return no_gpu(d, "the CUDA driver sees no device");
-    if (d->opt.device >= count) {
-        fprintf(stderr, "%s: --device %d: this machine has %d CUDA device%s (0 to %d)\n",
-                d->info->program, d->opt.device, count, count == 1 ? "" : "s", count - 1);
-        return DEMO_EXIT_USAGE;
+    int rc = use_device(d, &d->gl_device, "--device", d->opt.device, count);
+    if (rc != DEMO_RUN)
+        return rc;
+    const char *flag = d->opt.compute_count > 1 ? "--devices" : "--compute-device";
+    d->device_count = d->opt.compute_count ? d->opt.compute_count : 1;
+    d->devices[0] = d->gl_device;
+    for (int i = 0; i < d->opt.compute_count && rc == DEMO_RUN; i++) {
+        rc = use_device(d, &d->devices[i], flag, d->opt.compute[i], count);
+        d->remote = d->remote || d->opt.compute[i] != d->opt.device;
     }
-    if (cugl_device_get(&d->device, d->opt.device) != CUGL_OK ||
-        cugl_device_set_current(d->device) != CUGL_OK)
-        return demo_fail(d, "cannot use the CUDA device");
-    return DEMO_RUN;
+    d->device = d->devices[0];
+    if (rc == DEMO_RUN && cugl_device_set_current(d->device) != CUGL_OK)
+        rc = demo_fail(d, "cannot use the CUDA device");
+    return rc;
+}
+
+/* A device's name, for messages. */
+static const char *device_name(cugl_device *device, cugl_device_properties *p)
+{
+    return cugl_device_get_properties(device, p) == CUGL_OK ? p->name : "unknown";
+}
+
+/*
+ * CUDA on GPUs other than the GL GPU: which paths reach GL from there. The
+ * map path maps for the GL GPU only; shared memory needs a peer path from
+ * each device to the GL GPU; host copies suit one device. Writes why not
+ * into `why` and returns false.
+ */
+static bool path_reaches_gl(demo *d, demo_interop path, char *why, size_t size)
+{
+    if (!d->remote)
+        return true;
+    switch (path) {
+    case DEMO_INTEROP_MAP:
+        snprintf(why, size,
+                 "--interop map maps GL objects for CUDA on the GL GPU (device %d) only; with "
+                 "CUDA on another device use --interop shared (or host)",
+                 d->opt.device);
+        return false;
+    case DEMO_INTEROP_SHARED:
+        for (int i = 0; i < d->device_count; i++) {
+            bool peer = true;
+            if (d->opt.compute[i] == d->opt.device)
+                continue;
+            if (cugl_device_can_access_peer(&peer, d->devices[i], d->gl_device) != CUGL_OK ||
+                !peer) {
+                snprintf(why, size,
+                         "device %d has no peer path to the GL GPU (device %d), so it cannot "
+                         "write the memory GL draws from; %s",
+                         d->opt.compute[i], d->opt.device,
+                         d->device_count == 1 ? "--interop host copies through host memory"
+                                              : "leave it out of --devices");
+                return false;
+            }
+        }
+        return true;
+    case DEMO_INTEROP_HOST:
+        if (d->device_count == 1)
+            return true;
+        snprintf(why, size, "--interop host copies from one device only; --devices with %d "
+                            "devices needs --interop shared",
+                 d->device_count);
+        return false;
+    }
+    return false;
 }
 
 /* F1 (GLFW_KEY_F1) hides and shows the panel. */
@@ -143,21 +214,58 @@ static int set_up_input(demo *d)
     return DEMO_RUN;
 }
 
-/* --interop auto: the fastest path this context and device share, and why. */
+/* --interop auto: the fastest path this context and CUDA's devices share,
+ * and why. */
 static int choose_interop(demo *d)
 {
     cugl_app_interop choice;
     char reason[768];
-    if (cugl_app_choose_interop(&choice, reason, sizeof reason, d->ctx, d->device) != CUGL_OK)
+    if (cugl_app_choose_interop(&choice, reason, sizeof reason, d->ctx, d->gl_device) != CUGL_OK)
         return demo_fail(d, "cannot choose the interop path");
     if (!demo_interop_from_name(&d->opt.interop, cugl_app_interop_name(choice))) {
         fprintf(stderr, "%s: --interop auto chose '%s', which this program lacks\n",
                 d->info->program, cugl_app_interop_name(choice));
         return 1;
     }
+    if (d->remote) {
+        /* The choice for the GL GPU; from another device, shared memory if
+         * GL imports it there and a peer path leads to it, else host. */
+        char why[512];
+        cugl_device_properties p;
+        if (d->opt.interop == DEMO_INTEROP_MAP)
+            d->opt.interop = DEMO_INTEROP_SHARED;
+        if (d->opt.interop == DEMO_INTEROP_SHARED &&
+            path_reaches_gl(d, DEMO_INTEROP_SHARED, why, sizeof why)) {
+            snprintf(reason, sizeof reason,
+                     "CUDA on device %d writes memory of the GL GPU (device %d, %s) over their "
+                     "peer path, and GL imports it",
+                     d->opt.compute[0], d->opt.device, device_name(d->gl_device, &p));
+        } else if (d->device_count == 1) {
+            if (d->opt.interop == DEMO_INTEROP_SHARED)
+                snprintf(reason, sizeof reason, "%s", why);
+            d->opt.interop = DEMO_INTEROP_HOST;
+        } else {
+            fprintf(stderr, "%s: --devices: no interop path reaches GL: %s\n", d->info->program,
+                    d->opt.interop == DEMO_INTEROP_SHARED ? why : reason);
+            return 1;
+        }
+    }
     printf("%s: --interop auto: %s: %s\n", d->info->program, demo_interop_name(d->opt.interop),
            reason);
     return DEMO_RUN;
+}
+
+/* Where CUDA runs, when not on the GL GPU alone. */
+static void print_devices(demo *d)
+{
+    if (!d->opt.compute_count)
+        return;
+    cugl_device_properties p;
+    printf("%s: CUDA on device", d->info->program);
+    for (int i = 0; i < d->device_count; i++)
+        printf("%s %d", i ? "," : d->device_count > 1 ? "s" : "", d->opt.compute[i]);
+    printf(" (%s); GL on device %d (%s)\n", device_name(d->device, &p), d->opt.device,
+           device_name(d->gl_device, &p));
 }
 
 int demo_start(demo *d, const demo_info *info, int argc, char **argv)
@@ -165,7 +273,7 @@ int demo_start(demo *d, const demo_info *info, int argc, char **argv)
     *d = (demo){.info = info};
     int rc = demo_options_parse(&d->opt, info, argc, argv, stdout, stderr);
     if (rc == DEMO_RUN)
-        rc = set_up_device(d);
+        rc = set_up_devices(d);
     if (rc != DEMO_RUN)
         return rc;
 
@@ -187,6 +295,13 @@ int demo_start(demo *d, const demo_info *info, int argc, char **argv)
         printf("%s: no display; rendering headless\n", info->program);
     if (d->opt.interop_auto && (rc = choose_interop(d)) != DEMO_RUN)
         return demo_finish(d, rc);
+    char why[512];
+    if (!d->opt.interop_auto &&
+        !path_reaches_gl(d, d->opt.interop, why, sizeof why)) {
+        fprintf(stderr, "%s: %s\n", d->info->program, why);
+        return demo_finish(d, d->opt.interop == DEMO_INTEROP_SHARED ? 1 : DEMO_EXIT_USAGE);
+    }
+    print_devices(d);
 
     d->frames = d->opt.frames ? d->opt.frames : d->headless ? DEMO_HEADLESS_FRAMES : 0;
     d->screenshot = d->opt.screenshot;
@@ -527,6 +642,7 @@ int demo_finish(demo *d, int status)
             printf("%s: --interop %s, %dx%d on %s\n", d->info->program,
                    demo_interop_name(d->opt.interop), d->width, d->height,
                    cugl_app_context_renderer(d->ctx));
+            print_devices(d);
             cugl_app_timer_print(d->timer, stdout);
         }
         cugl_app_timer_destroy(d->timer);

@@ -60,8 +60,15 @@ typedef struct cugl_app_ui cugl_app_ui;
 typedef struct demo {
     const demo_info *info;
     demo_options opt;
+    /* CUDA's devices, each initialized: devices[0] (== device) runs the
+     * demo's stream; --devices lists more. Without --compute-device or
+     * --devices, the GL GPU alone. */
+    cugl_device *devices[DEMO_MAX_DEVICES];
+    int device_count;
     cugl_device *device;
-    cugl_stream *stream;
+    cugl_device *gl_device; /* the GL GPU (--device), where interop memory lives */
+    bool remote;            /* a CUDA device is not the GL GPU */
+    cugl_stream *stream;    /* on device */
     cugl_module *module;
     cugl_app_context *ctx;
     cugl_app_timer *timer; /* NULL without --bench or the panel */
@@ -117,8 +124,10 @@ typedef struct demo_callbacks {
 } demo_callbacks;
 
 /**
- * Parse the command line, then set up the device (current on this thread),
- * a GL context on it, and a stream. Returns DEMO_RUN to go on, or the exit
+ * Parse the command line, then set up the devices (device current on this
+ * thread), a GL context on the GL GPU, and a stream on device. With CUDA on
+ * another GPU the --interop path must reach it: shared through peer memory,
+ * or (one device) host; auto picks one and says why. Returns DEMO_RUN to go on, or the exit
  * status (0 after --help; 1 and a message on a failure, a machine without
  * a CUDA GPU included; 2 on a bad command line).
  */

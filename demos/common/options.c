@@ -18,6 +18,8 @@ enum flag_id {
     FLAG_BENCH,
     FLAG_UI,
     FLAG_DEVICE,
+    FLAG_COMPUTE_DEVICE,
+    FLAG_DEVICES,
     FLAG_DUMP_VERTICES,
     FLAG_RECORD,
     FLAG_INPUT,
@@ -44,6 +46,8 @@ static const flag flags[] = {
     {"--bench", FLAG_BENCH, NULL},
     {"--ui", FLAG_UI, NULL},
     {"--device", FLAG_DEVICE, "N"},
+    {"--compute-device", FLAG_COMPUTE_DEVICE, "N"},
+    {"--devices", FLAG_DEVICES, "N1,N2,..."},
     {"--dump-vertices", FLAG_DUMP_VERTICES, "FILE"},
     {"--record", FLAG_RECORD, "DIR"},
     {"--input", FLAG_INPUT, "FILE"},
@@ -94,7 +98,11 @@ void demo_options_usage(const demo_info *info, FILE *f)
     fprintf(f, "  --bench                print per-phase frame times at exit\n"
                "  --ui                   show the UI panel in headless pictures too (a window\n"
                "                         shows it; F1 hides and shows it)\n"
-               "  --device N             the CUDA device (default 0); GL runs on it too\n");
+               "  --device N             the GL GPU, as a CUDA device ordinal (default 0)\n"
+               "  --compute-device N     run the CUDA work on device N (default: the GL GPU);\n"
+               "                         its output reaches GL through peer memory\n");
+    if (info->multi_device)
+        fprintf(f, "  --devices N1,N2,...    split the CUDA work over these devices (peer memory)\n");
     fprintf(f, "  --record DIR           write every frame as DIR/%s-NNNNNN.png, and\n"
                "                         DIR/%s.mp4 where ffmpeg is installed\n",
             info->name, info->name);
@@ -190,6 +198,29 @@ bool demo_parse_long(const char *s, long min, long max, long *out)
     return s && parse_long(s, s + strlen(s), min, max, out);
 }
 
+/* Device ordinals separated by commas, each once: 1 to DEMO_MAX_DEVICES of them. */
+static bool parse_devices(const char *s, int *devices, int *count)
+{
+    int n = 0;
+    for (;;) {
+        const char *end = strchr(s, ',');
+        if (!end)
+            end = s + strlen(s);
+        long v;
+        if (n == DEMO_MAX_DEVICES || !parse_long(s, end, 0, DEMO_MAX_DEVICE, &v))
+            return false;
+        for (int i = 0; i < n; i++)
+            if (devices[i] == (int)v)
+                return false;
+        devices[n++] = (int)v;
+        if (*end == '\0')
+            break;
+        s = end + 1;
+    }
+    *count = n;
+    return true;
+}
+
 /* The flag `name` (of `len` bytes): a common one, or one of the demo's
  * (then *extra is it, and the returned flag describes it). */
 static const flag *find_flag(const demo_info *info, const char *name, size_t len,
@@ -197,7 +228,8 @@ static const flag *find_flag(const demo_info *info, const char *name, size_t len
 {
     *extra = NULL;
     for (size_t i = 0; i < sizeof flags / sizeof flags[0]; i++) {
-        if (flags[i].id == FLAG_DUMP_VERTICES && !info->dump_vertices)
+        if ((flags[i].id == FLAG_DUMP_VERTICES && !info->dump_vertices) ||
+            (flags[i].id == FLAG_DEVICES && !info->multi_device))
             continue;
         if (strlen(flags[i].name) == len && strncmp(flags[i].name, name, len) == 0)
             return &flags[i];
@@ -306,6 +338,24 @@ int demo_options_parse(demo_options *opt, const demo_info *info, int argc, char 
                 return usage_error(info, err, "--device: '%s' is not a device ordinal (0 to %d)",
                                    value, DEMO_MAX_DEVICE);
             opt->device = (int)n;
+            break;
+        case FLAG_COMPUTE_DEVICE:
+        case FLAG_DEVICES:
+            if (opt->compute_count > 0)
+                return usage_error(info, err, "%s: the compute devices were given already", f->name);
+            if (f->id == FLAG_COMPUTE_DEVICE) {
+                if (!parse_long(value, value + strlen(value), 0, DEMO_MAX_DEVICE, &n))
+                    return usage_error(info, err,
+                                       "--compute-device: '%s' is not a device ordinal (0 to %d)",
+                                       value, DEMO_MAX_DEVICE);
+                opt->compute[0] = (int)n;
+                opt->compute_count = 1;
+            } else if (!parse_devices(value, opt->compute, &opt->compute_count)) {
+                return usage_error(info, err,
+                                   "--devices: '%s' is not 1 to %d different device ordinals "
+                                   "(0 to %d) separated by commas",
+                                   value, DEMO_MAX_DEVICES, DEMO_MAX_DEVICE);
+            }
             break;
         case FLAG_HELP:
             demo_options_usage(info, out);

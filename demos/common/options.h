@@ -13,7 +13,10 @@
  *   --view V1,V2,...    the demo's view to start from (its camera), as numbers
  *   --bench             print the per-phase frame times at exit
  *   --ui                show the UI panel headless too (windows show it; F1 toggles)
- *   --device N          the CUDA device (default 0); GL runs on it too
+ *   --device N          the GL GPU as a CUDA device ordinal (default 0)
+ *   --compute-device N  the CUDA work on device N (default: the GL GPU)
+ *   --devices N1,N2,... (demos with demo_info.multi_device) the CUDA work
+ *                       split over these devices
  *   --record DIR        every frame as DIR/<name>-NNNNNN.png, and DIR/<name>.mp4
  *                       through ffmpeg when it is installed
  *   --dump-vertices FILE  (demos that draw vertices) the last frame's vertex
@@ -72,13 +75,17 @@ typedef struct demo_info {
     const char *summary;  /* one line for the usage text */
     const char *controls; /* the window controls, one or more lines; may be NULL */
     bool dump_vertices;   /* takes --dump-vertices FILE */
+    bool multi_device;    /* takes --devices N1,N2,...: splits its work */
     const demo_flag *extra; /* the demo's own flags, ended by one with name NULL; may be NULL */
 } demo_info;
 
 /* A decimal integer in [min, max] (digits only): for demo_flag parsers. */
 bool demo_parse_long(const char *s, long min, long max, long *out);
 
-enum { DEMO_MAX_VIEW = 8 }; /* numbers in a --view */
+enum {
+    DEMO_MAX_VIEW = 8,     /* numbers in a --view */
+    DEMO_MAX_DEVICES = 16, /* devices in a --devices list */
+};
 
 /* The parsed command line; demo_options_parse fills every field. */
 typedef struct demo_options {
@@ -94,7 +101,9 @@ typedef struct demo_options {
     int view_count;            /* 0: not given */
     bool bench;
     bool ui;                   /* the panel shown, headless too */
-    int device;
+    int device;                       /* the GL GPU */
+    int compute[DEMO_MAX_DEVICES];    /* --compute-device or --devices */
+    int compute_count;                /* 0: CUDA runs on the GL GPU */
     const char *dump_vertices; /* NULL: not given */
     const char *record;        /* NULL: not given */
 } demo_options;

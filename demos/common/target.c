@@ -50,7 +50,7 @@ static unsigned map_flags_of(bool cuda_writes)
     return cuda_writes ? CUGL_GRAPHICS_WRITE_DISCARD : CUGL_GRAPHICS_READ_ONLY;
 }
 
-cugl_status demo_upload(demo *d, cugl_buffer *dst, const void *data, size_t size)
+cugl_status demo_upload(cugl_stream *stream, cugl_buffer *dst, const void *data, size_t size)
 {
     cugl_buffer *from = NULL, *to = NULL;
     cugl_status st = cugl_buffer_from_handle(&from, (uint64_t)(uintptr_t)data, size, NULL);
@@ -58,12 +58,25 @@ cugl_status demo_upload(demo *d, cugl_buffer *dst, const void *data, size_t size
     if (st == CUGL_OK)
         st = cugl_buffer_from_handle(&to, cugl_buffer_handle(dst), size, NULL);
     if (st == CUGL_OK)
-        st = cugl_buffer_copy_from(to, from, d->stream);
+        st = cugl_buffer_copy_from(to, from, stream);
     if (st == CUGL_OK)
-        st = cugl_stream_sync(d->stream);
+        st = cugl_stream_sync(stream);
     cugl_buffer_release(to);
     cugl_buffer_release(from);
     return st;
+}
+
+/* Shared memory lives on the GL GPU; CUDA's other devices write it too. */
+static cugl_status open_to_writers(demo_target *t, demo *d)
+{
+    cugl_device *writers[DEMO_MAX_DEVICES];
+    int count = 0;
+    for (int i = 0; i < d->device_count; i++)
+        if (d->devices[i] != d->gl_device)
+            writers[count++] = d->devices[i];
+    if (count == 0)
+        return CUGL_OK;
+    return cugl_app_shared_set_writers(t->shared, writers, count);
 }
 
 /* Shared memory of at least t->size bytes; a texture's rows t->pitch apart. */
@@ -100,7 +113,9 @@ cugl_status demo_target_create_buffer(demo_target *t, demo *d, size_t size,
                                                        map_flags_of(t->cuda_writes));
         break;
     case DEMO_INTEROP_SHARED:
-        st = cugl_app_shared_buffer_create(&t->shared, d->device, size);
+        st = cugl_app_shared_buffer_create(&t->shared, d->gl_device, size);
+        if (st == CUGL_OK)
+            st = open_to_writers(t, d);
         if (st == CUGL_OK) {
             t->gl_name = cugl_app_shared_gl_name(t->shared);
             st = check_shared(t, "demo_target_create_buffer");
@@ -109,7 +124,7 @@ cugl_status demo_target_create_buffer(demo_target *t, demo *d, size_t size,
         if (st == CUGL_OK && initial) {
             st = cugl_app_shared_cuda_begin(t->shared, d->stream);
             if (st == CUGL_OK)
-                st = demo_upload(d, cugl_app_shared_buffer(t->shared), initial, size);
+                st = demo_upload(d->stream, cugl_app_shared_buffer(t->shared), initial, size);
             if (st == CUGL_OK)
                 st = cugl_app_shared_cuda_end(t->shared, d->stream);
         }
@@ -119,7 +134,7 @@ cugl_status demo_target_create_buffer(demo_target *t, demo *d, size_t size,
         if (st == CUGL_OK)
             st = make_host_buffers(t, d);
         if (st == CUGL_OK && initial)
-            st = demo_upload(d, t->device_buffer, initial, size);
+            st = demo_upload(d->stream, t->device_buffer, initial, size);
         break;
     }
     if (st != CUGL_OK)
@@ -154,7 +169,10 @@ cugl_status demo_target_create_texture(demo_target *t, demo *d, int width, int h
     case DEMO_INTEROP_SHARED:
         if (direction == DEMO_TO_GL) {
             /* A shared texture: GL's gl_begin copies CUDA's rows into it. */
-            st = cugl_app_shared_texture_create(&t->shared, d->device, GL_RGBA8, width, height);
+            st = cugl_app_shared_texture_create(&t->shared, d->gl_device, GL_RGBA8, width,
+                                                height);
+            if (st == CUGL_OK)
+                st = open_to_writers(t, d);
             if (st == CUGL_OK) {
                 t->gl_name = cugl_app_shared_gl_name(t->shared);
                 t->pitch = cugl_app_shared_pitch(t->shared);
@@ -166,8 +184,10 @@ cugl_status demo_target_create_texture(demo_target *t, demo *d, int width, int h
                        SHARED_ROW_ALIGN;
             st = make_gl_texture(t);
             if (st == CUGL_OK)
-                st = cugl_app_shared_buffer_create(&t->shared, d->device,
+                st = cugl_app_shared_buffer_create(&t->shared, d->gl_device,
                                                    t->pitch * (size_t)height);
+            if (st == CUGL_OK)
+                st = open_to_writers(t, d);
         }
         t->size = t->pitch * (size_t)height;
         if (st == CUGL_OK)

@@ -155,8 +155,8 @@ cugl_status demo_target_render_fullscreen(demo_target *t, demo *d, demo_write_fn
 int demo_target_dump(demo_target *t, demo *d);
 
 /** `size` bytes of host memory into the start of `dst` (which may be
- * larger: shared memory is rounded up), then wait for the copy. */
-cugl_status demo_upload(demo *d, cugl_buffer *dst, const void *data, size_t size);
+ * larger: shared memory is rounded up), copied on `stream`; then wait. */
+cugl_status demo_upload(cugl_stream *stream, cugl_buffer *dst, const void *data, size_t size);
 
 /**
  * Print why creating the target failed ("<program>: cannot create <what>:

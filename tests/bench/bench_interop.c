@@ -11,6 +11,14 @@
  *     pipelined, GL one frame behind) and through pinned host memory (CUDA ->
  *     host -> glNamedBufferSubData). Goal: map-free at least 8x faster than
  *     map/unmap at 16 MiB.
+ *  3. Compute on another GPU, for each other device with a peer path to
+ *     device 0 (GL's): updates of 1, 8, 16 and 64 MiB that CUDA on that
+ *     device writes into device 0's map-free shared memory over the peer
+ *     path, in lockstep and pipelined, beside one-GPU map/unmap in the same
+ *     run, and the peer transfer alone (the same writes, no GL). Goals (two
+ *     H200s over NVLink): 1 MiB lockstep at most 45 us and at least 7x
+ *     faster than one-GPU map/unmap, 16 MiB at most 90 us, pipelined at
+ *     most the transfer + 10 us.
  *
  * Each figure is the median over rounds of the mean wall time per frame of
  * a batch of frames that ends with both sides idle (glFinish and a stream
@@ -148,6 +156,31 @@ typedef struct paths {
 
 static const uint32_t fill_value = 0x3f800000u;
 
+/* A frame on map-free shared memory: CUDA fills it on `on`, GL copies its
+ * last 4 bytes into `sink`. */
+static void shared_frame(cugl_app_shared *sh, cugl_stream *on, GLuint sink, size_t size)
+{
+    CHECK(cugl_app_shared_cuda_begin(sh, on));
+    CHECK(cugl_buffer_fill(cugl_app_shared_buffer(sh), &fill_value, 4, on));
+    CHECK(cugl_app_shared_cuda_end(sh, on));
+    CHECK(cugl_app_shared_gl_begin(sh));
+    glCopyNamedBufferSubData(cugl_app_shared_gl_name(sh), sink, (GLintptr)(size - 4), 0, 4);
+    CHECK(cugl_app_shared_gl_end(sh));
+}
+
+/* Fail unless GL's sink got the bytes of the last update; then clear it. */
+static void check_sink(GLuint sink, const char *what)
+{
+    uint32_t got = 0;
+    glGetNamedBufferSubData(sink, 0, 4, &got);
+    if (got != fill_value) {
+        fprintf(stderr, "bench_interop: %s: GL saw 0x%08x, expected 0x%08x\n", what, got,
+                fill_value);
+        exit(1);
+    }
+    glClearNamedBufferData(sink, GL_R32UI, GL_RED_INTEGER, GL_UNSIGNED_INT, NULL);
+}
+
 static void frame_update(paths *p, int path)
 {
     switch (path) {
@@ -160,18 +193,9 @@ static void frame_update(paths *p, int path)
         break;
     }
     case 1: /* map-free shared memory, in lockstep */
-    case 2: { /* pipelined */
-        cugl_app_shared *sh = path == 1 ? p->shared : p->piped;
-        CHECK(cugl_app_shared_cuda_begin(sh, stream));
-        cugl_buffer *b = cugl_app_shared_buffer(sh);
-        CHECK(cugl_buffer_fill(b, &fill_value, 4, stream));
-        CHECK(cugl_app_shared_cuda_end(sh, stream));
-        CHECK(cugl_app_shared_gl_begin(sh));
-        glCopyNamedBufferSubData(cugl_app_shared_gl_name(sh), p->sink, (GLintptr)(p->size - 4),
-                                 0, 4);
-        CHECK(cugl_app_shared_gl_end(sh));
+    case 2: /* pipelined */
+        shared_frame(path == 1 ? p->shared : p->piped, stream, p->sink, p->size);
         break;
-    }
     default: /* through host memory */
         CHECK(cugl_buffer_fill(p->device_buf, &fill_value, 4, stream));
         CHECK(cugl_buffer_copy_to(&p->pinned, p->device_buf, stream));
@@ -228,14 +252,7 @@ static void bench_updates(void)
                 idle();
                 t[path][r] = (now_us() - t0) / frames;
                 /* Every path delivered the bytes. */
-                uint32_t got = 0;
-                glGetNamedBufferSubData(p.sink, 0, 4, &got);
-                if (got != fill_value) {
-                    fprintf(stderr, "bench_interop: %s: GL saw 0x%08x, expected 0x%08x\n",
-                            names[path], got, fill_value);
-                    exit(1);
-                }
-                glClearNamedBufferData(p.sink, GL_R32UI, GL_RED_INTEGER, GL_UNSIGNED_INT, NULL);
+                check_sink(p.sink, names[path]);
             }
         }
         for (int path = 0; path < PATHS; path++)
@@ -264,6 +281,125 @@ static void bench_updates(void)
                "pipelined %.1fx, %s\n",
                result[1][0] / result[1][1], result[1][0] / result[1][2],
                result[1][0] >= 8 * result[1][2] ? "met (pipelined)" : "MISSED");
+}
+
+/* ---- 3. Compute on another GPU ------------------------------------------------ */
+
+enum { REMOTE_SIZES = 4, REMOTE_PATHS = 4 };
+
+/* The peer transfer alone: `frames` fills of the memory from `on`, in one turn. */
+static void fill_only(cugl_app_shared *sh, cugl_stream *on, int frames)
+{
+    CHECK(cugl_app_shared_cuda_begin(sh, on));
+    for (int f = 0; f < frames; f++)
+        CHECK(cugl_buffer_fill(cugl_app_shared_buffer(sh), &fill_value, 4, on));
+    CHECK(cugl_app_shared_cuda_end(sh, on));
+    CHECK(cugl_stream_sync(on));
+    CHECK(cugl_app_shared_gl_begin(sh));
+    CHECK(cugl_app_shared_gl_end(sh));
+}
+
+/* CUDA on device `ordinal` writing device 0's memory, against map/unmap on device 0. */
+static void bench_remote_device(cugl_device *remote, int ordinal)
+{
+    const size_t mib[REMOTE_SIZES] = {1, 8, 16, 64};
+    static const char *const names[REMOTE_PATHS] = {
+        "one GPU: map/unmap", "other GPU: lockstep", "other GPU: pipelined", "transfer alone"};
+    double result[REMOTE_SIZES][REMOTE_PATHS];
+    cugl_stream *on = NULL;
+    CHECK(cugl_stream_create(&on, remote, NULL));
+    for (int si = 0; si < REMOTE_SIZES; si++) {
+        size_t size = mib[si] << 20;
+        GLuint sink = gl_buffer(4), mapped_name = gl_buffer(size);
+        cugl_graphics_resource *mapped = NULL;
+        CHECK(cugl_graphics_resource_from_gl_buffer(&mapped, dev, mapped_name,
+                                                    CUGL_GRAPHICS_WRITE_DISCARD));
+        cugl_app_shared *lock = NULL, *piped = NULL;
+        CHECK(cugl_app_shared_buffer_create(&lock, dev, size));
+        CHECK(cugl_app_shared_set_writers(lock, &remote, 1));
+        CHECK(cugl_app_shared_buffer_create(&piped, dev, size));
+        CHECK(cugl_app_shared_set_writers(piped, &remote, 1));
+        CHECK(cugl_app_shared_set_pipelined(piped, true));
+        paths p = {.size = size, .sink = sink, .mapped_name = mapped_name, .mapped = mapped};
+
+        int frames = size >= (64u << 20) ? 20 : 60;
+        double t[REMOTE_PATHS][ROUNDS];
+        for (int r = 0; r < ROUNDS; r++) {
+            for (int path = 0; path < REMOTE_PATHS; path++) {
+                if (path == 3) {
+                    fill_only(lock, on, 1);
+                    double t0 = now_us();
+                    fill_only(lock, on, frames);
+                    t[path][r] = (now_us() - t0) / frames;
+                    continue;
+                }
+                for (int f = 0; f <= frames; f++) {
+                    if (f == 1) { /* the first frame warms up */
+                        idle();
+                        CHECK(cugl_stream_sync(on));
+                        t[path][r] = now_us();
+                    }
+                    if (path == 0)
+                        frame_update(&p, 0);
+                    else
+                        shared_frame(path == 1 ? lock : piped, on, sink, size);
+                }
+                idle();
+                CHECK(cugl_stream_sync(on));
+                t[path][r] = (now_us() - t[path][r]) / frames;
+                check_sink(sink, names[path]);
+            }
+        }
+        for (int path = 0; path < REMOTE_PATHS; path++)
+            result[si][path] = median(t[path], ROUNDS);
+        cugl_graphics_resource_release(mapped);
+        cugl_app_shared_destroy(lock);
+        cugl_app_shared_destroy(piped);
+        GLuint del[] = {sink, mapped_name};
+        glDeleteBuffers(2, del);
+    }
+    cugl_stream_release(on);
+
+    printf("\nCompute on device %d, GL on device 0: one update per frame, microseconds\n",
+           ordinal);
+    printf("| size | %s | %s | %s | %s | map/unmap / lockstep |\n", names[0], names[1],
+           names[2], names[3]);
+    printf("|---|---|---|---|---|---|\n");
+    for (int si = 0; si < REMOTE_SIZES; si++)
+        printf("| %zu MiB | %.1f | %.1f | %.1f | %.1f | %.1fx |\n", mib[si], result[si][0],
+               result[si][1], result[si][2], result[si][3], result[si][0] / result[si][1]);
+    double lock1 = result[0][1], ratio1 = result[0][0] / lock1, lock16 = result[2][1];
+    printf("goal: 1 MiB lockstep <= 45 us: %.1f us, %s\n", lock1, lock1 <= 45 ? "met" : "MISSED");
+    printf("goal: 1 MiB lockstep >= 7x faster than one-GPU map/unmap: %.1fx, %s\n", ratio1,
+           ratio1 >= 7 ? "met" : "MISSED");
+    printf("goal: 16 MiB lockstep <= 90 us: %.1f us, %s\n", lock16, lock16 <= 90 ? "met" : "MISSED");
+    for (int si = 0; si < REMOTE_SIZES; si++) {
+        double over = result[si][2] - result[si][3];
+        printf("goal: %zu MiB pipelined <= transfer + 10 us: %.1f us over the transfer, %s\n",
+               mib[si], over, over <= 10 ? "met" : "MISSED");
+    }
+}
+
+/* Section 3 for every other device that has a peer path to device 0. */
+static void bench_remote(int count)
+{
+    if (count < 2) {
+        printf("\ncompute on another GPU: skipped: one CUDA device\n");
+        return;
+    }
+    for (int i = 1; i < count; i++) {
+        cugl_device *remote = NULL;
+        bool peer = false;
+        CHECK(cugl_device_get(&remote, i));
+        CHECK(cugl_device_can_access_peer(&peer, remote, dev));
+        if (!peer) {
+            printf("\ncompute on device %d: skipped: no peer path to device 0\n", i);
+            continue;
+        }
+        CHECK(cugl_device_set_current(remote)); /* initialized, for the writers list */
+        CHECK(cugl_device_set_current(dev));
+        bench_remote_device(remote, i);
+    }
 }
 
 int main(void)
@@ -296,6 +432,7 @@ int main(void)
     CHECK(cugl_stream_create(&stream, dev, NULL));
     bench_mapping();
     bench_updates();
+    bench_remote(count);
     cugl_stream_release(stream);
     cugl_app_context_destroy(ctx);
     return 0;

@@ -3,7 +3,8 @@
  * the demo's initial conditions: one step of 4096, 1000 (a partial last
  * tile) and 1 body against the double-precision CPU reference, each body's
  * new position and velocity within a relative error of 5e-4 (the error of
- * the vector, over its length), masses unchanged. Then the demo, headless,
+ * the vector, over its length), masses unchanged; and the step in three
+ * slices, as --devices splits it, bit for bit the step in one. Then the demo, headless,
  * 3 frames of 10,000 bodies on each --interop path: the positions it dumps
  * against 3 reference steps, and screenshots and positions identical
  * across the paths, with bright bodies on a dark sky. Then the default
@@ -111,10 +112,15 @@ static cugl_buffer *device_copy(cugl_memory_resource *mr, cugl_stream *stream, c
     return buf;
 }
 
-/* One launch of nbody_step on n bodies against one reference step. */
-static void one_step(long n)
+/*
+ * One step of the n bodies of b by `slices` launches of nbody_step, each on
+ * a run of bodies as the demo's --devices splits them (the first `first`
+ * of a slice at its velocities' start); the new positions and velocities
+ * into got_pos and got_vel, and fails unless the input positions are kept.
+ */
+static void run_step(const bodies *b, int slices, float *got_pos, float *got_vel)
 {
-    bodies b = make_bodies(n);
+    long n = b->n;
     size_t size = (size_t)n * 4 * sizeof(float);
     cugl_stream *stream = NULL;
     cugl_memory_resource *mr = NULL;
@@ -125,37 +131,35 @@ static void one_step(long n)
     assert_ok(cugl_module_load_data(&module, dev, cugl_nbody_fatbin, cugl_nbody_fatbin_size));
     assert_ok(cugl_module_get_kernel(&kernel, module, "nbody_step"));
 
-    cugl_buffer *pos_in = device_copy(mr, stream, b.pos, size);
-    cugl_buffer *vel = device_copy(mr, stream, b.vel, size);
+    cugl_buffer *pos_in = device_copy(mr, stream, b->pos, size);
+    cugl_buffer *vel = device_copy(mr, stream, b->vel, size);
     cugl_buffer *pos_out = NULL;
     assert_ok(cugl_memory_resource_allocate(&pos_out, mr, size, stream));
     uint8_t nan = 0xFF; /* every float a NaN: a body not written fails */
     assert_ok(cugl_buffer_fill(pos_out, &nan, 1, stream));
 
-    uint64_t in_ptr = cugl_buffer_handle(pos_in), out_ptr = cugl_buffer_handle(pos_out),
-             vel_ptr = cugl_buffer_handle(vel);
+    uint64_t in_ptr = cugl_buffer_handle(pos_in), out_ptr = cugl_buffer_handle(pos_out);
     int count = (int)n;
     float dt = NBODY_DT, eps2 = NBODY_SOFTENING * NBODY_SOFTENING;
-    void *args[] = {&in_ptr, &out_ptr, &vel_ptr, &count, &dt, &eps2};
-    cugl_launch_config grid = {
-        .grid = {(uint32_t)((n + NBODY_BLOCK - 1) / NBODY_BLOCK), 1, 1},
-        .block = {NBODY_BLOCK, 1, 1},
-    };
-    assert_ok(cugl_launch(stream, &grid, kernel, args, 6));
-    float *got_pos = malloc(size), *got_vel = malloc(size), *got_in = malloc(size);
-    assert_true(got_pos && got_vel && got_in);
+    for (int k = 0; k < slices; k++) {
+        int first = (int)(n * k / slices), slice = (int)(n * (k + 1) / slices) - first;
+        uint64_t vel_ptr = cugl_buffer_handle(vel) + (uint64_t)first * 4 * sizeof(float);
+        void *args[] = {&in_ptr, &out_ptr, &vel_ptr, &count, &first, &slice, &dt, &eps2};
+        cugl_launch_config grid = {
+            .grid = {(uint32_t)((slice + NBODY_BLOCK - 1) / NBODY_BLOCK), 1, 1},
+            .block = {NBODY_BLOCK, 1, 1},
+        };
+        if (slice > 0)
+            assert_ok(cugl_launch(stream, &grid, kernel, args, 8));
+    }
+    float *got_in = malloc(size);
+    assert_non_null(got_in);
     run_demo_download(got_pos, pos_out, stream);
     run_demo_download(got_vel, vel, stream);
     run_demo_download(got_in, pos_in, stream);
-
-    nbody_reference_steps(b.pos_d, b.vel_d, n, 1, NBODY_DT, NBODY_SOFTENING);
-    check_vectors("positions", got_pos, b.pos_d, b.pos, n);
-    check_vectors("velocities", got_vel, b.vel_d, b.vel, n);
-    if (memcmp(got_in, b.pos, size) != 0)
+    if (memcmp(got_in, b->pos, size) != 0)
         fail_msg("%s", "the kernel changed its input positions");
 
-    free(got_pos);
-    free(got_vel);
     free(got_in);
     cugl_buffer_release(pos_in);
     cugl_buffer_release(pos_out);
@@ -164,6 +168,43 @@ static void one_step(long n)
     cugl_module_release(module);
     cugl_memory_resource_release(mr);
     cugl_stream_release(stream);
+}
+
+/* One launch of nbody_step on n bodies against one reference step. */
+static void one_step(long n)
+{
+    bodies b = make_bodies(n);
+    size_t size = (size_t)n * 4 * sizeof(float);
+    float *got_pos = malloc(size), *got_vel = malloc(size);
+    assert_true(got_pos && got_vel);
+    run_step(&b, 1, got_pos, got_vel);
+    nbody_reference_steps(b.pos_d, b.vel_d, n, 1, NBODY_DT, NBODY_SOFTENING);
+    check_vectors("positions", got_pos, b.pos_d, b.pos, n);
+    check_vectors("velocities", got_vel, b.vel_d, b.vel, n);
+    free(got_pos);
+    free(got_vel);
+    free_bodies(&b);
+}
+
+/* The step in 3 slices of uneven length (as on 3 GPUs) computes the bits
+ * of one launch: a body's result does not depend on its slice. */
+static void slices_compute_the_same_bits(void **state)
+{
+    (void)state;
+    enum { N = 1000 };
+    bodies b = make_bodies(N);
+    size_t size = (size_t)N * 4 * sizeof(float);
+    float *whole_pos = malloc(size), *whole_vel = malloc(size), *pos = malloc(size),
+          *vel = malloc(size);
+    assert_true(whole_pos && whole_vel && pos && vel);
+    run_step(&b, 1, whole_pos, whole_vel);
+    run_step(&b, 3, pos, vel);
+    if (memcmp(pos, whole_pos, size) != 0 || memcmp(vel, whole_vel, size) != 0)
+        fail_msg("%s", "3 slices computed other positions or velocities than one launch");
+    free(whole_pos);
+    free(whole_vel);
+    free(pos);
+    free(vel);
     free_bodies(&b);
 }
 
@@ -290,7 +331,9 @@ int main(int argc, char **argv)
     dev = cugl_test_device();
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(step_4096),   cmocka_unit_test(step_1000),
-        cmocka_unit_test(step_1),      run_demo_each_interop(path),
+        cmocka_unit_test(step_1),
+        cmocka_unit_test(slices_compute_the_same_bits),
+        run_demo_each_interop(path),
         cmocka_unit_test(paths_agree), cmocka_unit_test(default_bodies),
         cmocka_unit_test(bad_bodies),
     };

@@ -13,6 +13,7 @@ static const demo_info with_vertices = {
     .summary = "A demo for the tests.",
     .controls = "  Escape  quit\n",
     .dump_vertices = true,
+    .multi_device = true,
 };
 
 static const demo_info without_vertices = {
@@ -99,6 +100,7 @@ static void defaults(void **state)
     assert_true(p.opt.interop_auto);
     assert_false(p.opt.bench);
     assert_int_equal(p.opt.device, 0);
+    assert_int_equal(p.opt.compute_count, 0);
     assert_null(p.opt.dump_vertices);
     assert_null(p.opt.record);
     assert_null(p.opt.input);
@@ -273,6 +275,22 @@ static const bad_case bad_cases[] = {
     {{"--frames="}, "--frames: ''"},
     {{"--device", "-1"}, "--device: '-1'"},
     {{"--device", "one"}, "--device: 'one'"},
+    {{"--compute-device", "-1"}, "--compute-device: '-1' is not a device ordinal (0 to 1023)"},
+    {{"--compute-device", "1024"}, "--compute-device: '1024'"},
+    {{"--compute-device", "0,1"}, "--compute-device: '0,1'"},
+    {{"--compute-device"}, "--compute-device needs a value: N"},
+    {{"--devices", "0,0"}, "--devices: '0,0' is not 1 to 16 different device ordinals (0 to "
+                           "1023) separated by commas"},
+    {{"--devices", "0,,1"}, "--devices: '0,,1'"},
+    {{"--devices", "0,1,"}, "--devices: '0,1,'"},
+    {{"--devices", ",1"}, "--devices: ',1'"},
+    {{"--devices", "1;2"}, "--devices: '1;2'"},
+    {{"--devices", "0,1024"}, "--devices: '0,1024'"},
+    {{"--devices", "0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16"}, "--devices: '0,1,2,3,4,5,6,7,8,9"},
+    {{"--devices="}, "--devices: ''"},
+    {{"--devices", "0,1", "--compute-device", "1"},
+     "--compute-device: the compute devices were given already"},
+    {{"--compute-device", "1", "--devices", "1"}, "--devices: the compute devices were given"},
     {{"--interop", "bogus"}, "--interop: 'bogus' is not auto, map, shared or host"},
     {{"--interop", "AUTO"}, "--interop: 'AUTO'"},
     {{"--view", "1,,2"}, "--view: '1,,2' is not 1 to 8 numbers separated by commas"},
@@ -334,12 +352,45 @@ static void bad_flags_exit_2(void **state)
         check_bad(&with_vertices, bad_cases[i].args, bad_cases[i].mentions);
 }
 
-/* A demo that draws no vertices does not know --dump-vertices. */
+/* A demo that draws no vertices does not know --dump-vertices, one that
+ * does not split its work --devices. */
 static void flags_of_other_demos_are_unknown(void **state)
 {
     (void)state;
     check_bad(&without_vertices, ARGS("--dump-vertices", "v.bin"),
               "unknown option '--dump-vertices'");
+    check_bad(&without_vertices, ARGS("--devices", "0,1"), "unknown option '--devices'");
+    parsed p = parse(&without_vertices, ARGS("--help"));
+    assert_null(strstr(p.out, "--devices"));
+    assert_non_null(strstr(p.out, "--compute-device N"));
+    parsed_free(&p);
+}
+
+/* --compute-device N, or --devices with up to DEMO_MAX_DEVICES ordinals. */
+static void compute_devices(void **state)
+{
+    (void)state;
+    parsed p = parse(&without_vertices, ARGS("--device", "1", "--compute-device", "0"));
+    assert_int_equal(p.rc, DEMO_RUN);
+    assert_int_equal(p.opt.device, 1);
+    assert_int_equal(p.opt.compute_count, 1);
+    assert_int_equal(p.opt.compute[0], 0);
+    parsed_free(&p);
+
+    p = parse(&with_vertices, ARGS("--devices=3,0,1023"));
+    assert_int_equal(p.rc, DEMO_RUN);
+    assert_int_equal(p.opt.compute_count, 3);
+    assert_int_equal(p.opt.compute[0], 3);
+    assert_int_equal(p.opt.compute[1], 0);
+    assert_int_equal(p.opt.compute[2], 1023);
+    parsed_free(&p);
+
+    p = parse(&with_vertices, ARGS("--devices", "0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15"));
+    assert_int_equal(p.rc, DEMO_RUN);
+    assert_int_equal(p.opt.compute_count, DEMO_MAX_DEVICES);
+    assert_int_equal(p.opt.compute[15], 15);
+    assert_string_equal(p.err, "");
+    parsed_free(&p);
 }
 
 static void interop_names(void **state)
@@ -371,6 +422,7 @@ int main(void)
         cmocka_unit_test(help_goes_to_out),
         cmocka_unit_test(bad_flags_exit_2),
         cmocka_unit_test(flags_of_other_demos_are_unknown),
+        cmocka_unit_test(compute_devices),
         cmocka_unit_test(interop_names),
     };
     return cugl_test_run(tests);
