@@ -1,0 +1,75 @@
+#!/usr/bin/env python3
+"""The C examples of the README as a C file that the build compiles.
+
+usage: readme_examples.py README.md OUTPUT.c
+
+Each ```c block becomes a function of its own: its #include lines go to the
+top of the file, the rest into the body. What the snippets take as given
+(the caller's data, a kernel, a stream: GIVEN) is declared in the functions
+that use it, so that any other name the README uses without saying what it
+is fails the build. A
+README without C examples is an error, not an empty file.
+"""
+import re
+import sys
+
+# What the examples take as given, each declared (extern, at block scope) in
+# the examples that use it without declaring it themselves.
+GIVEN = [
+    ("const float *", "host_data"),
+    ("const unsigned char ", "my_fatbin[]"),
+    ("const size_t ", "my_fatbin_size"),
+    ("cugl_device *", "dev"),
+    ("cugl_stream *", "stream"),
+    ("cugl_kernel *", "kernel"),
+    ("cugl_launch_config ", "config"),
+    ("size_t ", "bytes"),
+    ("float ", "t"),
+    ("GLsizei ", "count"),
+]
+
+
+def given_in(block):
+    """The extern declarations `block` needs."""
+    out = []
+    code = re.sub(r"/\*.*?\*/", "", block, flags=re.S)
+    for type_, decl in GIVEN:
+        name = decl.rstrip("[]")
+        used = re.search(rf"\b{name}\b", code)
+        declared = re.search(rf"^\s*[A-Za-z_][\w ]*[\s*]{name}\s*(\[[^]]*\])?\s*[;=]", code,
+                             flags=re.M)
+        if used and not declared:
+            out.append(f"    extern {type_}{decl};")
+    return out
+
+
+def main():
+    readme, output = sys.argv[1], sys.argv[2]
+    with open(readme, encoding="utf-8") as f:
+        text = f.read()
+    blocks = re.findall(r"^```c\n(.*?)^```$", text, flags=re.S | re.M)
+    if not blocks:
+        sys.exit(f"{readme}: no ```c examples")
+    includes, bodies = ["#include <stdio.h>", "#include <cugl/cugl.h>"], []
+    for i, block in enumerate(blocks):
+        body = []
+        for line in block.splitlines():
+            if line.startswith("#include"):
+                # The include's own comment stays out of the list of includes.
+                inc = line.split("/*")[0].rstrip()
+                if inc not in includes:
+                    includes.append(inc)
+            else:
+                body.append("    " + line if line else "")
+        start = text[: text.index(block)].count("\n") + 1
+        bodies.append(f"/* README.md, the example at line {start} */\n"
+                      f"int readme_example_{i}(void);\n"
+                      f"int readme_example_{i}(void)\n{{\n" +
+                      "\n".join(given_in(block) + body) + "\n    return 0;\n}\n")
+    with open(output, "w", encoding="utf-8") as f:
+        f.write(f"/* Generated from {readme} by docs/readme_examples.py. */\n")
+        f.write("\n".join(includes) + "\n\n" + "\n".join(bodies))
+
+
+if __name__ == "__main__":
+    main()
