@@ -1,0 +1,159 @@
+/**
+ * @file cugl/app_serve.h
+ * Live view in a web browser: the frames of a GL context, served over HTTP
+ * and WebSocket to any number of viewers, and their mouse, wheel and keys
+ * sent back into the context's input.
+ *
+ * Built where libwebsockets and libjpeg-turbo are (Meson feature `serve`;
+ * CUGL_APP_HAS_SERVE is 1 then). A server serves one page, `/`, with a
+ * canvas that shows the frames, the program's name, size, frame rate and
+ * its timings; the page's WebSocket, `/ws`, carries the frames one way and
+ * input events the other:
+ *
+ *   server -> page  one binary message a frame: a 4-byte little-endian
+ *                   length N, N bytes of JSON ({"frame":12,"width":1024,
+ *                   "height":768,"name":"...","fps":59.9,"stats":"..."}),
+ *                   then a JPEG of the frame
+ *   page -> server  text messages of event lines in the input-replay format
+ *                   of cugl/app.h ("0 move 412 300\n0 button left down"),
+ *                   the frame number ignored: each enters the context's
+ *                   input as the window's own events do
+ *                   (cugl_app_context_push_event) at the next present
+ *
+ * After each frame is rendered, cugl_app_server_frame starts a copy of the
+ * framebuffer into mapped (pinned) GL memory, and hands copies that have
+ * finished to encoder threads; nothing waits for the GPU, and without a
+ * viewer nothing is copied. Each viewer gets the newest encoded frame when
+ * its connection can take one: a slow viewer skips frames and never holds
+ * the program back.
+ *
+ * Safety: the server binds to 127.0.0.1 unless told otherwise. With a
+ * token, the page and the WebSocket want it as `?token=...` and refuse
+ * (HTTP 403) without it. A message from the page longer than
+ * CUGL_APP_SERVE_MAX_MESSAGE bytes, a line that is no event, a binary
+ * message or a `close` event disconnects that viewer; the program goes on.
+ *
+ * Threads: the server has a thread of its own for the network and
+ * `encoders` threads for JPEG; its functions are called from the thread
+ * that uses the context, with it current.
+ */
+#ifndef CUGL_APP_SERVE_H
+#define CUGL_APP_SERVE_H
+
+#include "cugl/app.h"
+
+CUGL_BEGIN_DECLS
+
+/** A frame server over a GL context. */
+typedef struct cugl_app_server cugl_app_server;
+
+enum {
+    CUGL_APP_SERVE_MAX_MESSAGE = 4096,  /**< bytes of one message from a page */
+    CUGL_APP_SERVE_MAX_VIEWERS = 32,    /**< viewers connected at once */
+    CUGL_APP_SERVE_MAX_ENCODERS = 16,   /**< encoder threads */
+    CUGL_APP_SERVE_MAX_TOKEN = 128,     /**< bytes of a token */
+    CUGL_APP_SERVE_MAX_STATS = 1024,    /**< bytes of the stats text */
+    CUGL_APP_SERVE_MAX_RESIZE = 8192,   /**< the largest size a page may ask for */
+};
+
+/** What cugl_app_server_create serves, and where. */
+typedef struct cugl_app_server_desc {
+    /** The address to bind to: an IPv4 or IPv6 literal, or a host name;
+     * NULL: 127.0.0.1. */
+    const char *address;
+    /** The TCP port; 0: one the system picks (cugl_app_server_port says which). */
+    int port;
+    /** The token a page must give (letters, digits, '-', '_' and '.');
+     * NULL or "": none. */
+    const char *token;
+    /** What the page shows as the program's name; NULL: "cugl". */
+    const char *name;
+    /** JPEG quality, 1 to 100; 0: 85. */
+    int quality;
+    /** Encoder threads, 1 to CUGL_APP_SERVE_MAX_ENCODERS; 0: 2. */
+    int encoders;
+} cugl_app_server_desc;
+
+/**
+ * Serve the frames of `ctx` (current on this thread) as `desc` says; the
+ * server listens once this returns.
+ * @errors CUGL_ERROR_INVALID_ARGUMENT (NULL; a port outside 0 to 65535, a
+ *   quality or encoder count out of range, a token too long or with other
+ *   characters), CUGL_ERROR_NOT_SUPPORTED (this build has no server: it
+ *   needs libwebsockets-dev and libturbojpeg0-dev), CUGL_ERROR_INVALID_STATE
+ *   (the address cannot be bound: the message names it and the system's
+ *   reason), CUGL_ERROR_OUT_OF_MEMORY, CUGL_ERROR_GL.
+ * @thread_safety The thread whose GL context is current.
+ * @param[out] out Receives the server.
+ * @param ctx The context whose frames are served; it must outlive the server.
+ * @param desc Where and how to serve.
+ * @return CUGL_OK, or an error status (see Errors).
+ */
+CUGL_API cugl_status cugl_app_server_create(cugl_app_server **out, cugl_app_context *ctx,
+                                            const cugl_app_server_desc *desc);
+
+/**
+ * Stop serving: viewers are disconnected, the threads joined, the GL
+ * buffers freed (the context current). NULL: no-op.
+ * @errors none.
+ * @thread_safety The thread whose GL context is current.
+ * @param server The server, or NULL.
+ */
+CUGL_API void cugl_app_server_destroy(cugl_app_server *server);
+
+/**
+ * The frame just rendered into the context's framebuffer (call it before
+ * cugl_app_context_present): with a viewer connected, start copying it to
+ * mapped memory, and queue for encoding the copies of earlier frames that
+ * have finished. Never waits for the GPU; where every copy buffer is still
+ * busy the frame is not sent.
+ * @errors CUGL_ERROR_INVALID_ARGUMENT (NULL), CUGL_ERROR_OUT_OF_MEMORY,
+ *   CUGL_ERROR_GL.
+ * @thread_safety The thread whose GL context is current.
+ * @param server The server.
+ * @return CUGL_OK, or an error status (see Errors).
+ */
+CUGL_API cugl_status cugl_app_server_frame(cugl_app_server *server);
+
+/**
+ * The text the page shows under the picture (timings, say), sent with the
+ * frames from the next one on; cut at CUGL_APP_SERVE_MAX_STATS - 1 bytes.
+ * @errors CUGL_ERROR_INVALID_ARGUMENT (NULL server).
+ * @thread_safety The thread whose GL context is current.
+ * @param server The server.
+ * @param text The text; NULL: none.
+ * @return CUGL_OK, or an error status (see Errors).
+ */
+CUGL_API cugl_status cugl_app_server_set_stats(cugl_app_server *server, const char *text);
+
+/**
+ * The port the server listens on; 0 for NULL.
+ * @errors none. @thread_safety Any thread.
+ * @param server The server.
+ * @return The TCP port.
+ */
+CUGL_API int cugl_app_server_port(const cugl_app_server *server);
+
+/**
+ * Viewers connected now; 0 for NULL.
+ * @errors none. @thread_safety Any thread.
+ * @param server The server.
+ * @return The number of open WebSocket connections.
+ */
+CUGL_API int cugl_app_server_viewers(const cugl_app_server *server);
+
+/**
+ * Frames encoded and frames sent (to all viewers together) so far, and
+ * frames not copied because every copy buffer was busy; any may be NULL.
+ * @errors none. @thread_safety Any thread.
+ * @param server The server.
+ * @param[out] encoded Receives the frames encoded.
+ * @param[out] sent Receives the frames sent.
+ * @param[out] dropped Receives the frames dropped before encoding.
+ */
+CUGL_API void cugl_app_server_counts(const cugl_app_server *server, long *encoded, long *sent,
+                                     long *dropped);
+
+CUGL_END_DECLS
+
+#endif /* CUGL_APP_SERVE_H */

@@ -1,0 +1,133 @@
+/*
+ * serve_app: a program that embeds libcugl-app and serves its frames
+ * (cugl/app_serve.h), with GL alone, so that it runs on Mesa where no CUDA
+ * is: a headless context shows an 8 x 8 board of coloured squares whose
+ * colours follow an orbit camera's yaw and pitch, so a drag in a browser
+ * changes the picture. It prints "serving on http://ADDR:PORT/" once the
+ * server listens, and "view YAW PITCH" whenever the view changes.
+ *
+ * usage: serve_app [--port N] [--token T] [--size WxH] [--frames N]
+ *                  [--screenshot FILE]
+ *   --frames N      exit after N frames (default: when stdin closes)
+ *   --screenshot F  write frame 0 as a PNG (the picture before any input)
+ */
+#include <fcntl.h>
+#include <math.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cugl/app.h>
+#include <cugl/app_serve.h>
+
+static void die(const char *what)
+{
+    fprintf(stderr, "serve_app: %s: %s\n", what, cugl_last_error());
+    exit(1);
+}
+
+/* The board: square (i, j) has a colour of its place and the view. */
+static void draw(const cugl_app_camera *cam, int w, int h)
+{
+    glEnable(GL_SCISSOR_TEST);
+    for (int j = 0; j < 8; j++) {
+        for (int i = 0; i < 8; i++) {
+            float a = cam->yaw + 0.7f * (float)i, b = cam->pitch * 2.0f + 0.5f * (float)j;
+            glClearColor(0.5f + 0.5f * sinf(a), 0.5f + 0.5f * cosf(b),
+                         (float)((i + j) % 2) * 0.8f, 1.0f);
+            glScissor(i * w / 8, j * h / 8, (i + 1) * w / 8 - i * w / 8,
+                      (j + 1) * h / 8 - j * h / 8);
+            glClear(GL_COLOR_BUFFER_BIT);
+        }
+    }
+    glDisable(GL_SCISSOR_TEST);
+}
+
+/* Whether stdin has closed (the parent went away). */
+static bool stdin_closed(void)
+{
+    struct pollfd p = {.fd = 0, .events = POLLIN};
+    if (poll(&p, 1, 0) <= 0)
+        return false;
+    char buf[256];
+    return read(0, buf, sizeof buf) <= 0;
+}
+
+int main(int argc, char **argv)
+{
+    cugl_app_server_desc desc = {.name = "serve_app"};
+    int w = 320, h = 240;
+    long frames = 0;
+    const char *screenshot = NULL;
+    for (int i = 1; i < argc; i++) {
+        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (strcmp(argv[i], "--port") == 0 && v)
+            desc.port = atoi(argv[++i]);
+        else if (strcmp(argv[i], "--token") == 0 && v)
+            desc.token = argv[++i];
+        else if (strcmp(argv[i], "--size") == 0 && v && sscanf(argv[++i], "%dx%d", &w, &h) == 2)
+            ;
+        else if (strcmp(argv[i], "--frames") == 0 && v)
+            frames = atol(argv[++i]);
+        else if (strcmp(argv[i], "--screenshot") == 0 && v)
+            screenshot = argv[++i];
+        else {
+            fprintf(stderr, "serve_app: bad argument '%s'\n", argv[i]);
+            return 2;
+        }
+    }
+    cugl_app_context *ctx = NULL;
+    cugl_status st = cugl_app_context_create(
+        &ctx, &(cugl_app_context_desc){
+                  .mode = CUGL_APP_HEADLESS, .width = w, .height = h, .cuda_device = -1});
+    if (st == CUGL_ERROR_NOT_SUPPORTED) {
+        printf("serve_app: skipped: %s\n", cugl_last_error());
+        return 77;
+    }
+    if (st != CUGL_OK)
+        die("cannot make a headless GL context");
+    cugl_app_server *server = NULL;
+    if (cugl_app_server_create(&server, ctx, &desc) != CUGL_OK)
+        die("cannot serve");
+    printf("serving on http://127.0.0.1:%d/\n", cugl_app_server_port(server));
+    fflush(stdout);
+
+    cugl_app_camera cam;
+    cugl_app_camera_init(&cam);
+    float yaw = cam.yaw, pitch = cam.pitch;
+    for (long f = 0; frames == 0 || f < frames; f++) {
+        if (frames == 0 && stdin_closed())
+            break;
+        cugl_app_camera_update(&cam, ctx, 1.0f / 60.0f);
+        if (cam.yaw != yaw || cam.pitch != pitch) {
+            yaw = cam.yaw;
+            pitch = cam.pitch;
+            printf("view %.4f %.4f\n", (double)yaw, (double)pitch);
+            fflush(stdout);
+        }
+        int fw, fh;
+        cugl_app_context_size(ctx, &fw, &fh);
+        glBindFramebuffer(GL_FRAMEBUFFER, cugl_app_context_framebuffer(ctx));
+        glViewport(0, 0, fw, fh);
+        draw(&cam, fw, fh);
+        if (f == 0 && screenshot && cugl_app_screenshot(ctx, screenshot) != CUGL_OK)
+            die("cannot write the screenshot");
+        char stats[64];
+        snprintf(stats, sizeof stats, "yaw %.3f pitch %.3f", (double)yaw, (double)pitch);
+        cugl_app_server_set_stats(server, stats);
+        if (cugl_app_server_frame(server) != CUGL_OK)
+            die("cannot serve the frame");
+        if (cugl_app_context_present(ctx) != CUGL_OK)
+            die("cannot present");
+        nanosleep(&(struct timespec){.tv_nsec = 16000000}, NULL); /* about 60 frames a second */
+    }
+    long encoded, sent, dropped;
+    cugl_app_server_counts(server, &encoded, &sent, &dropped);
+    printf("frames encoded %ld, sent %ld, dropped %ld\n", encoded, sent, dropped);
+    cugl_app_server_destroy(server);
+    cugl_app_context_destroy(ctx);
+    return 0;
+}

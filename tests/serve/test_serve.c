@@ -1,0 +1,486 @@
+/*
+ * A frame server seen from outside, as a browser and as hostile clients
+ * see it: a program is started serving on a port the system picks, with a
+ * token, and this test plays the page (tests/serve/ws_client.c, on
+ * libwebsockets) and worse:
+ *
+ *   - the page is served with the token, refused (403) without it or with
+ *     another, and other paths are 404;
+ *   - frames arrive, decode to the program's size, and match its own
+ *     picture of the same frame within JPEG's tolerance;
+ *   - a WebSocket with a bad token is refused; three viewers at once all
+ *     get frames;
+ *   - a drag sent as event lines reaches the program's input;
+ *   - garbage bytes, an oversized message, a line that is no event, a
+ *     binary message, a `close` event and 200 connections opened and
+ *     dropped each lose only their own connection: a new viewer still gets
+ *     frames, and the program exits cleanly at the end.
+ *
+ * usage: test_serve app SERVE_APP
+ *        test_serve demo CUGL_DEMO [--interop PATH ...]
+ * In `app` mode the program is tests/serve/serve_app (GL only: runs on
+ * Mesa), whose picture before any input is its --screenshot; in `demo`
+ * mode a demo, headless, compared with its --record pictures, its input
+ * kept with --save-input. Exits 77 where the program reports it cannot run
+ * here (no GL, or no GPU for a demo).
+ */
+#include <fcntl.h>
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "app_test.h"
+
+#include "ws_client.h"
+
+#define TOKEN "s3cret-Token_1.2"
+enum { W = 192, H = 144 };
+
+static bool demo_mode;
+static const char *binary, *demo_name;
+static char **extra_args;
+static int extra_count;
+static pid_t child = -1;
+static int child_stdin = -1;
+static int port;
+static char record[320]; /* demo mode: the --record folder */
+
+static double now_s(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+static void sleep_ms(long ms)
+{
+    nanosleep(&(struct timespec){.tv_sec = ms / 1000, .tv_nsec = (ms % 1000) * 1000000}, NULL);
+}
+
+static char *read_file(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    char *buf = malloc(1 << 20);
+    size_t n = buf ? fread(buf, 1, (1 << 20) - 1, f) : 0;
+    fclose(f);
+    if (buf)
+        buf[n] = '\0';
+    return buf;
+}
+
+/* Start the program; its stdout goes to out.txt. Returns the port it
+ * serves on, 0 if it reported it cannot run here (exit 77), or exits 1. */
+static int start_program(void)
+{
+    char size[32];
+    snprintf(size, sizeof size, "%dx%d", W, H);
+    const char *args[64];
+    int n = 0;
+    args[n++] = binary;
+    static char input[320], shot[320];
+    snprintf(record, sizeof record, "%s", tmp_path("record"));
+    snprintf(input, sizeof input, "%s", tmp_path("input.txt"));
+    snprintf(shot, sizeof shot, "%s", tmp_path("shot.png"));
+    if (demo_mode) {
+        const char *const fixed[] = {"--headless", "--size", size, "--serve", "127.0.0.1:0",
+                                     "--serve-token", TOKEN, "--record", record,
+                                     "--save-input", input};
+        for (size_t i = 0; i < sizeof fixed / sizeof fixed[0]; i++)
+            args[n++] = fixed[i];
+    } else {
+        const char *const fixed[] = {"--port", "0", "--token", TOKEN, "--size", size,
+                                     "--screenshot", shot};
+        for (size_t i = 0; i < sizeof fixed / sizeof fixed[0]; i++)
+            args[n++] = fixed[i];
+    }
+    for (int i = 0; i < extra_count; i++)
+        args[n++] = extra_args[i];
+    args[n] = NULL;
+    fprintf(stderr, "running");
+    for (int i = 0; i < n; i++)
+        fprintf(stderr, " %s", args[i]);
+    fprintf(stderr, "\n");
+
+    int in[2];
+    if (pipe(in) != 0) {
+        printf("Bail out! pipe\n");
+        exit(1);
+    }
+    child = fork();
+    if (child == 0) {
+        dup2(in[0], 0);
+        close(in[1]);
+        int out = open(tmp_path("out.txt"), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        dup2(out, 1);
+        execv(binary, (char *const *)args);
+        _exit(127);
+    }
+    close(in[0]);
+    child_stdin = in[1];
+    double end = now_s() + 60;
+    while (now_s() < end) {
+        int status;
+        if (waitpid(child, &status, WNOHANG) == child) {
+            child = -1;
+            char *out = read_file(tmp_path("out.txt"));
+            fprintf(stderr, "%s", out ? out : "");
+            free(out);
+            if (WIFEXITED(status) && WEXITSTATUS(status) == 77)
+                return 0;
+            printf("Bail out! %s exited with status %d before serving\n", binary,
+                   WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status));
+            exit(1);
+        }
+        char *out = read_file(tmp_path("out.txt"));
+        const char *at = out ? strstr(out, "serving on http://") : NULL;
+        const char *colon = at ? strchr(at + 18, ':') : NULL;
+        int p = colon ? atoi(colon + 1) : 0;
+        free(out);
+        if (p > 0)
+            return p;
+        sleep_ms(50);
+    }
+    printf("Bail out! %s did not say where it serves within 60 s\n", binary);
+    kill(child, SIGKILL);
+    exit(1);
+}
+
+/* Stop the program and return its exit status: serve_app stops when its
+ * stdin closes, a demo on SIGTERM (as from a terminal's kill). */
+static int stop_program(void)
+{
+    if (child < 0)
+        return -1;
+    close(child_stdin);
+    if (demo_mode)
+        kill(child, SIGTERM);
+    int status = 0;
+    double end = now_s() + 30;
+    while (waitpid(child, &status, WNOHANG) != child) {
+        if (now_s() > end) {
+            kill(child, SIGKILL);
+            waitpid(child, &status, 0);
+            break;
+        }
+        sleep_ms(20);
+    }
+    child = -1;
+    char *out = read_file(tmp_path("out.txt"));
+    fprintf(stderr, "the program's output:\n%s", out ? out : "");
+    free(out);
+    return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+static bool program_alive(void)
+{
+    int status;
+    return child > 0 && waitpid(child, &status, WNOHANG) == 0;
+}
+
+/* The program's own picture of frame `frame`, RGBA8 top to bottom. */
+static uint8_t *reference_of(long frame, int *w, int *h)
+{
+    char path[512];
+    if (demo_mode)
+        snprintf(path, sizeof path, "%s/%s-%06ld.png", record, demo_name, frame);
+    else
+        snprintf(path, sizeof path, "%s", tmp_path("shot.png"));
+    uint8_t *rgba = NULL;
+    if (cugl_app_read_png(&rgba, w, h, path) != CUGL_OK) {
+        fprintf(stderr, "cannot read %s: %s\n", path, cugl_last_error());
+        return NULL;
+    }
+    return rgba;
+}
+
+/* The mean absolute difference of the RGB channels. */
+static double mean_difference(const uint8_t *a, const uint8_t *b, int w, int h)
+{
+    double sum = 0;
+    for (long i = 0; i < (long)w * h; i++)
+        for (int c = 0; c < 3; c++)
+            sum += fabs((double)a[4 * i + c] - (double)b[4 * i + c]);
+    return sum / ((double)w * h * 3);
+}
+
+/* ---- The tests ------------------------------------------------------------------ */
+
+static void page_and_token(void **state)
+{
+    (void)state;
+    assert_int_equal(raw_http_status(port, "/?token=" TOKEN), 200);
+    assert_int_equal(raw_http_status(port, "/index.html?token=" TOKEN), 200);
+    assert_int_equal(raw_http_status(port, "/"), 403);
+    assert_int_equal(raw_http_status(port, "/?token=s3cret-Token_1.3"), 403);
+    assert_int_equal(raw_http_status(port, "/?token=" TOKEN "x"), 403);
+    assert_int_equal(raw_http_status(port, "/secrets?token=" TOKEN), 404);
+}
+
+/* JPEG at quality 85, 4:2:0: the mean error of a channel stays small. */
+#define JPEG_TOLERANCE 6.0
+
+static void frames_match_the_picture(void **state)
+{
+    (void)state;
+    ws_client *c = ws_client_open(port, TOKEN);
+    assert_non_null(c);
+    if (!ws_client_wait_frames(c, 5, 30))
+        fail_msg("5 frames did not arrive in 30 s (%ld did)", ws_client_frames(c));
+    int w = 0, h = 0, rw = 0, rh = 0;
+    uint8_t *got = ws_client_decode(c, &w, &h);
+    assert_non_null(got);
+    assert_int_equal(w, W);
+    assert_int_equal(h, H);
+    assert_int_equal((int)ws_client_header_number(c, "width"), W);
+    assert_int_equal((int)ws_client_header_number(c, "height"), H);
+    long frame = (long)ws_client_header_number(c, "frame");
+    assert_true(frame >= 0);
+    uint8_t *want = reference_of(frame, &rw, &rh);
+    assert_non_null(want);
+    assert_int_equal(rw, W);
+    assert_int_equal(rh, H);
+    double diff = mean_difference(got, want, W, H);
+    printf("# frame %ld: mean difference %.2f levels from the program's picture\n", frame, diff);
+    if (diff > JPEG_TOLERANCE)
+        fail_msg("frame %ld differs from the program's picture by %.2f levels on average "
+                 "(at most %.1f)", frame, diff, JPEG_TOLERANCE);
+    free(got);
+    free(want);
+    ws_client_close(c);
+}
+
+static void bad_token_is_refused(void **state)
+{
+    (void)state;
+    ws_client *c = ws_client_open(port, "wrong");
+    assert_non_null(c);
+    assert_false(ws_client_wait_open(c, 10));
+    assert_int_equal(ws_client_frames(c), 0);
+    ws_client_close(c);
+    c = ws_client_open(port, NULL);
+    assert_false(ws_client_wait_open(c, 10));
+    ws_client_close(c);
+}
+
+static void several_viewers(void **state)
+{
+    (void)state;
+    ws_client *c[3];
+    for (int i = 0; i < 3; i++) {
+        c[i] = ws_client_open(port, TOKEN);
+        assert_non_null(c[i]);
+    }
+    double end = now_s() + 30;
+    bool all = false;
+    while (!all && now_s() < end) {
+        all = true;
+        for (int i = 0; i < 3; i++) {
+            ws_client_run(c[i], 0.05);
+            all = all && ws_client_frames(c[i]) >= 3;
+        }
+    }
+    for (int i = 0; i < 3; i++) {
+        if (ws_client_frames(c[i]) < 3)
+            fail_msg("viewer %d got %ld frames of 3", i, ws_client_frames(c[i]));
+        ws_client_close(c[i]);
+    }
+}
+
+/* A drag from (40, 40) to (120, 80): the orbit camera turns. */
+static const char drag[] = "0 move 40 40\n0 button left down\n0 move 60 50\n0 move 80 60\n"
+                           "0 move 100 70\n0 move 120 80\n0 button left up\n";
+
+static void input_reaches_the_program(void **state)
+{
+    (void)state;
+    ws_client *c = ws_client_open(port, TOKEN);
+    assert_true(ws_client_wait_frames(c, 2, 30));
+    /* Sent line by line, as a page sends a drag, frame after frame. */
+    char lines[sizeof drag];
+    memcpy(lines, drag, sizeof drag);
+    for (char *line = strtok(lines, "\n"); line; line = strtok(NULL, "\n")) {
+        char msg[64];
+        snprintf(msg, sizeof msg, "%s\n", line);
+        ws_client_send(c, msg);
+        ws_client_run(c, 0.05);
+    }
+    ws_client_run(c, 0.5);
+    if (!demo_mode) {
+        /* The board follows the view: frames after the drag differ from the
+         * picture before it. */
+        double diff = 0, end = now_s() + 10;
+        int w, h, rw, rh;
+        uint8_t *want = reference_of(0, &rw, &rh);
+        assert_non_null(want);
+        while (diff < 3 * JPEG_TOLERANCE && now_s() < end) {
+            ws_client_wait_frames(c, 1, 5);
+            uint8_t *got = ws_client_decode(c, &w, &h);
+            if (got && w == rw && h == rh)
+                diff = mean_difference(got, want, w, h);
+            free(got);
+        }
+        free(want);
+        printf("# after the drag: mean difference %.2f levels\n", diff);
+        assert_true(diff >= 3 * JPEG_TOLERANCE);
+        char *out = read_file(tmp_path("out.txt"));
+        assert_non_null(out);
+        assert_non_null(strstr(out, "\nview "));
+        free(out);
+    }
+    assert_false(ws_client_closed(c));
+    ws_client_close(c);
+}
+
+static void hostile_clients_lose_only_themselves(void **state)
+{
+    (void)state;
+    /* Garbage instead of HTTP. */
+    int fd = raw_connect(port);
+    assert_true(fd >= 0);
+    char garbage[4096];
+    srand(7);
+    for (size_t i = 0; i < sizeof garbage; i++)
+        garbage[i] = (char)rand();
+    (void)!send(fd, garbage, sizeof garbage, MSG_NOSIGNAL);
+    assert_true(raw_closed_by_peer(fd, 10));
+    close(fd);
+
+    /* After an upgrade: an oversized message, a line that is no event, a
+     * binary message, a close event, an event of a bad resize. */
+    static const struct {
+        int opcode;
+        uint64_t claimed;
+        const char *payload;
+    } bad[] = {
+        {1, 1u << 20, "0 move 1 1\n"},
+        {1, 0, "hello, server"},
+        {2, 0, "0 move 1 1"},
+        {1, 0, "0 close"},
+        {1, 0, "0 resize 100000 100000"},
+        {1, 0, "0 move 1e300 5"},
+        {9 /* ping */, 0, "0123456789012345678901234567890123456789012345678901234567890123456789"
+                          "01234567890123456789012345678901234567890123456789012345678901234567"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        fd = raw_connect(port);
+        assert_true(fd >= 0);
+        assert_int_equal(raw_upgrade(fd, TOKEN), 101);
+        size_t len = strlen(bad[i].payload);
+        raw_send_frame(fd, bad[i].opcode, bad[i].claimed ? bad[i].claimed : len, bad[i].payload,
+                       len);
+        if (bad[i].claimed) { /* and keep sending, up to the claim */
+            static char filler[65536];
+            memset(filler, '0', sizeof filler);
+            for (int k = 0; k < 20 && send(fd, filler, sizeof filler, MSG_NOSIGNAL) > 0; k++)
+                ;
+        }
+        if (!raw_closed_by_peer(fd, 10))
+            fail_msg("bad message %zu (opcode %d, '%.20s') did not end its connection", i,
+                     bad[i].opcode, bad[i].payload);
+        close(fd);
+    }
+
+    /* Many connections opened and dropped, some halfway through the upgrade. */
+    for (int i = 0; i < 200; i++) {
+        fd = raw_connect(port);
+        if (fd < 0)
+            fail_msg("connection %d was not accepted", i);
+        if (i % 3 == 1)
+            (void)!send(fd, "GET /ws?token=" TOKEN " HTTP/1.1\r\nUpgr", 40, MSG_NOSIGNAL);
+        else if (i % 3 == 2)
+            raw_upgrade(fd, TOKEN);
+        close(fd);
+    }
+    assert_true(program_alive());
+
+    /* A viewer still gets frames. */
+    ws_client *c = ws_client_open(port, TOKEN);
+    if (!ws_client_wait_frames(c, 3, 30))
+        fail_msg("after the hostile clients a viewer got %ld frames of 3", ws_client_frames(c));
+    ws_client_close(c);
+}
+
+static void exits_cleanly(void **state)
+{
+    (void)state;
+    int rc = stop_program();
+    assert_int_equal(rc, 0);
+    char *out = read_file(tmp_path("out.txt"));
+    assert_non_null(out);
+    if (demo_mode) {
+        /* The drag entered the demo's input as a window's would. */
+        char *input = read_file(tmp_path("input.txt"));
+        assert_non_null(input);
+        assert_non_null(strstr(input, " button left down"));
+        assert_non_null(strstr(input, " move 120 80"));
+        assert_non_null(strstr(input, " button left up"));
+        free(input);
+    } else {
+        long encoded = 0, sent = 0, dropped = 0;
+        const char *at = strstr(out, "frames encoded");
+        assert_non_null(at);
+        assert_int_equal(sscanf(at, "frames encoded %ld, sent %ld, dropped %ld", &encoded, &sent,
+                                &dropped), 3);
+        printf("# frames encoded %ld, sent %ld, dropped %ld\n", encoded, sent, dropped);
+        assert_true(encoded > 0 && sent > 0);
+    }
+    free(out);
+}
+
+static void remove_dir(const char *path)
+{
+    char cmd[600];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", path);
+    if (system(cmd) != 0)
+        fprintf(stderr, "could not remove %s\n", path);
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 3 || (strcmp(argv[1], "app") != 0 && strcmp(argv[1], "demo") != 0)) {
+        printf("usage: %s app SERVE_APP | demo CUGL_DEMO [ARGS...]\n", argv[0]);
+        return 99;
+    }
+    demo_mode = strcmp(argv[1], "demo") == 0;
+    binary = argv[2];
+    extra_args = argv + 3;
+    extra_count = argc - 3;
+    const char *base = strrchr(binary, '/');
+    base = base ? base + 1 : binary;
+    demo_name = strncmp(base, "cugl-", 5) == 0 ? base + 5 : base;
+    signal(SIGPIPE, SIG_IGN);
+    app_test_dir_make("cugl-serve");
+    if (demo_mode)
+        mkdir(tmp_path("record"), 0755);
+    port = start_program();
+    if (port == 0) {
+        remove_dir(app_test_dir);
+        cugl_test_skip_all("the program cannot run here");
+    }
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(page_and_token),
+        cmocka_unit_test(frames_match_the_picture),
+        cmocka_unit_test(bad_token_is_refused),
+        cmocka_unit_test(several_viewers),
+        cmocka_unit_test(input_reaches_the_program),
+        cmocka_unit_test(hostile_clients_lose_only_themselves),
+        cmocka_unit_test(exits_cleanly),
+    };
+    int failed = cugl_test_run(tests);
+    if (child > 0)
+        stop_program();
+    if (failed == 0)
+        remove_dir(app_test_dir);
+    else
+        fprintf(stderr, "the files are in %s\n", app_test_dir);
+    return failed;
+}
