@@ -6,10 +6,23 @@
 #if CUGL_APP_HAS_UI
 #include <cugl/app_ui.h>
 #endif
+#if CUGL_APP_HAS_SERVE
+#include <cugl/app_serve.h>
+#endif
 
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+
+/* SIGINT or SIGTERM while serving: finish the frame, then exit cleanly. */
+static volatile sig_atomic_t stop_asked;
+
+static void ask_stop(int sig)
+{
+    (void)sig;
+    stop_asked = 1;
+}
 
 static double now_seconds(void)
 {
@@ -193,6 +206,64 @@ static void draw_panel(demo *d, const demo_callbacks *cb, void *user)
 }
 #endif
 
+/* --serve: the frames to web browsers, their input back. */
+static int set_up_server(demo *d)
+{
+    if (!d->opt.serve)
+        return DEMO_RUN;
+#if CUGL_APP_HAS_SERVE
+    const char *token = d->opt.serve_token ? d->opt.serve_token : getenv("CUGL_SERVE_TOKEN");
+    const char *address = d->opt.serve_address[0] ? d->opt.serve_address : "127.0.0.1";
+    cugl_app_server_desc desc = {
+        .address = address,
+        .port = d->opt.serve_port,
+        .token = token,
+        .name = d->info->program,
+    };
+    if (cugl_app_server_create(&d->server, d->ctx, &desc) != CUGL_OK)
+        return demo_fail(d, "--serve");
+    bool v6 = strchr(address, ':') != NULL;
+    printf("%s: serving on http://%s%s%s:%d/%s%s\n", d->info->program, v6 ? "[" : "", address,
+           v6 ? "]" : "", cugl_app_server_port(d->server), token && *token ? "?token=" : "",
+           token && *token ? token : "");
+    fflush(stdout);
+    struct sigaction sa = {.sa_handler = ask_stop};
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+    return DEMO_RUN;
+#else
+    fprintf(stderr, "%s: --serve: this build has no frame server (it needs Debian's "
+                    "libwebsockets-dev and libturbojpeg0-dev)\n",
+            d->info->program);
+    return DEMO_EXIT_USAGE;
+#endif
+}
+
+#if CUGL_APP_HAS_SERVE
+/* The frame to the viewers, with the timer's phases as the page's text. */
+static void serve_frame(demo *d)
+{
+    char stats[CUGL_APP_SERVE_MAX_STATS] = "";
+    double gpu[CUGL_APP_TIMER_MAX_PHASES], cpu[CUGL_APP_TIMER_MAX_PHASES], frame_ms = 0;
+    if (d->timer && cugl_app_timer_last(gpu, cpu, &frame_ms, d->timer) >= 0) {
+        cugl_app_phase_stats ph[CUGL_APP_TIMER_MAX_PHASES];
+        cugl_app_timer_stats(ph, NULL, NULL, d->timer);
+        int n = snprintf(stats, sizeof stats, "--interop %s, frame %.2f ms",
+                         demo_interop_name(d->opt.interop), frame_ms);
+        for (int p = 0; p < CUGL_APP_TIMER_MAX_PHASES && n > 0 && (size_t)n < sizeof stats; p++)
+            if (ph[p].name)
+                n += snprintf(stats + n, sizeof stats - (size_t)n,
+                              "\n  %-10s GPU %.3f ms  CPU %.3f ms", ph[p].name, gpu[p], cpu[p]);
+    }
+    cugl_app_server_set_stats(d->server, stats);
+    if (cugl_app_server_frame(d->server) != CUGL_OK && !d->server_failed) {
+        fprintf(stderr, "%s: --serve: %s\n", d->info->program, cugl_last_error());
+        d->server_failed = true;
+    }
+}
+#endif
+
 /* --input replays a file of events; --save-input records this run's. */
 static int set_up_input(demo *d)
 {
@@ -303,14 +374,16 @@ int demo_start(demo *d, const demo_info *info, int argc, char **argv)
     }
     print_devices(d);
 
-    d->frames = d->opt.frames ? d->opt.frames : d->headless ? DEMO_HEADLESS_FRAMES : 0;
+    /* Served, a demo runs until it is stopped, on the clock. */
+    bool served = d->opt.serve;
+    d->frames = d->opt.frames ? d->opt.frames : d->headless && !served ? DEMO_HEADLESS_FRAMES : 0;
     d->screenshot = d->opt.screenshot;
-    if (!d->screenshot && d->headless) {
+    if (!d->screenshot && d->headless && !served) {
         snprintf(d->default_screenshot, sizeof d->default_screenshot, "%s.png", info->name);
         d->screenshot = d->default_screenshot;
     }
-    d->fixed_step = d->opt.frames > 0 || d->opt.screenshot || d->headless || d->opt.record ||
-                    d->opt.input;
+    d->fixed_step = d->opt.frames > 0 || d->opt.screenshot || (d->headless && !served) ||
+                    d->opt.record || d->opt.input;
     if ((rc = set_up_input(d)) != DEMO_RUN)
         return demo_finish(d, rc);
     if (d->opt.record) {
@@ -323,8 +396,11 @@ int demo_start(demo *d, const demo_info *info, int argc, char **argv)
         return demo_finish(d, demo_fail(d, "cannot create a CUDA stream"));
     if ((rc = set_up_panel(d)) != DEMO_RUN)
         return demo_finish(d, rc);
-    if ((d->opt.bench || d->ui) && cugl_app_timer_create(&d->timer, d->stream) != CUGL_OK)
+    if ((d->opt.bench || d->ui || d->opt.serve) &&
+        cugl_app_timer_create(&d->timer, d->stream) != CUGL_OK)
         return demo_finish(d, demo_fail(d, "cannot create the frame timer"));
+    if ((rc = set_up_server(d)) != DEMO_RUN)
+        return demo_finish(d, rc);
 
     int w, h;
     cugl_app_context_size(d->ctx, &w, &h);
@@ -479,7 +555,7 @@ static int apply_view(demo *d, const demo_callbacks *cb, void *user)
 static void print_view(demo *d, const demo_callbacks *cb, void *user)
 {
     if ((!cb->view_get && !cb->camera) ||
-        !(d->opt.input || d->opt.save_input || d->opt.view_count))
+        !(d->opt.input || d->opt.save_input || d->opt.view_count || d->opt.serve))
         return;
     float v[DEMO_MAX_VIEW];
     int n = cb->view_get ? cb->view_get(d, user, v) : demo_camera_view_get(cb->camera, v);
@@ -500,14 +576,29 @@ int demo_run(demo *d, const demo_callbacks *cb, void *user)
     return rc;
 }
 
+/* A served headless demo (no vsync) shows DEMO_SERVE_HZ frames a second,
+ * not as many as the GPU makes. */
+static void serve_pace(demo *d, double *next_s)
+{
+    (void)d;
+    double now = now_seconds();
+    *next_s = *next_s > now - 0.1 ? *next_s + 1.0 / DEMO_SERVE_HZ : now;
+    double wait = *next_s - now;
+    if (wait > 0)
+        nanosleep(&(struct timespec){.tv_sec = (time_t)wait,
+                                     .tv_nsec = (long)((wait - (double)(time_t)wait) * 1e9)},
+                  NULL);
+}
+
 static int run_frames(demo *d, const demo_callbacks *cb, void *user)
 {
     d->start_s = now_seconds();
+    double next_s = 0;
     double previous_s = d->start_s;
     bool shot = false;
     char what[64];
     for (d->frame = 0; d->frames == 0 || d->frame < d->frames; d->frame++) {
-        if (cugl_app_context_should_close(d->ctx))
+        if (cugl_app_context_should_close(d->ctx) || stop_asked)
             break;
         double now_s = now_seconds();
         if (d->fixed_step) {
@@ -538,6 +629,10 @@ static int run_frames(demo *d, const demo_callbacks *cb, void *user)
 #endif
         if (d->opt.record && d->width > 0 && d->height > 0 && record_frame(d) != CUGL_OK)
             return demo_fail(d, "--record: cannot write the frame");
+#if CUGL_APP_HAS_SERVE
+        if (d->server)
+            serve_frame(d);
+#endif
         if (d->screenshot && d->frame == d->frames - 1) {
             if (write_screenshot(d) != CUGL_OK)
                 return demo_fail(d, "cannot write the screenshot");
@@ -550,8 +645,10 @@ static int run_frames(demo *d, const demo_callbacks *cb, void *user)
             cugl_app_timer_frame_end(d->timer);
             d->timing = false;
         }
+        if (d->server && d->headless && !d->opt.bench)
+            serve_pace(d, &next_s);
     }
-    if (d->screenshot && !shot) {
+    if (d->screenshot && !shot && !stop_asked) {
         /* The window closed first: what was shown is gone with the swap, so
          * render the last frame again (same time, same view) and read it. */
         if (d->frame == 0) {
@@ -636,6 +733,10 @@ int demo_finish(demo *d, int status)
 #if CUGL_APP_HAS_UI
     cugl_app_ui_destroy(d->ui);
     d->ui = NULL;
+#endif
+#if CUGL_APP_HAS_SERVE
+    cugl_app_server_destroy(d->server);
+    d->server = NULL;
 #endif
     if (d->timer) {
         if (status == 0 && d->opt.bench) {

@@ -30,6 +30,7 @@ enum {
     DEMO_FRAMES_IN_FLIGHT = 2, /* frames queued ahead of the GPU at most */
     DEMO_MAX_TARGETS = 4,      /* interop targets CUDA or GL takes in one turn */
     DEMO_RETIRED = 4,          /* batches of retired objects awaiting the stream */
+    DEMO_SERVE_HZ = 60,        /* frames a second of a served headless demo */
 };
 
 /* The texture and surface objects of one CUDA turn, retired together
@@ -56,6 +57,7 @@ enum {
 enum { DEMO_PLOT_FRAMES = 120 };
 
 typedef struct cugl_app_ui cugl_app_ui;
+typedef struct cugl_app_server cugl_app_server;
 
 typedef struct demo {
     const demo_info *info;
@@ -73,6 +75,8 @@ typedef struct demo {
     cugl_app_context *ctx;
     cugl_app_timer *timer; /* NULL without --bench or the panel */
     cugl_app_ui *ui;       /* the panel; NULL where it is not built or wanted */
+    cugl_app_server *server; /* --serve; NULL without */
+    bool server_failed;    /* serving a frame failed (said once) */
     bool ui_shown;         /* F1 toggles it */
     bool ui_key_was_down;
     bool ui_failed;        /* drawing it failed (said once) */

@@ -21,6 +21,8 @@ enum flag_id {
     FLAG_COMPUTE_DEVICE,
     FLAG_DEVICES,
     FLAG_DUMP_VERTICES,
+    FLAG_SERVE,
+    FLAG_SERVE_TOKEN,
     FLAG_RECORD,
     FLAG_INPUT,
     FLAG_SAVE_INPUT,
@@ -49,6 +51,8 @@ static const flag flags[] = {
     {"--compute-device", FLAG_COMPUTE_DEVICE, "N"},
     {"--devices", FLAG_DEVICES, "N1,N2,..."},
     {"--dump-vertices", FLAG_DUMP_VERTICES, "FILE"},
+    {"--serve", FLAG_SERVE, "[ADDR:]PORT"},
+    {"--serve-token", FLAG_SERVE_TOKEN, "TOKEN"},
     {"--record", FLAG_RECORD, "DIR"},
     {"--input", FLAG_INPUT, "FILE"},
     {"--save-input", FLAG_SAVE_INPUT, "FILE"},
@@ -106,6 +110,10 @@ void demo_options_usage(const demo_info *info, FILE *f)
     fprintf(f, "  --record DIR           write every frame as DIR/%s-NNNNNN.png, and\n"
                "                         DIR/%s.mp4 where ffmpeg is installed\n",
             info->name, info->name);
+    fprintf(f, "  --serve [ADDR:]PORT    serve the frames to web browsers, driven from there\n"
+               "                         (on 127.0.0.1 unless ADDR is given; PORT 0: any)\n"
+               "  --serve-token TOKEN    the page's URL must carry ?token=TOKEN (default:\n"
+               "                         $CUGL_SERVE_TOKEN)\n");
     fprintf(f, "  --input FILE           replay the input events in FILE, each at its frame\n"
                "  --save-input FILE      write every input event of this run to FILE\n"
                "  --view V1,V2,...       start from this view (printed at exit after --input):\n"
@@ -218,6 +226,34 @@ static bool parse_devices(const char *s, int *devices, int *count)
         s = end + 1;
     }
     *count = n;
+    return true;
+}
+
+/* [ADDR:]PORT, ADDR an IPv4 address, a host name or a bracketed IPv6
+ * address ("[::1]:8080"). */
+static bool parse_serve(const char *s, char *address, size_t size, int *port)
+{
+    const char *colon = strrchr(s, ':');
+    const char *digits = colon ? colon + 1 : s;
+    long p;
+    if (!parse_long(digits, digits + strlen(digits), 0, 65535, &p))
+        return false;
+    address[0] = '\0';
+    if (colon) {
+        const char *a = s, *end = colon;
+        if (*a == '[') {
+            if (end[-1] != ']')
+                return false;
+            a++;
+            end--;
+        }
+        if (end == a || (size_t)(end - a) >= size || memchr(a, '[', (size_t)(end - a)) ||
+            memchr(a, ']', (size_t)(end - a)) || (s[0] != '[' && memchr(a, ':', (size_t)(end - a))))
+            return false;
+        memcpy(address, a, (size_t)(end - a));
+        address[end - a] = '\0';
+    }
+    *port = (int)p;
     return true;
 }
 
@@ -356,6 +392,20 @@ int demo_options_parse(demo_options *opt, const demo_info *info, int argc, char 
                                    "(0 to %d) separated by commas",
                                    value, DEMO_MAX_DEVICES, DEMO_MAX_DEVICE);
             }
+            break;
+        case FLAG_SERVE:
+            if (!parse_serve(value, opt->serve_address, sizeof opt->serve_address,
+                             &opt->serve_port))
+                return usage_error(info, err,
+                                   "--serve: '%s' is not [ADDR:]PORT (PORT 0 to 65535; an IPv6 "
+                                   "ADDR in brackets)",
+                                   value);
+            opt->serve = true;
+            break;
+        case FLAG_SERVE_TOKEN:
+            if (!*value)
+                return usage_error(info, err, "--serve-token needs a token");
+            opt->serve_token = value;
             break;
         case FLAG_HELP:
             demo_options_usage(info, out);

@@ -17,6 +17,10 @@
  *   --compute-device N  the CUDA work on device N (default: the GL GPU)
  *   --devices N1,N2,... (demos with demo_info.multi_device) the CUDA work
  *                       split over these devices
+ *   --serve [ADDR:]PORT serve the frames to web browsers (cugl/app_serve.h),
+ *                       on 127.0.0.1 unless ADDR is given; PORT 0: any free
+ *   --serve-token T     the token the page's URL must carry (default:
+ *                       $CUGL_SERVE_TOKEN; none without either)
  *   --record DIR        every frame as DIR/<name>-NNNNNN.png, and DIR/<name>.mp4
  *                       through ffmpeg when it is installed
  *   --dump-vertices FILE  (demos that draw vertices) the last frame's vertex
@@ -104,6 +108,10 @@ typedef struct demo_options {
     int device;                       /* the GL GPU */
     int compute[DEMO_MAX_DEVICES];    /* --compute-device or --devices */
     int compute_count;                /* 0: CUDA runs on the GL GPU */
+    bool serve;                       /* --serve */
+    char serve_address[64];           /* "" : 127.0.0.1 */
+    int serve_port;
+    const char *serve_token;          /* NULL: not given */
     const char *dump_vertices; /* NULL: not given */
     const char *record;        /* NULL: not given */
 } demo_options;

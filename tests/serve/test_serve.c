@@ -458,6 +458,9 @@ int main(int argc, char **argv)
     base = base ? base + 1 : binary;
     demo_name = strncmp(base, "cugl-", 5) == 0 ? base + 5 : base;
     signal(SIGPIPE, SIG_IGN);
+    int devices = 0;
+    if (demo_mode && (cugl_device_count(&devices) != CUGL_OK || devices == 0))
+        cugl_test_skip_all("no CUDA device for the demo");
     app_test_dir_make("cugl-serve");
     if (demo_mode)
         mkdir(tmp_path("record"), 0755);
