@@ -41,11 +41,13 @@ cuda_inc=$(dirname "$(dirname "$nvcc")")/include
 # --- Debian packages --------------------------------------------------------
 # (ffmpeg: the demos' --record makes MP4s with it, and its test checks them;
 # cmake and g++: the test of the CMake package builds a C and a C++ program;
-# xvfb and xdotool: the window suite drives real windows where no display is.)
+# xvfb and xdotool: the window suite drives real windows where no display is;
+# libwebsockets-dev and libturbojpeg0-dev: --serve; chromium and nodejs: the
+# browser suite, with puppeteer-core from npm.)
 packages="meson ninja-build pkg-config python3 python3-glad gcc binutils
  libcmocka-dev libglfw3-dev libcglm-dev libpng-dev libdlpack-dev libimgui-dev libstb-dev
  libegl-dev libgl-dev libegl1 libegl-mesa0 libgl1-mesa-dri clang libclang-rt-dev
- ffmpeg cmake g++ xvfb xauth xdotool"
+ ffmpeg cmake g++ xvfb xauth xdotool libwebsockets-dev libturbojpeg0-dev chromium"
 missing=
 for p in $packages; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' ||
@@ -63,6 +65,27 @@ if [ -n "$missing" ]; then
     say "installing:$missing"
     $sudo apt-get update -qq
     DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends $missing >/dev/null
+fi
+
+# Node.js for the browser suite: the machine's own where it has one, else Debian's.
+if ! command -v npm >/dev/null; then
+    for p in nodejs npm; do
+        dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' ||
+            missing_node="${missing_node:-} $p"
+    done
+    if [ -n "${missing_node:-}" ]; then
+        say "installing:$missing_node"
+        [ "$(id -u)" -eq 0 ] && sudo= || sudo=sudo
+        $sudo apt-get update -qq
+        DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends \
+            $missing_node >/dev/null
+    fi
+fi
+# puppeteer-core (no browser download: the suite drives Debian's chromium).
+if [ ! -d tests/browser/node_modules/puppeteer-core ]; then
+    say "installing puppeteer-core (npm ci in tests/browser)"
+    (cd tests/browser && npm ci --no-audit --no-fund --loglevel=error >/dev/null) ||
+        die "npm ci in tests/browser failed"
 fi
 
 # --- configure and build ----------------------------------------------------

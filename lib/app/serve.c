@@ -99,6 +99,8 @@ struct cugl_app_server {
     atomic_bool network_stop;
     atomic_int viewers;
     atomic_long encoded, sent, dropped;
+    atomic_long events;   /* viewer events pushed into the context so far */
+    long events_shown;    /* of those, the ones the next frame copied shows */
 };
 
 static double now_s(void)
@@ -286,6 +288,7 @@ static bool take_events(cugl_app_server *s, char *text)
         ev.frame = 0;
         if (cugl_app_context_push_event(s->ctx, &ev) != CUGL_OK)
             return false; /* a flood: CUGL_APP_EVENT_MAX_PENDING wait already */
+        atomic_fetch_add(&s->events, 1);
     }
     return true;
 }
@@ -555,6 +558,10 @@ CUGL_API cugl_status cugl_app_server_frame(cugl_app_server *s)
         s->fps = s->fps > 0 ? 0.9 * s->fps + 0.1 * rate : rate;
     }
     s->last_frame_s = t;
+    /* Events pushed before the last present are in this frame; those
+     * pushed since, in the next (a few may be, and are counted later). */
+    long shown = s->events_shown;
+    s->events_shown = atomic_load(&s->events);
 
     /* Copies that have finished go to the encoders. */
     pthread_mutex_lock(&s->lock);
@@ -592,9 +599,9 @@ CUGL_API cugl_status cugl_app_server_frame(cugl_app_server *s)
     json_escape(stats, sizeof stats, s->stats);
     snprintf(sl->json, sizeof sl->json,
              "{\"frame\":%ld,\"width\":%d,\"height\":%d,\"name\":\"%s\",\"fps\":%.1f,"
-             "\"viewers\":%d,\"stats\":\"%s\"}",
+             "\"viewers\":%d,\"events\":%ld,\"stats\":\"%s\"}",
              sl->number, width, height, name, s->fps,
-             atomic_load(&s->viewers), stats);
+             atomic_load(&s->viewers), shown, stats);
 
     /* The caller's read framebuffer, pack buffer and alignment are kept. */
     GLint read_fbo = 0, pack_buffer = 0, alignment = 4;

@@ -24,6 +24,7 @@ struct ws_client {
     struct lws *wsi;
     bool open, closed;
     long frames;
+    long long bytes; /* of the messages received */
     /* the message being received, and the newest whole one */
     uint8_t *rx;
     size_t rx_size, rx_cap;
@@ -68,6 +69,7 @@ static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
         }
         memcpy(c->rx + c->rx_size, in, len);
         c->rx_size += len;
+        c->bytes += (long long)len;
         if (lws_is_final_fragment(wsi) && lws_remaining_packet_payload(wsi) == 0) {
             uint8_t *t = c->last;
             size_t t_cap = c->last_cap;
@@ -188,6 +190,11 @@ bool ws_client_closed(const ws_client *c)
 long ws_client_frames(const ws_client *c)
 {
     return c->frames;
+}
+
+long long ws_client_bytes(const ws_client *c)
+{
+    return c->bytes;
 }
 
 /* The newest message's JSON, as a NUL-terminated copy in `out`. */

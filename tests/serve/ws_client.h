@@ -28,8 +28,9 @@ bool ws_client_wait_open(ws_client *c, double seconds);
 /* Whether the server refused or closed the connection. */
 bool ws_client_closed(const ws_client *c);
 
-/* Frames received so far. */
+/* Frames, and bytes of messages, received so far. */
 long ws_client_frames(const ws_client *c);
+long long ws_client_bytes(const ws_client *c);
 
 /* A number of the newest frame's JSON header ("frame", "width", ...); -1 if absent. */
 double ws_client_header_number(const ws_client *c, const char *key);

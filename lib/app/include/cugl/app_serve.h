@@ -12,7 +12,9 @@
  *
  *   server -> page  one binary message a frame: a 4-byte little-endian
  *                   length N, N bytes of JSON ({"frame":12,"width":1024,
- *                   "height":768,"name":"...","fps":59.9,"stats":"..."}),
+ *                   "height":768,"name":"...","fps":59.9,"viewers":1,
+ *                   "events":40,"stats":"..."}: "events" counts the viewers'
+ *                   events this frame shows, for measuring latency),
  *                   then a JPEG of the frame
  *   page -> server  text messages of event lines in the input-replay format
  *                   of cugl/app.h ("0 move 412 300\n0 button left down"),
