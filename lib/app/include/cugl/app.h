@@ -26,27 +26,34 @@ CUGL_BEGIN_DECLS
 
 /* ---- Contexts ------------------------------------------------------------ */
 
+/**
+ * A GL context and what libcugl-app keeps with it (its input, the blit's
+ * objects, the offscreen framebuffer): a GLFW window or headless EGL. Opaque.
+ */
 typedef struct cugl_app_context cugl_app_context;
 
+/** Where a context draws (cugl_app_context_desc.mode). */
 typedef enum cugl_app_mode {
-    /* A window where a display is reachable ($DISPLAY or $WAYLAND_DISPLAY
+    /** A window where a display is reachable ($DISPLAY or $WAYLAND_DISPLAY
      * and GLFW initialises); headless otherwise. */
     CUGL_APP_AUTO = 0,
-    CUGL_APP_WINDOW = 1,
-    CUGL_APP_HEADLESS = 2,
+    CUGL_APP_WINDOW = 1,   /**< a GLFW window; without a display, an error */
+    CUGL_APP_HEADLESS = 2, /**< EGL, drawing into an offscreen framebuffer */
 } cugl_app_mode;
 
+/** What cugl_app_context_create makes; a zero field takes its default. */
 typedef struct cugl_app_context_desc {
-    cugl_app_mode mode;
-    int width, height; /* framebuffer size in pixels; 0: 1024 x 768 */
-    const char *title; /* window title; NULL: "cugl" */
-    bool no_vsync;     /* vsync is on unless this is set (windows only) */
-    /* The CUDA device (ordinal) that must run GL: headless contexts use the
+    cugl_app_mode mode; /**< window, headless, or CUGL_APP_AUTO (0): whichever works */
+    int width,          /**< framebuffer width in pixels; 0: 1024 */
+        height;         /**< framebuffer height in pixels; 0: 768 */
+    const char *title;  /**< window title; NULL: "cugl" */
+    bool no_vsync;      /**< vsync is on unless this is set (windows only) */
+    /** The CUDA device (ordinal) that must run GL: headless contexts use the
      * EGL device whose EGL_CUDA_DEVICE_NV is this ordinal. -1 (any negative
      * value): any GL, an EGL device (those that run CUDA first), Mesa's
      * surfaceless platform or the default display (GL-only use, no interop). */
     int cuda_device;
-    bool debug; /* a debug context; GL errors go to stderr */
+    bool debug; /**< a debug context; GL errors go to stderr */
 } cugl_app_context_desc;
 
 /**
@@ -59,6 +66,9 @@ typedef struct cugl_app_context_desc {
  *   EGL device for that CUDA device, headless; GL older than 4.5),
  *   CUGL_ERROR_GL. The message says which and what was tried.
  * @thread_safety The thread that uses the context, with it current where GL is called.
+ * @param[out] out the new context, current on this thread; NULL on failure.
+ * @param desc what to make.
+ * @return CUGL_OK, or an error status (see Errors).
  */
 CUGL_API cugl_status cugl_app_context_create(cugl_app_context **out,
                                              const cugl_app_context_desc *desc);
@@ -67,40 +77,70 @@ CUGL_API cugl_status cugl_app_context_create(cugl_app_context **out,
  * objects, the offscreen framebuffer). It is made current for that, so no
  * context is current on this thread afterwards. NULL: no-op.
  * @thread_safety The thread that uses the context, with it current where GL is called.
+ * @param ctx the context, or NULL.
  */
 CUGL_API void cugl_app_context_destroy(cugl_app_context *ctx);
 
-/** @thread_safety The thread that uses the context, with it current where GL is called. */
+/**
+ * Make the context current on this thread.
+ * @thread_safety The thread that uses the context, with it current where GL is called.
+ * @param ctx the context.
+ * @return CUGL_OK; CUGL_ERROR_INVALID_ARGUMENT for NULL; CUGL_ERROR_GL where GLFW or EGL
+ *   cannot make it current (their reason is in the message).
+ */
 CUGL_API cugl_status cugl_app_context_make_current(cugl_app_context *ctx);
-/** @thread_safety The thread that uses the context, with it current where GL is called. */
+/**
+ * Whether the context is headless (EGL, drawing into an offscreen framebuffer).
+ * @thread_safety The thread that uses the context, with it current where GL is called.
+ * @param ctx the context, or NULL.
+ * @return true for a headless context; false for a window or NULL.
+ */
 CUGL_API bool cugl_app_context_is_headless(const cugl_app_context *ctx);
 /**
  * "glfw", "egl-device", "egl-surfaceless" or "egl-default".
  * @thread_safety The thread that uses the context, with it current where GL is called.
+ * @param ctx the context, or NULL.
+ * @return one of those static strings; "" for NULL.
  */
 CUGL_API const char *cugl_app_context_platform(const cugl_app_context *ctx);
 /**
  * GL_RENDERER and GL_VENDOR, read at creation.
  * @thread_safety The thread that uses the context, with it current where GL is called.
+ * @param ctx the context, or NULL.
+ * @return the GL_RENDERER string, held by the context (valid while it lives; "(unknown)"
+ *   where GL gave none); "" for NULL.
  */
 CUGL_API const char *cugl_app_context_renderer(const cugl_app_context *ctx);
-/** @thread_safety The thread that uses the context, with it current where GL is called. */
+/**
+ * GL_VENDOR, read at creation.
+ * @thread_safety The thread that uses the context, with it current where GL is called.
+ * @param ctx the context, or NULL.
+ * @return the GL_VENDOR string, held by the context (valid while it lives; "(unknown)"
+ *   where GL gave none); "" for NULL.
+ */
 CUGL_API const char *cugl_app_context_vendor(const cugl_app_context *ctx);
 /**
  * Framebuffer size in pixels. It follows resizes: a window's, and a
  * resize event replayed or pushed to a headless context.
  * @thread_safety The thread that uses the context, with it current where GL is called.
+ * @param ctx the context, or NULL (both sizes 0).
+ * @param[out] width the framebuffer's width in pixels, or NULL.
+ * @param[out] height the framebuffer's height in pixels, or NULL.
  */
 CUGL_API void cugl_app_context_size(const cugl_app_context *ctx, int *width, int *height);
 /**
  * The framebuffer to draw into: 0 for a window, the offscreen FBO headless
  * (made anew by a resize event: ask each frame).
  * @thread_safety The thread that uses the context, with it current where GL is called.
+ * @param ctx the context, or NULL.
+ * @return the framebuffer's GL name; 0 for a window or NULL.
  */
 CUGL_API GLuint cugl_app_context_framebuffer(const cugl_app_context *ctx);
 /**
  * The user asked to close (the close button, Escape, a close event).
  * @thread_safety The thread that uses the context, with it current where GL is called.
+ * @param ctx the context, or NULL.
+ * @return true once a close was asked for; false before, and for NULL.
  */
 CUGL_API bool cugl_app_context_should_close(const cugl_app_context *ctx);
 /**
@@ -109,6 +149,8 @@ CUGL_API bool cugl_app_context_should_close(const cugl_app_context *ctx);
  * then apply the pushed events and the replayed ones now due, and publish
  * them all as the next frame's input.
  * @thread_safety The thread that uses the context, with it current where GL is called.
+ * @param ctx the context.
+ * @return CUGL_OK; CUGL_ERROR_INVALID_ARGUMENT for NULL.
  */
 CUGL_API cugl_status cugl_app_context_present(cugl_app_context *ctx);
 /**
@@ -117,27 +159,42 @@ CUGL_API cugl_status cugl_app_context_present(cugl_app_context *ctx);
  * cursor-enter, button, scroll and key callbacks: a program that sets its
  * own should call on to cugl's (glfwSet*Callback returns the previous one).
  * @thread_safety The thread that uses the context, with it current where GL is called.
+ * @param ctx the context, or NULL.
+ * @return the GLFWwindow *; NULL for a headless context or NULL.
  */
 CUGL_API void *cugl_app_context_window(cugl_app_context *ctx);
 
 /* ---- Input: a window's, replayed, or pushed (see "Input events" below) ----- */
 
+/** A context's input in one frame (cugl_app_context_input). */
 typedef struct cugl_app_input {
-    double x, y;          /* cursor, pixels from the top left */
-    double dx, dy;        /* cursor motion since the previous present */
-    double scroll;        /* wheel steps since the previous present */
-    bool left, right, middle; /* buttons held */
-    bool shift, ctrl;
+    double x,             /**< cursor, pixels from the left */
+        y;                /**< cursor, pixels from the top */
+    double dx,            /**< cursor motion since the previous present, pixels rightwards */
+        dy;               /**< cursor motion since the previous present, pixels downwards */
+    double scroll;        /**< wheel steps since the previous present */
+    bool left,            /**< left button held */
+        right,            /**< right button held */
+        middle;           /**< middle button held */
+    bool shift,           /**< a Shift key held */
+        ctrl;             /**< a Control key held */
 } cugl_app_input;
 
 /**
  * This frame's input (updated by present).
  * @thread_safety The thread that uses the context, with it current where GL is called.
+ * @param ctx the context, or NULL.
+ * @return the input, held by the context (valid while it lives; each present and replay
+ *   rewrites it); for NULL, a static input of zeros.
  */
 CUGL_API const cugl_app_input *cugl_app_context_input(const cugl_app_context *ctx);
 /**
  * Whether a key (a GLFW_KEY_* code) is held.
  * @thread_safety The thread that uses the context, with it current where GL is called.
+ * @param ctx the context, or NULL.
+ * @param glfw_key the key's GLFW_KEY_* code.
+ * @return true when this frame's input holds it down; false for NULL or a code outside
+ *   GLFW_KEY_SPACE .. GLFW_KEY_LAST.
  */
 CUGL_API bool cugl_app_key_down(const cugl_app_context *ctx, int glfw_key);
 
@@ -162,29 +219,34 @@ CUGL_API bool cugl_app_key_down(const cugl_app_context *ctx, int glfw_key);
  * <frame> is the frame whose update first sees the event, counted from 0
  * by the context's presents. Blank lines and '#' lines are comments.
  */
+/** What an event reports: one value for each event word of the text format above. */
 typedef enum cugl_app_event_type {
-    CUGL_APP_EVENT_MOVE = 0,
-    CUGL_APP_EVENT_BUTTON = 1,
-    CUGL_APP_EVENT_SCROLL = 2,
-    CUGL_APP_EVENT_KEY = 3,
-    CUGL_APP_EVENT_RESIZE = 4,
-    CUGL_APP_EVENT_CLOSE = 5,
+    CUGL_APP_EVENT_MOVE = 0,   /**< the cursor moved to x, y */
+    CUGL_APP_EVENT_BUTTON = 1, /**< a mouse button (code) went down or up */
+    CUGL_APP_EVENT_SCROLL = 2, /**< the wheel turned y steps */
+    CUGL_APP_EVENT_KEY = 3,    /**< a key (code) went down or up */
+    CUGL_APP_EVENT_RESIZE = 4, /**< the framebuffer became width x height */
+    CUGL_APP_EVENT_CLOSE = 5,  /**< the user asks to quit */
 } cugl_app_event_type;
 
+/** Limits of the text format and of a context's queue of pushed events. */
 enum {
-    CUGL_APP_EVENT_MAX_LINE = 256,      /* bytes of a line, its end excluded */
-    CUGL_APP_EVENT_MAX_COUNT = 1000000, /* events of a file */
-    CUGL_APP_EVENT_MAX_FRAME = 1000000000,
-    CUGL_APP_EVENT_MAX_PENDING = 4096, /* pushed events awaiting a present */
+    CUGL_APP_EVENT_MAX_LINE = 256,      /**< bytes of a line, its end excluded */
+    CUGL_APP_EVENT_MAX_COUNT = 1000000, /**< events of a file */
+    CUGL_APP_EVENT_MAX_FRAME = 1000000000, /**< the largest frame an event names */
+    CUGL_APP_EVENT_MAX_PENDING = 4096, /**< pushed events awaiting a present */
 };
 
+/** One input event, as a value: a line of the text format above. */
 typedef struct cugl_app_event {
-    long frame;               /* the frame whose update first sees it */
-    cugl_app_event_type type;
-    double x, y;              /* move: the cursor; scroll: y, the steps */
-    int code;                 /* button: 0 left, 1 right, 2 middle; key: GLFW_KEY_* */
-    bool down;                /* button, key: pressed, else released */
-    int width, height;        /* resize */
+    long frame;               /**< the frame whose update first sees it */
+    cugl_app_event_type type; /**< what happened; it says which fields below count */
+    double x,                 /**< move: the cursor, pixels from the left */
+        y;                    /**< move: the cursor, pixels from the top; scroll: the steps */
+    int code;                 /**< button: 0 left, 1 right, 2 middle; key: GLFW_KEY_* */
+    bool down;                /**< button, key: pressed, else released */
+    int width,                /**< resize: the framebuffer's new width in pixels */
+        height;               /**< resize: the framebuffer's new height in pixels */
 } cugl_app_event;
 
 /**
@@ -193,6 +255,10 @@ typedef struct cugl_app_event {
  *   CUGL_APP_EVENT_MAX_LINE; not an event: the message quotes the line and
  *   says what is wrong).
  * @thread_safety Any thread.
+ * @param[out] out the event.
+ * @param line the line, NUL-terminated; a newline at its end is allowed but counts towards
+ *   CUGL_APP_EVENT_MAX_LINE. A blank or '#' line is no event here.
+ * @return CUGL_OK, or an error status (see Errors).
  */
 CUGL_API cugl_status cugl_app_event_parse(cugl_app_event *out, const char *line);
 
@@ -201,6 +267,12 @@ CUGL_API cugl_status cugl_app_event_parse(cugl_app_event *out, const char *line)
  * does: returns the length it needs, or -1 for an event that is not valid.
  * cugl_app_event_parse reads the line back to the same event.
  * @thread_safety Any thread.
+ * @param[out] out where the line goes, NUL-terminated when size is not 0; NULL only with
+ *   size 0.
+ * @param size the bytes of out.
+ * @param ev the event.
+ * @return the line's length in bytes, its NUL excluded, however small size is; -1 for a
+ *   NULL or invalid event (out untouched).
  */
 CUGL_API int cugl_app_event_format(char *out, size_t size, const cugl_app_event *ev);
 
@@ -211,11 +283,18 @@ CUGL_API int cugl_app_event_format(char *out, size_t size, const cugl_app_event 
  *   line is not an event, or goes back in time: "<path>:<line>: ..."; more
  *   than CUGL_APP_EVENT_MAX_COUNT events), CUGL_ERROR_OUT_OF_MEMORY.
  * @thread_safety Any thread.
+ * @param[out] out the events, a new array; NULL for a file without events, and on failure.
+ * @param[out] count the number of events; 0 on failure.
+ * @param path the file to read.
+ * @return CUGL_OK, or an error status (see Errors).
  */
 CUGL_API cugl_status cugl_app_events_read(cugl_app_event **out, size_t *count,
                                           const char *path);
 
-/** Free what cugl_app_events_read returned; NULL: no-op. @thread_safety Any thread. */
+/**
+ * Free what cugl_app_events_read returned; NULL: no-op. @thread_safety Any thread.
+ * @param events the array, or NULL.
+ */
 CUGL_API void cugl_app_events_free(cugl_app_event *events);
 
 /**
@@ -227,6 +306,10 @@ CUGL_API void cugl_app_events_free(cugl_app_event *events);
  *   the text format's ranges), CUGL_ERROR_INVALID_STATE (already
  *   CUGL_APP_EVENT_MAX_PENDING events wait), CUGL_ERROR_OUT_OF_MEMORY.
  * @thread_safety Any thread, while another uses the context.
+ * @param ctx the context.
+ * @param ev the event, copied. Its frame is not used (the next present's frame is), but must
+ *   be within the text format's range.
+ * @return CUGL_OK, or an error status (see Errors).
  */
 CUGL_API cugl_status cugl_app_context_push_event(cugl_app_context *ctx,
                                                  const cugl_app_event *ev);
@@ -240,12 +323,19 @@ CUGL_API cugl_status cugl_app_context_push_event(cugl_app_context *ctx,
  * @errors CUGL_ERROR_INVALID_ARGUMENT (NULL with a count; an event not
  *   valid or out of order: "event <i>: ..."), CUGL_ERROR_OUT_OF_MEMORY.
  * @thread_safety The thread that uses the context.
+ * @param ctx the context.
+ * @param events `count` events, copied; NULL when count is 0.
+ * @param count the number of events; 0 ends an earlier replay.
+ * @return CUGL_OK, or an error status (see Errors).
  */
 CUGL_API cugl_status cugl_app_context_replay(cugl_app_context *ctx,
                                              const cugl_app_event *events, size_t count);
 
 /** Whether every replayed event has been applied (true without a replay).
- * @thread_safety The thread that uses the context. */
+ * @thread_safety The thread that uses the context.
+ * @param ctx the context, or NULL.
+ * @return true when every replayed event has been applied, without a replay, and for NULL;
+ *   false while some are still to come. */
 CUGL_API bool cugl_app_context_replay_done(const cugl_app_context *ctx);
 
 /**
@@ -256,11 +346,16 @@ CUGL_API bool cugl_app_context_replay_done(const cugl_app_context *ctx);
  * @errors CUGL_ERROR_INVALID_ARGUMENT (NULL ctx; the file cannot be made),
  *   CUGL_ERROR_INVALID_STATE (stopping, when writing a line had failed).
  * @thread_safety The thread that uses the context.
+ * @param ctx the context.
+ * @param path the file to write, or NULL to stop recording.
+ * @return CUGL_OK, or an error status (see Errors).
  */
 CUGL_API cugl_status cugl_app_context_record(cugl_app_context *ctx, const char *path);
 
 /** Presents so far: the frame whose input the context holds now.
- * @thread_safety The thread that uses the context. */
+ * @thread_safety The thread that uses the context.
+ * @param ctx the context, or NULL.
+ * @return the number of presents so far; 0 for NULL. */
 CUGL_API long cugl_app_context_frame(const cugl_app_context *ctx);
 
 /* ---- Shaders and the blit --------------------------------------------------- */
@@ -271,12 +366,21 @@ CUGL_API long cugl_app_context_frame(const cugl_app_context *ctx);
  * error message.
  * @errors CUGL_ERROR_INVALID_ARGUMENT, CUGL_ERROR_GL.
  * @thread_safety The thread that uses the context, with it current where GL is called.
+ * @param[out] out the program's GL name; 0 on failure.
+ * @param name the program's name in messages; NULL: "(unnamed)".
+ * @param vertex_src the vertex shader's GLSL source, NUL-terminated.
+ * @param fragment_src the fragment shader's GLSL source, or NULL.
+ * @return CUGL_OK, or an error status (see Errors).
  */
 CUGL_API cugl_status cugl_app_program(GLuint *out, const char *name, const char *vertex_src,
                                       const char *fragment_src);
 /**
  * A compute program.
  * @thread_safety The thread that uses the context, with it current where GL is called.
+ * @param[out] out the program's GL name; 0 on failure.
+ * @param name the program's name in messages; NULL: "(unnamed)".
+ * @param compute_src the compute shader's GLSL source, NUL-terminated.
+ * @return CUGL_OK, or an error status, as cugl_app_program.
  */
 CUGL_API cugl_status cugl_app_compute_program(GLuint *out, const char *name,
                                               const char *compute_src);
@@ -292,6 +396,10 @@ CUGL_API cugl_status cugl_app_compute_program(GLuint *out, const char *name,
  * @errors CUGL_ERROR_INVALID_ARGUMENT (NULL, not a texture, not 2D),
  *   CUGL_ERROR_GL (the blit shaders do not build: the log is in the message).
  * @thread_safety The thread that uses the context, with it current where GL is called.
+ * @param ctx the context, current; the blit's objects are made in it.
+ * @param texture the GL name of the texture to draw.
+ * @param linear true for linear filtering, false for nearest.
+ * @return CUGL_OK, or an error status (see Errors).
  */
 CUGL_API cugl_status cugl_app_blit(cugl_app_context *ctx, GLuint texture, bool linear);
 
@@ -311,19 +419,26 @@ CUGL_API void cugl_app_drain_gl_errors(void);
  * remaining errors drained.
  * @errors CUGL_ERROR_GL.
  * @thread_safety The thread whose GL context is current.
+ * @param function the name the message starts with (the caller's, as a rule).
+ * @param what what was just done, for the message.
+ * @return CUGL_OK, or CUGL_ERROR_GL.
  */
 CUGL_API cugl_status cugl_app_check_gl(const char *function, const char *what);
 
 /* ---- Which interop path ------------------------------------------------------ */
 
-/* How CUDA's output reaches GL, fastest first where each works. */
+/** How CUDA's output reaches GL, fastest first where each works. */
 typedef enum cugl_app_interop {
-    CUGL_APP_INTEROP_MAP = 0,    /* GL objects registered with CUDA, mapped each frame */
-    CUGL_APP_INTEROP_SHARED = 1, /* CUDA memory GL imports (cugl/app_shared.h) */
-    CUGL_APP_INTEROP_HOST = 2,   /* copies through host memory: works everywhere */
+    CUGL_APP_INTEROP_MAP = 0,    /**< GL objects registered with CUDA, mapped each frame */
+    CUGL_APP_INTEROP_SHARED = 1, /**< CUDA memory GL imports (cugl/app_shared.h) */
+    CUGL_APP_INTEROP_HOST = 2,   /**< copies through host memory: works everywhere */
 } cugl_app_interop;
 
-/** "map", "shared", "host", or "invalid". @thread_safety Any thread. */
+/**
+ * "map", "shared", "host", or "invalid". @thread_safety Any thread.
+ * @param interop the path.
+ * @return a static string; "invalid" for a value that is no cugl_app_interop.
+ */
 CUGL_API const char *cugl_app_interop_name(cugl_app_interop interop);
 
 /**
@@ -337,6 +452,12 @@ CUGL_API const char *cugl_app_interop_name(cugl_app_interop interop);
  * @errors CUGL_ERROR_INVALID_ARGUMENT (NULL), the statuses of
  *   cugl_device_get_properties. A path that does not work is no error.
  * @thread_safety The thread whose current GL context is `ctx`.
+ * @param[out] out the path chosen.
+ * @param[out] reason where the sentence goes (NUL-terminated, cut to fit), or NULL.
+ * @param reason_size the bytes of reason; 0 when reason is NULL.
+ * @param ctx the context, current on this thread.
+ * @param device the CUDA device whose output GL draws.
+ * @return CUGL_OK, or an error status (see Errors).
  */
 CUGL_API cugl_status cugl_app_choose_interop(cugl_app_interop *out, char *reason,
                                              size_t reason_size, cugl_app_context *ctx,
@@ -350,6 +471,11 @@ CUGL_API cugl_status cugl_app_choose_interop(cugl_app_interop *out, char *reason
  * @errors CUGL_ERROR_INVALID_ARGUMENT (NULL, too small: both sizes named),
  *   CUGL_ERROR_GL.
  * @thread_safety The thread that uses the context, with it current where GL is called.
+ * @param[out] rgba the pixels, 4 bytes each, rows without padding.
+ * @param size the bytes of rgba.
+ * @param ctx the context, current on this thread.
+ * @return CUGL_OK (also for a 0 x 0 framebuffer, writing nothing), or an error status (see
+ *   Errors).
  */
 CUGL_API cugl_status cugl_app_read_pixels(uint8_t *rgba, size_t size, cugl_app_context *ctx);
 
@@ -360,6 +486,11 @@ CUGL_API cugl_status cugl_app_read_pixels(uint8_t *rgba, size_t size, cugl_app_c
  *   cannot be opened or written: the path and the system's or libpng's
  *   reason are in the message), CUGL_ERROR_OUT_OF_MEMORY.
  * @thread_safety Any thread.
+ * @param path the file to write (replaced).
+ * @param rgba width * height * 4 bytes, rows without padding.
+ * @param width the image's width in pixels.
+ * @param height the image's height in pixels.
+ * @return CUGL_OK, or an error status (see Errors).
  */
 CUGL_API cugl_status cugl_app_write_png(const char *path, const uint8_t *rgba, int width,
                                         int height);
@@ -373,6 +504,11 @@ CUGL_API cugl_status cugl_app_write_png(const char *path, const uint8_t *rgba, i
  *   message), CUGL_ERROR_OUT_OF_MEMORY. On failure *rgba is NULL and the
  *   sizes 0.
  * @thread_safety Any thread.
+ * @param[out] rgba the pixels, a new buffer of width * height * 4 bytes.
+ * @param[out] width the image's width in pixels.
+ * @param[out] height the image's height in pixels.
+ * @param path the file to read.
+ * @return CUGL_OK, or an error status (see Errors).
  */
 CUGL_API cugl_status cugl_app_read_png(uint8_t **rgba, int *width, int *height,
                                        const char *path);
@@ -380,22 +516,32 @@ CUGL_API cugl_status cugl_app_read_png(uint8_t **rgba, int *width, int *height,
  * read_pixels then write_png.
  * @errors theirs; CUGL_ERROR_INVALID_STATE for a 0 x 0 (minimised) window.
  * @thread_safety The thread that uses the context, with it current where GL is called.
+ * @param ctx the context, current on this thread.
+ * @param path the PNG file to write (replaced).
+ * @return CUGL_OK, or an error status (see Errors).
  */
 CUGL_API cugl_status cugl_app_screenshot(cugl_app_context *ctx, const char *path);
 
 /* ---- Orbit camera (cglm inside; plain floats outside) ---------------------- */
 
+/**
+ * An orbit camera: the eye sits `distance` from `target`, turned `yaw` about +y (from +z
+ * towards +x) and raised `pitch` above the horizontal, and looks at the target with +y up.
+ */
 typedef struct cugl_app_camera {
-    float target[3];
-    float distance;   /* from the target */
-    float yaw, pitch; /* radians; pitch kept within +-89 degrees */
-    float fov_y;      /* radians */
-    float z_near, z_far;
+    float target[3];  /**< the point looked at, world coordinates */
+    float distance;   /**< from the target */
+    float yaw,        /**< radians; cugl_app_camera_update keeps it within -pi .. pi */
+        pitch;        /**< radians; pitch kept within +-89 degrees */
+    float fov_y;      /**< vertical field of view, radians */
+    float z_near,     /**< the near clipping plane's distance from the eye */
+        z_far;        /**< the far clipping plane's distance from the eye */
 } cugl_app_camera;
 
 /**
  * Looking at the origin from distance 3, yaw 0.6, pitch 0.5, 45 degrees.
  * @thread_safety Any thread.
+ * @param[out] cam the camera; NULL: no-op.
  */
 CUGL_API void cugl_app_camera_init(cugl_app_camera *cam);
 /**
@@ -404,23 +550,38 @@ CUGL_API void cugl_app_camera_init(cugl_app_camera *cam);
  * (a window's, replayed or pushed: headless contexts too). `ctx` NULL: no
  * change.
  * @thread_safety The thread that uses the context, with it current where GL is called.
+ * @param[in,out] cam the camera; NULL: no change.
+ * @param ctx the context whose input of this frame moves it, or NULL.
+ * @param dt_seconds seconds since the previous update: keys orbit 1.5 radians a second (not
+ *   positive: keys do not orbit).
  */
 CUGL_API void cugl_app_camera_update(cugl_app_camera *cam, const cugl_app_context *ctx,
                                      float dt_seconds);
 /**
  * Column-major 4x4 view and projection matrices, ready for glUniformMatrix4fv.
  * @thread_safety Any thread.
+ * @param[out] view the view matrix, or NULL.
+ * @param[out] proj the projection matrix, or NULL.
+ * @param cam the camera.
+ * @param aspect the viewport's width over its height; not positive: 1.
  */
 CUGL_API void cugl_app_camera_matrices(float view[16], float proj[16],
                                        const cugl_app_camera *cam, float aspect);
-/** @thread_safety Any thread. */
+/**
+ * Where the eye is (pitch limited to +-89 degrees).
+ * @thread_safety Any thread.
+ * @param[out] eye the eye's position, world coordinates.
+ * @param cam the camera.
+ */
 CUGL_API void cugl_app_camera_eye(float eye[3], const cugl_app_camera *cam);
 
 /* ---- Frame timing ----------------------------------------------------------- */
 
+/** A per-phase frame timer (cugl_app_timer_create). Opaque. */
 typedef struct cugl_app_timer cugl_app_timer;
 
-enum { CUGL_APP_TIMER_MAX_PHASES = 8 };
+/** The size of a timer's table of phases. */
+enum { CUGL_APP_TIMER_MAX_PHASES = 8 /**< phases a timer measures */ };
 
 /**
  * A per-phase frame timer. Each phase measures CPU time (the wall time
@@ -433,13 +594,21 @@ enum { CUGL_APP_TIMER_MAX_PHASES = 8 };
  * context current at the phase's first use; destroy the timer with that
  * context current.
  * @thread_safety The thread that uses the context, with it current where GL is called.
+ * @param[out] out the timer; NULL on failure.
+ * @param stream the stream CUDA phases are timed on, or NULL.
+ * @return CUGL_OK; CUGL_ERROR_INVALID_ARGUMENT for NULL out; CUGL_ERROR_OUT_OF_MEMORY.
  */
 CUGL_API cugl_status cugl_app_timer_create(cugl_app_timer **out, cugl_stream *stream);
-/** @thread_safety The thread that uses the context, with it current where GL is called. */
+/**
+ * Destroy the timer: its GL queries and events, and its reference to the stream.
+ * @thread_safety The thread that uses the context, with it current where GL is called.
+ * @param timer the timer, or NULL (no-op).
+ */
 CUGL_API void cugl_app_timer_destroy(cugl_app_timer *timer);
 /**
  * Start a frame (ending one still open).
  * @thread_safety The thread that uses the context, with it current where GL is called.
+ * @param timer the timer; NULL: no-op.
  */
 CUGL_API void cugl_app_timer_frame_begin(cugl_app_timer *timer);
 /**
@@ -452,31 +621,48 @@ CUGL_API void cugl_app_timer_frame_begin(cugl_app_timer *timer);
  *   already measured this frame, a GL phase inside another, GL not
  *   loaded), the statuses of cugl_event_create and cugl_event_record.
  * @thread_safety The thread that uses the context, with it current where GL is called.
+ * @param timer the timer.
+ * @param phase the phase.
+ * @param name the phase's name, or NULL (at the phase's first use, "phase 2" for phase 2).
+ * @param cuda true for a CUDA phase (events on the timer's stream), false for a GL phase
+ *   (a GL_TIME_ELAPSED query).
+ * @return CUGL_OK, or an error status (see Errors).
  */
 CUGL_API cugl_status cugl_app_timer_begin(cugl_app_timer *timer, int phase, const char *name,
                                           bool cuda);
 /**
+ * End a phase that began this frame.
  * @errors CUGL_ERROR_INVALID_ARGUMENT, CUGL_ERROR_INVALID_STATE (not begun).
  * @thread_safety The thread that uses the context, with it current where GL is called.
+ * @param timer the timer.
+ * @param phase the phase.
+ * @return CUGL_OK, or an error status (see Errors).
  */
 CUGL_API cugl_status cugl_app_timer_end(cugl_app_timer *timer, int phase);
 /**
  * End the frame (and any phase left open).
  * @thread_safety The thread that uses the context, with it current where GL is called.
+ * @param timer the timer; NULL, or no frame begun: no-op.
  */
 CUGL_API void cugl_app_timer_frame_end(cugl_app_timer *timer);
 
+/** What a timer measured of one phase (cugl_app_timer_stats). */
 typedef struct cugl_app_phase_stats {
-    const char *name;     /* NULL: phase never used */
-    bool cuda;
-    long samples;         /* frames with a GPU result */
-    double cpu_ms, gpu_ms; /* means */
+    const char *name;     /**< NULL: phase never used */
+    bool cuda;            /**< a CUDA phase, else a GL one */
+    long samples;         /**< frames with a GPU result */
+    double cpu_ms,        /**< mean CPU time in milliseconds, over the frames measured */
+        gpu_ms;           /**< mean GPU time in milliseconds, over the samples */
 } cugl_app_phase_stats;
 
 /**
  * Means so far; frames counted and their mean wall time from frame_begin to
  * frame_end. Names point into the timer (valid while it lives).
  * @thread_safety The thread that uses the context, with it current where GL is called.
+ * @param[out] phases each phase's stats (all 0 for a phase never used), or NULL.
+ * @param[out] frames the frames ended so far, or NULL.
+ * @param[out] frame_ms their mean wall time in milliseconds, or NULL.
+ * @param timer the timer; NULL gives zeros.
  */
 CUGL_API void cugl_app_timer_stats(cugl_app_phase_stats phases[CUGL_APP_TIMER_MAX_PHASES],
                                    long *frames, double *frame_ms,
@@ -491,6 +677,11 @@ CUGL_API void cugl_app_timer_stats(cugl_app_phase_stats phases[CUGL_APP_TIMER_MA
  * frames, such as cugl_app_ui_plot.
  * @errors none.
  * @thread_safety The thread that uses the timer.
+ * @param[out] gpu_ms each phase's GPU time in milliseconds, or NULL.
+ * @param[out] cpu_ms each phase's CPU time in milliseconds, or NULL.
+ * @param[out] frame_ms the frame's wall time in milliseconds, or NULL.
+ * @param timer the timer, or NULL.
+ * @return the frame's number, or -1.
  */
 CUGL_API long cugl_app_timer_last(double gpu_ms[CUGL_APP_TIMER_MAX_PHASES],
                                   double cpu_ms[CUGL_APP_TIMER_MAX_PHASES], double *frame_ms,
@@ -498,6 +689,8 @@ CUGL_API long cugl_app_timer_last(double gpu_ms[CUGL_APP_TIMER_MAX_PHASES],
 /**
  * A table of the stats, one phase a line, then frames and fps.
  * @thread_safety The thread that uses the context, with it current where GL is called.
+ * @param timer the timer; NULL prints nothing.
+ * @param out where the table goes; NULL prints nothing.
  */
 CUGL_API void cugl_app_timer_print(const cugl_app_timer *timer, FILE *out);
 

@@ -34,9 +34,11 @@
 
 CUGL_BEGIN_DECLS
 
+/** Exportable CUDA memory that GL uses: a buffer, or a texture fed from one. Opaque. */
 typedef struct cugl_app_shared cugl_app_shared;
 
-enum { CUGL_APP_SHARED_MAX_WRITERS = 16 }; /* devices besides its own that write it */
+/** The most writers a shared object takes (cugl_app_shared_set_writers). */
+enum { CUGL_APP_SHARED_MAX_WRITERS = 16 /**< devices besides its own that write it */ };
 
 /**
  * `size` bytes of exportable memory on `device` (initialized), imported by
@@ -46,6 +48,10 @@ enum { CUGL_APP_SHARED_MAX_WRITERS = 16 }; /* devices besides its own that write
  *   no fd-exportable memory), CUGL_ERROR_GL, CUGL_ERROR_CUDA.
  * @thread_safety The thread whose GL context is current; the object is used
  *   in that context.
+ * @param[out] out the shared buffer; NULL on failure.
+ * @param device the CUDA device whose memory it is.
+ * @param size the bytes asked for.
+ * @return CUGL_OK, or an error status (see Errors).
  */
 CUGL_API cugl_status cugl_app_shared_buffer_create(cugl_app_shared **out, cugl_device *device,
                                                    size_t size);
@@ -60,6 +66,12 @@ CUGL_API cugl_status cugl_app_shared_buffer_create(cugl_app_shared **out, cugl_d
  *   positive or too large (CUGL_ERROR_INVALID_ARGUMENT).
  * @thread_safety The thread whose GL context is current; the object is used
  *   in that context.
+ * @param[out] out the shared texture; NULL on failure.
+ * @param device the CUDA device whose memory it is.
+ * @param gl_internal_format the texture's sized format, one of those above.
+ * @param width the texture's width in texels.
+ * @param height the texture's height in texels.
+ * @return CUGL_OK, or an error status (see Errors).
  */
 CUGL_API cugl_status cugl_app_shared_texture_create(cugl_app_shared **out, cugl_device *device,
                                                     GLenum gl_internal_format, int width,
@@ -79,6 +91,9 @@ CUGL_API cugl_status cugl_app_shared_texture_create(cugl_app_shared **out, cugl_
  * @errors CUGL_ERROR_INVALID_ARGUMENT, and as cugl_app_shared_buffer_create
  *   for the two extra copies.
  * @thread_safety The thread of the shared object's GL context, current.
+ * @param shared the shared object.
+ * @param on true to pipeline, false to stop.
+ * @return CUGL_OK, or an error status (see Errors).
  */
 CUGL_API cugl_status cugl_app_shared_set_pipelined(cugl_app_shared *shared, bool on);
 
@@ -97,18 +112,26 @@ CUGL_API cugl_status cugl_app_shared_set_pipelined(cugl_app_shared *shared, bool
  *   host), and as cugl_app_shared_buffer_create. On a failure the object
  *   has no memory left: destroy it.
  * @thread_safety The thread of the shared object's GL context, current.
+ * @param shared the shared object.
+ * @param devices the writers, `count` of them (its own device, or one named twice, counts
+ *   once); NULL when count is 0.
+ * @param count the number of writers.
+ * @return CUGL_OK, or an error status (see Errors).
  */
 CUGL_API cugl_status cugl_app_shared_set_writers(cugl_app_shared *shared,
                                                  cugl_device *const *devices, int count);
 
 /** Whether pipelining is on; false for NULL.
- * @errors none. @thread_safety The thread of the shared object's GL context. */
+ * @errors none. @thread_safety The thread of the shared object's GL context.
+ * @param shared the shared object, or NULL.
+ * @return true while pipelining is on; false while it is off, and for NULL. */
 CUGL_API bool cugl_app_shared_is_pipelined(const cugl_app_shared *shared);
 
 /**
  * Free both sides (waits for both to finish with the memory). NULL: no-op.
  * @errors none: a failure to wait is ignored, the memory is freed all the same.
  * @thread_safety The thread of the shared object's GL context, current.
+ * @param shared the shared object, or NULL.
  */
 CUGL_API void cugl_app_shared_destroy(cugl_app_shared *shared);
 
@@ -116,16 +139,24 @@ CUGL_API void cugl_app_shared_destroy(cugl_app_shared *shared);
  * The CUDA side: a buffer over the memory CUDA writes this frame (no
  * reference is passed; its size may exceed the size asked for). NULL for NULL.
  * @errors none. @thread_safety Any thread, between the calls that take turns.
+ * @param shared the shared object, or NULL.
+ * @return the buffer, held by the shared object; NULL for NULL.
  */
 CUGL_API cugl_buffer *cugl_app_shared_buffer(const cugl_app_shared *shared);
 /** The GL side: the texture, or the buffer GL uses this frame; 0 for NULL.
- * @errors none. @thread_safety Any thread, between the calls that take turns. */
+ * @errors none. @thread_safety Any thread, between the calls that take turns.
+ * @param shared the shared object, or NULL.
+ * @return the GL name of the texture or buffer; 0 for NULL. */
 CUGL_API GLuint cugl_app_shared_gl_name(const cugl_app_shared *shared);
 /** Bytes from one texture row to the next (buffers: the size); 0 for NULL.
- * @errors none. @thread_safety Any thread. */
+ * @errors none. @thread_safety Any thread.
+ * @param shared the shared object, or NULL.
+ * @return the pitch in bytes; 0 for NULL. */
 CUGL_API size_t cugl_app_shared_pitch(const cugl_app_shared *shared);
 /** The bytes of the memory CUDA writes (at least those asked for); 0 for NULL.
- * @errors none. @thread_safety Any thread. */
+ * @errors none. @thread_safety Any thread.
+ * @param shared the shared object, or NULL.
+ * @return the size in bytes; 0 for NULL. */
 CUGL_API size_t cugl_app_shared_size(const cugl_app_shared *shared);
 
 /**
@@ -136,6 +167,10 @@ CUGL_API size_t cugl_app_shared_size(const cugl_app_shared *shared);
  *   CUGL_ERROR_CLOSED (the stream), CUGL_ERROR_INVALID_STATE (GL's turn
  *   has not ended), CUGL_ERROR_GL (the wait failed).
  * @thread_safety The thread of the shared object's GL context, current.
+ * @param shared the shared object.
+ * @param stream the stream CUDA writes on in this turn: a stream of the memory's device or of a
+ *   writer.
+ * @return CUGL_OK, or an error status (see Errors).
  */
 CUGL_API cugl_status cugl_app_shared_cuda_begin(cugl_app_shared *shared, cugl_stream *stream);
 
@@ -145,6 +180,9 @@ CUGL_API cugl_status cugl_app_shared_cuda_begin(cugl_app_shared *shared, cugl_st
  * @errors as cugl_app_shared_cuda_begin; CUGL_ERROR_INVALID_STATE (CUDA's
  *   turn has not begun), the statuses of cugl_event_record.
  * @thread_safety The thread of the shared object's GL context.
+ * @param shared the shared object.
+ * @param stream the stream the writes were queued on.
+ * @return CUGL_OK, or an error status (see Errors).
  */
 CUGL_API cugl_status cugl_app_shared_cuda_end(cugl_app_shared *shared, cugl_stream *stream);
 
@@ -155,6 +193,8 @@ CUGL_API cugl_status cugl_app_shared_cuda_end(cugl_app_shared *shared, cugl_stre
  *   (CUDA's turn has not ended), the statuses of cugl_event_sync,
  *   CUGL_ERROR_GL (the texture's copy).
  * @thread_safety The thread of the shared object's GL context, current.
+ * @param shared the shared object.
+ * @return CUGL_OK, or an error status (see Errors).
  */
 CUGL_API cugl_status cugl_app_shared_gl_begin(cugl_app_shared *shared);
 
@@ -164,6 +204,8 @@ CUGL_API cugl_status cugl_app_shared_gl_begin(cugl_app_shared *shared);
  * @errors CUGL_ERROR_INVALID_ARGUMENT (NULL), CUGL_ERROR_INVALID_STATE
  *   (CUDA's turn has not ended), CUGL_ERROR_GL (no fence).
  * @thread_safety The thread of the shared object's GL context, current.
+ * @param shared the shared object.
+ * @return CUGL_OK, or an error status (see Errors).
  */
 CUGL_API cugl_status cugl_app_shared_gl_end(cugl_app_shared *shared);
 

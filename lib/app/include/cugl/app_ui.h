@@ -21,6 +21,7 @@
 
 CUGL_BEGIN_DECLS
 
+/** A panel of controls over a context's frame (cugl_app_ui_create). Opaque. */
 typedef struct cugl_app_ui cugl_app_ui;
 
 /**
@@ -33,12 +34,16 @@ typedef struct cugl_app_ui cugl_app_ui;
  * @thread_safety The thread whose current context is `ctx`; one thread at a
  *   time for all panels (Dear ImGui keeps its current context process-wide).
  * @pointer_lifetime `ctx` must outlive the panel.
+ * @param[out] out the panel; NULL on failure.
+ * @param ctx the context it draws into and takes its input from.
+ * @return CUGL_OK, or an error status (see Errors).
  */
 CUGL_API cugl_status cugl_app_ui_create(cugl_app_ui **out, cugl_app_context *ctx);
 
 /**
  * Free the panel and its GL objects. Its context must be current. NULL: no-op.
  * @thread_safety As cugl_app_ui_create.
+ * @param ui the panel, or NULL.
  */
 CUGL_API void cugl_app_ui_destroy(cugl_app_ui *ui);
 
@@ -51,6 +56,9 @@ CUGL_API void cugl_app_ui_destroy(cugl_app_ui *ui);
  * @errors none.
  * @thread_safety As cugl_app_ui_create.
  * @pointer_lifetime `title` is read during the call.
+ * @param ui the panel; NULL: no-op.
+ * @param dt seconds since the previous frame.
+ * @param title the panel window's title, or NULL.
  */
 CUGL_API void cugl_app_ui_begin(cugl_app_ui *ui, float dt, const char *title);
 
@@ -59,23 +67,54 @@ CUGL_API void cugl_app_ui_begin(cugl_app_ui *ui, float dt, const char *title);
  * These widgets do nothing and return false outside begin .. end.
  * @errors none. @thread_safety As cugl_app_ui_create.
  * @pointer_lifetime `label` is read during the call, `value` read and written.
+ * @param ui the panel.
+ * @param label the slider's label.
+ * @param[in,out] value the value shown, set by a drag, within min .. max.
+ * @param min the smallest value.
+ * @param max the largest value.
+ * @return true when the user changed `value` this frame; false otherwise, and for NULL.
  */
 CUGL_API bool cugl_app_ui_slider_float(cugl_app_ui *ui, const char *label, float *value,
                                        float min, float max);
-/** An integer slider from min to max. @errors none. @thread_safety As cugl_app_ui_create. */
+/**
+ * An integer slider from min to max. @errors none. @thread_safety As cugl_app_ui_create.
+ * @param ui the panel.
+ * @param label the slider's label, unique in the panel.
+ * @param[in,out] value the value shown, set by a drag, within min .. max.
+ * @param min the smallest value.
+ * @param max the largest value.
+ * @return true when the user changed `value` this frame; false otherwise, and for NULL.
+ */
 CUGL_API bool cugl_app_ui_slider_int(cugl_app_ui *ui, const char *label, int *value, int min,
                                      int max);
-/** A checkbox; a click flips `value`. @errors none. @thread_safety As cugl_app_ui_create. */
+/**
+ * A checkbox; a click flips `value`. @errors none. @thread_safety As cugl_app_ui_create.
+ * @param ui the panel.
+ * @param label the checkbox's label, unique in the panel.
+ * @param[in,out] value the state shown, flipped by a click.
+ * @return true when the user flipped `value` this frame; false otherwise, and for NULL.
+ */
 CUGL_API bool cugl_app_ui_checkbox(cugl_app_ui *ui, const char *label, bool *value);
 /**
  * A drop-down list of `count` items; `current` is the chosen one's index.
  * @errors none. @thread_safety As cugl_app_ui_create.
  * @pointer_lifetime `items` are read during the call.
+ * @param ui the panel.
+ * @param label the list's label, unique in the panel.
+ * @param[in,out] current the chosen item's index, set by a choice.
+ * @param items `count` item texts.
+ * @param count the number of items; not positive: nothing is drawn.
+ * @return true when the user chose an item this frame; false otherwise, and for NULL.
  */
 CUGL_API bool cugl_app_ui_combo(cugl_app_ui *ui, const char *label, int *current,
                                 const char *const *items, int count);
 
-/** A line of text, printf-formatted. @errors none. @thread_safety As cugl_app_ui_create. */
+/**
+ * A line of text, printf-formatted. @errors none. @thread_safety As cugl_app_ui_create.
+ * @param ui the panel.
+ * @param fmt the printf format.
+ * @param ... the values it formats.
+ */
 CUGL_API void cugl_app_ui_text(cugl_app_ui *ui, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 2, 3)))
@@ -88,6 +127,11 @@ CUGL_API void cugl_app_ui_text(cugl_app_ui *ui, const char *fmt, ...)
  * recent frames' phase times of cugl_app_timer_last.
  * @errors none. @thread_safety As cugl_app_ui_create.
  * @pointer_lifetime `values` are read during the call.
+ * @param ui the panel.
+ * @param label the plot's label, unique in the panel.
+ * @param values `count` values, or NULL for an empty plot.
+ * @param count the number of values.
+ * @param scale_max the value at the top of the plot.
  */
 CUGL_API void cugl_app_ui_plot(cugl_app_ui *ui, const char *label, const float *values,
                                int count, float scale_max);
@@ -101,6 +145,8 @@ CUGL_API void cugl_app_ui_plot(cugl_app_ui *ui, const char *label, const float *
  * @errors CUGL_ERROR_INVALID_ARGUMENT (NULL), CUGL_ERROR_INVALID_STATE (no
  *   frame begun), CUGL_ERROR_GL.
  * @thread_safety As cugl_app_ui_create.
+ * @param ui the panel.
+ * @return CUGL_OK, or an error status (see Errors).
  */
 CUGL_API cugl_status cugl_app_ui_end(cugl_app_ui *ui);
 
@@ -109,6 +155,8 @@ CUGL_API cugl_status cugl_app_ui_end(cugl_app_ui *ui);
  * drag began on it): a program should then not turn its camera. Valid from
  * cugl_app_ui_begin on; false for NULL.
  * @errors none. @thread_safety As cugl_app_ui_create.
+ * @param ui the panel, or NULL.
+ * @return true when the panel takes the mouse this frame; false otherwise, and for NULL.
  */
 CUGL_API bool cugl_app_ui_wants_mouse(const cugl_app_ui *ui);
 
