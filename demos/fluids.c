@@ -196,6 +196,9 @@ static int fluids_create(fluids *f, demo *d, const fluids_options *o)
         return demo_fail(d, "cannot create the arrays and textures the advection samples");
 
     st = demo_target_create_texture(&f->image, d, f->n, f->n, DEMO_TO_GL);
+    /* The grid is drawn filtered, from a texture: shared memory fills it. */
+    if (st == CUGL_OK && f->image.shared)
+        st = cugl_app_shared_set_texture_fill(f->image.shared, true);
     if (st != CUGL_OK)
         return demo_target_fail(d, st, "the dye texture");
     printf("%s: %dx%d cells, %d pressure sweeps a step, vorticity confinement %g\n",

@@ -283,7 +283,7 @@ static cugl_status render(demo *d, void *user)
     glBindFramebuffer(GL_FRAMEBUFFER, cugl_app_context_framebuffer(d->ctx));
     glViewport(0, 0, d->width, d->height);
     demo_phase_begin(d, DEMO_PHASE_DRAW, "draw", false);
-    st = cugl_app_blit(d->ctx, p->result.gl_name, false);
+    st = demo_target_blit(&p->result, d);
     demo_phase_end(d, DEMO_PHASE_DRAW);
     cugl_status end = demo_target_gl_end(&p->result, d);
     return st != CUGL_OK ? st : end;

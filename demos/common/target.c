@@ -173,6 +173,10 @@ cugl_status demo_target_create_texture(demo_target *t, demo *d, int width, int h
                                                 height);
             if (st == CUGL_OK)
                 st = open_to_writers(t, d);
+            /* Drawn with demo_target_blit, straight from the memory; a demo
+             * that samples gl_name turns the fill on. */
+            if (st == CUGL_OK)
+                st = cugl_app_shared_set_texture_fill(t->shared, false);
             if (st == CUGL_OK) {
                 t->gl_name = cugl_app_shared_gl_name(t->shared);
                 t->pitch = cugl_app_shared_pitch(t->shared);
@@ -615,10 +619,19 @@ cugl_status demo_target_render_fullscreen(demo_target *t, demo *d, demo_write_fn
     if (st != CUGL_OK)
         return st;
     demo_phase_begin(d, DEMO_PHASE_DRAW, "draw", false);
-    st = cugl_app_blit(d->ctx, t->gl_name, false);
+    st = demo_target_blit(t, d);
     demo_phase_end(d, DEMO_PHASE_DRAW);
     cugl_status end = demo_target_gl_end(t, d);
     return st != CUGL_OK ? st : end;
+}
+
+cugl_status demo_target_blit(demo_target *t, demo *d)
+{
+    /* Shared memory: the pixels where CUDA wrote them, no texture between. */
+    if (t->interop == DEMO_INTEROP_SHARED && t->direction == DEMO_TO_GL && t->texture)
+        return cugl_app_blit_rgba8_buffer(d->ctx, cugl_app_shared_gl_buffer(t->shared),
+                                          t->width, t->height, t->pitch);
+    return cugl_app_blit(d->ctx, t->gl_name, false);
 }
 
 void demo_target_destroy(demo_target *t, demo *d)

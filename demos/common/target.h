@@ -148,6 +148,15 @@ cugl_status demo_target_render_fullscreen(demo_target *t, demo *d, demo_write_fn
                                           void *user);
 
 /**
+ * Draw an RGBA8 texture target over the viewport, nearest (cugl_app_blit),
+ * between demo_target_gl_begin and _gl_end. On the shared path the pixels
+ * are read where CUDA wrote them (cugl_app_blit_rgba8_buffer): a shared
+ * DEMO_TO_GL texture is not filled (cugl_app_shared_set_texture_fill), and
+ * a demo that samples its gl_name otherwise turns the fill on.
+ */
+cugl_status demo_target_blit(demo_target *t, demo *d);
+
+/**
  * --dump-vertices: the bytes of buffer target `t` as GL holds them now,
  * into the file d->opt.dump_vertices. Returns 0, or 1 after saying what
  * failed.

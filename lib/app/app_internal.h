@@ -59,6 +59,7 @@ struct cugl_app_context {
     /* cugl_app_blit's program, vertex array and samplers (nearest, linear),
      * made on first use and freed with the context. */
     GLuint blit_program, blit_vao, blit_samplers[2];
+    GLuint blit_buffer_program; /* cugl_app_blit_rgba8_buffer's */
 };
 
 /* window.c */
@@ -101,5 +102,6 @@ cugl_status cugl__app_link(GLuint *out, const char *who, const char *name,
 /* The embedded shaders (shaders/meson.build). */
 extern const unsigned char cugl_shader_blit_vert[];
 extern const unsigned char cugl_shader_blit_frag[];
+extern const unsigned char cugl_shader_blit_buffer_frag[];
 
 #endif /* CUGL_APP_INTERNAL_H */

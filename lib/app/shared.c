@@ -55,6 +55,7 @@ struct cugl_app_shared {
     bool cuda_open;   /* between cuda_begin and cuda_end */
     bool gl_open;     /* between gl_begin and gl_end */
     GLuint texture;   /* shared textures: what GL samples; 0 for buffers */
+    bool no_fill;     /* shared textures: gl_begin leaves the texture alone */
     GLenum format, type; /* shared textures: the pixel transfer's */
     int width, height;
     size_t pitch, size, texel;
@@ -330,6 +331,22 @@ CUGL_API GLuint cugl_app_shared_gl_name(const cugl_app_shared *s)
     return !s ? 0 : s->texture ? s->texture : s->slots[s->gl_slot].gl_buffer;
 }
 
+CUGL_API GLuint cugl_app_shared_gl_buffer(const cugl_app_shared *s)
+{
+    return s ? s->slots[s->gl_slot].gl_buffer : 0;
+}
+
+CUGL_API cugl_status cugl_app_shared_set_texture_fill(cugl_app_shared *s, bool on)
+{
+    if (!s)
+        return cugl_report_error(CUGL_ERROR_INVALID_ARGUMENT, __func__, "shared is NULL");
+    if (!s->texture)
+        return cugl_report_error(CUGL_ERROR_INVALID_ARGUMENT, __func__,
+                                 "a shared buffer has no texture to fill");
+    s->no_fill = !on;
+    return CUGL_OK;
+}
+
 CUGL_API size_t cugl_app_shared_pitch(const cugl_app_shared *s) { return s ? s->pitch : 0; }
 
 CUGL_API size_t cugl_app_shared_size(const cugl_app_shared *s) { return s ? s->size : 0; }
@@ -431,7 +448,7 @@ CUGL_API cugl_status cugl_app_shared_gl_begin(cugl_app_shared *s)
         sl->pending = false;
     }
     s->gl_open = true;
-    if (!s->texture)
+    if (!s->texture || s->no_fill)
         return CUGL_OK;
     /* The texture takes the pixels CUDA wrote: a copy on the GPU. The
      * application's unpack state is put back afterwards. */

@@ -1,6 +1,7 @@
 /*
  * test_blit.c - the full-window blit read back pixel by
- * pixel (nearest and linear), readback rows top down and its arguments, and
+ * pixel (nearest and linear), the blit of RGBA8 texels from a buffer equal
+ * to the same texels' from a texture, and its refusals; readback rows top down and its arguments, and
  * screenshots equal to the readback.
  */
 #include <math.h>
@@ -134,6 +135,65 @@ static void blit_refuses_non_textures(void **state)
 }
 
 /* The top row of GL's framebuffer is the first row read back. */
+/* RGBA8 texels in a buffer, rows a padded pitch apart: the same pixels as
+ * the same texels in a texture, at sizes that divide the viewport and not. */
+static void blit_buffer_equals_texture(void **state)
+{
+    (void)state;
+    static const int sizes[][2] = {{2, 2}, {7, 3}, {5, 9}, {W, H}};
+    for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; k++) {
+        int w = sizes[k][0], h = sizes[k][1];
+        size_t pitch = ((size_t)w * 4 + 255) / 256 * 256; /* a shared texture's */
+        uint8_t *packed = malloc((size_t)w * h * 4), *padded = calloc(pitch, (size_t)h);
+        uint8_t *by_texture = malloc(sizeof frame);
+        assert_true(packed && padded && by_texture);
+        for (int i = 0; i < w * h * 4; i++)
+            packed[i] = (uint8_t)(i * 37 + 11);
+        for (int y = 0; y < h; y++)
+            memcpy(padded + (size_t)y * pitch, packed + (size_t)y * w * 4, (size_t)w * 4);
+        GLuint tex = texture_rgba8(w, h, packed), buf;
+        glCreateBuffers(1, &buf);
+        glNamedBufferStorage(buf, (GLsizeiptr)(pitch * (size_t)h), padded, 0);
+        assert_ok(cugl_app_blit(ctx, tex, false));
+        assert_ok(cugl_app_read_pixels(by_texture, sizeof frame, ctx));
+        glClearColor(0.5f, 0.5f, 0.5f, 1);
+        glClear(GL_COLOR_BUFFER_BIT);
+        assert_ok(cugl_app_blit_rgba8_buffer(ctx, buf, w, h, pitch));
+        assert_ok(cugl_app_read_pixels(frame, sizeof frame, ctx));
+        if (memcmp(frame, by_texture, sizeof frame) != 0)
+            fail_msg("a %d x %d image from a buffer differs from the same texels in a texture",
+                     w, h);
+        glDeleteTextures(1, &tex);
+        glDeleteBuffers(1, &buf);
+        free(packed);
+        free(padded);
+        free(by_texture);
+    }
+    assert_int_equal(glGetError(), GL_NO_ERROR);
+}
+
+static void blit_buffer_refusals(void **state)
+{
+    (void)state;
+    GLuint buf, tex = texture_rgba8(2, 2, (const uint8_t[16]){0});
+    glCreateBuffers(1, &buf);
+    glNamedBufferStorage(buf, 64, NULL, 0);
+    assert_status(cugl_app_blit_rgba8_buffer(NULL, buf, 2, 2, 8), CUGL_ERROR_INVALID_ARGUMENT);
+    assert_status(cugl_app_blit_rgba8_buffer(ctx, 0, 2, 2, 8), CUGL_ERROR_INVALID_ARGUMENT);
+    assert_status(cugl_app_blit_rgba8_buffer(ctx, tex, 2, 2, 8), CUGL_ERROR_INVALID_ARGUMENT);
+    assert_status(cugl_app_blit_rgba8_buffer(ctx, buf, 0, 2, 8), CUGL_ERROR_INVALID_ARGUMENT);
+    assert_status(cugl_app_blit_rgba8_buffer(ctx, buf, 2, -1, 8), CUGL_ERROR_INVALID_ARGUMENT);
+    assert_status(cugl_app_blit_rgba8_buffer(ctx, buf, 2, 2, 6), CUGL_ERROR_INVALID_ARGUMENT);
+    assert_status(cugl_app_blit_rgba8_buffer(ctx, buf, 2, 2, 4), CUGL_ERROR_INVALID_ARGUMENT);
+    /* 64 bytes hold 4 rows of 16, not 5 */
+    assert_status(cugl_app_blit_rgba8_buffer(ctx, buf, 4, 5, 16), CUGL_ERROR_INVALID_ARGUMENT);
+    assert_non_null(strstr(cugl_last_error(), "64 bytes"));
+    assert_ok(cugl_app_blit_rgba8_buffer(ctx, buf, 4, 4, 16));
+    glDeleteBuffers(1, &buf);
+    glDeleteTextures(1, &tex);
+    assert_int_equal(glGetError(), GL_NO_ERROR);
+}
+
 static void read_pixels_top_down(void **state)
 {
     (void)state;
@@ -204,6 +264,8 @@ int main(void)
         cmocka_unit_test(blit_7x3_one_to_one),
         cmocka_unit_test(blit_linear_interpolates),
         cmocka_unit_test(blit_refuses_non_textures),
+        cmocka_unit_test(blit_buffer_equals_texture),
+        cmocka_unit_test(blit_buffer_refusals),
         cmocka_unit_test(read_pixels_top_down),
         cmocka_unit_test(read_pixels_arguments),
         cmocka_unit_test(screenshot_matches_read_pixels),

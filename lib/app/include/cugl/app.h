@@ -403,6 +403,30 @@ CUGL_API cugl_status cugl_app_compute_program(GLuint *out, const char *name,
  */
 CUGL_API cugl_status cugl_app_blit(cugl_app_context *ctx, GLuint texture, bool linear);
 
+/**
+ * Draw RGBA8 texels held in a GL buffer over the whole of the bound
+ * framebuffer's viewport, nearest: texel (x, y) is the 4 bytes at
+ * y * pitch + x * 4, row 0 at the bottom, as cugl_app_blit draws an RGBA8
+ * texture (the same bytes give the same pixels). The fragment shader reads
+ * the buffer as a shader storage buffer, so an image CUDA wrote into shared
+ * memory (cugl_app_shared_gl_buffer) is shown with no copy into a texture.
+ * The buffer stays bound to GL_SHADER_STORAGE_BUFFER binding 0, and the
+ * program and vertex array stay bound.
+ * @errors CUGL_ERROR_INVALID_ARGUMENT (NULL; not a buffer; a size not
+ *   positive; a pitch not a multiple of 4 or under 4 x width; a buffer too
+ *   small for the image: both sizes in the message), CUGL_ERROR_GL (the
+ *   shaders do not build).
+ * @thread_safety The thread that uses the context, with it current.
+ * @param ctx the context, current; the program is made in it.
+ * @param buffer the GL name of the buffer.
+ * @param width the image's width in texels.
+ * @param height the image's height in texels.
+ * @param pitch bytes from one row to the next.
+ * @return CUGL_OK, or an error status (see Errors).
+ */
+CUGL_API cugl_status cugl_app_blit_rgba8_buffer(cugl_app_context *ctx, GLuint buffer,
+                                                int width, int height, size_t pitch);
+
 /* ---- GL errors -------------------------------------------------------------- */
 
 /**

@@ -209,6 +209,31 @@ CUGL_API cugl_status cugl_app_shared_gl_begin(cugl_app_shared *shared);
  */
 CUGL_API cugl_status cugl_app_shared_gl_end(cugl_app_shared *shared);
 
+/**
+ * The GL buffer that holds the memory GL uses this frame (for a buffer, the
+ * same as cugl_app_shared_gl_name; for a texture, the pixels it is filled
+ * from, rows cugl_app_shared_pitch() bytes apart). Pipelined, it changes
+ * from frame to frame: ask after gl_begin.
+ * @errors none. @thread_safety Any thread, between the calls that take turns.
+ * @param shared the shared object, or NULL.
+ * @return the buffer's GL name; 0 for NULL.
+ */
+CUGL_API GLuint cugl_app_shared_gl_buffer(const cugl_app_shared *shared);
+
+/**
+ * Whether gl_begin fills a shared texture from the memory (on, the
+ * default). Off, the texture is left alone and GL reads the pixels where
+ * CUDA wrote them (cugl_app_shared_gl_buffer; cugl_app_blit_rgba8_buffer
+ * shows an RGBA8 image): a frame saves a copy of the whole image on the
+ * GPU. Turn it on again to sample the texture (filtering, mipmaps).
+ * @errors CUGL_ERROR_INVALID_ARGUMENT (NULL; a shared buffer).
+ * @thread_safety The thread of the shared object's GL context.
+ * @param shared the shared texture.
+ * @param on true to fill the texture at gl_begin, false not to.
+ * @return CUGL_OK, or an error status (see Errors).
+ */
+CUGL_API cugl_status cugl_app_shared_set_texture_fill(cugl_app_shared *shared, bool on);
+
 CUGL_END_DECLS
 
 #endif /* CUGL_APP_SHARED_H */
