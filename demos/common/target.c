@@ -534,24 +534,26 @@ cugl_status demo_targets_gl_begin(demo *d, demo_target *const *targets, int coun
 
 /* shared: GL packs a texture into the memory CUDA reads, once CUDA has read
  * the last frame's; host: into pinned memory (a wait for GL). */
-static cugl_status copy_out(demo_target *t)
+static cugl_status copy_out(demo_target *t, demo *d)
 {
-    bool shared = t->interop == DEMO_INTEROP_SHARED;
-    cugl_status st = shared ? cugl_app_shared_gl_begin(t->shared) : CUGL_OK;
-    if (st != CUGL_OK)
+    if (t->interop == DEMO_INTEROP_SHARED) {
+        /* A pack into imported memory runs far below memory speed; a
+         * compute shader does not. */
+        cugl_status st = cugl_app_shared_gl_begin(t->shared);
+        if (st == CUGL_OK)
+            st = cugl_app_pack_rgba8(d->ctx, t->gl_name, cugl_app_shared_gl_name(t->shared),
+                                     t->width, t->height, t->pitch);
+        if (st == CUGL_OK)
+            st = cugl_app_shared_gl_end(t->shared);
         return st;
-    glBindBuffer(GL_PIXEL_PACK_BUFFER, shared ? cugl_app_shared_gl_name(t->shared) : 0);
+    }
+    glBindBuffer(GL_PIXEL_PACK_BUFFER, 0);
     glPixelStorei(GL_PACK_ALIGNMENT, 4);
     glPixelStorei(GL_PACK_ROW_LENGTH, (GLint)(t->pitch / 4));
-    void *to = shared ? NULL : (void *)(uintptr_t)cugl_buffer_handle(t->pinned_buffer);
-    glGetTextureImage(t->gl_name, 0, GL_RGBA, GL_UNSIGNED_BYTE, (GLsizei)t->size, to);
+    glGetTextureImage(t->gl_name, 0, GL_RGBA, GL_UNSIGNED_BYTE, (GLsizei)t->size,
+                      (void *)(uintptr_t)cugl_buffer_handle(t->pinned_buffer));
     glPixelStorei(GL_PACK_ROW_LENGTH, 0);
-    glBindBuffer(GL_PIXEL_PACK_BUFFER, 0);
-    st = cugl_app_check_gl("demo_target_gl_end", shared ? "glGetTextureImage into shared memory"
-                                                         : "glGetTextureImage into pinned memory");
-    if (st == CUGL_OK && shared)
-        st = cugl_app_shared_gl_end(t->shared);
-    return st;
+    return cugl_app_check_gl("demo_target_gl_end", "glGetTextureImage into pinned memory");
 }
 
 cugl_status demo_targets_gl_end(demo *d, demo_target *const *targets, int count)
@@ -569,7 +571,7 @@ cugl_status demo_targets_gl_end(demo *d, demo_target *const *targets, int count)
     for (int i = 0; i < count && st == CUGL_OK; i++) {
         demo_target *t = targets[i];
         if (copied_out(t))
-            st = copy_out(t);
+            st = copy_out(t, d);
         else if (t->interop == DEMO_INTEROP_SHARED)
             st = cugl_app_shared_gl_end(t->shared);
     }

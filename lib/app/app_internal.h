@@ -60,6 +60,7 @@ struct cugl_app_context {
      * made on first use and freed with the context. */
     GLuint blit_program, blit_vao, blit_samplers[2];
     GLuint blit_buffer_program; /* cugl_app_blit_rgba8_buffer's */
+    GLuint pack_program;        /* cugl_app_pack_rgba8's */
 };
 
 /* window.c */
@@ -103,5 +104,6 @@ cugl_status cugl__app_link(GLuint *out, const char *who, const char *name,
 extern const unsigned char cugl_shader_blit_vert[];
 extern const unsigned char cugl_shader_blit_frag[];
 extern const unsigned char cugl_shader_blit_buffer_frag[];
+extern const unsigned char cugl_shader_pack_rgba8_comp[];
 
 #endif /* CUGL_APP_INTERNAL_H */

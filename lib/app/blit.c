@@ -57,6 +57,9 @@ static cugl_status blit_buffer_init(cugl_app_context *ctx)
 
 void cugl__app_blit_free(cugl_app_context *ctx)
 {
+    if (ctx->pack_program)
+        glDeleteProgram(ctx->pack_program);
+    ctx->pack_program = 0;
     if (ctx->blit_buffer_program)
         glDeleteProgram(ctx->blit_buffer_program);
     ctx->blit_buffer_program = 0;
@@ -100,6 +103,18 @@ CUGL_API cugl_status cugl_app_blit(cugl_app_context *ctx, GLuint texture, bool l
     return CUGL_OK;
 }
 
+/* width x height RGBA8 texels, rows `pitch` bytes apart, in `size` bytes:
+ * NULL, or what is wrong. */
+static const char *image_fits(int width, int height, size_t pitch, GLint64 size)
+{
+    if (width <= 0 || height <= 0 || pitch % 4 != 0 || pitch < (size_t)width * 4 ||
+        pitch / 4 > (size_t)INT32_MAX / (size_t)height)
+        return "the sizes must be positive and the pitch a multiple of 4, at least 4 x width";
+    if ((uint64_t)size < pitch * (size_t)(height - 1) + (size_t)width * 4)
+        return "the buffer is too small for the image";
+    return NULL;
+}
+
 CUGL_API cugl_status cugl_app_blit_rgba8_buffer(cugl_app_context *ctx, GLuint buffer,
                                                 int width, int height, size_t pitch)
 {
@@ -107,20 +122,13 @@ CUGL_API cugl_status cugl_app_blit_rgba8_buffer(cugl_app_context *ctx, GLuint bu
         return CUGL__APP_FAIL(CUGL_ERROR_INVALID_ARGUMENT, "ctx is NULL");
     if (!buffer || !glIsBuffer(buffer))
         return CUGL__APP_FAIL(CUGL_ERROR_INVALID_ARGUMENT, "%u is not a buffer name", buffer);
-    if (width <= 0 || height <= 0 || pitch % 4 != 0 || pitch < (size_t)width * 4 ||
-        pitch / 4 > (size_t)INT32_MAX / (size_t)height)
-        return CUGL__APP_FAIL(CUGL_ERROR_INVALID_ARGUMENT,
-                              "a %d x %d image with rows %zu bytes apart: the sizes must be "
-                              "positive and the pitch a multiple of 4, at least 4 x width",
-                              width, height, pitch);
     GLint64 size = 0;
     glGetNamedBufferParameteri64v(buffer, GL_BUFFER_SIZE, &size);
-    size_t need = pitch * (size_t)(height - 1) + (size_t)width * 4;
-    if ((uint64_t)size < need)
+    const char *why = image_fits(width, height, pitch, size);
+    if (why)
         return CUGL__APP_FAIL(CUGL_ERROR_INVALID_ARGUMENT,
-                              "buffer %u has %lld bytes; a %d x %d image %zu bytes a row needs "
-                              "%zu",
-                              buffer, (long long)size, width, height, pitch, need);
+                              "a %d x %d image %zu bytes a row from buffer %u of %lld bytes: %s",
+                              width, height, pitch, buffer, (long long)size, why);
     if (!ctx->blit_buffer_program) {
         cugl_status st = blit_buffer_init(ctx);
         if (st != CUGL_OK)
@@ -133,4 +141,49 @@ CUGL_API cugl_status cugl_app_blit_rgba8_buffer(cugl_app_context *ctx, GLuint bu
     glUniform1i(1, (GLint)(pitch / 4));
     glDrawArrays(GL_TRIANGLES, 0, 3);
     return CUGL_OK;
+}
+
+CUGL_API cugl_status cugl_app_pack_rgba8(cugl_app_context *ctx, GLuint texture, GLuint buffer,
+                                         int width, int height, size_t pitch)
+{
+    if (!ctx)
+        return CUGL__APP_FAIL(CUGL_ERROR_INVALID_ARGUMENT, "ctx is NULL");
+    if (!texture || !glIsTexture(texture))
+        return CUGL__APP_FAIL(CUGL_ERROR_INVALID_ARGUMENT, "%u is not a texture name",
+                              texture);
+    if (!buffer || !glIsBuffer(buffer))
+        return CUGL__APP_FAIL(CUGL_ERROR_INVALID_ARGUMENT, "%u is not a buffer name", buffer);
+    GLint tw = 0, th = 0, format = 0;
+    glGetTextureLevelParameteriv(texture, 0, GL_TEXTURE_WIDTH, &tw);
+    glGetTextureLevelParameteriv(texture, 0, GL_TEXTURE_HEIGHT, &th);
+    glGetTextureLevelParameteriv(texture, 0, GL_TEXTURE_INTERNAL_FORMAT, &format);
+    if (format != GL_RGBA8 || width > tw || height > th)
+        return CUGL__APP_FAIL(CUGL_ERROR_INVALID_ARGUMENT,
+                              "texture %u is %d x %d of format 0x%x; %d x %d of GL_RGBA8 wanted",
+                              texture, tw, th, (unsigned)format, width, height);
+    GLint64 size = 0;
+    glGetNamedBufferParameteri64v(buffer, GL_BUFFER_SIZE, &size);
+    const char *why = image_fits(width, height, pitch, size);
+    if (why)
+        return CUGL__APP_FAIL(CUGL_ERROR_INVALID_ARGUMENT,
+                              "a %d x %d image %zu bytes a row into buffer %u of %lld bytes: %s",
+                              width, height, pitch, buffer, (long long)size, why);
+    if (!ctx->pack_program) {
+        cugl_status st = cugl_app_compute_program(&ctx->pack_program, "pack_rgba8",
+                                                  (const char *)cugl_shader_pack_rgba8_comp);
+        if (st != CUGL_OK)
+            return st;
+    }
+    cugl_app_drain_gl_errors();
+    glUseProgram(ctx->pack_program);
+    glBindTextureUnit(0, texture);
+    glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 0, buffer);
+    glUniform2i(0, width, height);
+    glUniform1i(1, (GLint)(pitch / 4));
+    glDispatchCompute(((GLuint)width + 15) / 16, ((GLuint)height + 15) / 16, 1);
+    /* GL's own later reads of the buffer see the writes; others wait on a fence. */
+    glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT | GL_BUFFER_UPDATE_BARRIER_BIT |
+                    GL_PIXEL_BUFFER_BARRIER_BIT);
+    glUseProgram(0);
+    return cugl_app_check_gl("cugl_app_pack_rgba8", "the packing dispatch");
 }

@@ -194,6 +194,45 @@ static void blit_buffer_refusals(void **state)
     assert_int_equal(glGetError(), GL_NO_ERROR);
 }
 
+/* The compute-shader pack: the bytes glGetTextureImage packs, at a padded
+ * pitch, the padding untouched; and its refusals. */
+static void pack_equals_get_texture_image(void **state)
+{
+    (void)state;
+    enum { PW = 37, PH = 19 };
+    size_t pitch = 256;
+    uint8_t texels[PW * PH * 4], want[256 * PH], got[256 * PH];
+    for (size_t i = 0; i < sizeof texels; i++)
+        texels[i] = (uint8_t)(i * 13 + 5);
+    GLuint tex = texture_rgba8(PW, PH, texels), buf;
+    memset(want, 0xAB, sizeof want);
+    glCreateBuffers(1, &buf);
+    glNamedBufferStorage(buf, sizeof want, want, GL_DYNAMIC_STORAGE_BIT);
+    for (int y = 0; y < PH; y++)
+        memcpy(want + (size_t)y * pitch, texels + (size_t)y * PW * 4, PW * 4);
+    assert_ok(cugl_app_pack_rgba8(ctx, tex, buf, PW, PH, pitch));
+    glGetNamedBufferSubData(buf, 0, sizeof got, got);
+    if (memcmp(got, want, sizeof got) != 0)
+        fail_msg("%s", "the packed bytes differ from the texture's, or the padding changed");
+
+    GLuint r8;
+    glCreateTextures(GL_TEXTURE_2D, 1, &r8);
+    glTextureStorage2D(r8, 1, GL_R8, 4, 4);
+    assert_status(cugl_app_pack_rgba8(NULL, tex, buf, PW, PH, pitch), CUGL_ERROR_INVALID_ARGUMENT);
+    assert_status(cugl_app_pack_rgba8(ctx, buf, buf, PW, PH, pitch), CUGL_ERROR_INVALID_ARGUMENT);
+    assert_status(cugl_app_pack_rgba8(ctx, tex, tex, PW, PH, pitch), CUGL_ERROR_INVALID_ARGUMENT);
+    assert_status(cugl_app_pack_rgba8(ctx, r8, buf, 4, 4, 16), CUGL_ERROR_INVALID_ARGUMENT);
+    assert_status(cugl_app_pack_rgba8(ctx, tex, buf, PW + 1, PH, pitch),
+                  CUGL_ERROR_INVALID_ARGUMENT);
+    assert_status(cugl_app_pack_rgba8(ctx, tex, buf, PW, PH, 100), CUGL_ERROR_INVALID_ARGUMENT);
+    assert_status(cugl_app_pack_rgba8(ctx, tex, buf, PW, PH, 512), CUGL_ERROR_INVALID_ARGUMENT);
+    assert_non_null(strstr(cugl_last_error(), "too small"));
+    glDeleteTextures(1, &r8);
+    glDeleteTextures(1, &tex);
+    glDeleteBuffers(1, &buf);
+    assert_int_equal(glGetError(), GL_NO_ERROR);
+}
+
 static void read_pixels_top_down(void **state)
 {
     (void)state;
@@ -266,6 +305,7 @@ int main(void)
         cmocka_unit_test(blit_refuses_non_textures),
         cmocka_unit_test(blit_buffer_equals_texture),
         cmocka_unit_test(blit_buffer_refusals),
+        cmocka_unit_test(pack_equals_get_texture_image),
         cmocka_unit_test(read_pixels_top_down),
         cmocka_unit_test(read_pixels_arguments),
         cmocka_unit_test(screenshot_matches_read_pixels),

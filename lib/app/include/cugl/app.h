@@ -427,6 +427,30 @@ CUGL_API cugl_status cugl_app_blit(cugl_app_context *ctx, GLuint texture, bool l
 CUGL_API cugl_status cugl_app_blit_rgba8_buffer(cugl_app_context *ctx, GLuint buffer,
                                                 int width, int height, size_t pitch);
 
+/**
+ * Copy the bottom-left width x height texels of an RGBA8 texture's level 0
+ * into a GL buffer, texel (x, y) at byte y * pitch + x * 4, as
+ * glGetTextureImage packs them but with a compute shader, which runs at
+ * memory speed where a pack into imported (shared) memory does not. GL's
+ * later commands see the bytes; CUDA sees them after a fence
+ * (cugl_app_shared_gl_end). Leaves texture unit 0, storage buffer binding 0
+ * and no program bound.
+ * @errors CUGL_ERROR_INVALID_ARGUMENT (NULL; not a texture or a buffer; a
+ *   texture not GL_RGBA8 or smaller than the image; sizes and pitch as
+ *   cugl_app_blit_rgba8_buffer takes them; a buffer too small),
+ *   CUGL_ERROR_GL.
+ * @thread_safety The thread that uses the context, with it current.
+ * @param ctx the context, current; the program is made in it.
+ * @param texture the GL name of the RGBA8 texture.
+ * @param buffer the GL name of the buffer.
+ * @param width texels of a row to copy.
+ * @param height rows to copy.
+ * @param pitch bytes from one row to the next in the buffer.
+ * @return CUGL_OK, or an error status (see Errors).
+ */
+CUGL_API cugl_status cugl_app_pack_rgba8(cugl_app_context *ctx, GLuint texture, GLuint buffer,
+                                         int width, int height, size_t pitch);
+
 /* ---- GL errors -------------------------------------------------------------- */
 
 /**
