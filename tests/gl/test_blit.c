@@ -23,6 +23,9 @@ static GLuint texture_rgba8(int w, int h, const uint8_t *texels)
 
 static uint8_t frame[W * H * 4];
 
+/* A GL name no test makes an object of. */
+#define NEVER_MADE 0xBAD0u
+
 /* A 2x2 texture, nearest: each texel fills a quadrant; texel row 0 at the bottom. */
 static void blit_2x2_nearest(void **state)
 {
@@ -175,12 +178,13 @@ static void blit_buffer_equals_texture(void **state)
 static void blit_buffer_refusals(void **state)
 {
     (void)state;
-    GLuint buf, tex = texture_rgba8(2, 2, (const uint8_t[16]){0});
+    GLuint buf;
     glCreateBuffers(1, &buf);
     glNamedBufferStorage(buf, 64, NULL, 0);
     assert_status(cugl_app_blit_rgba8_buffer(NULL, buf, 2, 2, 8), CUGL_ERROR_INVALID_ARGUMENT);
     assert_status(cugl_app_blit_rgba8_buffer(ctx, 0, 2, 2, 8), CUGL_ERROR_INVALID_ARGUMENT);
-    assert_status(cugl_app_blit_rgba8_buffer(ctx, tex, 2, 2, 8), CUGL_ERROR_INVALID_ARGUMENT);
+    assert_status(cugl_app_blit_rgba8_buffer(ctx, NEVER_MADE, 2, 2, 8),
+                  CUGL_ERROR_INVALID_ARGUMENT);
     assert_status(cugl_app_blit_rgba8_buffer(ctx, buf, 0, 2, 8), CUGL_ERROR_INVALID_ARGUMENT);
     assert_status(cugl_app_blit_rgba8_buffer(ctx, buf, 2, -1, 8), CUGL_ERROR_INVALID_ARGUMENT);
     assert_status(cugl_app_blit_rgba8_buffer(ctx, buf, 2, 2, 6), CUGL_ERROR_INVALID_ARGUMENT);
@@ -190,7 +194,6 @@ static void blit_buffer_refusals(void **state)
     assert_non_null(strstr(cugl_last_error(), "64 bytes"));
     assert_ok(cugl_app_blit_rgba8_buffer(ctx, buf, 4, 4, 16));
     glDeleteBuffers(1, &buf);
-    glDeleteTextures(1, &tex);
     assert_int_equal(glGetError(), GL_NO_ERROR);
 }
 
@@ -219,8 +222,12 @@ static void pack_equals_get_texture_image(void **state)
     glCreateTextures(GL_TEXTURE_2D, 1, &r8);
     glTextureStorage2D(r8, 1, GL_R8, 4, 4);
     assert_status(cugl_app_pack_rgba8(NULL, tex, buf, PW, PH, pitch), CUGL_ERROR_INVALID_ARGUMENT);
-    assert_status(cugl_app_pack_rgba8(ctx, buf, buf, PW, PH, pitch), CUGL_ERROR_INVALID_ARGUMENT);
-    assert_status(cugl_app_pack_rgba8(ctx, tex, tex, PW, PH, pitch), CUGL_ERROR_INVALID_ARGUMENT);
+    /* Texture and buffer names are counted apart, so a buffer's may also
+     * name a texture: a name never made stands for neither. */
+    assert_status(cugl_app_pack_rgba8(ctx, NEVER_MADE, buf, PW, PH, pitch),
+                  CUGL_ERROR_INVALID_ARGUMENT);
+    assert_status(cugl_app_pack_rgba8(ctx, tex, NEVER_MADE, PW, PH, pitch),
+                  CUGL_ERROR_INVALID_ARGUMENT);
     assert_status(cugl_app_pack_rgba8(ctx, r8, buf, 4, 4, 16), CUGL_ERROR_INVALID_ARGUMENT);
     assert_status(cugl_app_pack_rgba8(ctx, tex, buf, PW + 1, PH, pitch),
                   CUGL_ERROR_INVALID_ARGUMENT);
