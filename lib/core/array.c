@@ -325,6 +325,8 @@ CUGL_API int cugl_array_ndim(const cugl_array *array) { return array ? array->de
 
 CUGL_API void cugl_array_shape(const cugl_array *array, size_t shape[3])
 {
+    if (!shape)
+        return;
     for (int i = 0; i < 3; i++)
         shape[i] = array ? array->desc.shape[i] : 0;
 }

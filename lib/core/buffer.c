@@ -106,6 +106,9 @@ CUGL_API cugl_status cugl_buffer_from_handle(cugl_buffer **out, uint64_t ptr, si
     CUGL__CHECK_NOT_NULL(out);
     *out = NULL;
     CUGL__CHECK_ARG(ptr != 0 || size == 0, "ptr is 0 but size is %zu", size);
+    CUGL__CHECK_ARG(size <= UINT64_MAX - ptr,
+                    "ptr 0x%llx + size %zu wraps around the address space",
+                    (unsigned long long)ptr, size);
     if (mr && mr->closed)
         return cugl__fail(CUGL_ERROR_CLOSED, __func__, "the memory resource has been closed");
     if (mr)
@@ -144,6 +147,10 @@ CUGL_API cugl_status cugl_buffer_copy_to(cugl_buffer **dst, cugl_buffer *src,
         return cugl__fail(CUGL_ERROR_INVALID_ARGUMENT, __func__,
                           "*dst is NULL and the source buffer has no memory resource to "
                           "allocate one from; pass a destination buffer");
+    if (src->mr->closed)
+        return cugl__fail(CUGL_ERROR_CLOSED, __func__,
+                          "*dst is NULL and the source buffer's memory resource, which would "
+                          "allocate it, has been closed");
     cugl_buffer *fresh = NULL;
     CUGL__TRY(cugl_memory_resource_allocate(&fresh, src->mr, src->size, stream));
     cugl_status st = copy(fresh, src, stream, __func__);

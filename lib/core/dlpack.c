@@ -146,15 +146,51 @@ static cugl_status import(cugl_view **out, const DLTensor *t, bool readonly, voi
                               "consumer_stream is NULL: a CUDA tensor needs the stream that "
                               "will use it (or no_sync when you order the work yourself)");
         CUGL__TRY(cugl__stream_check(d.consumer_stream, who));
+        if (d.producer_stream)
+            CUGL__TRY(cugl__stream_check(d.producer_stream, who));
         if (d.producer_stream && d.producer_stream->handle != d.consumer_stream->handle)
             CUGL__TRY(cugl_stream_wait_stream(d.consumer_stream, d.producer_stream));
+    }
+
+    if (device_id >= 0 || (dev && !host)) {
+        /* A device that does not exist is refused now, not at the first copy. */
+        int count = 0;
+        if (!cugl__driver_available() || !cugl__driver_has_devices() ||
+            cugl__cu.cuDeviceGetCount(&count) != CUDA_SUCCESS)
+            count = 0;
+        if (count == 0)
+            return cugl__fail(CUGL_ERROR_INVALID_ARGUMENT, who,
+                              "the tensor is on CUDA device %d; this machine has no CUDA "
+                              "device",
+                              device_id);
+        if (device_id < 0 || device_id >= count)
+            return cugl__fail(CUGL_ERROR_INVALID_ARGUMENT, who,
+                              "the tensor is on CUDA device %d; this machine has %d (0 to %d)",
+                              device_id, count, count - 1);
     }
 
     /* The buffer spans exactly the elements, so that negative strides work:
      * it starts at the lowest element, which the slice offset steps over. */
     int64_t lo = 0, hi = -1;
     CUGL__TRY(cugl__layout_check(&l, who, &lo, &hi));
-    uint64_t base = (uint64_t)(uintptr_t)t->data + t->byte_offset;
+    if (hi >= lo && !t->data)
+        return cugl__fail(CUGL_ERROR_INVALID_ARGUMENT, who,
+                          "the tensor's data is NULL, yet it has %lld elements",
+                          (long long)(hi - lo + 1));
+    uint64_t data = (uint64_t)(uintptr_t)t->data;
+    if (t->byte_offset > UINT64_MAX - data)
+        return cugl__fail(CUGL_ERROR_INVALID_ARGUMENT, who,
+                          "data 0x%llx + byte_offset %llu wraps around the address space",
+                          (unsigned long long)data, (unsigned long long)t->byte_offset);
+    uint64_t base = data + t->byte_offset;
+    /* The lowest element may lie before base (negative strides), the
+     * highest after it; both must stay inside the address space. */
+    if (hi >= lo && ((lo < 0 && (uint64_t)(-lo) * (uint64_t)itemsize > base) ||
+                     (hi >= 0 && (uint64_t)(hi + 1) * (uint64_t)itemsize > UINT64_MAX - base)))
+        return cugl__fail(CUGL_ERROR_INVALID_ARGUMENT, who,
+                          "the tensor's elements at 0x%llx run past the end of the address "
+                          "space",
+                          (unsigned long long)base);
     uint64_t start = hi < lo ? base : base + (uint64_t)(lo * itemsize);
     size_t size = hi < lo ? 0 : (size_t)((hi - lo + 1) * itemsize);
     l.slice_offset = hi < lo ? 0 : -lo;

@@ -646,9 +646,11 @@ CUGL_API cugl_status cugl_layout_unsqueezed(cugl_layout *out, const cugl_layout 
     CUGL__TRY(check(layout, __func__, NULL, NULL));
     CUGL__CHECK_ARG(naxes >= 0, "naxes is %d", naxes);
     CUGL__CHECK_ARG(naxes == 0 || axes, "axes is NULL");
+    /* Compared before adding: ndim + naxes could overflow. */
+    CUGL__CHECK_ARG(naxes <= MAXD - layout->ndim,
+                    "the result would have %d + %d axes; at most %d are supported",
+                    layout->ndim, naxes, MAXD);
     int total = layout->ndim + naxes;
-    CUGL__CHECK_ARG(total <= MAXD, "the result would have %d axes; at most %d are supported",
-                    total, MAXD);
     bool inserted[MAXD] = {false};
     for (int k = 0; k < naxes; k++) {
         int a = norm_axis(axes[k], total);
@@ -806,6 +808,10 @@ CUGL_API cugl_status cugl_layout_max_compatible_itemsize(int64_t *itemsize,
     CUGL__CHECK_ARG(max_itemsize >= layout->itemsize,
                     "max_itemsize %lld is smaller than the itemsize %lld",
                     (long long)max_itemsize, (long long)layout->itemsize);
+    /* The axis cugl_layout_repacked would take, checked as it checks it. */
+    int a = norm_axis(axis, layout->ndim);
+    CUGL__CHECK_ARG(layout->ndim == 0 || (a >= 0 && a < layout->ndim),
+                    "axis %d is outside the layout's %d axes", axis, layout->ndim);
     int64_t best = layout->itemsize;
     char why[256];
     /* Doubling stops before it could pass max_itemsize, or overflow. */

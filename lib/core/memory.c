@@ -42,6 +42,11 @@ static cugl_status pool_allocate(cugl_memory_resource *mr, size_t size, cugl_str
                                  uint64_t *ptr, const char *who)
 {
     CUdeviceptr p = 0;
+    if (mr->max_size && size > mr->max_size)
+        return cugl__fail(CUGL_ERROR_OUT_OF_MEMORY, who,
+                          "out of memory: cannot allocate %zu bytes from the %s pool, which is "
+                          "limited to %zu",
+                          size, kind_name(mr->kind), mr->max_size);
     CUresult r = cugl__cu.cuMemAllocFromPoolAsync(&p, size, mr->pool, stream->handle);
     if (r == CUDA_ERROR_OUT_OF_MEMORY) {
         cuuint64_t reserved = 0, used = 0;
@@ -272,6 +277,19 @@ CUGL_API cugl_status cugl_device_memory_resource_create(cugl_memory_resource **o
             .location = {.type = CU_MEM_LOCATION_TYPE_DEVICE, .id = device->ordinal},
             .maxSize = d.max_size,
         };
+        if (d.max_size) {
+            /* Below one granule the driver would not hold the pool to it. */
+            size_t granule = 0;
+            CUmemAllocationProp prop = {.type = CU_MEM_ALLOCATION_TYPE_PINNED,
+                                        .location = props.location};
+            CUGL__TRY(CUGL_CU(cuMemGetAllocationGranularity, &granule, &prop,
+                              CU_MEM_ALLOC_GRANULARITY_MINIMUM));
+            if (d.max_size < granule)
+                return cugl__fail(CUGL_ERROR_INVALID_ARGUMENT, __func__,
+                                  "max_size %zu is below the allocation granularity of device "
+                                  "%d, %zu bytes",
+                                  d.max_size, device->ordinal, granule);
+        }
         CUGL__TRY(CUGL_CU(cuMemPoolCreate, &pool, &props));
     } else {
         CUGL__TRY(CUGL_CU(cuDeviceGetMemPool, &pool, device->handle));

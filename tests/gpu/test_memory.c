@@ -456,6 +456,38 @@ static void pool_limit_is_enforced(void **state)
     cugl_memory_resource_release(mr);
 }
 
+/* A limit below one allocation granule would not hold (the driver served
+ * larger allocations from such a pool): refused at creation. And a buffer
+ * whose resource was closed cannot allocate a copy of itself, in a message
+ * that names the call made. */
+static void pool_limit_below_a_granule(void **state)
+{
+    (void)state;
+    if (!props.memory_pools_supported) {
+        gpu_not_applicable("the device has no stream-ordered memory pools");
+        return;
+    }
+    cugl_memory_resource *mr = (cugl_memory_resource *)&props;
+    assert_status(cugl_device_memory_resource_create(&mr, dev,
+                                                     &(cugl_device_memory_desc){.max_size = 4096}),
+                  CUGL_ERROR_INVALID_ARGUMENT);
+    assert_null(mr);
+    assert_error_mentions("max_size 4096 is below the allocation granularity");
+
+    assert_ok(cugl_device_memory_resource_create(&mr, dev, NULL));
+    cugl_buffer *b = NULL, *copy = NULL;
+    assert_ok(cugl_memory_resource_allocate(&b, mr, 4096, stream));
+    cugl_memory_resource_close(mr);
+    assert_status(cugl_buffer_copy_to(&copy, b, stream), CUGL_ERROR_CLOSED);
+    assert_error_mentions("cugl_buffer_copy_to: *dst is NULL and the source buffer's memory "
+                          "resource");
+    assert_null(copy);
+    assert_ok(cugl_buffer_close(b, stream));
+    assert_ok(cugl_stream_sync(stream));
+    cugl_buffer_release(b);
+    cugl_memory_resource_release(mr);
+}
+
 /*
  * 10,000 allocations of mixed sizes, up to eight alive at once, each
  * touched by a fill: afterwards the pool holds nothing, and once trimmed
@@ -622,6 +654,7 @@ int main(void)
         cmocka_unit_test(closed_stream_is_refused),
         cmocka_unit_test(pool_statistics_follow_allocations),
         cmocka_unit_test(pool_limit_is_enforced),
+        cmocka_unit_test(pool_limit_below_a_granule),
         cmocka_unit_test(allocations_give_all_memory_back),
         cmocka_unit_test(closed_resource_keeps_its_buffers),
         cmocka_unit_test(non_ipc_pools_do_not_export),

@@ -795,6 +795,32 @@ static void every_error_branch(void **state)
     cugl_test_run_cases(errors, sizeof errors / sizeof errors[0], output_untouched);
 }
 
+/* Defects an outside bad-input run found: each call here crashed, hid
+ * undefined behaviour, or accepted what a sibling refuses. */
+static void outside_run_defects(void **state)
+{
+    (void)state;
+    cugl_layout l, r;
+    assert_ok(cugl_layout_init(&l, 2, (int64_t[]){4, 6}, NULL, 4));
+    /* ndim + naxes overflowed a signed int before the range check. */
+    int axes[1] = {0};
+    assert_status(cugl_layout_unsqueezed(&r, &l, INT32_MAX, axes),
+                  CUGL_ERROR_INVALID_ARGUMENT);
+    assert_error_mentions("at most");
+    assert_status(cugl_layout_unsqueezed(&r, &l, INT32_MAX - 1, axes),
+                  CUGL_ERROR_INVALID_ARGUMENT);
+    /* An axis cugl_layout_repacked refuses is refused here too. */
+    int64_t itemsize = 0;
+    assert_status(cugl_layout_max_compatible_itemsize(&itemsize, &l, 16, 0, 2),
+                  CUGL_ERROR_INVALID_ARGUMENT);
+    assert_error_mentions("axis 2 is outside the layout's 2 axes");
+    assert_status(cugl_layout_max_compatible_itemsize(&itemsize, &l, 16, 0, -3),
+                  CUGL_ERROR_INVALID_ARGUMENT);
+    assert_status(cugl_layout_repacked(&r, &l, 8, 0, 2, true), CUGL_ERROR_INVALID_ARGUMENT);
+    assert_ok(cugl_layout_max_compatible_itemsize(&itemsize, &l, 16, 0, -1));
+    assert_int_equal(itemsize, 8); /* 6 x 4 bytes: pairs, not quadruples */
+}
+
 int main(void)
 {
     const char *s = getenv("CUGL_TEST_SEED"), *n = getenv("CUGL_TEST_CASES");
@@ -806,6 +832,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(known_answers),
         cmocka_unit_test(every_error_branch),
+        cmocka_unit_test(outside_run_defects),
         cmocka_unit_test(random_layouts_match_the_oracle),
     };
     return cugl_test_run(tests);

@@ -498,6 +498,66 @@ static void dlpack_cpu_round_trip(void **state)
     cugl_view_release(dv);
 }
 
+/* Defects an outside bad-input run found in imports and wraps of foreign
+ * memory: tensors and ranges a copy would later read out of bounds or
+ * through NULL, and a device that does not exist, are refused at once. */
+static void outside_run_defects(void **state)
+{
+    (void)state;
+    int64_t shape[] = {4};
+    int32_t data[4] = {1, 2, 3, 4};
+    int deleted_before = deleted;
+    DLManagedTensor t = {
+        .dl_tensor = {.data = data, .device = {kDLCPU, 0}, .ndim = 1,
+                      .dtype = {kDLInt, 32, 1}, .shape = shape},
+        .manager_ctx = NULL, /* count_delete frees it */
+        .deleter = count_delete,
+    };
+    cugl_view *v = NULL;
+    /* NULL data with elements. */
+    t.dl_tensor.data = NULL;
+    assert_status(cugl_view_from_dlpack(&v, &t, NULL), CUGL_ERROR_INVALID_ARGUMENT);
+    assert_error_mentions("data is NULL, yet it has 4 elements");
+    assert_null(v);
+    /* NULL data with no element is an empty view. */
+    shape[0] = 0;
+    assert_ok(cugl_view_from_dlpack(&v, &t, NULL));
+    cugl_view_release(v);
+    assert_int_equal(deleted, deleted_before + 1);
+    shape[0] = 4;
+    /* A byte offset that wraps the pointer, and elements that run past the end. */
+    t.dl_tensor.data = data;
+    t.dl_tensor.byte_offset = UINT64_MAX - 2;
+    assert_status(cugl_view_from_dlpack(&v, &t, NULL), CUGL_ERROR_INVALID_ARGUMENT);
+    assert_error_mentions("wraps around the address space");
+    t.dl_tensor.data = (void *)(uintptr_t)(UINT64_MAX - 64);
+    t.dl_tensor.byte_offset = 60;
+    assert_status(cugl_view_from_dlpack(&v, &t, NULL), CUGL_ERROR_INVALID_ARGUMENT);
+    assert_error_mentions("run past the end of the address space");
+    /* A CUDA device that does not exist (here, where there may be none). */
+    t.dl_tensor.data = data;
+    t.dl_tensor.byte_offset = 0;
+    t.dl_tensor.device = (DLDevice){kDLCUDA, 4096};
+    assert_status(cugl_view_from_dlpack(&v, &t, &(cugl_dlpack_import_desc){.no_sync = true}),
+                  CUGL_ERROR_INVALID_ARGUMENT);
+    assert_error_mentions("the tensor is on CUDA device 4096");
+    t.dl_tensor.device = (DLDevice){kDLCUDA, -1};
+    assert_status(cugl_view_from_dlpack(&v, &t, &(cugl_dlpack_import_desc){.no_sync = true}),
+                  CUGL_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(deleted, deleted_before + 1); /* refusals leave the tensor to the caller */
+
+    /* Ranges that wrap the address space. */
+    cugl_buffer *b = NULL;
+    assert_status(cugl_buffer_from_handle(&b, UINT64_MAX - 15, 17, NULL),
+                  CUGL_ERROR_INVALID_ARGUMENT);
+    assert_error_mentions("wraps around the address space");
+    assert_null(b);
+    assert_status(cugl_buffer_from_handle(&b, 4096, SIZE_MAX, NULL), CUGL_ERROR_INVALID_ARGUMENT);
+
+    /* A NULL shape out of an array's size getter, with no array either. */
+    cugl_array_shape(NULL, NULL);
+}
+
 int main(void)
 {
     const char *s = getenv("CUGL_TEST_SEED"), *n = getenv("CUGL_TEST_CASES");
@@ -511,6 +571,7 @@ int main(void)
         cmocka_unit_test(widening_respects_every_stride),
         cmocka_unit_test(every_error_branch),
         cmocka_unit_test(dlpack_cpu_round_trip),
+        cmocka_unit_test(outside_run_defects),
         cmocka_unit_test(random_copies_match_the_oracle),
     };
     return cugl_test_run(tests);
