@@ -116,6 +116,87 @@ static void byte_range(const cugl_view *v, uint64_t *begin, uint64_t *end)
     *end = v->buffer->ptr + (uint64_t)((hi + 1) * v->layout.itemsize);
 }
 
+/* Elements enumerated to decide an overlap: past these the copy is refused
+ * as if the byte ranges decided it. */
+enum { OVERLAP_ENUMERATE_MAX = 1 << 20, OVERLAP_PROBE_MAX = 1 << 26 };
+
+/* The first byte of every element of v, in `out` (count of them). */
+static void element_starts(const cugl_view *v, uint64_t *out)
+{
+    const cugl_layout *l = &v->layout;
+    int64_t idx[CUGL_LAYOUT_MAX_NDIM] = {0};
+    int64_t offset = l->slice_offset;
+    size_t n = 0;
+    for (;;) {
+        out[n++] = v->buffer->ptr + (uint64_t)(offset * l->itemsize);
+        int k = l->ndim - 1;
+        for (; k >= 0; k--) {
+            offset += l->strides[k];
+            if (++idx[k] < l->shape[k])
+                break;
+            offset -= l->strides[k] * l->shape[k];
+            idx[k] = 0;
+        }
+        if (k < 0)
+            return;
+    }
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return (x > y) - (x < y);
+}
+
+/*
+ * Whether an element of `a` shares a byte with an element of `b`, views
+ * whose byte ranges overlap (the even and odd columns of one buffer do not
+ * share an element). 1: they do, 0: they do not, -1: too many elements to
+ * tell, which counts as overlapping.
+ */
+static int elements_overlap(const cugl_view *a, const cugl_view *b)
+{
+    int64_t na = cugl_layout_volume(&a->layout), nb = cugl_layout_volume(&b->layout);
+    if (na > nb) {
+        const cugl_view *t = a;
+        a = b;
+        b = t;
+        int64_t tn = na;
+        na = nb;
+        nb = tn;
+    }
+    if (na > OVERLAP_ENUMERATE_MAX || nb > OVERLAP_PROBE_MAX)
+        return -1;
+    uint64_t *starts = malloc((size_t)na * sizeof *starts),
+             *probes = malloc((size_t)nb * sizeof *probes);
+    if (!starts || !probes) {
+        free(starts);
+        free(probes);
+        return -1;
+    }
+    element_starts(a, starts);
+    element_starts(b, probes);
+    qsort(starts, (size_t)na, sizeof *starts, cmp_u64);
+    uint64_t ia = (uint64_t)a->layout.itemsize, ib = (uint64_t)b->layout.itemsize;
+    int found = 0;
+    for (int64_t j = 0; j < nb && !found; j++) {
+        /* The last element of a starting before b's element ends. */
+        uint64_t p = probes[j], end = p + ib;
+        size_t lo = 0, hi = (size_t)na;
+        while (lo < hi) {
+            size_t mid = lo + (hi - lo) / 2;
+            if (starts[mid] < end)
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        found = lo > 0 && starts[lo - 1] + ia > p;
+    }
+    free(starts);
+    free(probes);
+    return found;
+}
+
 static cugl_status copy(cugl_view *dst, cugl_view *src, cugl_stream *stream,
                         const cugl_view_copy_desc *desc, const char *who)
 {
@@ -178,6 +259,9 @@ static cugl_status copy(cugl_view *dst, cugl_view *src, cugl_stream *stream,
     if (s0 < d1 && d0 < s1) {
         if (s0 == d0 && sb->ptr == db->ptr && cugl_layout_equal(sl, dl))
             return CUGL_OK; /* a view copied onto itself */
+    }
+    /* Overlapping byte ranges may still share no element (interleaved views). */
+    if (s0 < d1 && d0 < s1 && elements_overlap(src, dst) != 0) {
         return cugl__fail(CUGL_ERROR_INVALID_ARGUMENT, who,
                           "the source and destination overlap in memory (bytes 0x%llx-0x%llx "
                           "and 0x%llx-0x%llx): the copy would read what it already wrote; "

@@ -558,6 +558,49 @@ static void outside_run_defects(void **state)
     cugl_array_shape(NULL, NULL);
 }
 
+/* Overlap is decided by elements, not byte ranges: a buffer's even columns
+ * copied into its odd columns share no element and copy exactly; views
+ * that do share one are still refused. */
+static void interleaved_views_do_not_overlap(void **state)
+{
+    (void)state;
+    int32_t data[6 * 8];
+    for (int i = 0; i < 48; i++)
+        data[i] = i;
+    cugl_buffer *b = host_buffer(data, sizeof data);
+    cugl_layout l, even, odd, shifted;
+    assert_ok(cugl_layout_init(&l, 2, (int64_t[]){6, 8}, NULL, 4));
+    cugl_slice evens[] = {CUGL_SLICE_ALL, CUGL_SLICE(0, 8, 2)};
+    cugl_slice odds[] = {CUGL_SLICE_ALL, CUGL_SLICE(1, 8, 2)};
+    cugl_slice rows[] = {CUGL_SLICE(1, 6, 1), CUGL_SLICE(0, 8, 2)};
+    assert_ok(cugl_layout_sliced(&even, &l, 2, evens));
+    assert_ok(cugl_layout_sliced(&odd, &l, 2, odds));
+    cugl_view *all, *ve, *vo, *vs;
+    assert_ok(cugl_view_from_buffer(&all, b, &l, CUGL_DTYPE_I32, false));
+    assert_ok(cugl_view_view(&ve, all, &even, (cugl_dtype){0}));
+    assert_ok(cugl_view_view(&vo, all, &odd, (cugl_dtype){0}));
+    assert_ok(cugl_view_copy_from(vo, ve, NULL, NULL));
+    for (int r = 0; r < 6; r++)
+        for (int c = 0; c < 8; c++)
+            assert_int_equal(data[r * 8 + c], r * 8 + (c & ~1));
+    /* Rows 1-5 of the even columns against rows 0-4 of them: 4 rows shared. */
+    assert_ok(cugl_layout_sliced(&shifted, &l, 2, rows));
+    assert_ok(cugl_view_view(&vs, all, &shifted, (cugl_dtype){0}));
+    cugl_view *top = NULL;
+    cugl_slice top_rows[] = {CUGL_SLICE(0, 5, 1), CUGL_SLICE(0, 8, 2)};
+    cugl_layout t;
+    assert_ok(cugl_layout_sliced(&t, &l, 2, top_rows));
+    assert_ok(cugl_view_view(&top, all, &t, (cugl_dtype){0}));
+    assert_status(cugl_view_copy_from(vs, top, NULL, NULL), CUGL_ERROR_INVALID_ARGUMENT);
+    assert_error_mentions("overlap");
+    cugl_view_release(top);
+    cugl_view_release(vs);
+    cugl_view_release(vo);
+    cugl_view_release(ve);
+    cugl_view_release(all);
+    cugl_buffer_release(b);
+}
+
 int main(void)
 {
     const char *s = getenv("CUGL_TEST_SEED"), *n = getenv("CUGL_TEST_CASES");
@@ -572,6 +615,7 @@ int main(void)
         cmocka_unit_test(every_error_branch),
         cmocka_unit_test(dlpack_cpu_round_trip),
         cmocka_unit_test(outside_run_defects),
+        cmocka_unit_test(interleaved_views_do_not_overlap),
         cmocka_unit_test(random_copies_match_the_oracle),
     };
     return cugl_test_run(tests);
