@@ -1,0 +1,72 @@
+/*
+ * fuzz_main.h - what the fuzz targets share: the libFuzzer entry point and,
+ * built without libFuzzer, a bounded seeded loop that runs anywhere (also
+ * under the sanitizers):
+ *
+ *   fuzz_<name> [seconds]     (default 10; CUGL_TEST_SEED sets the seed)
+ *
+ * A target defines, before including this:
+ *   static void run_one(const uint8_t *data, size_t size);
+ *   static size_t generate(oracle_rng *rng, uint8_t *buf, size_t cap);
+ * run_one aborts (after a line on stderr) on a violated property; generate
+ * makes the loop's inputs, mostly near-valid ones a random byte string
+ * would seldom hit, which libFuzzer finds by itself from its coverage.
+ */
+#ifndef CUGL_FUZZ_MAIN_H
+#define CUGL_FUZZ_MAIN_H
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+
+#include "layout_oracle.h"
+
+enum { FUZZ_MAX_INPUT = 4096 };
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    run_one(data, size);
+    return 0;
+}
+
+#ifndef CUGL_LIBFUZZER
+int main(int argc, char **argv)
+{
+    double seconds = argc > 1 ? atof(argv[1]) : 10.0;
+    const char *s = getenv("CUGL_TEST_SEED");
+    oracle_rng rng = {s ? strtoull(s, NULL, 0) : 0x0f022e5eedull};
+    printf("1..1\n# seed 0x%llx, %.0f s\n", (unsigned long long)rng.s, seconds);
+    struct timespec t0, t;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    static uint8_t buf[FUZZ_MAX_INPUT];
+    long inputs = 0;
+    do {
+        size_t n = generate(&rng, buf, sizeof buf);
+        run_one(buf, n);
+        inputs++;
+        clock_gettime(CLOCK_MONOTONIC, &t);
+    } while ((double)(t.tv_sec - t0.tv_sec) + (double)(t.tv_nsec - t0.tv_nsec) / 1e9 < seconds);
+    printf("ok 1 - %ld inputs, no violation\n", inputs);
+    return 0;
+}
+#endif
+
+/* Abort with a line naming the target and what was violated. */
+#define FUZZ_VIOLATED(...)                                                                 \
+    do {                                                                                   \
+        fprintf(stderr, "fuzz: " __VA_ARGS__);                                             \
+        fprintf(stderr, "\n");                                                             \
+        abort();                                                                           \
+    } while (0)
+
+/* Append up to `n` bytes of `text` to buf[*len .. cap). */
+static inline void fuzz_put(uint8_t *buf, size_t *len, size_t cap, const char *text)
+{
+    for (; *text && *len < cap; text++)
+        buf[(*len)++] = (uint8_t)*text;
+}
+
+#endif /* CUGL_FUZZ_MAIN_H */
