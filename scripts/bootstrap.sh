@@ -135,6 +135,12 @@ test)
     UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
         meson test -C build-sanitize --suite unit --suite gl --print-errorlogs \
         --num-processes 2 || status=1
+    # ThreadSanitizer on the same suites (the frame server's threads among
+    # them); tests/tsan.supp leaves out Mesa's own threads.
+    setup_build build-tsan -Db_sanitize=thread -Db_lundef=false -Dgpu_archs=90 -Ddocs=disabled
+    TSAN_OPTIONS="halt_on_error=1 suppressions=$PWD/tests/tsan.supp" \
+        meson test -C build-tsan --suite unit --suite gl --print-errorlogs \
+        --num-processes 2 || status=1
     if [ $status -ne 0 ]; then
         say "some tests FAILED"
     else
