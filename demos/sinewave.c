@@ -88,6 +88,8 @@ static int sinewave_create(sinewave *s, demo *d)
         return demo_fail(d, "cannot make the index buffer");
     size_t size = (size_t)SINEWAVE_N * SINEWAVE_N * SINEWAVE_VERTEX_FLOATS * sizeof(float);
     cugl_status st = demo_target_create_buffer(&s->vertices, d, size, DEMO_TO_GL, NULL);
+    if (st == CUGL_OK) /* the kernel writes every vertex, every frame */
+        st = demo_target_pipeline(&s->vertices, d);
     if (st != CUGL_OK)
         return demo_target_fail(d, st, "the vertex buffer");
     make_vertex_array(s);

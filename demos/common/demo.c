@@ -384,6 +384,7 @@ int demo_start(demo *d, const demo_info *info, int argc, char **argv)
     }
     d->fixed_step = d->opt.frames > 0 || d->opt.screenshot || (d->headless && !served) ||
                     d->opt.record || d->opt.input;
+    d->pipelined = (d->opt.pipelined || (!d->headless && !d->fixed_step)) && !d->opt.record;
     if ((rc = set_up_input(d)) != DEMO_RUN)
         return demo_finish(d, rc);
     if (d->opt.record) {
@@ -404,9 +405,10 @@ int demo_start(demo *d, const demo_info *info, int argc, char **argv)
 
     int w, h;
     cugl_app_context_size(d->ctx, &w, &h);
-    printf("%s: %dx%d, %s on %s, --interop %s\n", info->program, w, h,
+    printf("%s: %dx%d, %s on %s, --interop %s%s\n", info->program, w, h,
            cugl_app_context_platform(d->ctx), cugl_app_context_renderer(d->ctx),
-           demo_interop_name(d->opt.interop));
+           demo_interop_name(d->opt.interop),
+           d->pipelined && d->opt.interop == DEMO_INTEROP_SHARED ? ", pipelined" : "");
     return DEMO_RUN;
 }
 
@@ -620,6 +622,7 @@ static int run_frames(demo *d, const demo_callbacks *cb, void *user)
         d->ui_key_was_down = panel_key;
         if (cb->update)
             cb->update(d, user);
+        d->exact_frame = d->screenshot && d->frame == d->frames - 1;
         snprintf(what, sizeof what, "frame %ld", d->frame);
         if (render_frame(d, cb, user) != CUGL_OK)
             return demo_fail(d, what);
@@ -657,6 +660,7 @@ static int run_frames(demo *d, const demo_callbacks *cb, void *user)
             return 0;
         }
         d->frame--;
+        d->exact_frame = true;
         if (render_frame(d, cb, user) != CUGL_OK)
             return demo_fail(d, "rendering the screenshot");
         if (write_screenshot(d) != CUGL_OK)

@@ -89,6 +89,12 @@ typedef struct demo {
     const char *screenshot; /* where the last frame goes; NULL: nowhere */
     char default_screenshot[64];
     bool fixed_step; /* frame i shows time i / DEMO_STEP_HZ s */
+    /* GL shows CUDA's output a frame late where the path allows (shared
+     * memory): --pipelined, or a window running on the clock; never with
+     * --record. exact_frame: this frame is kept (a screenshot) and shows
+     * its own output, which ends the pipelining. */
+    bool pipelined;
+    bool exact_frame;
     long frame;      /* the frame being rendered, from 0 */
     float time;      /* its time in seconds */
     float dt;        /* seconds since the previous frame */

@@ -16,6 +16,7 @@ enum flag_id {
     FLAG_SCREENSHOT,
     FLAG_INTEROP,
     FLAG_BENCH,
+    FLAG_PIPELINED,
     FLAG_UI,
     FLAG_DEVICE,
     FLAG_COMPUTE_DEVICE,
@@ -46,6 +47,7 @@ static const flag flags[] = {
     {"--interop", FLAG_INTEROP, "auto" DEMO_INTEROP_LIST(INTEROP_BAR)}, /* auto|map|shared|host */
 #undef INTEROP_BAR
     {"--bench", FLAG_BENCH, NULL},
+    {"--pipelined", FLAG_PIPELINED, NULL},
     {"--ui", FLAG_UI, NULL},
     {"--device", FLAG_DEVICE, "N"},
     {"--compute-device", FLAG_COMPUTE_DEVICE, "N"},
@@ -100,6 +102,9 @@ void demo_options_usage(const demo_info *info, FILE *f)
     for (int i = 0; i < DEMO_INTEROP_COUNT; i++)
         fprintf(f, "                           %-7s %s\n", interops[i].name, interops[i].help);
     fprintf(f, "  --bench                print per-phase frame times at exit\n"
+               "  --pipelined            GL shows CUDA's output a frame late and neither waits\n"
+               "                         (shared memory; windows without --frames do it anyway;\n"
+               "                         the frames --screenshot and --record keep are exact)\n"
                "  --ui                   show the UI panel in headless pictures too (a window\n"
                "                         shows it; F1 hides and shows it)\n"
                "  --device N             the GL GPU, as a CUDA device ordinal (default 0)\n"
@@ -368,6 +373,9 @@ int demo_options_parse(demo_options *opt, const demo_info *info, int argc, char 
             break;
         case FLAG_BENCH:
             opt->bench = true;
+            break;
+        case FLAG_PIPELINED:
+            opt->pipelined = true;
             break;
         case FLAG_DEVICE:
             if (!parse_long(value, value + strlen(value), 0, DEMO_MAX_DEVICE, &n))

@@ -12,6 +12,8 @@
  *   --save-input FILE   write every input event of the run to FILE
  *   --view V1,V2,...    the demo's view to start from (its camera), as numbers
  *   --bench             print the per-phase frame times at exit
+ *   --pipelined         GL shows CUDA's output a frame late (shared memory);
+ *                       windows without --frames pipeline anyway
  *   --ui                show the UI panel headless too (windows show it; F1 toggles)
  *   --device N          the GL GPU as a CUDA device ordinal (default 0)
  *   --compute-device N  the CUDA work on device N (default: the GL GPU)
@@ -104,6 +106,7 @@ typedef struct demo_options {
     float view[DEMO_MAX_VIEW]; /* --view's numbers */
     int view_count;            /* 0: not given */
     bool bench;
+    bool pipelined;                   /* --pipelined */
     bool ui;                   /* the panel shown, headless too */
     int device;                       /* the GL GPU */
     int compute[DEMO_MAX_DEVICES];    /* --compute-device or --devices */

@@ -174,9 +174,12 @@ cugl_status demo_target_create_texture(demo_target *t, demo *d, int width, int h
             if (st == CUGL_OK)
                 st = open_to_writers(t, d);
             /* Drawn with demo_target_blit, straight from the memory; a demo
-             * that samples gl_name turns the fill on. */
+             * that samples gl_name turns the fill on. CUDA writes a texture
+             * whole: it can be pipelined. */
             if (st == CUGL_OK)
                 st = cugl_app_shared_set_texture_fill(t->shared, false);
+            if (st == CUGL_OK)
+                st = demo_target_pipeline(t, d);
             if (st == CUGL_OK) {
                 t->gl_name = cugl_app_shared_gl_name(t->shared);
                 t->pitch = cugl_app_shared_pitch(t->shared);
@@ -353,11 +356,28 @@ static bool takes_shared_turn(const demo_target *t)
     return t->cuda_writes || t->direction == DEMO_FROM_GL;
 }
 
+cugl_status demo_target_pipeline(demo_target *t, demo *d)
+{
+    if (!d->pipelined || t->interop != DEMO_INTEROP_SHARED || t->direction != DEMO_TO_GL ||
+        t->pipelined)
+        return CUGL_OK;
+    cugl_status st = cugl_app_shared_set_pipelined(t->shared, true);
+    t->pipelined = st == CUGL_OK;
+    return st;
+}
+
 static cugl_status wait_for_gl(demo *d, demo_target *const *targets, int count, demo_io *io)
 {
     demo_phase_begin(d, DEMO_PHASE_ACQUIRE, "wait-gl", true);
     cugl_status st = CUGL_OK;
     for (int i = 0; i < count && st == CUGL_OK; i++) {
+        /* A kept frame shows its own output: the pipelining ends. */
+        if (targets[i]->pipelined && d->exact_frame) {
+            st = cugl_app_shared_set_pipelined(targets[i]->shared, false);
+            targets[i]->pipelined = false;
+            if (st != CUGL_OK)
+                break;
+        }
         if (takes_shared_turn(targets[i]))
             st = cugl_app_shared_cuda_begin(targets[i]->shared, d->stream);
         io[i].dest.ptr = io[i].source.ptr =
@@ -525,9 +545,15 @@ cugl_status demo_targets_gl_begin(demo *d, demo_target *const *targets, int coun
     if (st != CUGL_OK || targets[0]->interop != DEMO_INTEROP_SHARED)
         return st;
     demo_phase_begin(d, DEMO_PHASE_HANDOFF, "wait-cuda", false);
-    for (int i = 0; i < count && st == CUGL_OK; i++)
-        if (!copied_out(targets[i]))
-            st = cugl_app_shared_gl_begin(targets[i]->shared);
+    for (int i = 0; i < count && st == CUGL_OK; i++) {
+        demo_target *t = targets[i];
+        if (copied_out(t))
+            continue;
+        st = cugl_app_shared_gl_begin(t->shared);
+        /* Pipelined, a buffer's GL name changes from turn to turn. */
+        if (!t->texture)
+            t->gl_name = cugl_app_shared_gl_name(t->shared);
+    }
     demo_phase_end(d, DEMO_PHASE_HANDOFF);
     return st;
 }

@@ -69,6 +69,7 @@ typedef struct demo_target {
     cugl_texture *sampler;
 
     cugl_app_shared *shared; /* shared */
+    bool pipelined;          /* shared: GL shows CUDA's output a frame late */
 
     cugl_memory_resource *device_mr, *pinned_mr; /* host */
     cugl_buffer *device_buffer, *pinned_buffer;
@@ -173,6 +174,15 @@ cugl_status demo_upload(cugl_stream *stream, cugl_buffer *dst, const void *data,
  * paths that work. Returns 1, the exit status.
  */
 int demo_target_fail(const demo *d, cugl_status status, const char *what);
+
+/**
+ * Pipeline a shared DEMO_TO_GL target that CUDA writes whole every turn
+ * and never reads (sinewave's vertices), when d->pipelined: GL then uses
+ * what CUDA wrote a turn earlier. Shared textures are pipelined so when
+ * made; other paths and targets ignore it. A frame with d->exact_frame
+ * ends the pipelining, so that it shows its own output.
+ */
+cugl_status demo_target_pipeline(demo_target *t, demo *d);
 
 /** Free everything (the GL context current); a zeroed target is fine. */
 void demo_target_destroy(demo_target *t, demo *d);

@@ -1,7 +1,7 @@
 #!/bin/sh
-# Each demo on each --interop path, headless at 1920x1080 with --bench: the
-# frame time (ms, the mean over the frames) and the phases of the last run,
-# as a table. Exits 77 without a GPU.
+# Each demo on each --interop path, and shared memory pipelined, headless at
+# 1920x1080 with --bench: the frame time (ms, the mean over the frames) as a
+# table. Exits 77 without a GPU.
 #
 # usage: bench_demo_frames.sh CUGL_DEVICES CUGL_DEMO...
 #   (frames: $DEMO_FRAMES, default 300)
@@ -17,12 +17,14 @@ fi
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
 echo
-echo "| demo | map | shared | host | shared / map |"
-echo "|---|---|---|---|---|"
+echo "| demo | map | shared | shared, pipelined | host | shared / map |"
+echo "|---|---|---|---|---|---|"
 for demo in "$@"; do
     row="| $(basename "$demo")"
-    for path in map shared host; do
-        if ! "$demo" --headless --bench --size 1920x1080 --frames "$frames" --interop "$path" \
+    for path in map shared piped host; do
+        flags="--interop $path"
+        [ "$path" = piped ] && flags="--interop shared --pipelined"
+        if ! "$demo" --headless --bench --size 1920x1080 --frames "$frames" $flags \
             --screenshot "$dir/shot.png" >"$dir/$path.txt" 2>&1; then
             cat "$dir/$path.txt" >&2
             echo "bench_demo_frames: $demo --interop $path failed" >&2

@@ -3,7 +3,8 @@
  * a left drag replayed headless (--input) changes the picture, and the
  * view the demo reports after it (--view ...) gives the same picture when
  * set directly; a demo without a view (fluids) replays to the same picture
- * twice.
+ * twice. And --pipelined: the frame a screenshot keeps is the lockstep
+ * one, pixel for pixel, on the shared path.
  */
 #include <stdio.h>
 #include <string.h>
@@ -132,12 +133,29 @@ static void replay_records_itself(void **state)
     cugl_app_events_free(got);
 }
 
+/* GL a frame behind CUDA, until the kept frame, which shows its own. */
+static void pipelined_screenshot_is_exact(void **state)
+{
+    (void)state;
+    char size[32];
+    snprintf(size, sizeof size, "%dx%d", W, H);
+    const char *lockstep = run_demo_path("lockstep.png"), *piped = run_demo_path("piped.png");
+    const char *args[] = {"--headless", "--frames", "6", "--size", size, "--interop", "shared",
+                          "--screenshot", lockstep, NULL, NULL};
+    assert_int_equal(run_demo(binary, args), 0);
+    args[7] = piped;
+    args[8] = "--pipelined";
+    assert_int_equal(run_demo(binary, args), 0);
+    run_demo_expect_same_png(piped, lockstep, W, H, "--pipelined against lockstep");
+}
+
 int main(int argc, char **argv)
 {
     binary = run_demo_setup(argc, argv, "<demo binary>");
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(drag_replays_exactly),
         cmocka_unit_test(replay_records_itself),
+        cmocka_unit_test(pipelined_screenshot_is_exact),
     };
     return run_demo_tests(tests, NULL, NULL);
 }
