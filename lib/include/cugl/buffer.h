@@ -17,8 +17,8 @@ struct DLManagedTensor; /* from <dlpack/dlpack.h> */
 
 /** A buffer exported for another process: plain bytes. */
 typedef struct cugl_buffer_ipc_descriptor {
-    uint8_t data[64];
-    uint64_t size;
+    uint8_t data[64]; /**< the driver's export data of the allocation */
+    uint64_t size;    /**< the buffer's size in bytes */
 } cugl_buffer_ipc_descriptor;
 
 /**
@@ -32,6 +32,11 @@ typedef struct cugl_buffer_ipc_descriptor {
  *   CUGL_ERROR_CLOSED (mr closed), CUGL_ERROR_NO_DRIVER.
  * @pointer_lifetime The caller owns one reference.
  * @thread_safety Any thread.
+ * @param[out] out receives the new buffer; NULL on failure.
+ * @param ptr the memory's first byte: a device, host or managed address; 0 only with size 0.
+ * @param size the memory's size in bytes; ptr + size may not pass the end of the address space.
+ * @param mr the resource that owns the memory and frees it, or NULL for memory cugl does not own.
+ * @return CUGL_OK, or an error status (see Errors).
  */
 CUGL_API cugl_status cugl_buffer_from_handle(cugl_buffer **out, uint64_t ptr, size_t size,
                                              cugl_memory_resource *mr);
@@ -44,6 +49,10 @@ CUGL_API cugl_status cugl_buffer_from_handle(cugl_buffer **out, uint64_t ptr, si
  *   message; *dst NULL and `src` has no memory resource), CUGL_ERROR_CLOSED,
  *   CUGL_ERROR_OUT_OF_MEMORY, CUGL_ERROR_CUDA.
  * @thread_safety Any thread; an object must not be closed while another thread uses it.
+ * @param[in,out] dst the destination buffer, or a pointer to NULL to receive a new one allocated from src's resource.
+ * @param src the source buffer.
+ * @param stream the stream the copy is ordered on; its device does the copy.
+ * @return CUGL_OK, or an error status (see Errors).
  */
 CUGL_API cugl_status cugl_buffer_copy_to(cugl_buffer **dst, cugl_buffer *src,
                                          cugl_stream *stream);
@@ -52,6 +61,10 @@ CUGL_API cugl_status cugl_buffer_copy_to(cugl_buffer **dst, cugl_buffer *src,
  * Copy `src` into `dst`, asynchronously on `stream`. Sizes must match.
  * @errors as cugl_buffer_copy_to.
  * @thread_safety Any thread; an object must not be closed while another thread uses it.
+ * @param dst the destination buffer.
+ * @param src the source buffer, of dst's size.
+ * @param stream the stream the copy is ordered on; its device does the copy.
+ * @return CUGL_OK, or an error status (see Errors).
  */
 CUGL_API cugl_status cugl_buffer_copy_from(cugl_buffer *dst, cugl_buffer *src,
                                            cugl_stream *stream);
@@ -62,6 +75,11 @@ CUGL_API cugl_status cugl_buffer_copy_from(cugl_buffer *dst, cugl_buffer *src,
  * @errors CUGL_ERROR_INVALID_ARGUMENT (NULL, another pattern size, a size not
  *   divisible by it), CUGL_ERROR_CLOSED, CUGL_ERROR_CUDA.
  * @thread_safety Any thread; an object must not be closed while another thread uses it.
+ * @param buffer the buffer to fill.
+ * @param value the pattern: value_size bytes.
+ * @param value_size 1, 2 or 4.
+ * @param stream the stream the fill is ordered on.
+ * @return CUGL_OK, or an error status (see Errors).
  */
 CUGL_API cugl_status cugl_buffer_fill(cugl_buffer *buffer, const void *value,
                                       size_t value_size, cugl_stream *stream);
@@ -69,34 +87,60 @@ CUGL_API cugl_status cugl_buffer_fill(cugl_buffer *buffer, const void *value,
 /**
  * The device pointer (uint64); 0 after close.
  * @thread_safety Any thread.
+ * @param buffer the buffer, or NULL.
+ * @return the device pointer; 0 for NULL and after close.
  */
 CUGL_API uint64_t cugl_buffer_handle(const cugl_buffer *buffer);
 /**
  * The size in bytes; 0 after close.
  * @thread_safety Any thread.
+ * @param buffer the buffer, or NULL.
+ * @return the size in bytes; 0 for NULL and after close.
  */
 CUGL_API size_t cugl_buffer_size(const cugl_buffer *buffer);
 /**
  * The device ordinal; -1 for host memory.
  * @thread_safety Any thread.
+ * @param buffer the buffer, or NULL.
+ * @return the CUDA device ordinal; -1 for host memory and for NULL.
  */
 CUGL_API int cugl_buffer_device_id(const cugl_buffer *buffer);
 /**
  * The owning resource, or NULL (non-owning, or closed). No reference is taken.
  * @thread_safety Any thread.
+ * @param buffer the buffer, or NULL.
+ * @return the owning resource, or NULL.
  */
 CUGL_API cugl_memory_resource *cugl_buffer_memory_resource(const cugl_buffer *buffer);
-/** @thread_safety Any thread. */
+/**
+ * Whether kernels on the buffer's device can use the memory.
+ * @thread_safety Any thread.
+ * @param buffer the buffer, or NULL.
+ * @return true if device code can use the memory; false for NULL.
+ */
 CUGL_API bool cugl_buffer_is_device_accessible(const cugl_buffer *buffer);
-/** @thread_safety Any thread. */
+/**
+ * Whether the CPU can use the memory by pointer.
+ * @thread_safety Any thread.
+ * @param buffer the buffer, or NULL.
+ * @return true if host code can use the memory; false for NULL.
+ */
 CUGL_API bool cugl_buffer_is_host_accessible(const cugl_buffer *buffer);
-/** @thread_safety Any thread. */
+/**
+ * Whether the memory is managed (unified) memory.
+ * @thread_safety Any thread.
+ * @param buffer the buffer, or NULL.
+ * @return true for managed memory; false for NULL.
+ */
 CUGL_API bool cugl_buffer_is_managed(const cugl_buffer *buffer);
 
 /**
  * The stream close() and the last release() deallocate on when given none
  * (initially the allocation stream). The buffer keeps a reference to it.
  * @thread_safety Any thread; an object must not be closed while another thread uses it.
+ * @param buffer the buffer.
+ * @param stream the stream to deallocate on (a reference is kept).
+ * @return CUGL_OK, or an error status (see Errors).
  */
 CUGL_API cugl_status cugl_buffer_set_deallocation_stream(cugl_buffer *buffer,
                                                          cugl_stream *stream);
@@ -107,6 +151,9 @@ CUGL_API cugl_status cugl_buffer_set_deallocation_stream(cugl_buffer *buffer,
  * @errors CUGL_ERROR_INVALID_ARGUMENT, CUGL_ERROR_CLOSED,
  *   CUGL_ERROR_INVALID_STATE (the buffer's resource is not IPC-enabled).
  * @thread_safety Any thread; an object must not be closed while another thread uses it.
+ * @param buffer a buffer of an IPC-enabled device pool.
+ * @param[out] descriptor receives the bytes to hand to the other process.
+ * @return CUGL_OK, or an error status (see Errors).
  */
 CUGL_API cugl_status cugl_buffer_ipc_export(cugl_buffer *buffer,
                                             cugl_buffer_ipc_descriptor *descriptor);
@@ -118,6 +165,11 @@ CUGL_API cugl_status cugl_buffer_ipc_export(cugl_buffer *buffer,
  * @errors CUGL_ERROR_INVALID_ARGUMENT (NULL; `mr` not an imported pool),
  *   CUGL_ERROR_CLOSED, CUGL_ERROR_CUDA (the pointer is not in the pool).
  * @thread_safety Any thread; an object must not be closed while another thread uses it.
+ * @param[out] out receives the imported buffer; NULL on failure.
+ * @param mr the pool imported with cugl_device_memory_resource_import_fd.
+ * @param descriptor what cugl_buffer_ipc_export wrote in the other process.
+ * @param stream the stream the buffer's close is ordered on.
+ * @return CUGL_OK, or an error status (see Errors).
  */
 CUGL_API cugl_status cugl_buffer_ipc_import(cugl_buffer **out, cugl_memory_resource *mr,
                                             const cugl_buffer_ipc_descriptor *descriptor,
@@ -131,6 +183,10 @@ CUGL_API cugl_status cugl_buffer_ipc_import(cugl_buffer **out, cugl_memory_resou
  * @errors CUGL_ERROR_INVALID_ARGUMENT, CUGL_ERROR_CLOSED,
  *   CUGL_ERROR_INVALID_STATE (not from an exportable resource), CUGL_ERROR_CUDA.
  * @thread_safety Any thread; an object must not be closed while another thread uses it.
+ * @param buffer a buffer of an exportable memory resource.
+ * @param[out] fd receives a new file descriptor; the caller closes it.
+ * @param[out] allocation_size receives the size of the allocation behind the buffer, in bytes.
+ * @return CUGL_OK, or an error status (see Errors).
  */
 CUGL_API cugl_status cugl_buffer_export_fd(cugl_buffer *buffer, int *fd,
                                            size_t *allocation_size);
@@ -143,10 +199,18 @@ CUGL_API cugl_status cugl_buffer_export_fd(cugl_buffer *buffer, int *fd,
  * @errors CUGL_ERROR_INVALID_ARGUMENT, CUGL_ERROR_CLOSED,
  *   CUGL_ERROR_OUT_OF_MEMORY.
  * @thread_safety Any thread; an object must not be closed while another thread uses it.
+ * @param[out] out receives the tensor; call its deleter when done.
+ * @param buffer the buffer to describe.
+ * @return CUGL_OK, or an error status (see Errors).
  */
 CUGL_API cugl_status cugl_buffer_to_dlpack(struct DLManagedTensor **out, cugl_buffer *buffer);
 
-/** @thread_safety Any thread. */
+/**
+ * Whether the buffer has been closed.
+ * @thread_safety Any thread.
+ * @param buffer the buffer, or NULL.
+ * @return true once closed, and for NULL.
+ */
 CUGL_API bool cugl_buffer_is_closed(const cugl_buffer *buffer);
 
 /**
@@ -160,15 +224,24 @@ CUGL_API bool cugl_buffer_is_closed(const cugl_buffer *buffer);
  *   CUGL_ERROR_CUDA (the memory is forgotten, or the unmap failed and the
  *   resource stays mapped; the driver's error is reported).
  * @thread_safety Any thread, once no other thread uses the object.
+ * @param buffer the buffer.
+ * @param stream the stream to free on, or NULL for the deallocation stream.
+ * @return CUGL_OK, or an error status (see Errors).
  */
 CUGL_API cugl_status cugl_buffer_close(cugl_buffer *buffer, cugl_stream *stream);
 
-/** @thread_safety Any thread: references are counted atomically. */
+/**
+ * Take another reference.
+ * @thread_safety Any thread: references are counted atomically.
+ * @param buffer the buffer, or NULL.
+ * @return buffer.
+ */
 CUGL_API cugl_buffer *cugl_buffer_retain(cugl_buffer *buffer);
 
 /**
  * Drop a reference; the last one closes (on the deallocation stream) and frees.
  * @thread_safety Any thread: references are counted atomically.
+ * @param buffer the buffer, or NULL (no-op).
  */
 CUGL_API void cugl_buffer_release(cugl_buffer *buffer);
 
