@@ -15,13 +15,13 @@ CUGL_BEGIN_DECLS
 
 /** Grid, block and cluster extents; 0 in y or z means 1. */
 typedef struct cugl_launch_config {
-    uint32_t grid[3];  /* blocks; grid[0] must be >= 1 */
-    uint32_t block[3]; /* threads; block[0] must be >= 1 */
-    /* blocks per cluster; all 0 for no cluster. Each extent must divide the
+    uint32_t grid[3];  /**< blocks; grid[0] must be >= 1 */
+    uint32_t block[3]; /**< threads; block[0] must be >= 1 */
+    /** blocks per cluster; all 0 for no cluster. Each extent must divide the
      * grid's. Needs a device with cluster launch (compute capability 9.0+). */
     uint32_t cluster[3];
-    size_t shared_mem_bytes; /* dynamic shared memory per block */
-    bool cooperative;        /* all blocks resident at once (grid sync) */
+    size_t shared_mem_bytes; /**< dynamic shared memory per block */
+    bool cooperative;        /**< all blocks resident at once (grid sync) */
 } cugl_launch_config;
 
 /**
@@ -33,6 +33,11 @@ typedef struct cugl_launch_config {
  *   GPU), CUGL_ERROR_CUDA (not an image).
  * @pointer_lifetime The caller owns one reference.
  * @thread_safety Any thread; an object must not be closed while another thread uses it.
+ * @param[out] out receives the module; NULL on failure.
+ * @param device the device to load it on.
+ * @param image the image: a fatbin, a cubin, or NUL-terminated PTX.
+ * @param size the image's size in bytes.
+ * @return CUGL_OK, or an error status (see Errors).
  */
 CUGL_API cugl_status cugl_module_load_data(cugl_module **out, cugl_device *device,
                                            const void *image, size_t size);
@@ -46,6 +51,10 @@ CUGL_API cugl_status cugl_module_load_data(cugl_module **out, cugl_device *devic
  * @errors CUGL_ERROR_INVALID_ARGUMENT (NULL, no kernel of that name),
  *   CUGL_ERROR_CLOSED, CUGL_ERROR_CUDA.
  * @thread_safety Any thread; an object must not be closed while another thread uses it.
+ * @param[out] out receives the kernel (it holds a reference to the module); NULL on failure.
+ * @param module the module.
+ * @param name the kernel's name, as compiled (extern "C" names are unmangled).
+ * @return CUGL_OK, or an error status (see Errors).
  */
 CUGL_API cugl_status cugl_module_get_kernel(cugl_kernel **out, cugl_module *module,
                                             const char *name);
@@ -53,26 +62,48 @@ CUGL_API cugl_status cugl_module_get_kernel(cugl_kernel **out, cugl_module *modu
 /**
  * The raw CUmodule; NULL after close.
  * @thread_safety Any thread.
+ * @param module the module, or NULL.
+ * @return the CUmodule; NULL for NULL and after close.
  */
 CUGL_API void *cugl_module_handle(const cugl_module *module);
-/** @thread_safety Any thread. */
+/**
+ * @thread_safety Any thread.
+ * @param module the module, or NULL.
+ * @return the device it was loaded on (no reference taken); NULL for NULL.
+ */
 CUGL_API cugl_device *cugl_module_device(const cugl_module *module);
-/** @thread_safety Any thread. */
+/**
+ * Whether the module has been closed.
+ * @thread_safety Any thread.
+ * @param module the module, or NULL.
+ * @return true once closed, and for NULL.
+ */
 CUGL_API bool cugl_module_is_closed(const cugl_module *module);
 
 /**
  * Unload now; kernels taken from it then return CUGL_ERROR_CLOSED.
  * @thread_safety Any thread, once no other thread uses the object.
+ * @param module the module, or NULL (no-op).
  */
 CUGL_API void cugl_module_close(cugl_module *module);
-/** @thread_safety Any thread: references are counted atomically. */
+/**
+ * Take another reference.
+ * @thread_safety Any thread: references are counted atomically.
+ * @param module the module, or NULL.
+ * @return module.
+ */
 CUGL_API cugl_module *cugl_module_retain(cugl_module *module);
-/** @thread_safety Any thread: references are counted atomically. */
+/**
+ * @thread_safety Any thread: references are counted atomically.
+ * @param module the module, or NULL (no-op).
+ */
 CUGL_API void cugl_module_release(cugl_module *module);
 
 /**
  * The kernel's name as looked up.
  * @thread_safety Any thread.
+ * @param kernel the kernel, or NULL.
+ * @return its name, held by the kernel; NULL for NULL.
  */
 CUGL_API const char *cugl_kernel_name(const cugl_kernel *kernel);
 
@@ -81,6 +112,9 @@ CUGL_API const char *cugl_kernel_name(const cugl_kernel *kernel);
  * @errors CUGL_ERROR_INVALID_ARGUMENT, CUGL_ERROR_CLOSED,
  *   CUGL_ERROR_NOT_SUPPORTED (the driver cannot tell; before CUDA 12.4).
  * @thread_safety Any thread; an object must not be closed while another thread uses it.
+ * @param kernel the kernel.
+ * @param[out] count receives the number of its parameters.
+ * @return CUGL_OK, or an error status (see Errors).
  */
 CUGL_API cugl_status cugl_kernel_num_args(cugl_kernel *kernel, size_t *count);
 
@@ -88,21 +122,42 @@ CUGL_API cugl_status cugl_kernel_num_args(cugl_kernel *kernel, size_t *count);
  * The most threads per block this kernel can be launched with (its
  * register use can make it fewer than the device's limit).
  * @thread_safety Any thread; an object must not be closed while another thread uses it.
+ * @param kernel the kernel.
+ * @param[out] threads receives the most threads a block of it can have on its device.
+ * @return CUGL_OK, or an error status (see Errors).
  */
 CUGL_API cugl_status cugl_kernel_max_threads_per_block(cugl_kernel *kernel, int *threads);
 
 /**
  * The raw CUfunction; NULL after close.
  * @thread_safety Any thread.
+ * @param kernel the kernel, or NULL.
+ * @return the CUfunction; NULL for NULL and once it or its module is closed.
  */
 CUGL_API void *cugl_kernel_handle(const cugl_kernel *kernel);
-/** @thread_safety Any thread. */
+/**
+ * Whether the kernel has been closed.
+ * @thread_safety Any thread.
+ * @param kernel the kernel, or NULL.
+ * @return true once closed, and for NULL.
+ */
 CUGL_API bool cugl_kernel_is_closed(const cugl_kernel *kernel);
-/** @thread_safety Any thread, once no other thread uses the object. */
+/**
+ * @thread_safety Any thread, once no other thread uses the object.
+ * @param kernel the kernel, or NULL (no-op).
+ */
 CUGL_API void cugl_kernel_close(cugl_kernel *kernel);
-/** @thread_safety Any thread: references are counted atomically. */
+/**
+ * Take another reference.
+ * @thread_safety Any thread: references are counted atomically.
+ * @param kernel the kernel, or NULL.
+ * @return kernel.
+ */
 CUGL_API cugl_kernel *cugl_kernel_retain(cugl_kernel *kernel);
-/** @thread_safety Any thread: references are counted atomically. */
+/**
+ * @thread_safety Any thread: references are counted atomically.
+ * @param kernel the kernel, or NULL (no-op).
+ */
 CUGL_API void cugl_kernel_release(cugl_kernel *kernel);
 
 /**
@@ -118,6 +173,12 @@ CUGL_API void cugl_kernel_release(cugl_kernel *kernel);
  *   CUGL_ERROR_CLOSED, CUGL_ERROR_NOT_SUPPORTED (cluster or cooperative
  *   launch on a device without it), CUGL_ERROR_CUDA.
  * @thread_safety Any thread.
+ * @param stream the stream the launch is ordered on.
+ * @param config the grid, block, cluster, shared memory and cooperative flag.
+ * @param kernel the kernel.
+ * @param args pointers to each argument's value, num_args of them.
+ * @param num_args the number of arguments; it must match the kernel's.
+ * @return CUGL_OK, or an error status (see Errors).
  */
 CUGL_API cugl_status cugl_launch(cugl_stream *stream, const cugl_launch_config *config,
                                  cugl_kernel *kernel, void **args, size_t num_args);

@@ -15,10 +15,10 @@ CUGL_BEGIN_DECLS
 
 /** Options for cugl_stream_create; zero-initialise for the defaults. */
 typedef struct cugl_stream_desc {
-    /* false (default): non-blocking, no implicit ordering with the legacy
+    /** false (default): non-blocking, no implicit ordering with the legacy
      * default stream (cuda.core's nonblocking=True). true: a blocking stream. */
     bool blocking;
-    /* 0 is the default priority. Lower numbers are higher priorities; the
+    /** 0 is the default priority. Lower numbers are higher priorities; the
      * valid range is [stream_priority_greatest, stream_priority_least] of
      * cugl_device_properties. */
     int priority;
@@ -30,6 +30,9 @@ typedef struct cugl_stream_desc {
  * @errors CUGL_ERROR_INVALID_ARGUMENT (out or device NULL, priority out of
  *   range), CUGL_ERROR_INVALID_STATE (device not initialized), CUGL_ERROR_CUDA.
  * @thread_safety Any thread. @pointer_lifetime The caller owns one reference.
+ * @param[out] out receives the stream; NULL on failure.
+ * @param device the device whose work it orders.
+ * @return CUGL_OK, or an error status (see Errors).
  */
 CUGL_API cugl_status cugl_stream_create(cugl_stream **out, cugl_device *device,
                                         const cugl_stream_desc *desc);
@@ -43,6 +46,9 @@ CUGL_API cugl_status cugl_stream_create(cugl_stream **out, cugl_device *device,
  * @errors CUGL_ERROR_INVALID_ARGUMENT (out NULL), CUGL_ERROR_INVALID_STATE
  *   (a default stream and no current device), CUGL_ERROR_CUDA (not a stream).
  * @thread_safety Any thread.
+ * @param[out] out receives the wrapper; NULL on failure.
+ * @param handle a CUstream, or NULL, (void *)1 or (void *)2 for the default streams.
+ * @return CUGL_OK, or an error status (see Errors).
  */
 CUGL_API cugl_status cugl_stream_from_handle(cugl_stream **out, void *handle);
 
@@ -53,6 +59,9 @@ CUGL_API cugl_status cugl_stream_from_handle(cugl_stream **out, void *handle);
  *   initialized).
  * @pointer_lifetime Lives until the process exits; no reference is taken.
  * @thread_safety Any thread; an object must not be closed while another thread uses it.
+ * @param[out] out receives the wrapper; NULL on failure.
+ * @param device the device.
+ * @return CUGL_OK, or an error status (see Errors).
  */
 CUGL_API cugl_status cugl_device_default_stream(cugl_stream **out, cugl_device *device);
 
@@ -60,6 +69,8 @@ CUGL_API cugl_status cugl_device_default_stream(cugl_stream **out, cugl_device *
  * Block until all work queued on the stream has completed.
  * @errors CUGL_ERROR_INVALID_ARGUMENT, CUGL_ERROR_CLOSED, CUGL_ERROR_CUDA.
  * @thread_safety Any thread; an object must not be closed while another thread uses it.
+ * @param stream the stream.
+ * @return CUGL_OK, or an error status (see Errors).
  */
 CUGL_API cugl_status cugl_stream_sync(cugl_stream *stream);
 
@@ -67,6 +78,9 @@ CUGL_API cugl_status cugl_stream_sync(cugl_stream *stream);
  * Whether all work queued on the stream has completed, without blocking.
  * @errors CUGL_ERROR_INVALID_ARGUMENT, CUGL_ERROR_CLOSED, CUGL_ERROR_CUDA.
  * @thread_safety Any thread; an object must not be closed while another thread uses it.
+ * @param stream the stream.
+ * @param[out] done receives whether all its work has completed.
+ * @return CUGL_OK, or an error status (see Errors).
  */
 CUGL_API cugl_status cugl_stream_query(cugl_stream *stream, bool *done);
 
@@ -75,6 +89,9 @@ CUGL_API cugl_status cugl_stream_query(cugl_stream *stream, bool *done);
  * captured by its last record; an event never recorded is complete).
  * @errors CUGL_ERROR_INVALID_ARGUMENT, CUGL_ERROR_CLOSED, CUGL_ERROR_CUDA.
  * @thread_safety Any thread; an object must not be closed while another thread uses it.
+ * @param stream the stream that waits.
+ * @param event the event it waits for (of any device).
+ * @return CUGL_OK, or an error status (see Errors).
  */
 CUGL_API cugl_status cugl_stream_wait_event(cugl_stream *stream, cugl_event *event);
 
@@ -84,6 +101,9 @@ CUGL_API cugl_status cugl_stream_wait_event(cugl_stream *stream, cugl_event *eve
  * @errors CUGL_ERROR_INVALID_ARGUMENT (NULL, or both the same stream),
  *   CUGL_ERROR_CLOSED, CUGL_ERROR_CUDA.
  * @thread_safety Any thread; an object must not be closed while another thread uses it.
+ * @param stream the stream that waits.
+ * @param other the stream whose work so far it waits for.
+ * @return CUGL_OK, or an error status (see Errors).
  */
 CUGL_API cugl_status cugl_stream_wait_stream(cugl_stream *stream, cugl_stream *other);
 
@@ -91,36 +111,49 @@ CUGL_API cugl_status cugl_stream_wait_stream(cugl_stream *stream, cugl_stream *o
  * Record `event` on `stream`: it completes when the work queued so far does.
  * Same as cugl_event_record(event, stream).
  * @thread_safety Any thread; an object must not be closed while another thread uses it.
+ * @param stream the stream.
+ * @param event the event to record on it.
+ * @return CUGL_OK, or an error status (see Errors).
  */
 CUGL_API cugl_status cugl_stream_record(cugl_stream *stream, cugl_event *event);
 
 /**
  * Whether the stream is non-blocking with respect to the legacy default stream.
  * @thread_safety Any thread.
+ * @param stream the stream, or NULL.
+ * @return true for a non-blocking stream; false for NULL.
  */
 CUGL_API bool cugl_stream_is_nonblocking(const cugl_stream *stream);
 
 /**
  * The stream's priority (0 for NULL).
  * @thread_safety Any thread.
+ * @param stream the stream, or NULL.
+ * @return its priority (lower is higher); 0 for NULL.
  */
 CUGL_API int cugl_stream_priority(const cugl_stream *stream);
 
 /**
  * The device the stream belongs to (NULL for NULL).
  * @thread_safety Any thread.
+ * @param stream the stream, or NULL.
+ * @return its device (no reference taken); NULL for NULL.
  */
 CUGL_API cugl_device *cugl_stream_device(const cugl_stream *stream);
 
 /**
  * The raw CUstream; NULL after close.
  * @thread_safety Any thread.
+ * @param stream the stream, or NULL.
+ * @return the CUstream; NULL for NULL and after close.
  */
 CUGL_API void *cugl_stream_handle(const cugl_stream *stream);
 
 /**
  * Whether cugl_stream_close has been called. true for NULL.
  * @thread_safety Any thread.
+ * @param stream the stream, or NULL.
+ * @return true once closed, and for NULL.
  */
 CUGL_API bool cugl_stream_is_closed(const cugl_stream *stream);
 
@@ -129,18 +162,22 @@ CUGL_API bool cugl_stream_is_closed(const cugl_stream *stream);
  * A wrapped foreign stream is only forgotten, not destroyed.
  * Afterwards every call but is_closed/release returns CUGL_ERROR_CLOSED.
  * @thread_safety Any thread, once no other thread uses the object.
+ * @param stream the stream, or NULL (no-op).
  */
 CUGL_API void cugl_stream_close(cugl_stream *stream);
 
 /**
  * Take another reference. Returns `stream`.
  * @thread_safety Any thread: references are counted atomically.
+ * @param stream the stream, or NULL.
+ * @return stream.
  */
 CUGL_API cugl_stream *cugl_stream_retain(cugl_stream *stream);
 
 /**
  * Drop a reference; the last one closes and frees. NULL is a no-op.
  * @thread_safety Any thread: references are counted atomically.
+ * @param stream the stream, or NULL (no-op).
  */
 CUGL_API void cugl_stream_release(cugl_stream *stream);
 
