@@ -26,43 +26,45 @@
 
 CUGL_BEGIN_DECLS
 
+/** The most axes a layout has. */
 #define CUGL_LAYOUT_MAX_NDIM 64
 
+/** A strided layout: the mapping above. */
 typedef struct cugl_layout {
-    int ndim;
-    int64_t shape[CUGL_LAYOUT_MAX_NDIM];
-    int64_t strides[CUGL_LAYOUT_MAX_NDIM]; /* in elements */
-    int64_t itemsize;                      /* bytes per element, > 0 */
-    int64_t slice_offset;                  /* in elements */
+    int ndim;                              /**< axes, 0 (a scalar) to CUGL_LAYOUT_MAX_NDIM */
+    int64_t shape[CUGL_LAYOUT_MAX_NDIM];   /**< extents, ndim of them */
+    int64_t strides[CUGL_LAYOUT_MAX_NDIM]; /**< in elements, ndim of them */
+    int64_t itemsize;                      /**< bytes per element, > 0 */
+    int64_t slice_offset;                  /**< in elements */
 } cugl_layout;
 
 /** Orders of dense layouts. */
 typedef enum cugl_order {
-    CUGL_ORDER_C = 0, /* row-major: the last axis is the fastest */
-    CUGL_ORDER_F = 1, /* column-major: the first axis is the fastest */
-    CUGL_ORDER_K = 2, /* keep: the stride order of a given layout */
-    CUGL_ORDER_CUSTOM = 3, /* the permutation given: its last axis is the fastest */
+    CUGL_ORDER_C = 0,      /**< row-major: the last axis is the fastest */
+    CUGL_ORDER_F = 1,      /**< column-major: the first axis is the fastest */
+    CUGL_ORDER_K = 2,      /**< keep: the stride order of a given layout */
+    CUGL_ORDER_CUSTOM = 3, /**< the permutation given: its last axis is the fastest */
 } cugl_order;
 
 /** One entry of a slicing: a range of an axis, or one index that drops it. */
 typedef struct cugl_slice {
-    bool is_index;  /* true: take element `index` and drop the axis */
-    int64_t index;  /* negative counts from the end */
-    bool has_start; /* false: the start of the axis in the step's direction */
-    bool has_stop;  /* false: its end in the step's direction */
-    int64_t start;  /* Python semantics: negative counts from the end, clamped */
-    int64_t stop;
-    int64_t step; /* nonzero; negative walks backwards */
+    bool is_index;  /**< true: take element `index` and drop the axis */
+    int64_t index;  /**< negative counts from the end */
+    bool has_start; /**< false: the start of the axis in the step's direction */
+    bool has_stop;  /**< false: its end in the step's direction */
+    int64_t start;  /**< Python semantics: negative counts from the end, clamped */
+    int64_t stop;   /**< the end, excluded; as start */
+    int64_t step;   /**< nonzero; negative walks backwards */
 } cugl_slice;
 
 /** The whole axis, ::1. */
 #define CUGL_SLICE_ALL ((cugl_slice){.step = 1})
-/** start:stop:step with both ends given. */
+/** start:stop:step with both ends given: a, b and s. */
 #define CUGL_SLICE(a, b, s) \
     ((cugl_slice){.has_start = true, .start = (a), .has_stop = true, .stop = (b), .step = (s)})
-/** ::step */
+/** The whole axis with step s, as Python's slice(None, None, s). */
 #define CUGL_SLICE_STEP(s) ((cugl_slice){.step = (s)})
-/** One index. */
+/** The one index i: the axis is dropped. */
 #define CUGL_SLICE_INDEX(i) ((cugl_slice){.is_index = true, .index = (i)})
 
 /**
@@ -71,6 +73,12 @@ typedef struct cugl_slice {
  * @errors CUGL_ERROR_INVALID_ARGUMENT (NULL; ndim outside [0, 64]; a
  *   negative extent; itemsize <= 0; offsets or sizes that overflow int64).
  * @thread_safety Any thread: layouts are values the caller owns.
+ * @param[out] out receives the layout (it may be the input itself); untouched on failure.
+ * @param ndim the number of axes, 0 to CUGL_LAYOUT_MAX_NDIM.
+ * @param shape ndim extents (NULL when ndim is 0).
+ * @param strides ndim strides in elements, or NULL for a dense C-order layout.
+ * @param itemsize bytes per element, positive.
+ * @return CUGL_OK, or an error status (see Errors).
  */
 CUGL_API cugl_status cugl_layout_init(cugl_layout *out, int ndim, const int64_t *shape,
                                       const int64_t *strides, int64_t itemsize);
@@ -79,6 +87,12 @@ CUGL_API cugl_status cugl_layout_init(cugl_layout *out, int ndim, const int64_t 
  * The same from strides in bytes, which must be multiples of itemsize.
  * @errors as cugl_layout_init; a byte stride not divisible by itemsize.
  * @thread_safety Any thread: layouts are values the caller owns.
+ * @param[out] out receives the layout (it may be the input itself); untouched on failure.
+ * @param ndim the number of axes, 0 to CUGL_LAYOUT_MAX_NDIM.
+ * @param shape ndim extents.
+ * @param byte_strides ndim strides in bytes, or NULL for a dense C-order layout.
+ * @param itemsize bytes per element, positive.
+ * @return CUGL_OK, or an error status (see Errors).
  */
 CUGL_API cugl_status cugl_layout_init_bytes(cugl_layout *out, int ndim, const int64_t *shape,
                                             const int64_t *byte_strides, int64_t itemsize);
@@ -90,6 +104,13 @@ CUGL_API cugl_status cugl_layout_init_bytes(cugl_layout *out, int ndim, const in
  * @errors as cugl_layout_init; CUGL_ORDER_K (needs a layout: use
  *   cugl_layout_dense_like); a perm that is not a permutation.
  * @thread_safety Any thread: layouts are values the caller owns.
+ * @param[out] out receives the layout (it may be the input itself); untouched on failure.
+ * @param ndim the number of axes.
+ * @param shape ndim extents.
+ * @param itemsize bytes per element.
+ * @param order CUGL_ORDER_C, CUGL_ORDER_F or CUGL_ORDER_CUSTOM.
+ * @param perm with CUGL_ORDER_CUSTOM, ndim axes from the slowest to the fastest; else ignored (may be NULL).
+ * @return CUGL_OK, or an error status (see Errors).
  */
 CUGL_API cugl_status cugl_layout_dense(cugl_layout *out, int ndim, const int64_t *shape,
                                        int64_t itemsize, cugl_order order, const int *perm);
@@ -98,6 +119,11 @@ CUGL_API cugl_status cugl_layout_dense(cugl_layout *out, int ndim, const int64_t
  * A dense layout with the shape and item size of `other`, in the order
  * asked; CUGL_ORDER_K keeps `other`'s stride order.
  * @thread_safety Any thread: layouts are values the caller owns.
+ * @param[out] out receives the layout (it may be the input itself); untouched on failure.
+ * @param other the layout whose shape and item size are taken.
+ * @param order the order, CUGL_ORDER_K for other's.
+ * @param perm with CUGL_ORDER_CUSTOM, the axes from the slowest to the fastest; else ignored.
+ * @return CUGL_OK, or an error status (see Errors).
  */
 CUGL_API cugl_status cugl_layout_dense_like(cugl_layout *out, const cugl_layout *other,
                                             cugl_order order, const int *perm);
@@ -105,6 +131,11 @@ CUGL_API cugl_status cugl_layout_dense_like(cugl_layout *out, const cugl_layout 
 /**
  * Same as cugl_layout_dense_like(out, layout, order, perm).
  * @thread_safety Any thread: layouts are values the caller owns.
+ * @param[out] out receives the layout (it may be the input itself); untouched on failure.
+ * @param layout the layout.
+ * @param order the order, CUGL_ORDER_K for the layout's own.
+ * @param perm with CUGL_ORDER_CUSTOM, the axes from the slowest to the fastest; else ignored.
+ * @return CUGL_OK, or an error status (see Errors).
  */
 CUGL_API cugl_status cugl_layout_to_dense(cugl_layout *out, const cugl_layout *layout,
                                           cugl_order order, const int *perm);
@@ -114,12 +145,17 @@ CUGL_API cugl_status cugl_layout_to_dense(cugl_layout *out, const cugl_layout *l
 /**
  * The number of elements (1 for a scalar, 0 if an extent is 0).
  * @thread_safety Any thread: layouts are values the caller owns.
+ * @param layout the layout.
+ * @return the number of elements; 0 for NULL or an invalid layout.
  */
 CUGL_API int64_t cugl_layout_volume(const cugl_layout *layout);
 
 /**
  * Strides in bytes, written to `byte_strides` (ndim entries).
  * @thread_safety Any thread: layouts are values the caller owns.
+ * @param layout the layout.
+ * @param[out] byte_strides receives ndim strides in bytes.
+ * @return CUGL_OK, or an error status (see Errors).
  */
 CUGL_API cugl_status cugl_layout_strides_in_bytes(const cugl_layout *layout,
                                                   int64_t *byte_strides);
@@ -127,6 +163,8 @@ CUGL_API cugl_status cugl_layout_strides_in_bytes(const cugl_layout *layout,
 /**
  * The slice offset in bytes.
  * @thread_safety Any thread: layouts are values the caller owns.
+ * @param layout the layout.
+ * @return slice_offset * itemsize; 0 for NULL or an invalid layout.
  */
 CUGL_API int64_t cugl_layout_slice_offset_in_bytes(const cugl_layout *layout);
 
@@ -134,6 +172,9 @@ CUGL_API int64_t cugl_layout_slice_offset_in_bytes(const cugl_layout *layout);
  * The axes from the slowest to the fastest stride (by magnitude; ties keep
  * axis order), written to `axes` (ndim entries).
  * @thread_safety Any thread: layouts are values the caller owns.
+ * @param layout the layout.
+ * @param[out] axes receives ndim axis numbers.
+ * @return CUGL_OK, or an error status (see Errors).
  */
 CUGL_API cugl_status cugl_layout_stride_order(const cugl_layout *layout, int *axes);
 
@@ -142,23 +183,39 @@ CUGL_API cugl_status cugl_layout_stride_order(const cugl_layout *layout, int *ax
  * false for unusual hand-made strides that happen to be unique, never true
  * for a layout that is not.
  * @thread_safety Any thread: layouts are values the caller owns.
+ * @param layout the layout.
+ * @return true when no two indices share an offset (as the test can tell); false for NULL.
  */
 CUGL_API bool cugl_layout_is_unique(const cugl_layout *layout);
 
 /* Contiguity ignores the strides of axes of extent 1, as NumPy does; a
  * layout of volume 0 or 1 is contiguous in every order. */
-/** @thread_safety Any thread: layouts are values the caller owns. */
+/**
+ * Whether the layout is contiguous in C order (row-major).
+ * @thread_safety Any thread: layouts are values the caller owns.
+ * @param layout the layout.
+ * @return true if so; false for NULL or an invalid layout.
+ */
 CUGL_API bool cugl_layout_is_contiguous_c(const cugl_layout *layout);
-/** @thread_safety Any thread: layouts are values the caller owns. */
+/**
+ * Whether the layout is contiguous in Fortran order (column-major).
+ * @thread_safety Any thread: layouts are values the caller owns.
+ * @param layout the layout.
+ * @return true if so; false for NULL or an invalid layout.
+ */
 CUGL_API bool cugl_layout_is_contiguous_f(const cugl_layout *layout);
 /**
  * Contiguous in some axis order (a permutation of a dense layout).
  * @thread_safety Any thread: layouts are values the caller owns.
+ * @param layout the layout.
+ * @return true if so; false for NULL or an invalid layout.
  */
 CUGL_API bool cugl_layout_is_contiguous_any(const cugl_layout *layout);
 /**
  * Contiguous in some order and a slice offset of 0.
  * @thread_safety Any thread: layouts are values the caller owns.
+ * @param layout the layout.
+ * @return true if so; false for NULL or an invalid layout.
  */
 CUGL_API bool cugl_layout_is_dense(const cugl_layout *layout);
 
@@ -167,6 +224,10 @@ CUGL_API bool cugl_layout_is_dense(const cugl_layout *layout);
  * (0, -1) for a layout of volume 0.
  * @errors CUGL_ERROR_INVALID_ARGUMENT (NULL, invalid layout).
  * @thread_safety Any thread: layouts are values the caller owns.
+ * @param layout the layout.
+ * @param[out] min_offset receives the smallest element offset, in elements.
+ * @param[out] max_offset receives the largest element offset, in elements.
+ * @return CUGL_OK, or an error status (see Errors).
  */
 CUGL_API cugl_status cugl_layout_offset_bounds(const cugl_layout *layout, int64_t *min_offset,
                                                int64_t *max_offset);
@@ -177,6 +238,9 @@ CUGL_API cugl_status cugl_layout_offset_bounds(const cugl_layout *layout, int64_
  * @errors CUGL_ERROR_INVALID_ARGUMENT (an element lies at a negative
  *   offset: the size is ambiguous).
  * @thread_safety Any thread: layouts are values the caller owns.
+ * @param layout the layout.
+ * @param[out] size receives the size in bytes.
+ * @return CUGL_OK, or an error status (see Errors).
  */
 CUGL_API cugl_status cugl_layout_required_size_in_bytes(const cugl_layout *layout,
                                                         int64_t *size);
@@ -184,6 +248,9 @@ CUGL_API cugl_status cugl_layout_required_size_in_bytes(const cugl_layout *layou
 /**
  * Whether shape, strides, item size and slice offset are equal.
  * @thread_safety Any thread: layouts are values the caller owns.
+ * @param a a layout.
+ * @param b another.
+ * @return true if they are equal; false if not, or either is NULL.
  */
 CUGL_API bool cugl_layout_equal(const cugl_layout *a, const cugl_layout *b);
 
@@ -194,6 +261,11 @@ CUGL_API bool cugl_layout_equal(const cugl_layout *a, const cugl_layout *b);
  * one extent may be -1 (inferred). Refused when the strides cannot express
  * the new shape (NumPy's reshape with copy=False).
  * @thread_safety Any thread: layouts are values the caller owns.
+ * @param[out] out receives the layout (it may be the input itself); untouched on failure.
+ * @param layout the layout.
+ * @param ndim the new number of axes.
+ * @param shape ndim new extents; one may be -1.
+ * @return CUGL_OK, or an error status (see Errors).
  */
 CUGL_API cugl_status cugl_layout_reshaped(cugl_layout *out, const cugl_layout *layout,
                                           int ndim, const int64_t *shape);
@@ -201,6 +273,10 @@ CUGL_API cugl_status cugl_layout_reshaped(cugl_layout *out, const cugl_layout *l
 /**
  * Axes reordered: axis i of the result is axis axes[i] of the input.
  * @thread_safety Any thread: layouts are values the caller owns.
+ * @param[out] out receives the layout (it may be the input itself); untouched on failure.
+ * @param layout the layout.
+ * @param axes ndim axis numbers, a permutation.
+ * @return CUGL_OK, or an error status (see Errors).
  */
 CUGL_API cugl_status cugl_layout_permuted(cugl_layout *out, const cugl_layout *layout,
                                           const int *axes);
@@ -209,6 +285,11 @@ CUGL_API cugl_status cugl_layout_permuted(cugl_layout *out, const cugl_layout *l
  * Axes start..end (inclusive; negative counts from the end) merged into
  * one, where the strides allow it without a copy. A scalar becomes shape (1).
  * @thread_safety Any thread: layouts are values the caller owns.
+ * @param[out] out receives the layout (it may be the input itself); untouched on failure.
+ * @param layout the layout.
+ * @param start_axis the first axis to merge.
+ * @param end_axis the last axis to merge.
+ * @return CUGL_OK, or an error status (see Errors).
  */
 CUGL_API cugl_status cugl_layout_flattened(cugl_layout *out, const cugl_layout *layout,
                                            int start_axis, int end_axis);
@@ -216,6 +297,9 @@ CUGL_API cugl_status cugl_layout_flattened(cugl_layout *out, const cugl_layout *
 /**
  * Axes of extent 1 removed; volume 0 gives shape (0) with stride 0.
  * @thread_safety Any thread: layouts are values the caller owns.
+ * @param[out] out receives the layout (it may be the input itself); untouched on failure.
+ * @param layout the layout.
+ * @return CUGL_OK, or an error status (see Errors).
  */
 CUGL_API cugl_status cugl_layout_squeezed(cugl_layout *out, const cugl_layout *layout);
 
@@ -223,6 +307,11 @@ CUGL_API cugl_status cugl_layout_squeezed(cugl_layout *out, const cugl_layout *l
  * Axes of extent 1 inserted at the given positions of the result (negative
  * counts from the end of the result), as NumPy's expand_dims.
  * @thread_safety Any thread: layouts are values the caller owns.
+ * @param[out] out receives the layout (it may be the input itself); untouched on failure.
+ * @param layout the layout.
+ * @param naxes the number of axes to insert.
+ * @param axes naxes positions in the result, each once.
+ * @return CUGL_OK, or an error status (see Errors).
  */
 CUGL_API cugl_status cugl_layout_unsqueezed(cugl_layout *out, const cugl_layout *layout,
                                             int naxes, const int *axes);
@@ -231,6 +320,11 @@ CUGL_API cugl_status cugl_layout_unsqueezed(cugl_layout *out, const cugl_layout 
  * Broadcast to `shape` (NumPy rules, aligned at the last axis): extents of 1
  * stretch with stride 0; new leading axes have stride 0.
  * @thread_safety Any thread: layouts are values the caller owns.
+ * @param[out] out receives the layout (it may be the input itself); untouched on failure.
+ * @param layout the layout.
+ * @param ndim the result's number of axes, at least the layout's.
+ * @param shape ndim extents.
+ * @return CUGL_OK, or an error status (see Errors).
  */
 CUGL_API cugl_status cugl_layout_broadcast_to(cugl_layout *out, const cugl_layout *layout,
                                               int ndim, const int64_t *shape);
@@ -243,6 +337,13 @@ CUGL_API cugl_status cugl_layout_broadcast_to(cugl_layout *out, const cugl_layou
  * the new item size. keep_dim false drops the axis when packing leaves it of
  * extent 1.
  * @thread_safety Any thread: layouts are values the caller owns.
+ * @param[out] out receives the layout (it may be the input itself); untouched on failure.
+ * @param layout the layout.
+ * @param itemsize the new item size in bytes.
+ * @param data_ptr the memory's address, for the alignment check; 0 if unknown.
+ * @param axis the axis to pack or unpack along.
+ * @param keep_dim false to drop the axis when packing leaves it of extent 1.
+ * @return CUGL_OK, or an error status (see Errors).
  */
 CUGL_API cugl_status cugl_layout_repacked(cugl_layout *out, const cugl_layout *layout,
                                           int64_t itemsize, uint64_t data_ptr, int axis,
@@ -252,6 +353,12 @@ CUGL_API cugl_status cugl_layout_repacked(cugl_layout *out, const cugl_layout *l
  * The largest item size, at most `max_itemsize`, that cugl_layout_repacked
  * accepts for this layout along `axis` (at least the layout's own).
  * @thread_safety Any thread: layouts are values the caller owns.
+ * @param[out] itemsize receives the item size.
+ * @param layout the layout.
+ * @param max_itemsize the largest item size to consider.
+ * @param data_ptr the memory's address, for the alignment check; 0 if unknown.
+ * @param axis the axis to pack along (within the layout's axes).
+ * @return CUGL_OK, or an error status (see Errors).
  */
 CUGL_API cugl_status cugl_layout_max_compatible_itemsize(int64_t *itemsize,
                                                          const cugl_layout *layout,
@@ -263,6 +370,11 @@ CUGL_API cugl_status cugl_layout_max_compatible_itemsize(int64_t *itemsize,
  * rest whole); ranges keep an axis, indices drop it. A range of length 0
  * gives zero strides.
  * @thread_safety Any thread: layouts are values the caller owns.
+ * @param[out] out receives the layout (it may be the input itself); untouched on failure.
+ * @param layout the layout.
+ * @param nslices the number of entries, at most ndim.
+ * @param slices nslices ranges or indices, one per leading axis.
+ * @return CUGL_OK, or an error status (see Errors).
  */
 CUGL_API cugl_status cugl_layout_sliced(cugl_layout *out, const cugl_layout *layout,
                                         int nslices, const cugl_slice *slices);
@@ -270,6 +382,8 @@ CUGL_API cugl_status cugl_layout_sliced(cugl_layout *out, const cugl_layout *lay
 /**
  * Check a layout built by hand; the message says what is wrong.
  * @thread_safety Any thread: layouts are values the caller owns.
+ * @param layout the layout.
+ * @return CUGL_OK for a valid layout, else CUGL_ERROR_INVALID_ARGUMENT with what is wrong.
  */
 CUGL_API cugl_status cugl_layout_validate(const cugl_layout *layout);
 
