@@ -22,49 +22,49 @@ CUGL_BEGIN_DECLS
 
 /** What cugl_device_get_properties reports. Sizes in bytes. */
 typedef struct cugl_device_properties {
-    char name[256];
-    uint8_t uuid[16];
-    char pci_bus_id[32]; /* "0000:65:00.0" */
-    int compute_capability_major;
-    int compute_capability_minor;
-    size_t total_memory;
-    int multiprocessor_count;
-    int warp_size;
-    int max_threads_per_block;
-    int max_block_dim[3];
-    int max_grid_dim[3];
-    size_t max_shared_memory_per_block;       /* without opt-in */
-    size_t max_shared_memory_per_block_optin; /* with opt-in, the launch limit */
-    int clock_rate_khz;
-    int memory_clock_rate_khz;
-    int memory_bus_width_bits;
-    int l2_cache_bytes;
-    int max_texture_1d_width;     /* CUDA array backed */
-    int max_texture_2d[2];        /* width, height */
-    int max_texture_2d_linear[3]; /* width, height, pitch in bytes */
-    int max_texture_3d[3];
-    int max_texture_2d_layered[3]; /* width, height, layers */
-    int max_texture_cubemap_width;
-    int max_surface_1d_width;
-    int max_surface_2d[2];
-    int max_surface_3d[3];
-    size_t texture_alignment;       /* base address alignment of textures */
-    size_t texture_pitch_alignment; /* pitch alignment of pitch2d textures */
-    int stream_priority_least;      /* numerically largest, lowest priority */
-    int stream_priority_greatest;   /* numerically smallest, highest priority */
-    bool integrated;
-    bool can_map_host_memory;
-    bool unified_addressing;
-    bool managed_memory;
-    bool concurrent_managed_access;
-    bool pageable_memory_access;
-    bool memory_pools_supported;
-    bool cooperative_launch;
-    bool cluster_launch;
-    bool ipc_event_supported;
-    bool virtual_memory_management_supported;
-    bool handle_type_posix_fd_supported; /* VMM allocations exportable as fds */
-    bool memory_pool_posix_fd_supported; /* memory pools shareable as fds (IPC) */
+    char name[256];                           /**< the device's name ("NVIDIA H200") */
+    uint8_t uuid[16];                         /**< its UUID, as GL_EXT_memory_object reports it */
+    char pci_bus_id[32];                      /**< "0000:65:00.0" */
+    int compute_capability_major;             /**< compute capability, major */
+    int compute_capability_minor;             /**< compute capability, minor */
+    size_t total_memory;                      /**< device memory */
+    int multiprocessor_count;                 /**< streaming multiprocessors */
+    int warp_size;                            /**< threads a warp */
+    int max_threads_per_block;                /**< threads a block at most */
+    int max_block_dim[3];                     /**< a block's largest extents */
+    int max_grid_dim[3];                      /**< a grid's largest extents */
+    size_t max_shared_memory_per_block;       /**< without opt-in */
+    size_t max_shared_memory_per_block_optin; /**< with opt-in, the launch limit */
+    int clock_rate_khz;                       /**< the SM clock */
+    int memory_clock_rate_khz;                /**< the memory clock */
+    int memory_bus_width_bits;                /**< the memory bus's width */
+    int l2_cache_bytes;                       /**< L2 cache */
+    int max_texture_1d_width;                 /**< CUDA array backed */
+    int max_texture_2d[2];                    /**< width, height */
+    int max_texture_2d_linear[3];             /**< width, height, pitch in bytes */
+    int max_texture_3d[3];                    /**< width, height, depth */
+    int max_texture_2d_layered[3];            /**< width, height, layers */
+    int max_texture_cubemap_width;            /**< a cube face's width and height */
+    int max_surface_1d_width;                 /**< surface width, 1-D */
+    int max_surface_2d[2];                    /**< surface width, height */
+    int max_surface_3d[3];                    /**< surface width, height, depth */
+    size_t texture_alignment;                 /**< base address alignment of textures */
+    size_t texture_pitch_alignment;           /**< pitch alignment of pitch2d textures */
+    int stream_priority_least;                /**< numerically largest, lowest priority */
+    int stream_priority_greatest;             /**< numerically smallest, highest priority */
+    bool integrated;                          /**< shares memory with the host */
+    bool can_map_host_memory;                 /**< maps pinned host memory for kernels */
+    bool unified_addressing;                  /**< one address space with the host */
+    bool managed_memory;                      /**< allocates managed memory */
+    bool concurrent_managed_access;           /**< CPU and GPU use managed memory at once */
+    bool pageable_memory_access;              /**< kernels read pageable host memory */
+    bool memory_pools_supported;              /**< stream-ordered memory pools */
+    bool cooperative_launch;                  /**< cooperative launches */
+    bool cluster_launch;                      /**< thread block clusters */
+    bool ipc_event_supported;                 /**< events shared between processes */
+    bool virtual_memory_management_supported; /**< cuMemCreate and friends (VMM) */
+    bool handle_type_posix_fd_supported;      /**< VMM allocations exportable as fds */
+    bool memory_pool_posix_fd_supported;      /**< memory pools shareable as fds (IPC) */
 } cugl_device_properties;
 
 /**
@@ -72,6 +72,8 @@ typedef struct cugl_device_properties {
  * sees no device.
  * @errors CUGL_ERROR_INVALID_ARGUMENT (count NULL), CUGL_ERROR_NO_DRIVER.
  * @thread_safety Any thread.
+ * @param[out] count receives the number of CUDA devices.
+ * @return CUGL_OK, or an error status (see Errors).
  */
 CUGL_API cugl_status cugl_device_count(int *count);
 
@@ -81,6 +83,9 @@ CUGL_API cugl_status cugl_device_count(int *count);
  *   below the count), CUGL_ERROR_NO_DRIVER, CUGL_ERROR_NO_DEVICE.
  * @thread_safety Any thread.
  * @pointer_lifetime The device lives until the process exits.
+ * @param[out] out receives the device (process-wide; never released).
+ * @param ordinal its CUDA ordinal, from 0.
+ * @return CUGL_OK, or an error status (see Errors).
  */
 CUGL_API cugl_status cugl_device_get(cugl_device **out, int ordinal);
 
@@ -89,12 +94,16 @@ CUGL_API cugl_status cugl_device_get(cugl_device **out, int ordinal);
  * @errors CUGL_ERROR_INVALID_ARGUMENT (out NULL), CUGL_ERROR_INVALID_STATE
  *   (no cugl device is current on this thread), CUGL_ERROR_NO_DRIVER.
  * @thread_safety Any thread; an object must not be closed while another thread uses it.
+ * @param[out] out receives the device current on this thread.
+ * @return CUGL_OK, or an error status (see Errors).
  */
 CUGL_API cugl_status cugl_device_get_current(cugl_device **out);
 
 /**
  * The ordinal of a device; -1 for NULL.
  * @thread_safety Any thread.
+ * @param device the device, or NULL.
+ * @return its CUDA ordinal; -1 for NULL.
  */
 CUGL_API int cugl_device_ordinal(const cugl_device *device);
 
@@ -102,6 +111,9 @@ CUGL_API int cugl_device_ordinal(const cugl_device *device);
  * Fill `props` with the device's properties (read once, then cached).
  * @errors CUGL_ERROR_INVALID_ARGUMENT (NULL), CUGL_ERROR_CUDA.
  * @thread_safety Any thread.
+ * @param device the device.
+ * @param[out] props receives its properties.
+ * @return CUGL_OK, or an error status (see Errors).
  */
 CUGL_API cugl_status cugl_device_get_properties(cugl_device *device,
                                                 cugl_device_properties *props);
@@ -111,12 +123,16 @@ CUGL_API cugl_status cugl_device_get_properties(cugl_device *device,
  * calling thread, as cuda.core's Device.set_current().
  * @errors CUGL_ERROR_INVALID_ARGUMENT (NULL), CUGL_ERROR_CUDA.
  * @thread_safety Any thread.
+ * @param device the device.
+ * @return CUGL_OK, or an error status (see Errors).
  */
 CUGL_API cugl_status cugl_device_set_current(cugl_device *device);
 
 /**
  * Whether cugl_device_set_current has been called for the device.
  * @thread_safety Any thread.
+ * @param device the device, or NULL.
+ * @return true once its primary context is retained; false for NULL.
  */
 CUGL_API bool cugl_device_is_initialized(const cugl_device *device);
 
@@ -127,6 +143,10 @@ CUGL_API bool cugl_device_is_initialized(const cugl_device *device);
  * @errors CUGL_ERROR_INVALID_ARGUMENT (NULL), CUGL_ERROR_NO_DRIVER,
  *   CUGL_ERROR_CUDA.
  * @thread_safety Any thread.
+ * @param[out] out receives whether device reaches peer's memory.
+ * @param device the device that would access.
+ * @param peer the device whose memory it would access.
+ * @return CUGL_OK, or an error status (see Errors).
  */
 CUGL_API cugl_status cugl_device_can_access_peer(bool *out, cugl_device *device,
                                                  cugl_device *peer);
@@ -140,6 +160,9 @@ CUGL_API cugl_status cugl_device_can_access_peer(bool *out, cugl_device *device,
  *   CUGL_ERROR_NOT_SUPPORTED (no peer path between them: the message says
  *   so and that host copies remain), CUGL_ERROR_CUDA.
  * @thread_safety Any thread.
+ * @param device the device whose work will use peer's memory.
+ * @param peer the device whose memory it uses.
+ * @return CUGL_OK, or an error status (see Errors).
  */
 CUGL_API cugl_status cugl_device_enable_peer_access(cugl_device *device, cugl_device *peer);
 
@@ -148,6 +171,8 @@ CUGL_API cugl_status cugl_device_enable_peer_access(cugl_device *device, cugl_de
  * @errors CUGL_ERROR_INVALID_ARGUMENT, CUGL_ERROR_INVALID_STATE (device not
  *   initialized), CUGL_ERROR_CUDA (an asynchronous error surfaced).
  * @thread_safety Any thread; an object must not be closed while another thread uses it.
+ * @param device the device.
+ * @return CUGL_OK, or an error status (see Errors).
  */
 CUGL_API cugl_status cugl_device_sync(cugl_device *device);
 
@@ -155,6 +180,10 @@ CUGL_API cugl_status cugl_device_sync(cugl_device *device);
  * Free and total device memory in bytes, as the driver sees them now.
  * @errors CUGL_ERROR_INVALID_ARGUMENT, CUGL_ERROR_INVALID_STATE, CUGL_ERROR_CUDA.
  * @thread_safety Any thread; an object must not be closed while another thread uses it.
+ * @param device the device.
+ * @param[out] free_bytes receives the free device memory, or NULL.
+ * @param[out] total_bytes receives the total device memory, or NULL.
+ * @return CUGL_OK, or an error status (see Errors).
  */
 CUGL_API cugl_status cugl_device_memory_info(cugl_device *device, size_t *free_bytes,
                                              size_t *total_bytes);
@@ -162,12 +191,16 @@ CUGL_API cugl_status cugl_device_memory_info(cugl_device *device, size_t *free_b
 /**
  * The raw CUdevice (an int) of the device; -1 for NULL.
  * @thread_safety Any thread.
+ * @param device the device, or NULL.
+ * @return the CUdevice; -1 for NULL.
  */
 CUGL_API int cugl_device_handle(const cugl_device *device);
 
 /**
  * The raw CUcontext of the primary context; NULL until initialized.
  * @thread_safety Any thread.
+ * @param device the device, or NULL.
+ * @return its primary CUcontext; NULL before it is initialized, and for NULL.
  */
 CUGL_API void *cugl_device_context_handle(const cugl_device *device);
 
@@ -175,6 +208,8 @@ CUGL_API void *cugl_device_context_handle(const cugl_device *device);
  * The driver's version, e.g. 13000 for CUDA 13.0.
  * @errors CUGL_ERROR_INVALID_ARGUMENT (NULL), CUGL_ERROR_NO_DRIVER.
  * @thread_safety Any thread; an object must not be closed while another thread uses it.
+ * @param[out] version receives the driver's CUDA version (12080 for 12.8).
+ * @return CUGL_OK, or an error status (see Errors).
  */
 CUGL_API cugl_status cugl_driver_version(int *version);
 
