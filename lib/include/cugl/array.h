@@ -25,7 +25,7 @@
 
 CUGL_BEGIN_DECLS
 
-/*
+/**
  * The channel formats, one row each: the name after CUGL_FORMAT_, its
  * value, the short name, bytes per channel, the driver's format (the name
  * after CU_AD_FORMAT_) and whether it is floating point. A new format is a
@@ -42,20 +42,35 @@ CUGL_BEGIN_DECLS
     X(F16, 7, "f16", 2, HALF, true)               \
     X(F32, 8, "f32", 4, FLOAT, true)
 
-/** The type of one channel. 0 is no format, so a forgotten one is caught. */
+/**
+ * The type of one channel. 0 is no format, so a forgotten one is caught.
+ * CUGL_FORMAT_LIST makes the values: CUGL_FORMAT_U8 (1), CUGL_FORMAT_U16
+ * (2), CUGL_FORMAT_U32 (3), CUGL_FORMAT_I8 (4), CUGL_FORMAT_I16 (5),
+ * CUGL_FORMAT_I32 (6), CUGL_FORMAT_F16 (7), CUGL_FORMAT_F32 (8).
+ */
 typedef enum cugl_format {
+    /** @cond */
 #define CUGL__FORMAT_ENUM(id, value, name, size, cu, is_float) CUGL_FORMAT_##id = value,
     CUGL_FORMAT_LIST(CUGL__FORMAT_ENUM)
 #undef CUGL__FORMAT_ENUM
+    /** @endcond */
 } cugl_format;
 
+/** @cond */
 #define CUGL__FORMAT_ONE(id, value, name, size, cu, is_float) +1
-enum { CUGL_FORMAT_FIRST = 1, CUGL_FORMAT_LAST = 0 CUGL_FORMAT_LIST(CUGL__FORMAT_ONE) };
+/** @endcond */
+/** The range of the formats' values. */
+enum {
+    CUGL_FORMAT_FIRST = 1, /**< the first format's value */
+    CUGL_FORMAT_LAST = 0 CUGL_FORMAT_LIST(CUGL__FORMAT_ONE) /**< the last format's value */
+};
 #undef CUGL__FORMAT_ONE
 
 /**
  * Bytes per channel of a format (1, 2 or 4); 0 for a value that is none.
  * @thread_safety Any thread.
+ * @param format the format.
+ * @return bytes per channel; 0 for a value that is no format.
  */
 CUGL_API size_t cugl_format_size(cugl_format format);
 
@@ -63,21 +78,23 @@ CUGL_API size_t cugl_format_size(cugl_format format);
  * A short name of a format ("u8", "f32"); "invalid" for a value that is none.
  * @pointer_lifetime Static storage.
  * @thread_safety Any thread.
+ * @param format the format.
+ * @return its short name, or "invalid".
  */
 CUGL_API const char *cugl_format_name(cugl_format format);
 
 /** What an array is made of; zero-initialise, then set ndim, shape and format. */
 typedef struct cugl_array_desc {
-    int ndim;            /* 1, 2 or 3: how many entries of shape are used */
-    size_t shape[3];     /* width, height, depth in elements; each used one >= 1,
+    int ndim;            /**< 1, 2 or 3: how many entries of shape are used */
+    size_t shape[3];     /**< width, height, depth in elements; each used one >= 1,
                           * the unused ones 0 */
-    cugl_format format;  /* required */
-    int num_channels;    /* 1, 2 or 4; 0 means 1 */
-    bool surface_load_store; /* may be written through a surface object */
-    /* 0: not layered. >= 1: a layered array, a stack of this many 1D
+    cugl_format format;  /**< required */
+    int num_channels;    /**< 1, 2 or 4; 0 means 1 */
+    bool surface_load_store; /**< may be written through a surface object */
+    /** 0: not layered. >= 1: a layered array, a stack of this many 1D
      * (ndim 1) or 2D (ndim 2) images. */
     size_t layers;
-    /* A cube map: ndim 2 and width == height; 6 faces, or 6 per layer when
+    /** A cube map: ndim 2 and width == height; 6 faces, or 6 per layer when
      * layers is set (a layered cube map). */
     bool cubemap;
 } cugl_array_desc;
@@ -88,6 +105,8 @@ typedef struct cugl_array_desc {
  * layers, cube-map shape). The device's limits are checked at creation.
  * @errors CUGL_ERROR_INVALID_ARGUMENT, with a message that states the value.
  * @thread_safety Any thread.
+ * @param desc the desc to check.
+ * @return CUGL_OK, or an error status (see Errors).
  */
 CUGL_API cugl_status cugl_array_desc_validate(const cugl_array_desc *desc);
 
@@ -101,6 +120,10 @@ CUGL_API cugl_status cugl_array_desc_validate(const cugl_array_desc *desc);
  *   CUGL_ERROR_OUT_OF_MEMORY, CUGL_ERROR_CUDA.
  * @thread_safety Any thread.
  * @pointer_lifetime The caller owns one reference.
+ * @param[out] out receives the array; NULL on failure.
+ * @param device the device to make it on.
+ * @param desc what to make.
+ * @return CUGL_OK, or an error status (see Errors).
  */
 CUGL_API cugl_status cugl_array_create(cugl_array **out, cugl_device *device,
                                        const cugl_array_desc *desc);
@@ -121,6 +144,11 @@ CUGL_API cugl_status cugl_array_create(cugl_array **out, cugl_device *device,
  *   both sizes in the message; a stream of another device),
  *   CUGL_ERROR_CLOSED (array or stream), CUGL_ERROR_CUDA.
  * @thread_safety Any thread.
+ * @param dst the array.
+ * @param src the host memory: the whole array's elements, packed.
+ * @param src_size bytes at src, at least the array's size in bytes.
+ * @param stream the stream the copy is ordered on.
+ * @return CUGL_OK, or an error status (see Errors).
  */
 CUGL_API cugl_status cugl_array_copy_from_host(cugl_array *dst, const void *src,
                                                size_t src_size, cugl_stream *stream);
@@ -129,6 +157,11 @@ CUGL_API cugl_status cugl_array_copy_from_host(cugl_array *dst, const void *src,
  * Copy the whole array into `dst_size` >= size_bytes bytes of host memory.
  * @errors as cugl_array_copy_from_host.
  * @thread_safety Any thread; an object must not be closed while another thread uses it.
+ * @param dst the host memory that receives the whole array, packed.
+ * @param dst_size bytes at dst, at least the array's size in bytes.
+ * @param src the array.
+ * @param stream the stream the copy is ordered on.
+ * @return CUGL_OK, or an error status (see Errors).
  */
 CUGL_API cugl_status cugl_array_copy_to_host(void *dst, size_t dst_size, cugl_array *src,
                                              cugl_stream *stream);
@@ -140,6 +173,10 @@ CUGL_API cugl_status cugl_array_copy_to_host(void *dst, size_t dst_size, cugl_ar
  *   stream of another device), CUGL_ERROR_CLOSED (array, buffer or stream),
  *   CUGL_ERROR_CUDA.
  * @thread_safety Any thread; an object must not be closed while another thread uses it.
+ * @param dst the array.
+ * @param src a device buffer holding the array's elements, packed.
+ * @param stream the stream the copy is ordered on.
+ * @return CUGL_OK, or an error status (see Errors).
  */
 CUGL_API cugl_status cugl_array_copy_from_buffer(cugl_array *dst, cugl_buffer *src,
                                                  cugl_stream *stream);
@@ -148,6 +185,10 @@ CUGL_API cugl_status cugl_array_copy_from_buffer(cugl_array *dst, cugl_buffer *s
  * Copy the whole array into the first size_bytes bytes of a buffer.
  * @errors as cugl_array_copy_from_buffer.
  * @thread_safety Any thread; an object must not be closed while another thread uses it.
+ * @param dst a device buffer that receives the array's elements, packed.
+ * @param src the array.
+ * @param stream the stream the copy is ordered on.
+ * @return CUGL_OK, or an error status (see Errors).
  */
 CUGL_API cugl_status cugl_array_copy_to_buffer(cugl_buffer *dst, cugl_array *src,
                                                cugl_stream *stream);
@@ -160,15 +201,15 @@ CUGL_API cugl_status cugl_array_copy_to_buffer(cugl_buffer *dst, cugl_array *src
  * element (x, y, z) lies at z x rows x pitch + y x pitch + x x element_size.
  */
 typedef struct cugl_copy_endpoint {
-    cugl_array *array;
-    cugl_buffer *buffer;
-    void *host;       /* pinned or pageable (cast const data when a source) */
-    size_t host_size; /* bytes at host */
-    size_t offset[3]; /* x, y, z of the region's first element */
-    /* Buffer or host: bytes from a row to the next; 0 means the least that
+    cugl_array *array;   /**< an array side, or NULL */
+    cugl_buffer *buffer; /**< a device buffer side, or NULL */
+    void *host;       /**< pinned or pageable (cast const data when a source), or NULL */
+    size_t host_size; /**< bytes at host */
+    size_t offset[3]; /**< x, y, z of the region's first element */
+    /** Buffer or host: bytes from a row to the next; 0 means the least that
      * holds the region, (offset[0] + extent[0]) x element_size. */
     size_t pitch;
-    /* Buffer or host: rows from a slice to the next; 0 means the least that
+    /** Buffer or host: rows from a slice to the next; 0 means the least that
      * holds the region, offset[1] + extent[1]. */
     size_t rows;
 } cugl_copy_endpoint;
@@ -187,6 +228,10 @@ typedef struct cugl_copy_endpoint {
  *   with the numbers; arrays or a stream of different devices),
  *   CUGL_ERROR_CLOSED (an array, buffer or the stream), CUGL_ERROR_CUDA.
  * @thread_safety Any thread.
+ * @param dst where the box goes.
+ * @param src where it comes from.
+ * @param stream the stream the copy is ordered on.
+ * @return CUGL_OK, or an error status (see Errors).
  */
 CUGL_API cugl_status cugl_array_copy_region(const cugl_copy_endpoint *dst,
                                             const cugl_copy_endpoint *src,
@@ -195,51 +240,81 @@ CUGL_API cugl_status cugl_array_copy_region(const cugl_copy_endpoint *dst,
 /**
  * The device the array lives on (NULL for NULL).
  * @thread_safety Any thread.
+ * @param array the array, or NULL.
+ * @return its device (no reference taken); NULL for NULL.
  */
 CUGL_API cugl_device *cugl_array_device(const cugl_array *array);
 
 /**
  * 1, 2 or 3 (0 for NULL). A layered or cube-map array counts its images' rank.
  * @thread_safety Any thread.
+ * @param array the array, or NULL.
+ * @return 1, 2 or 3; 0 for NULL.
  */
 CUGL_API int cugl_array_ndim(const cugl_array *array);
 
 /**
  * Width, height, depth in elements; 0 past ndim (all 0 for NULL).
  * @thread_safety Any thread.
+ * @param array the array, or NULL.
+ * @param[out] shape receives width, height and depth (unused ones 0; all 0 for NULL); NULL: nothing is written.
  */
 CUGL_API void cugl_array_shape(const cugl_array *array, size_t shape[3]);
 
 /**
  * The number of layers of a layered array; 0 when not layered.
  * @thread_safety Any thread.
+ * @param array the array, or NULL.
+ * @return the layers of a layered array; 0 if not layered, and for NULL.
  */
 CUGL_API size_t cugl_array_layers(const cugl_array *array);
 
-/** @thread_safety Any thread. */
+/**
+ * @thread_safety Any thread.
+ * @param array the array, or NULL.
+ * @return true for a cube map; false for NULL.
+ */
 CUGL_API bool cugl_array_is_cubemap(const cugl_array *array);
-/** @thread_safety Any thread. */
+/**
+ * @thread_safety Any thread.
+ * @param array the array, or NULL.
+ * @return the channel format; 0 for NULL.
+ */
 CUGL_API cugl_format cugl_array_format(const cugl_array *array);
-/** @thread_safety Any thread. */
+/**
+ * @thread_safety Any thread.
+ * @param array the array, or NULL.
+ * @return 1, 2 or 4; 0 for NULL.
+ */
 CUGL_API int cugl_array_num_channels(const cugl_array *array);
-/** @thread_safety Any thread. */
+/**
+ * @thread_safety Any thread.
+ * @param array the array, or NULL.
+ * @return true if surface objects may write it; false for NULL.
+ */
 CUGL_API bool cugl_array_is_surface_load_store(const cugl_array *array);
 
 /**
  * Bytes per element: format size x channels.
  * @thread_safety Any thread.
+ * @param array the array, or NULL.
+ * @return bytes per element (channels x channel size); 0 for NULL.
  */
 CUGL_API size_t cugl_array_element_size(const cugl_array *array);
 
 /**
  * Bytes of the whole array, every layer and face included.
  * @thread_safety Any thread.
+ * @param array the array, or NULL.
+ * @return bytes of all its elements, layers and faces; 0 for NULL.
  */
 CUGL_API size_t cugl_array_size_bytes(const cugl_array *array);
 
 /**
  * The raw CUarray; NULL after close.
  * @thread_safety Any thread.
+ * @param array the array, or NULL.
+ * @return the CUarray; NULL for NULL and after close.
  */
 CUGL_API void *cugl_array_handle(const cugl_array *array);
 
@@ -248,6 +323,8 @@ CUGL_API void *cugl_array_handle(const cugl_array *array);
  * whose mipmapped array has been closed. The other getters keep answering
  * after close (they describe what the array was); handle is NULL.
  * @thread_safety Any thread.
+ * @param array the array, or NULL.
+ * @return true once closed, and for NULL.
  */
 CUGL_API bool cugl_array_is_closed(const cugl_array *array);
 
@@ -259,18 +336,22 @@ CUGL_API bool cugl_array_is_closed(const cugl_array *array);
  * (a failure reaches cugl_last_error() and the error callback). Afterwards every
  * call that returns a status returns CUGL_ERROR_CLOSED.
  * @thread_safety Not concurrently with other calls on the same array.
+ * @param array the array, or NULL (no-op).
  */
 CUGL_API void cugl_array_close(cugl_array *array);
 
 /**
  * Take another reference. Returns `array`.
  * @thread_safety Any thread: references are counted atomically.
+ * @param array the array, or NULL.
+ * @return array.
  */
 CUGL_API cugl_array *cugl_array_retain(cugl_array *array);
 
 /**
  * Drop a reference; the last one closes and frees. NULL is a no-op.
  * @thread_safety Any thread: references are counted atomically.
+ * @param array the array, or NULL (no-op).
  */
 CUGL_API void cugl_array_release(cugl_array *array);
 
@@ -281,6 +362,9 @@ CUGL_API void cugl_array_release(cugl_array *array);
  * fewer levels).
  * @errors CUGL_ERROR_INVALID_ARGUMENT.
  * @thread_safety Any thread.
+ * @param desc level 0's desc.
+ * @param num_levels the number of levels.
+ * @return CUGL_OK, or an error status (see Errors).
  */
 CUGL_API cugl_status cugl_mipmapped_array_desc_validate(const cugl_array_desc *desc,
                                                         unsigned num_levels);
@@ -294,6 +378,11 @@ CUGL_API cugl_status cugl_mipmapped_array_desc_validate(const cugl_array_desc *d
  *   CUGL_ERROR_CUDA.
  * @pointer_lifetime The caller owns one reference.
  * @thread_safety Any thread; an object must not be closed while another thread uses it.
+ * @param[out] out receives the mipmapped array; NULL on failure.
+ * @param device the device to make it on.
+ * @param desc level 0's desc.
+ * @param num_levels the number of levels, at least 1.
+ * @return CUGL_OK, or an error status (see Errors).
  */
 CUGL_API cugl_status cugl_mipmapped_array_create(cugl_mipmapped_array **out,
                                                  cugl_device *device,
@@ -309,6 +398,10 @@ CUGL_API cugl_status cugl_mipmapped_array_create(cugl_mipmapped_array **out,
  *   CUGL_ERROR_CLOSED, CUGL_ERROR_CUDA.
  * @pointer_lifetime The caller owns one reference to a new array each call.
  * @thread_safety Any thread; an object must not be closed while another thread uses it.
+ * @param[out] out receives the level as an array (it holds a reference to the mipmapped array); NULL on failure.
+ * @param mipmap the mipmapped array.
+ * @param level the level, from 0.
+ * @return CUGL_OK, or an error status (see Errors).
  */
 CUGL_API cugl_status cugl_mipmapped_array_get_level(cugl_array **out,
                                                     cugl_mipmapped_array *mipmap,
@@ -319,24 +412,40 @@ CUGL_API cugl_status cugl_mipmapped_array_get_level(cugl_array **out,
  * driver: the shape halved `level` times, none below 1.
  * @errors CUGL_ERROR_INVALID_ARGUMENT (NULL; level >= num_levels).
  * @thread_safety Any thread.
+ * @param mipmap the mipmapped array.
+ * @param level the level, from 0.
+ * @param[out] desc receives the level's desc.
+ * @return CUGL_OK, or an error status (see Errors).
  */
 CUGL_API cugl_status cugl_mipmapped_array_level_desc(const cugl_mipmapped_array *mipmap,
                                                      unsigned level, cugl_array_desc *desc);
 
-/** @thread_safety Any thread. */
+/**
+ * @thread_safety Any thread.
+ * @param mipmap the mipmapped array, or NULL.
+ * @return the number of levels; 0 for NULL.
+ */
 CUGL_API unsigned cugl_mipmapped_array_num_levels(const cugl_mipmapped_array *mipmap);
-/** @thread_safety Any thread. */
+/**
+ * @thread_safety Any thread.
+ * @param mipmap the mipmapped array, or NULL.
+ * @return its device (no reference taken); NULL for NULL.
+ */
 CUGL_API cugl_device *cugl_mipmapped_array_device(const cugl_mipmapped_array *mipmap);
 
 /**
  * The raw CUmipmappedArray; NULL after close.
  * @thread_safety Any thread.
+ * @param mipmap the mipmapped array, or NULL.
+ * @return the CUmipmappedArray; NULL for NULL and after close.
  */
 CUGL_API void *cugl_mipmapped_array_handle(const cugl_mipmapped_array *mipmap);
 
 /**
  * Whether cugl_mipmapped_array_close has been called. true for NULL.
  * @thread_safety Any thread.
+ * @param mipmap the mipmapped array, or NULL.
+ * @return true once closed, and for NULL.
  */
 CUGL_API bool cugl_mipmapped_array_is_closed(const cugl_mipmapped_array *mipmap);
 
@@ -344,15 +453,22 @@ CUGL_API bool cugl_mipmapped_array_is_closed(const cugl_mipmapped_array *mipmap)
  * Free the mipmapped array and all its levels now; idempotent. Level arrays
  * still held report closed.
  * @thread_safety Any thread, once no other thread uses the object.
+ * @param mipmap the mipmapped array, or NULL (no-op).
  */
 CUGL_API void cugl_mipmapped_array_close(cugl_mipmapped_array *mipmap);
 
-/** @thread_safety Any thread: references are counted atomically. */
+/**
+ * Take another reference.
+ * @thread_safety Any thread: references are counted atomically.
+ * @param mipmap the mipmapped array, or NULL.
+ * @return mipmap.
+ */
 CUGL_API cugl_mipmapped_array *cugl_mipmapped_array_retain(cugl_mipmapped_array *mipmap);
 
 /**
  * Drop a reference; the last one (levels hold one each) closes and frees.
  * @thread_safety Any thread: references are counted atomically.
+ * @param mipmap the mipmapped array, or NULL (no-op).
  */
 CUGL_API void cugl_mipmapped_array_release(cugl_mipmapped_array *mipmap);
 
