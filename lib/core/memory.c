@@ -166,7 +166,19 @@ static cugl_status vmm_allocate(cugl_memory_resource *mr, size_t size, cugl_stre
         .location = {.type = CU_MEM_LOCATION_TYPE_DEVICE, .id = mr->device_id},
     };
     CUmemGenericAllocationHandle handle;
-    CUGL__TRY(CUGL_CU_AS(who, cuMemCreate, &handle, bytes, &prop, 0));
+    CUresult r = cugl__cu.cuMemCreate(&handle, bytes, &prop, 0);
+    if (r == CUDA_ERROR_OUT_OF_MEMORY || r == CUDA_ERROR_INVALID_VALUE) {
+        /* The driver refuses sizes past the device's memory as invalid:
+         * to the caller both are memory it cannot have. */
+        const cugl_device_properties *p = NULL;
+        size_t total = cugl__device_props(mr->device, who, &p) == CUGL_OK ? p->total_memory : 0;
+        if (r == CUDA_ERROR_OUT_OF_MEMORY || (total && bytes > total))
+            return cugl__fail_cu(CUGL_ERROR_OUT_OF_MEMORY, r, who,
+                                 "out of memory: cannot allocate %zu bytes of exportable memory "
+                                 "on device %d, which has %zu",
+                                 size, mr->device_id, total);
+    }
+    CUGL__TRY(cugl__cu_status(r, who, "cuMemCreate"));
     CUdeviceptr p = 0;
     cugl_status st = CUGL_CU_AS(who, cuMemAddressReserve, &p, bytes, mr->granularity, 0, 0);
     if (st == CUGL_OK) {

@@ -474,6 +474,18 @@ static void pool_limit_below_a_granule(void **state)
     assert_null(mr);
     assert_error_mentions("max_size 4096 is below the allocation granularity");
 
+    /* An exportable allocation past the device's memory is out of memory,
+     * as memory.h says, not an invalid argument. */
+    if (props.virtual_memory_management_supported && props.handle_type_posix_fd_supported) {
+        assert_ok(cugl_exportable_memory_resource_create(&mr, dev));
+        cugl_buffer *huge = NULL;
+        assert_status(cugl_memory_resource_allocate(&huge, mr, props.total_memory * 4, stream),
+                      CUGL_ERROR_OUT_OF_MEMORY);
+        assert_error_mentions("of exportable memory on device");
+        assert_null(huge);
+        cugl_memory_resource_release(mr);
+    }
+
     assert_ok(cugl_device_memory_resource_create(&mr, dev, NULL));
     cugl_buffer *b = NULL, *copy = NULL;
     assert_ok(cugl_memory_resource_allocate(&b, mr, 4096, stream));
