@@ -257,7 +257,8 @@ CUGL_API int cugl_array_ndim(const cugl_array *array);
  * Width, height, depth in elements; 0 past ndim (all 0 for NULL).
  * @thread_safety Any thread.
  * @param array the array, or NULL.
- * @param[out] shape receives width, height and depth (unused ones 0; all 0 for NULL); NULL: nothing is written.
+ * @param[out] shape receives width, height and depth (unused ones 0; all 0 for NULL); NULL: nothing
+ *   is written.
  */
 CUGL_API void cugl_array_shape(const cugl_array *array, size_t shape[3]);
 
@@ -398,7 +399,8 @@ CUGL_API cugl_status cugl_mipmapped_array_create(cugl_mipmapped_array **out,
  *   CUGL_ERROR_CLOSED, CUGL_ERROR_CUDA.
  * @pointer_lifetime The caller owns one reference to a new array each call.
  * @thread_safety Any thread; an object must not be closed while another thread uses it.
- * @param[out] out receives the level as an array (it holds a reference to the mipmapped array); NULL on failure.
+ * @param[out] out receives the level as an array (it holds a reference to the mipmapped array);
+ *   NULL on failure.
  * @param mipmap the mipmapped array.
  * @param level the level, from 0.
  * @return CUGL_OK, or an error status (see Errors).

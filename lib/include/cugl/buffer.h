@@ -49,7 +49,8 @@ CUGL_API cugl_status cugl_buffer_from_handle(cugl_buffer **out, uint64_t ptr, si
  *   message; *dst NULL and `src` has no memory resource), CUGL_ERROR_CLOSED,
  *   CUGL_ERROR_OUT_OF_MEMORY, CUGL_ERROR_CUDA.
  * @thread_safety Any thread; an object must not be closed while another thread uses it.
- * @param[in,out] dst the destination buffer, or a pointer to NULL to receive a new one allocated from src's resource.
+ * @param[in,out] dst the destination buffer, or a pointer to NULL to receive a new one allocated
+ *   from src's resource.
  * @param src the source buffer.
  * @param stream the stream the copy is ordered on; its device does the copy.
  * @return CUGL_OK, or an error status (see Errors).

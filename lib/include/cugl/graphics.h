@@ -31,11 +31,11 @@ typedef struct cugl_graphics_resource cugl_graphics_resource;
 /** Registration flags; combine with |. READ_ONLY and WRITE_DISCARD exclude
  * each other; SURFACE_LOAD_STORE and TEXTURE_GATHER are for images. */
 typedef enum cugl_graphics_flags {
-    CUGL_GRAPHICS_NONE = 0,               /* CUDA reads and writes */
-    CUGL_GRAPHICS_READ_ONLY = 1,          /* CUDA only reads */
-    CUGL_GRAPHICS_WRITE_DISCARD = 2,      /* CUDA overwrites all; old contents lost */
-    CUGL_GRAPHICS_SURFACE_LOAD_STORE = 4, /* the array can back a surface object */
-    CUGL_GRAPHICS_TEXTURE_GATHER = 8,     /* texture gather on the array */
+    CUGL_GRAPHICS_NONE = 0,               /**< CUDA reads and writes */
+    CUGL_GRAPHICS_READ_ONLY = 1,          /**< CUDA only reads */
+    CUGL_GRAPHICS_WRITE_DISCARD = 2,      /**< CUDA overwrites all; old contents lost */
+    CUGL_GRAPHICS_SURFACE_LOAD_STORE = 4, /**< the array can back a surface object */
+    CUGL_GRAPHICS_TEXTURE_GATHER = 8,     /**< texture gather on the array */
 } cugl_graphics_flags;
 
 /* The GL targets an image can be registered with (GL's own values). */

@@ -109,7 +109,8 @@ CUGL_API cugl_status cugl_layout_init_bytes(cugl_layout *out, int ndim, const in
  * @param shape ndim extents.
  * @param itemsize bytes per element.
  * @param order CUGL_ORDER_C, CUGL_ORDER_F or CUGL_ORDER_CUSTOM.
- * @param perm with CUGL_ORDER_CUSTOM, ndim axes from the slowest to the fastest; else ignored (may be NULL).
+ * @param perm with CUGL_ORDER_CUSTOM, ndim axes from the slowest to the fastest; else ignored (may
+ *   be NULL).
  * @return CUGL_OK, or an error status (see Errors).
  */
 CUGL_API cugl_status cugl_layout_dense(cugl_layout *out, int ndim, const int64_t *shape,

@@ -159,7 +159,8 @@ CUGL_API cugl_status cugl_exportable_memory_resource_create(cugl_memory_resource
  * @param[out] out receives the buffer; NULL on failure.
  * @param mr the resource.
  * @param size bytes to allocate.
- * @param stream the stream the allocation is ordered on (NULL where the resource is not stream-ordered).
+ * @param stream the stream the allocation is ordered on (NULL where the resource is not stream-
+ *   ordered).
  * @return CUGL_OK, or an error status (see Errors).
  */
 CUGL_API cugl_status cugl_memory_resource_allocate(cugl_buffer **out,
