@@ -43,11 +43,13 @@ cuda_inc=$(dirname "$(dirname "$nvcc")")/include
 # cmake and g++: the test of the CMake package builds a C and a C++ program;
 # xvfb and xdotool: the window suite drives real windows where no display is;
 # libwebsockets-dev and libturbojpeg0-dev: --serve; chromium and nodejs: the
-# browser suite, with puppeteer-core from npm.)
+# browser suite, with puppeteer-core from npm; doxygen: the API reference,
+# whose warnings fail the build.)
 packages="meson ninja-build pkg-config python3 python3-glad gcc binutils
  libcmocka-dev libglfw3-dev libcglm-dev libpng-dev libdlpack-dev libimgui-dev libstb-dev
  libegl-dev libgl-dev libegl1 libegl-mesa0 libgl1-mesa-dri clang libclang-rt-dev
- ffmpeg cmake g++ xvfb xauth xdotool libwebsockets-dev libturbojpeg0-dev chromium"
+ ffmpeg cmake g++ xvfb xauth xdotool libwebsockets-dev libturbojpeg0-dev chromium
+ doxygen"
 missing=
 for p in $packages; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' ||
@@ -103,7 +105,7 @@ setup_build() {
     ninja -C "$dir" >/dev/null || { ninja -C "$dir"; die "the build in $dir failed"; }
 }
 
-setup_build build
+setup_build build -Ddocs=enabled
 
 case $what in
 setup)
@@ -130,7 +132,7 @@ test)
     fi
     # Sanitizers watch the host code; one GPU architecture is enough there.
     setup_build build-sanitize -Db_sanitize=address,undefined -Db_lundef=false \
-        -Dc_args=-fno-sanitize-recover=all -Dgpu_archs=90
+        -Dc_args=-fno-sanitize-recover=all -Dgpu_archs=90 -Ddocs=disabled
     ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 \
     UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
         meson test -C build-sanitize --suite unit --suite gl --print-errorlogs \

@@ -66,9 +66,10 @@ static const char *target_name(uint32_t target)
 
 static const char *const formats_that_work =
     "registrable images have a sized internal format of 1, 2 or 4 channels: GL_R, GL_RG or "
-    "GL_RGBA x 8, 16, 16F, 32F, 8UI, 16UI, 32UI, 8I, 16I, 32I (GL_RGB8 -> GL_RGBA8, "
-    "GL_RGB32F -> GL_RGBA32F); not depth, sRGB, compressed, multisampled or bindless "
-    "textures, and the texture needs storage (glTexStorage*) before it is registered";
+    "GL_RGBA x 8, 16, 16F, 32F, 8UI, 16UI, 32UI, 8I, 16I, 32I, and GL_RGB8 and "
+    "GL_SRGB8_ALPHA8 as four bytes a texel (GL_RGB32F -> GL_RGBA32F); not depth, "
+    "compressed, multisampled or bindless textures, and the texture needs storage "
+    "(glTexStorage*) before it is registered";
 
 static cugl_status check_resource(const cugl_graphics_resource *r, const char *who)
 {

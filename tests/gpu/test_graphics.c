@@ -257,6 +257,36 @@ static void every_format_2d(void **state)
     }
 }
 
+/* The driver registers GL_RGB8 and GL_SRGB8_ALPHA8 too, as graphics.h
+ * says: their arrays are four unsigned bytes a texel. */
+static void rgb8_and_srgb8_alpha8_register(void **state)
+{
+    (void)state;
+    const GLenum internal[] = {GL_RGB8, GL_SRGB8_ALPHA8};
+    for (int i = 0; i < 2; i++) {
+        GLuint tex = 0;
+        glCreateTextures(GL_TEXTURE_2D, 1, &tex);
+        glTextureStorage2D(tex, 1, internal[i], 16, 8);
+        fail_gl("glTextureStorage2D");
+        cugl_graphics_resource *r = NULL;
+        assert_ok(cugl_graphics_resource_from_gl_image(&r, dev, tex, CUGL_GL_TEXTURE_2D,
+                                                        CUGL_GRAPHICS_NONE));
+        cugl_array *a = NULL;
+        assert_ok(cugl_graphics_resource_map_array(&a, r, stream, 0, 0));
+        assert_int_equal(cugl_array_format(a), CUGL_FORMAT_U8);
+        assert_int_equal(cugl_array_num_channels(a), 4);
+        size_t shape[3];
+        cugl_array_shape(a, shape);
+        assert_int_equal(shape[0], 16);
+        assert_int_equal(shape[1], 8);
+        cugl_array_release(a);
+        assert_ok(cugl_graphics_resource_unmap(r, stream));
+        assert_ok(cugl_graphics_resource_close(r, stream));
+        cugl_graphics_resource_release(r);
+        glDeleteTextures(1, &tex);
+    }
+}
+
 static void rectangle_and_renderbuffer(void **state)
 {
     (void)state;
@@ -877,6 +907,7 @@ int main(void)
         cmocka_unit_test(cuda_writes_gl_reads_buffer),
         cmocka_unit_test(gl_writes_cuda_reads_buffer),
         cmocka_unit_test(every_format_2d),
+        cmocka_unit_test(rgb8_and_srgb8_alpha8_register),
         cmocka_unit_test(rectangle_and_renderbuffer),
         cmocka_unit_test(three_d_texture),
         cmocka_unit_test(layers_and_cube_faces),

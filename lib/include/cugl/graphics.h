@@ -26,6 +26,7 @@
 
 CUGL_BEGIN_DECLS
 
+/** A GL buffer or image registered with CUDA. */
 typedef struct cugl_graphics_resource cugl_graphics_resource;
 
 /** Registration flags; combine with |. READ_ONLY and WRITE_DISCARD exclude
@@ -73,6 +74,11 @@ enum {
  * @pointer_lifetime The caller owns one reference.
  * @thread_safety The thread whose current GL context owns the GL objects (registration, map and
  *   unmap talk to GL).
+ * @param[out] out receives the resource; NULL on failure.
+ * @param device the CUDA device GL runs on (initialized).
+ * @param gl_buffer the GL buffer's name (with immutable storage).
+ * @param flags CUGL_GRAPHICS_* flags.
+ * @return CUGL_OK, or an error status (see Errors).
  */
 CUGL_API cugl_status cugl_graphics_resource_from_gl_buffer(cugl_graphics_resource **out,
                                                            cugl_device *device,
@@ -83,13 +89,21 @@ CUGL_API cugl_status cugl_graphics_resource_from_gl_buffer(cugl_graphics_resourc
  * (CUGL_GL_TEXTURE_2D, _RECTANGLE, _CUBE_MAP, _3D, _2D_ARRAY or
  * CUGL_GL_RENDERBUFFER). Registrable internal formats have 1, 2 or 4
  * channels: GL_R, GL_RG, GL_RGBA x 8, 16, 16F, 32F, 8UI, 16UI, 32UI, 8I,
- * 16I, 32I. Not GL_RGB* (use GL_RGBA*), depth, sRGB, compressed,
- * multisampled or bindless textures. Writing from a kernel needs
+ * 16I, 32I. The driver takes GL_RGB8 and GL_SRGB8_ALPHA8 too, as arrays
+ * of four unsigned bytes a texel (sRGB bytes as stored, not converted);
+ * other GL_RGB* formats, depth, compressed, multisampled and bindless
+ * textures it refuses. Writing from a kernel needs
  * SURFACE_LOAD_STORE.
  * @errors as cugl_graphics_resource_from_gl_buffer, plus an unknown target;
  *   a refused format is CUGL_ERROR_NOT_SUPPORTED with the list above.
  * @thread_safety The thread whose current GL context owns the GL objects (registration, map and
  *   unmap talk to GL).
+ * @param[out] out receives the resource; NULL on failure.
+ * @param device the CUDA device GL runs on (initialized).
+ * @param gl_image the GL texture's or renderbuffer's name.
+ * @param gl_target its target, a CUGL_GL_* value.
+ * @param flags CUGL_GRAPHICS_* flags.
+ * @return CUGL_OK, or an error status (see Errors).
  */
 CUGL_API cugl_status cugl_graphics_resource_from_gl_image(cugl_graphics_resource **out,
                                                           cugl_device *device,
@@ -106,6 +120,10 @@ CUGL_API cugl_status cugl_graphics_resource_from_gl_image(cugl_graphics_resource
  * @pointer_lifetime The caller owns one reference to the buffer.
  * @thread_safety The thread whose current GL context owns the GL objects (registration, map and
  *   unmap talk to GL).
+ * @param[out] out receives the mapped memory as a buffer; NULL on failure.
+ * @param resource a buffer resource.
+ * @param stream the stream the map is ordered on (required).
+ * @return CUGL_OK, or an error status (see Errors).
  */
 CUGL_API cugl_status cugl_graphics_resource_map(cugl_buffer **out,
                                                 cugl_graphics_resource *resource,
@@ -120,6 +138,12 @@ CUGL_API cugl_status cugl_graphics_resource_map(cugl_buffer **out,
  *   resource is left unmapped).
  * @thread_safety The thread whose current GL context owns the GL objects (registration, map and
  *   unmap talk to GL).
+ * @param[out] out receives the mapped image as an array; NULL on failure.
+ * @param resource an image resource.
+ * @param stream the stream the map is ordered on (required).
+ * @param layer the layer or cube face (0 for others).
+ * @param level the mipmap level.
+ * @return CUGL_OK, or an error status (see Errors).
  */
 CUGL_API cugl_status cugl_graphics_resource_map_array(cugl_array **out,
                                                       cugl_graphics_resource *resource,
@@ -136,6 +160,10 @@ CUGL_API cugl_status cugl_graphics_resource_map_array(cugl_array **out,
  *   which), CUGL_ERROR_CUDA. On failure none is mapped.
  * @thread_safety The thread whose current GL context owns the GL objects (registration, map and
  *   unmap talk to GL).
+ * @param resources the resources, count of them, none mapped.
+ * @param count how many.
+ * @param stream the stream the map is ordered on (required).
+ * @return CUGL_OK, or an error status (see Errors).
  */
 CUGL_API cugl_status cugl_graphics_map(cugl_graphics_resource *const *resources, size_t count,
                                        cugl_stream *stream);
@@ -151,6 +179,11 @@ CUGL_API cugl_status cugl_graphics_map(cugl_graphics_resource *const *resources,
  *   stay mapped).
  * @thread_safety The thread whose current GL context owns the GL objects (registration, map and
  *   unmap talk to GL).
+ * @param resources the resources, count of them, all mapped.
+ * @param count how many.
+ * @param stream the stream it is ordered on, or NULL for the resource's unmap stream
+ *   (cugl_graphics_resource_unmap says which).
+ * @return CUGL_OK, or an error status (see Errors).
  */
 CUGL_API cugl_status cugl_graphics_unmap(cugl_graphics_resource *const *resources,
                                          size_t count, cugl_stream *stream);
@@ -161,6 +194,9 @@ CUGL_API cugl_status cugl_graphics_unmap(cugl_graphics_resource *const *resource
  * @errors CUGL_ERROR_INVALID_ARGUMENT (NULL, an image resource),
  *   CUGL_ERROR_CLOSED, CUGL_ERROR_INVALID_STATE (not mapped), CUGL_ERROR_CUDA.
  * @thread_safety Any thread; not concurrently with a map, unmap or close of the same resource.
+ * @param[out] out receives the mapped memory as a buffer; NULL on failure.
+ * @param resource a mapped buffer resource.
+ * @return CUGL_OK, or an error status (see Errors).
  */
 CUGL_API cugl_status cugl_graphics_resource_buffer(cugl_buffer **out,
                                                    cugl_graphics_resource *resource);
@@ -168,6 +204,11 @@ CUGL_API cugl_status cugl_graphics_resource_buffer(cugl_buffer **out,
 /**
  * The same for one layer (or cube face) and mip level of a mapped image.
  * @thread_safety Any thread; not concurrently with a map, unmap or close of the same resource.
+ * @param[out] out receives the mapped image as an array; NULL on failure.
+ * @param resource a mapped image resource.
+ * @param layer the layer or cube face (0 for others).
+ * @param level the mipmap level.
+ * @return CUGL_OK, or an error status (see Errors).
  */
 CUGL_API cugl_status cugl_graphics_resource_array(cugl_array **out,
                                                   cugl_graphics_resource *resource,
@@ -184,6 +225,10 @@ CUGL_API cugl_status cugl_graphics_resource_array(cugl_array **out,
  *   stream), CUGL_ERROR_INVALID_STATE (not mapped), CUGL_ERROR_CUDA.
  * @thread_safety The thread whose current GL context owns the GL objects (registration, map and
  *   unmap talk to GL).
+ * @param resource the resource.
+ * @param stream the stream it is ordered on, or NULL for the resource's unmap stream
+ *   (cugl_graphics_resource_unmap says which).
+ * @return CUGL_OK, or an error status (see Errors).
  */
 CUGL_API cugl_status cugl_graphics_resource_unmap(cugl_graphics_resource *resource,
                                                   cugl_stream *stream);
@@ -195,6 +240,9 @@ CUGL_API cugl_status cugl_graphics_resource_unmap(cugl_graphics_resource *resour
  * @errors CUGL_ERROR_INVALID_ARGUMENT, CUGL_ERROR_CLOSED,
  *   CUGL_ERROR_INVALID_STATE (not mapped).
  * @thread_safety Any thread; not concurrently with a map, unmap or close of the same resource.
+ * @param resource the resource.
+ * @param stream the stream later unmaps are ordered on when given none.
+ * @return CUGL_OK, or an error status (see Errors).
  */
 CUGL_API cugl_status cugl_graphics_resource_set_unmap_stream(cugl_graphics_resource *resource,
                                                              cugl_stream *stream);
@@ -206,6 +254,9 @@ CUGL_API cugl_status cugl_graphics_resource_set_unmap_stream(cugl_graphics_resou
  *   CUGL_ERROR_INVALID_STATE (mapped), CUGL_ERROR_CUDA.
  * @thread_safety The thread whose current GL context owns the GL objects (registration, map and
  *   unmap talk to GL).
+ * @param resource the resource.
+ * @param flags CUGL_GRAPHICS_NONE, READ_ONLY or WRITE_DISCARD.
+ * @return CUGL_OK, or an error status (see Errors).
  */
 CUGL_API cugl_status cugl_graphics_resource_set_map_flags(cugl_graphics_resource *resource,
                                                           unsigned flags);
@@ -217,49 +268,71 @@ CUGL_API cugl_status cugl_graphics_resource_set_map_flags(cugl_graphics_resource
  *   closed all the same).
  * @thread_safety The thread whose current GL context owns the GL objects (registration, map and
  *   unmap talk to GL).
+ * @param resource the resource.
+ * @param stream the stream it is ordered on, or NULL for the resource's unmap stream
+ *   (cugl_graphics_resource_unmap says which).
+ * @return CUGL_OK, or an error status (see Errors).
  */
 CUGL_API cugl_status cugl_graphics_resource_close(cugl_graphics_resource *resource,
                                                   cugl_stream *stream);
 
 /**
  * @thread_safety Any thread; not concurrently with a map, unmap or close of the same resource.
+ * @param resource the resource, or NULL.
+ * @return true if mapped; false for NULL.
  */
 CUGL_API bool cugl_graphics_resource_is_mapped(const cugl_graphics_resource *resource);
 /**
  * @thread_safety Any thread; not concurrently with a map, unmap or close of the same resource.
+ * @param resource the resource, or NULL.
+ * @return true once closed, and for NULL.
  */
 CUGL_API bool cugl_graphics_resource_is_closed(const cugl_graphics_resource *resource);
 /**
  * true for buffers, false for images.
  * @thread_safety Any thread; not concurrently with a map, unmap or close of the same resource.
+ * @param resource the resource, or NULL.
+ * @return true for a buffer; false for NULL.
  */
 CUGL_API bool cugl_graphics_resource_is_buffer(const cugl_graphics_resource *resource);
 /**
  * The registration flags and the current map flags.
  * @thread_safety Any thread; not concurrently with a map, unmap or close of the same resource.
+ * @param resource the resource, or NULL.
+ * @return the registration flags; 0 for NULL.
  */
 CUGL_API unsigned cugl_graphics_resource_flags(const cugl_graphics_resource *resource);
 /**
  * @thread_safety The thread whose current GL context owns the GL objects (registration, map and
  *   unmap talk to GL).
+ * @param resource the resource, or NULL.
+ * @return the map flags now in force; 0 for NULL.
  */
 CUGL_API unsigned cugl_graphics_resource_map_flags(const cugl_graphics_resource *resource);
 /**
  * The GL name and target (0 for buffers).
  * @thread_safety Any thread; not concurrently with a map, unmap or close of the same resource.
+ * @param resource the resource, or NULL.
+ * @return the GL object's name; 0 for NULL.
  */
 CUGL_API uint32_t cugl_graphics_resource_gl_name(const cugl_graphics_resource *resource);
 /**
  * @thread_safety Any thread; not concurrently with a map, unmap or close of the same resource.
+ * @param resource the resource, or NULL.
+ * @return the image's target (a CUGL_GL_* value); 0 for buffers and NULL.
  */
 CUGL_API uint32_t cugl_graphics_resource_gl_target(const cugl_graphics_resource *resource);
 /**
  * The CUgraphicsResource (NULL after close).
  * @thread_safety Any thread; not concurrently with a map, unmap or close of the same resource.
+ * @param resource the resource, or NULL.
+ * @return the CUgraphicsResource; NULL for NULL.
  */
 CUGL_API void *cugl_graphics_resource_handle(const cugl_graphics_resource *resource);
 /**
  * @thread_safety Any thread; not concurrently with a map, unmap or close of the same resource.
+ * @param resource the resource, or NULL.
+ * @return its device (no reference taken); NULL for NULL.
  */
 CUGL_API cugl_device *cugl_graphics_resource_device(const cugl_graphics_resource *resource);
 
@@ -272,15 +345,22 @@ CUGL_API cugl_device *cugl_graphics_resource_device(const cugl_graphics_resource
  *   CUGL_ERROR_NOT_SUPPORTED (the GL context runs on no CUDA device).
  * @thread_safety The thread whose current GL context owns the GL objects (registration, map and
  *   unmap talk to GL).
+ * @param[out] ordinals receives up to capacity CUDA device ordinals.
+ * @param capacity the room at ordinals.
+ * @param[out] count receives the number of such devices (may exceed capacity).
+ * @return CUGL_OK, or an error status (see Errors).
  */
 CUGL_API cugl_status cugl_gl_devices(int *ordinals, int capacity, int *count);
 
 /**
  * @thread_safety Any thread; not concurrently with a map, unmap or close of the same resource.
+ * @param resource the resource, or NULL.
+ * @return resource.
  */
 CUGL_API cugl_graphics_resource *cugl_graphics_resource_retain(cugl_graphics_resource *resource);
 /**
  * @thread_safety Any thread; not concurrently with a map, unmap or close of the same resource.
+ * @param resource the resource, or NULL (no-op).
  */
 CUGL_API void cugl_graphics_resource_release(cugl_graphics_resource *resource);
 
