@@ -143,8 +143,8 @@ static void pipelined_screenshot_is_exact(void **state)
     const char *args[] = {"--headless", "--frames", "6", "--size", size, "--interop", "shared",
                           "--screenshot", lockstep, NULL, NULL};
     assert_int_equal(run_demo(binary, args), 0);
-    args[7] = piped;
-    args[8] = "--pipelined";
+    args[8] = piped;
+    args[9] = "--pipelined";
     assert_int_equal(run_demo(binary, args), 0);
     run_demo_expect_same_png(piped, lockstep, W, H, "--pipelined against lockstep");
 }

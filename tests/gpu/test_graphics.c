@@ -279,8 +279,8 @@ static void rgb8_and_srgb8_alpha8_register(void **state)
         cugl_array_shape(a, shape);
         assert_int_equal(shape[0], 16);
         assert_int_equal(shape[1], 8);
-        cugl_array_release(a);
-        assert_ok(cugl_graphics_resource_unmap(r, stream));
+        cugl_array_release(a); /* the last reference to the mapping's array unmaps */
+        assert_false(cugl_graphics_resource_is_mapped(r));
         assert_ok(cugl_graphics_resource_close(r, stream));
         cugl_graphics_resource_release(r);
         glDeleteTextures(1, &tex);
