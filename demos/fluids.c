@@ -197,8 +197,10 @@ static int fluids_create(fluids *f, demo *d, const fluids_options *o)
 
     st = demo_target_create_texture(&f->image, d, f->n, f->n, DEMO_TO_GL);
     /* The grid is drawn filtered, from a texture: shared memory fills it. */
-    if (st == CUGL_OK && f->image.shared)
+    if (st == CUGL_OK && f->image.shared) {
         st = cugl_app_shared_set_texture_fill(f->image.shared, true);
+        f->image.drawn_from_memory = false;
+    }
     if (st != CUGL_OK)
         return demo_target_fail(d, st, "the dye texture");
     printf("%s: %dx%d cells, %d pressure sweeps a step, vorticity confinement %g\n",

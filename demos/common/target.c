@@ -174,9 +174,12 @@ cugl_status demo_target_create_texture(demo_target *t, demo *d, int width, int h
             if (st == CUGL_OK)
                 st = open_to_writers(t, d);
             /* Drawn with demo_target_blit, straight from the memory; a demo
-             * that samples gl_name turns the fill on. CUDA writes a texture
-             * whole: it can be pipelined. */
-            if (st == CUGL_OK)
+             * that samples gl_name turns the fill on. Not where another GPU
+             * writes the memory: there GL's shader reads of it were seen
+             * to miss some of the peer's writes (the copy sees them all).
+             * CUDA writes a texture whole: it can be pipelined. */
+            t->drawn_from_memory = st == CUGL_OK && !d->remote;
+            if (t->drawn_from_memory)
                 st = cugl_app_shared_set_texture_fill(t->shared, false);
             if (st == CUGL_OK)
                 st = demo_target_pipeline(t, d);
@@ -656,7 +659,7 @@ cugl_status demo_target_render_fullscreen(demo_target *t, demo *d, demo_write_fn
 cugl_status demo_target_blit(demo_target *t, demo *d)
 {
     /* Shared memory: the pixels where CUDA wrote them, no texture between. */
-    if (t->interop == DEMO_INTEROP_SHARED && t->direction == DEMO_TO_GL && t->texture)
+    if (t->drawn_from_memory)
         return cugl_app_blit_rgba8_buffer(d->ctx, cugl_app_shared_gl_buffer(t->shared),
                                           t->width, t->height, t->pitch);
     return cugl_app_blit(d->ctx, t->gl_name, false);

@@ -70,6 +70,7 @@ typedef struct demo_target {
 
     cugl_app_shared *shared; /* shared */
     bool pipelined;          /* shared: GL shows CUDA's output a frame late */
+    bool drawn_from_memory;  /* shared texture: demo_target_blit reads the memory */
 
     cugl_memory_resource *device_mr, *pinned_mr; /* host */
     cugl_buffer *device_buffer, *pinned_buffer;
