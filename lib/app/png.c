@@ -159,13 +159,18 @@ static bool read_body(png_job *job)
 CUGL_API cugl_status cugl_app_read_png(uint8_t **rgba, int *width, int *height,
                                        const char *path)
 {
+    /* The outputs given are cleared first, whatever fails. */
+    if (rgba)
+        *rgba = NULL;
+    if (width)
+        *width = 0;
+    if (height)
+        *height = 0;
     if (!path)
         return CUGL__APP_FAIL(CUGL_ERROR_INVALID_ARGUMENT, "path is NULL");
     if (!rgba || !width || !height)
         return CUGL__APP_FAIL(CUGL_ERROR_INVALID_ARGUMENT, "%s is NULL",
                               !rgba ? "rgba" : !width ? "width" : "height");
-    *rgba = NULL;
-    *width = *height = 0;
     png_job job = {.path = path};
     job.file = fopen(path, "rb");
     if (!job.file)

@@ -107,6 +107,13 @@ static void png_failures(void **state)
     uint8_t *rgba = (uint8_t *)&rgba;
     int w = -1, h = -1;
 
+    /* A NULL path still clears the outputs, as the header says. */
+    assert_status(cugl_app_read_png(&rgba, &w, &h, NULL), CUGL_ERROR_INVALID_ARGUMENT);
+    assert_null(rgba);
+    assert_int_equal(w, 0);
+    assert_int_equal(h, 0);
+    rgba = (uint8_t *)&rgba;
+
     char missing[320];
     snprintf(missing, sizeof missing, "%s", tmp_path("missing.png"));
     assert_status(cugl_app_read_png(&rgba, &w, &h, missing), CUGL_ERROR_INVALID_ARGUMENT);

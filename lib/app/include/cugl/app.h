@@ -475,7 +475,7 @@ CUGL_API cugl_status cugl_app_check_gl(const char *function, const char *what);
 
 /* ---- Which interop path ------------------------------------------------------ */
 
-/** How CUDA's output reaches GL, fastest first where each works. */
+/** How CUDA's output reaches GL (cugl_app_choose_interop tries shared, then map, then host). */
 typedef enum cugl_app_interop {
     CUGL_APP_INTEROP_MAP = 0,    /**< GL objects registered with CUDA, mapped each frame */
     CUGL_APP_INTEROP_SHARED = 1, /**< CUDA memory GL imports (cugl/app_shared.h) */
