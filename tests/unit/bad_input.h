@@ -1,0 +1,28 @@
+/*
+ * bad_input.h - the table bad_input_gen.py writes (one row a call of a
+ * public function with bad values) and what its calls use.
+ */
+#ifndef CUGL_TEST_BAD_INPUT_H
+#define CUGL_TEST_BAD_INPUT_H
+
+#include <limits.h>
+#include <math.h>
+#include <stdint.h>
+
+#include <cugl/cugl.h>
+#include <dlpack/dlpack.h>
+
+typedef struct bad_input_case {
+    const char *function;
+    bool returns_status; /* a cugl_status: checked for a message naming the function */
+    cugl_status (*call)(void);
+    const char *args;    /* the call's arguments, as C */
+} bad_input_case;
+
+extern const bad_input_case bad_input_cases[];
+extern const size_t bad_input_count;
+
+/* Zeroed memory for pointer arguments, one region a parameter position. */
+void *scratch_at(int slot);
+
+#endif /* CUGL_TEST_BAD_INPUT_H */
