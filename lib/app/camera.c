@@ -40,6 +40,8 @@ static float clamp_pitch(float pitch)
 
 CUGL_API void cugl_app_camera_eye(float eye[3], const cugl_app_camera *cam)
 {
+    if (!eye || !cam)
+        return;
     float p = clamp_pitch(cam->pitch), y = cam->yaw;
     eye[0] = cam->target[0] + cam->distance * cosf(p) * sinf(y);
     eye[1] = cam->target[1] + cam->distance * sinf(p);
@@ -103,6 +105,8 @@ CUGL_API void cugl_app_camera_update(cugl_app_camera *cam, const cugl_app_contex
 CUGL_API void cugl_app_camera_matrices(float view[16], float proj[16],
                                        const cugl_app_camera *cam, float aspect)
 {
+    if (!cam)
+        return;
     vec3 eye, up = {0, 1, 0}, target = {cam->target[0], cam->target[1], cam->target[2]};
     mat4 v, p;
     cugl_app_camera_eye(eye, cam);

@@ -297,7 +297,8 @@ const char *cugl__app_event_check(const cugl_app_event *ev)
 
 CUGL_API int cugl_app_event_format(char *out, size_t size, const cugl_app_event *ev)
 {
-    if (!ev || cugl__app_event_check(ev))
+    /* As snprintf: out may be NULL only with size 0 (to ask the length). */
+    if (!ev || (!out && size) || cugl__app_event_check(ev))
         return -1;
     char key[16];
     switch (ev->type) {

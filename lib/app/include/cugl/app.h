@@ -610,7 +610,7 @@ CUGL_API void cugl_app_camera_update(cugl_app_camera *cam, const cugl_app_contex
  * @thread_safety Any thread.
  * @param[out] view the view matrix, or NULL.
  * @param[out] proj the projection matrix, or NULL.
- * @param cam the camera.
+ * @param cam the camera; NULL: nothing is written.
  * @param aspect the viewport's width over its height; not positive: 1.
  */
 CUGL_API void cugl_app_camera_matrices(float view[16], float proj[16],
@@ -618,8 +618,8 @@ CUGL_API void cugl_app_camera_matrices(float view[16], float proj[16],
 /**
  * Where the eye is (pitch limited to +-89 degrees).
  * @thread_safety Any thread.
- * @param[out] eye the eye's position, world coordinates.
- * @param cam the camera.
+ * @param[out] eye the eye's position, world coordinates; NULL: nothing is written.
+ * @param cam the camera; NULL: nothing is written.
  */
 CUGL_API void cugl_app_camera_eye(float eye[3], const cugl_app_camera *cam);
 
