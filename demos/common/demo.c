@@ -301,19 +301,15 @@ static int choose_interop(demo *d)
     if (d->remote) {
         /* The choice for the GL GPU; from another device, shared memory if
          * GL imports it there and a peer path leads to it, else host. */
-        char why[512];
+        char why[1024];
         cugl_device_properties p;
-        if (d->opt.interop == DEMO_INTEROP_MAP) {
+        if (d->opt.interop == DEMO_INTEROP_MAP)
             /* Shared memory was tried first and refused; a mapping is the
              * GL GPU's alone. */
-            char gl_reason[sizeof reason];
-            snprintf(gl_reason, sizeof gl_reason, "%s", reason);
-            snprintf(reason, sizeof reason,
-                     "GL cannot import memory here, and a mapping serves only CUDA on the GL "
-                     "GPU (device %d): %s",
-                     d->opt.device, gl_reason);
-            snprintf(why, sizeof why, "%s; drawing through host copies", reason);
-        }
+            snprintf(why, sizeof why,
+                     "GL cannot import memory here (%s), and a mapping serves only CUDA on the "
+                     "GL GPU (device %d); drawing through host copies",
+                     reason, d->opt.device);
         if (d->opt.interop == DEMO_INTEROP_SHARED &&
             path_reaches_gl(d, DEMO_INTEROP_SHARED, why, sizeof why)) {
             snprintf(reason, sizeof reason,
@@ -321,8 +317,10 @@ static int choose_interop(demo *d)
                      "peer path, and GL imports it",
                      d->opt.compute[0], d->opt.device, device_name(d->gl_device, &p));
         } else if (d->device_count == 1) {
-            if (d->opt.interop != DEMO_INTEROP_HOST)
-                snprintf(reason, sizeof reason, "%s", why);
+            /* A reason longer than the line holds is cut. */
+            if (d->opt.interop != DEMO_INTEROP_HOST &&
+                snprintf(reason, sizeof reason, "%s", why) >= (int)sizeof reason)
+                reason[sizeof reason - 1] = '\0';
             d->opt.interop = DEMO_INTEROP_HOST;
         } else {
             fprintf(stderr, "%s: --devices: no interop path reaches GL: %s\n", d->info->program,
