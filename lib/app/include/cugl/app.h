@@ -61,10 +61,12 @@ typedef struct cugl_app_context_desc {
  * Headless contexts render into an FBO of the given size (RGBA8 colour,
  * depth 24) that cugl_app_context_framebuffer() names; windows render into
  * the default framebuffer.
- * @errors CUGL_ERROR_INVALID_ARGUMENT (NULL, negative size),
+ * @errors CUGL_ERROR_INVALID_ARGUMENT (NULL, negative size, a mode that is
+ *   none of the three, a headless size past GL's largest framebuffer),
  *   CUGL_ERROR_NOT_SUPPORTED (no display for a window; no EGL display, or no
  *   EGL device for that CUDA device, headless; GL older than 4.5),
- *   CUGL_ERROR_GL. The message says which and what was tried.
+ *   CUGL_ERROR_OUT_OF_MEMORY, CUGL_ERROR_GL. The message says which and
+ *   what was tried.
  * @thread_safety The thread that uses the context, with it current where GL is called.
  * @param[out] out the new context, current on this thread; NULL on failure.
  * @param desc what to make.
@@ -364,7 +366,8 @@ CUGL_API long cugl_app_context_frame(const cugl_app_context *ctx);
  * Compile and link a program from GLSL sources (fragment may be NULL for
  * none). `name` names it in messages. Compile and link logs go into the
  * error message.
- * @errors CUGL_ERROR_INVALID_ARGUMENT, CUGL_ERROR_GL.
+ * @errors CUGL_ERROR_INVALID_ARGUMENT, CUGL_ERROR_INVALID_STATE (GL not
+ *   loaded: no context was made yet), CUGL_ERROR_GL.
  * @thread_safety The thread that uses the context, with it current where GL is called.
  * @param[out] out the program's GL name; 0 on failure.
  * @param name the program's name in messages; NULL: "(unnamed)".
