@@ -253,12 +253,18 @@ CUGL_API cugl_status cugl_app_event_parse(cugl_app_event *out, const char *line)
 {
     if (!out || !line)
         return CUGL__APP_FAIL(CUGL_ERROR_INVALID_ARGUMENT, "%s is NULL", !out ? "out" : "line");
-    size_t len = strnlen(line, CUGL_APP_EVENT_MAX_LINE + 1);
+    /* The line's end ("\n" or "\r\n") does not count, as in a file. */
+    size_t len = strnlen(line, CUGL_APP_EVENT_MAX_LINE + 3);
+    if (len > 0 && line[len - 1] == '\n')
+        len--;
+    if (len > 0 && line[len - 1] == '\r')
+        len--;
     if (len > CUGL_APP_EVENT_MAX_LINE)
         return CUGL__APP_FAIL(CUGL_ERROR_INVALID_ARGUMENT, "the line is longer than %d bytes",
                               CUGL_APP_EVENT_MAX_LINE);
     char copy[CUGL_APP_EVENT_MAX_LINE + 1];
-    memcpy(copy, line, len + 1);
+    memcpy(copy, line, len);
+    copy[len] = '\0';
     const char *why = parse(out, copy);
     if (why)
         return CUGL__APP_FAIL(CUGL_ERROR_INVALID_ARGUMENT, "'%s': %s", line, why);

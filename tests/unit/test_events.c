@@ -150,6 +150,24 @@ static void refuses_bad_lines(void **state)
     assert_status(cugl_app_event_parse(&ev, longer), CUGL_ERROR_INVALID_ARGUMENT);
     assert_string_equal(cugl_last_error(),
                         "cugl_app_event_parse: the line is longer than 256 bytes");
+
+    /* The limit excludes the line's end, as reading a file does: 256 bytes
+     * of event and "\n" or "\r\n" parse. */
+    char full[CUGL_APP_EVENT_MAX_LINE + 3];
+    memset(full, ' ', sizeof full);
+    memcpy(full, "7 move 1 2", 10);
+    full[CUGL_APP_EVENT_MAX_LINE] = '\n';
+    full[CUGL_APP_EVENT_MAX_LINE + 1] = '\0';
+    assert_ok(cugl_app_event_parse(&ev, full));
+    assert_int_equal(ev.frame, 7);
+    full[CUGL_APP_EVENT_MAX_LINE] = '\r';
+    full[CUGL_APP_EVENT_MAX_LINE + 1] = '\n';
+    full[CUGL_APP_EVENT_MAX_LINE + 2] = '\0';
+    assert_ok(cugl_app_event_parse(&ev, full));
+    full[CUGL_APP_EVENT_MAX_LINE] = ' '; /* 257 bytes before "\n": one too many */
+    assert_status(cugl_app_event_parse(&ev, full), CUGL_ERROR_INVALID_ARGUMENT);
+    assert_string_equal(cugl_last_error(),
+                        "cugl_app_event_parse: the line is longer than 256 bytes");
 }
 
 /* A file of `text` in a new temporary folder; its path is static. */
