@@ -24,12 +24,15 @@ typedef struct cugl_buffer_ipc_descriptor {
 /**
  * Wrap memory at `ptr` of `size` bytes. With `mr`, the buffer owns the
  * memory and closing it deallocates through `mr` (on the stream given to
- * close). Without, it is non-owning; the device, accessibility and
- * managed-ness of foreign pointers are read with cuPointerGetAttributes
- * (host memory the driver does not know is host-only, device -1; without a
- * driver every pointer is host memory).
- * @errors CUGL_ERROR_INVALID_ARGUMENT (out NULL; ptr 0 with a nonzero size),
- *   CUGL_ERROR_CLOSED (mr closed), CUGL_ERROR_NO_DRIVER.
+ * close); its device and accessibility are `mr`'s, and it has no
+ * deallocation stream until one is set. Without, it is non-owning; the
+ * device, accessibility and managed-ness of foreign pointers are read with
+ * cuPointerGetAttributes (host memory the driver does not know is host-only,
+ * device -1; without a driver every pointer is host memory).
+ * @errors CUGL_ERROR_INVALID_ARGUMENT (out NULL; ptr 0 with a nonzero size;
+ *   ptr + size past the end of the address space), CUGL_ERROR_CLOSED (mr
+ *   closed), CUGL_ERROR_OUT_OF_MEMORY, CUGL_ERROR_CUDA (the driver cannot
+ *   describe ptr).
  * @pointer_lifetime The caller owns one reference.
  * @thread_safety Any thread.
  * @param[out] out receives the new buffer; NULL on failure.
@@ -74,7 +77,8 @@ CUGL_API cugl_status cugl_buffer_copy_from(cugl_buffer *dst, cugl_buffer *src,
  * Fill the buffer with a 1, 2 or 4 byte pattern, asynchronously on `stream`.
  * The size must be a multiple of the pattern's.
  * @errors CUGL_ERROR_INVALID_ARGUMENT (NULL, another pattern size, a size not
- *   divisible by it), CUGL_ERROR_CLOSED, CUGL_ERROR_CUDA.
+ *   divisible by it, host memory the device cannot reach), CUGL_ERROR_CLOSED,
+ *   CUGL_ERROR_CUDA.
  * @thread_safety Any thread; an object must not be closed while another thread uses it.
  * @param buffer the buffer to fill.
  * @param value the pattern: value_size bytes.
@@ -138,6 +142,8 @@ CUGL_API bool cugl_buffer_is_managed(const cugl_buffer *buffer);
 /**
  * The stream close() and the last release() deallocate on when given none
  * (initially the allocation stream). The buffer keeps a reference to it.
+ * @errors CUGL_ERROR_INVALID_ARGUMENT (NULL), CUGL_ERROR_CLOSED (the buffer or
+ *   the stream).
  * @thread_safety Any thread; an object must not be closed while another thread uses it.
  * @param buffer the buffer.
  * @param stream the stream to deallocate on (a reference is kept).
@@ -149,8 +155,9 @@ CUGL_API cugl_status cugl_buffer_set_deallocation_stream(cugl_buffer *buffer,
 /**
  * Export a buffer of an IPC-enabled pool for another process, which imports
  * it into the pool it opened with cugl_device_memory_resource_import_fd.
- * @errors CUGL_ERROR_INVALID_ARGUMENT, CUGL_ERROR_CLOSED,
- *   CUGL_ERROR_INVALID_STATE (the buffer's resource is not IPC-enabled).
+ * @errors CUGL_ERROR_INVALID_ARGUMENT (NULL, an empty buffer), CUGL_ERROR_CLOSED,
+ *   CUGL_ERROR_INVALID_STATE (the buffer's resource is not IPC-enabled, or is
+ *   itself imported), CUGL_ERROR_CUDA.
  * @thread_safety Any thread; an object must not be closed while another thread uses it.
  * @param buffer a buffer of an IPC-enabled device pool.
  * @param[out] descriptor receives the bytes to hand to the other process.
@@ -163,8 +170,10 @@ CUGL_API cugl_status cugl_buffer_ipc_export(cugl_buffer *buffer,
  * Import a buffer another process exported. The buffer belongs to `mr`
  * (closing it frees the mapping, ordered on `stream`); close it before the
  * exporting process frees the memory.
- * @errors CUGL_ERROR_INVALID_ARGUMENT (NULL; `mr` not an imported pool),
- *   CUGL_ERROR_CLOSED, CUGL_ERROR_CUDA (the pointer is not in the pool).
+ * @errors CUGL_ERROR_INVALID_ARGUMENT (NULL; `mr` not an imported pool; a
+ *   descriptor size of 0 or past the end of the shared allocation),
+ *   CUGL_ERROR_CLOSED (`mr` or `stream`), CUGL_ERROR_CUDA (the pointer is not
+ *   in the pool).
  * @thread_safety Any thread; an object must not be closed while another thread uses it.
  * @param[out] out receives the imported buffer; NULL on failure.
  * @param mr the pool imported with cugl_device_memory_resource_import_fd.
@@ -181,12 +190,14 @@ CUGL_API cugl_status cugl_buffer_ipc_import(cugl_buffer **out, cugl_memory_resou
  * descriptor (new each call; the caller closes it), with the allocation's
  * size (the buffer's size rounded up to the granularity) that an importer
  * such as glImportMemoryFdEXT needs.
- * @errors CUGL_ERROR_INVALID_ARGUMENT, CUGL_ERROR_CLOSED,
- *   CUGL_ERROR_INVALID_STATE (not from an exportable resource), CUGL_ERROR_CUDA.
+ * @errors CUGL_ERROR_INVALID_ARGUMENT (buffer or fd NULL, an empty buffer),
+ *   CUGL_ERROR_CLOSED, CUGL_ERROR_INVALID_STATE (not from an exportable
+ *   resource), CUGL_ERROR_CUDA.
  * @thread_safety Any thread; an object must not be closed while another thread uses it.
  * @param buffer a buffer of an exportable memory resource.
- * @param[out] fd receives a new file descriptor; the caller closes it.
- * @param[out] allocation_size receives the size of the allocation behind the buffer, in bytes.
+ * @param[out] fd receives a new file descriptor, which the caller closes; -1 on failure.
+ * @param[out] allocation_size receives the size of the allocation behind the buffer, in bytes;
+ *   may be NULL.
  * @return CUGL_OK, or an error status (see Errors).
  */
 CUGL_API cugl_status cugl_buffer_export_fd(cugl_buffer *buffer, int *fd,
@@ -220,7 +231,9 @@ CUGL_API bool cugl_buffer_is_closed(const cugl_buffer *buffer);
  * but the getters and release returns CUGL_ERROR_CLOSED. A non-owning buffer
  * only forgets the pointer; the buffer that cugl_graphics_resource_map
  * returned unmaps its graphics resource, ordered on `stream` (NULL: as
- * cugl_graphics_resource_unmap with no stream).
+ * cugl_graphics_resource_unmap with no stream). With neither a stream nor an
+ * open deallocation stream, stream-ordered memory is freed once the device
+ * has finished all its work.
  * @errors CUGL_ERROR_CLOSED (`stream` closed: nothing is freed),
  *   CUGL_ERROR_CUDA (the memory is forgotten, or the unmap failed and the
  *   resource stays mapped; the driver's error is reported).

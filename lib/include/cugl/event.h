@@ -24,13 +24,14 @@ typedef struct cugl_event_ipc_descriptor {
 
 /**
  * Create an event on `device` (which must be initialized).
- * @param desc NULL for the defaults (no timing, spinning sync, no IPC).
  * @errors CUGL_ERROR_INVALID_ARGUMENT (NULL out or device; ipc with timing),
- *   CUGL_ERROR_INVALID_STATE (device not initialized), CUGL_ERROR_CUDA.
+ *   CUGL_ERROR_INVALID_STATE (device not initialized), CUGL_ERROR_OUT_OF_MEMORY,
+ *   CUGL_ERROR_CUDA.
  * @pointer_lifetime The caller owns one reference.
  * @thread_safety Any thread; an object must not be closed while another thread uses it.
  * @param[out] out receives the event; NULL on failure.
  * @param device the device whose work it records.
+ * @param desc NULL for the defaults (no timing, spinning sync, no IPC).
  * @return CUGL_OK, or an error status (see Errors).
  */
 CUGL_API cugl_status cugl_event_create(cugl_event **out, cugl_device *device,
@@ -93,9 +94,11 @@ CUGL_API cugl_status cugl_event_ipc_export(cugl_event *event,
 
 /**
  * Open an event exported by another process. The result can be recorded,
- * waited on and queried; it is closed like any event.
+ * waited on and queried; it is closed like any event. It records no timing,
+ * and counts as recorded from the start.
  * @errors CUGL_ERROR_INVALID_ARGUMENT, CUGL_ERROR_INVALID_STATE (device not
- *   initialized), CUGL_ERROR_CUDA (not a valid handle).
+ *   initialized), CUGL_ERROR_OUT_OF_MEMORY, CUGL_ERROR_CUDA (not a valid handle).
+ * @pointer_lifetime The caller owns one reference.
  * @thread_safety Any thread; an object must not be closed while another thread uses it.
  * @param[out] out receives the event; NULL on failure.
  * @param device the device the exporting process's event is on.
@@ -127,6 +130,7 @@ CUGL_API bool cugl_event_is_blocking_sync(const cugl_event *event);
  */
 CUGL_API bool cugl_event_is_ipc_enabled(const cugl_event *event);
 /**
+ * The device the event was created or opened on.
  * @thread_safety Any thread.
  * @param event the event, or NULL.
  * @return its device (no reference taken); NULL for NULL.

@@ -30,7 +30,7 @@ typedef struct cugl_launch_config {
  * compile reports the JIT log in the message.
  * @errors CUGL_ERROR_INVALID_ARGUMENT (NULL, size 0), CUGL_ERROR_INVALID_STATE
  *   (device not initialized), CUGL_ERROR_NOT_SUPPORTED (no code for this
- *   GPU), CUGL_ERROR_CUDA (not an image).
+ *   GPU), CUGL_ERROR_OUT_OF_MEMORY, CUGL_ERROR_CUDA (not an image).
  * @pointer_lifetime The caller owns one reference.
  * @thread_safety Any thread; an object must not be closed while another thread uses it.
  * @param[out] out receives the module; NULL on failure.
@@ -48,8 +48,8 @@ CUGL_API cugl_status cugl_module_load_data(cugl_module **out, cugl_device *devic
  * asking the driver for one parameter past the last; compute-sanitizer
  * lists that expected CUDA_ERROR_INVALID_VALUE as an API error (run it with
  * --report-api-errors no).
- * @errors CUGL_ERROR_INVALID_ARGUMENT (NULL, no kernel of that name),
- *   CUGL_ERROR_CLOSED, CUGL_ERROR_CUDA.
+ * @errors CUGL_ERROR_INVALID_ARGUMENT (NULL, an empty name, no kernel of that
+ *   name), CUGL_ERROR_CLOSED, CUGL_ERROR_OUT_OF_MEMORY, CUGL_ERROR_CUDA.
  * @thread_safety Any thread; an object must not be closed while another thread uses it.
  * @param[out] out receives the kernel (it holds a reference to the module); NULL on failure.
  * @param module the module.
@@ -67,6 +67,7 @@ CUGL_API cugl_status cugl_module_get_kernel(cugl_kernel **out, cugl_module *modu
  */
 CUGL_API void *cugl_module_handle(const cugl_module *module);
 /**
+ * The device the module was loaded on.
  * @thread_safety Any thread.
  * @param module the module, or NULL.
  * @return the device it was loaded on (no reference taken); NULL for NULL.
@@ -94,6 +95,8 @@ CUGL_API void cugl_module_close(cugl_module *module);
  */
 CUGL_API cugl_module *cugl_module_retain(cugl_module *module);
 /**
+ * Drop a reference; the last one unloads and frees. Kernels hold references
+ * to their module, so it stays loaded until they are released too.
  * @thread_safety Any thread: references are counted atomically.
  * @param module the module, or NULL (no-op).
  */
@@ -121,6 +124,7 @@ CUGL_API cugl_status cugl_kernel_num_args(cugl_kernel *kernel, size_t *count);
 /**
  * The most threads per block this kernel can be launched with (its
  * register use can make it fewer than the device's limit).
+ * @errors CUGL_ERROR_INVALID_ARGUMENT, CUGL_ERROR_CLOSED (the kernel or its module).
  * @thread_safety Any thread; an object must not be closed while another thread uses it.
  * @param kernel the kernel.
  * @param[out] threads receives the most threads a block of it can have on its device.
@@ -143,6 +147,8 @@ CUGL_API void *cugl_kernel_handle(const cugl_kernel *kernel);
  */
 CUGL_API bool cugl_kernel_is_closed(const cugl_kernel *kernel);
 /**
+ * Mark the kernel closed; idempotent. Its module stays loaded, and referenced,
+ * until the kernel's last release.
  * @thread_safety Any thread, once no other thread uses the object.
  * @param kernel the kernel, or NULL (no-op).
  */
@@ -155,6 +161,7 @@ CUGL_API void cugl_kernel_close(cugl_kernel *kernel);
  */
 CUGL_API cugl_kernel *cugl_kernel_retain(cugl_kernel *kernel);
 /**
+ * Drop a reference; the last one frees the kernel and drops its module reference.
  * @thread_safety Any thread: references are counted atomically.
  * @param kernel the kernel, or NULL (no-op).
  */
@@ -169,14 +176,16 @@ CUGL_API void cugl_kernel_release(cugl_kernel *kernel);
  * Shared memory above 48 KiB is opted into for the kernel.
  * @errors CUGL_ERROR_INVALID_ARGUMENT (NULL, a zero or oversized extent, too
  *   many threads, too much shared memory, a cluster that does not divide the
- *   grid, a wrong argument count, stream and kernel on different devices),
- *   CUGL_ERROR_CLOSED, CUGL_ERROR_NOT_SUPPORTED (cluster or cooperative
- *   launch on a device without it), CUGL_ERROR_CUDA.
+ *   grid or has more than 8 blocks, a wrong argument count, stream and kernel
+ *   on different devices), CUGL_ERROR_CLOSED, CUGL_ERROR_NOT_SUPPORTED
+ *   (cluster or cooperative launch on a device without it, or a driver older
+ *   than CUDA 11.8), CUGL_ERROR_CUDA.
  * @thread_safety Any thread.
  * @param stream the stream the launch is ordered on.
  * @param config the grid, block, cluster, shared memory and cooperative flag.
  * @param kernel the kernel.
- * @param args pointers to each argument's value, num_args of them.
+ * @param args pointers to each argument's value, num_args of them, none NULL; may be NULL when
+ *   num_args is 0.
  * @param num_args the number of arguments; it must match the kernel's.
  * @return CUGL_OK, or an error status (see Errors).
  */

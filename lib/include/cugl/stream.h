@@ -26,12 +26,13 @@ typedef struct cugl_stream_desc {
 
 /**
  * Create a stream on `device` (which must be initialized).
- * @param desc NULL for the defaults.
  * @errors CUGL_ERROR_INVALID_ARGUMENT (out or device NULL, priority out of
- *   range), CUGL_ERROR_INVALID_STATE (device not initialized), CUGL_ERROR_CUDA.
+ *   range), CUGL_ERROR_INVALID_STATE (device not initialized),
+ *   CUGL_ERROR_OUT_OF_MEMORY, CUGL_ERROR_CUDA.
  * @thread_safety Any thread. @pointer_lifetime The caller owns one reference.
  * @param[out] out receives the stream; NULL on failure.
  * @param device the device whose work it orders.
+ * @param desc NULL for the defaults.
  * @return CUGL_OK, or an error status (see Errors).
  */
 CUGL_API cugl_status cugl_stream_create(cugl_stream **out, cugl_device *device,
@@ -43,9 +44,11 @@ CUGL_API cugl_status cugl_stream_create(cugl_stream **out, cugl_device *device,
  * The wrapper never destroys the stream; its handle is the one given (for
  * NULL: (void *)1). The stream's device is read from its context; for the
  * default streams it is the current device.
- * @errors CUGL_ERROR_INVALID_ARGUMENT (out NULL), CUGL_ERROR_INVALID_STATE
- *   (a default stream and no current device), CUGL_ERROR_CUDA (not a stream).
- * @thread_safety Any thread.
+ * @errors CUGL_ERROR_INVALID_ARGUMENT (out NULL), CUGL_ERROR_NO_DRIVER,
+ *   CUGL_ERROR_INVALID_STATE (a default stream and no current device; a
+ *   stream of a context that is not an initialized device's primary context),
+ *   CUGL_ERROR_OUT_OF_MEMORY, CUGL_ERROR_CUDA (not a stream).
+ * @thread_safety Any thread. @pointer_lifetime The caller owns one reference.
  * @param[out] out receives the wrapper; NULL on failure.
  * @param handle a CUstream, or NULL, (void *)1 or (void *)2 for the default streams.
  * @return CUGL_OK, or an error status (see Errors).
@@ -56,7 +59,8 @@ CUGL_API cugl_status cugl_stream_from_handle(cugl_stream **out, void *handle);
  * The device's legacy default stream (a non-owning, process-wide wrapper;
  * close and release are no-ops on it).
  * @errors CUGL_ERROR_INVALID_ARGUMENT, CUGL_ERROR_INVALID_STATE (device not
- *   initialized).
+ *   initialized), CUGL_ERROR_NOT_SUPPORTED (device ordinal 64 or above),
+ *   CUGL_ERROR_OUT_OF_MEMORY, CUGL_ERROR_CUDA.
  * @pointer_lifetime Lives until the process exits; no reference is taken.
  * @thread_safety Any thread; an object must not be closed while another thread uses it.
  * @param[out] out receives the wrapper; NULL on failure.
@@ -110,6 +114,7 @@ CUGL_API cugl_status cugl_stream_wait_stream(cugl_stream *stream, cugl_stream *o
 /**
  * Record `event` on `stream`: it completes when the work queued so far does.
  * Same as cugl_event_record(event, stream).
+ * @errors CUGL_ERROR_INVALID_ARGUMENT, CUGL_ERROR_CLOSED, CUGL_ERROR_CUDA.
  * @thread_safety Any thread; an object must not be closed while another thread uses it.
  * @param stream the stream.
  * @param event the event to record on it.
