@@ -174,7 +174,8 @@ CUGL_API cugl_status cugl_array_copy_to_host(void *dst, size_t dst_size, cugl_ar
  *   CUGL_ERROR_CUDA.
  * @thread_safety Any thread; an object must not be closed while another thread uses it.
  * @param dst the array.
- * @param src a device buffer holding the array's elements, packed.
+ * @param src the buffer (device, pinned, managed or host memory): the array's elements,
+ *   packed, at its start.
  * @param stream the stream the copy is ordered on.
  * @return CUGL_OK, or an error status (see Errors).
  */
@@ -185,7 +186,8 @@ CUGL_API cugl_status cugl_array_copy_from_buffer(cugl_array *dst, cugl_buffer *s
  * Copy the whole array into the first size_bytes bytes of a buffer.
  * @errors as cugl_array_copy_from_buffer.
  * @thread_safety Any thread; an object must not be closed while another thread uses it.
- * @param dst a device buffer that receives the array's elements, packed.
+ * @param dst the buffer (device, pinned, managed or host memory) that receives the array's
+ *   elements, packed, at its start.
  * @param src the array.
  * @param stream the stream the copy is ordered on.
  * @return CUGL_OK, or an error status (see Errors).
@@ -202,7 +204,7 @@ CUGL_API cugl_status cugl_array_copy_to_buffer(cugl_buffer *dst, cugl_array *src
  */
 typedef struct cugl_copy_endpoint {
     cugl_array *array;   /**< an array side, or NULL */
-    cugl_buffer *buffer; /**< a device buffer side, or NULL */
+    cugl_buffer *buffer; /**< a buffer side, or NULL */
     void *host;       /**< pinned or pageable (cast const data when a source), or NULL */
     size_t host_size; /**< bytes at host */
     size_t offset[3]; /**< x, y, z of the region's first element */
@@ -271,24 +273,28 @@ CUGL_API void cugl_array_shape(const cugl_array *array, size_t shape[3]);
 CUGL_API size_t cugl_array_layers(const cugl_array *array);
 
 /**
+ * Whether the array is a cube map (layered or not).
  * @thread_safety Any thread.
  * @param array the array, or NULL.
  * @return true for a cube map; false for NULL.
  */
 CUGL_API bool cugl_array_is_cubemap(const cugl_array *array);
 /**
+ * The format of each channel.
  * @thread_safety Any thread.
  * @param array the array, or NULL.
  * @return the channel format; 0 for NULL.
  */
 CUGL_API cugl_format cugl_array_format(const cugl_array *array);
 /**
+ * The channels of an element (a desc's 0 reads as 1).
  * @thread_safety Any thread.
  * @param array the array, or NULL.
  * @return 1, 2 or 4; 0 for NULL.
  */
 CUGL_API int cugl_array_num_channels(const cugl_array *array);
 /**
+ * Whether the array was made with surface_load_store.
  * @thread_safety Any thread.
  * @param array the array, or NULL.
  * @return true if surface objects may write it; false for NULL.
@@ -382,7 +388,7 @@ CUGL_API cugl_status cugl_mipmapped_array_desc_validate(const cugl_array_desc *d
  * @param[out] out receives the mipmapped array; NULL on failure.
  * @param device the device to make it on.
  * @param desc level 0's desc.
- * @param num_levels the number of levels, at least 1.
+ * @param num_levels the number of levels: 1 to 1 + floor(log2 of the largest extent).
  * @return CUGL_OK, or an error status (see Errors).
  */
 CUGL_API cugl_status cugl_mipmapped_array_create(cugl_mipmapped_array **out,
@@ -416,19 +422,21 @@ CUGL_API cugl_status cugl_mipmapped_array_get_level(cugl_array **out,
  * @thread_safety Any thread.
  * @param mipmap the mipmapped array.
  * @param level the level, from 0.
- * @param[out] desc receives the level's desc.
+ * @param[out] desc receives the level's desc (num_channels 0 at creation reads as 1).
  * @return CUGL_OK, or an error status (see Errors).
  */
 CUGL_API cugl_status cugl_mipmapped_array_level_desc(const cugl_mipmapped_array *mipmap,
                                                      unsigned level, cugl_array_desc *desc);
 
 /**
+ * The number of levels it was created with.
  * @thread_safety Any thread.
  * @param mipmap the mipmapped array, or NULL.
  * @return the number of levels; 0 for NULL.
  */
 CUGL_API unsigned cugl_mipmapped_array_num_levels(const cugl_mipmapped_array *mipmap);
 /**
+ * The device the mipmapped array lives on.
  * @thread_safety Any thread.
  * @param mipmap the mipmapped array, or NULL.
  * @return its device (no reference taken); NULL for NULL.

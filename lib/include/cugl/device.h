@@ -70,7 +70,8 @@ typedef struct cugl_device_properties {
 /**
  * The number of CUDA devices. 0 (and CUGL_OK) when a driver is present but
  * sees no device.
- * @errors CUGL_ERROR_INVALID_ARGUMENT (count NULL), CUGL_ERROR_NO_DRIVER.
+ * @errors CUGL_ERROR_INVALID_ARGUMENT (count NULL), CUGL_ERROR_NO_DRIVER,
+ *   CUGL_ERROR_CUDA (the driver cannot enumerate its devices).
  * @thread_safety Any thread.
  * @param[out] count receives the number of CUDA devices.
  * @return CUGL_OK, or an error status (see Errors).
@@ -80,7 +81,7 @@ CUGL_API cugl_status cugl_device_count(int *count);
 /**
  * The device with the given ordinal.
  * @errors CUGL_ERROR_INVALID_ARGUMENT (out NULL, ordinal negative or not
- *   below the count), CUGL_ERROR_NO_DRIVER, CUGL_ERROR_NO_DEVICE.
+ *   below the count), CUGL_ERROR_NO_DRIVER, CUGL_ERROR_NO_DEVICE, CUGL_ERROR_CUDA.
  * @thread_safety Any thread.
  * @pointer_lifetime The device lives until the process exits.
  * @param[out] out receives the device (process-wide; never released).
@@ -92,7 +93,7 @@ CUGL_API cugl_status cugl_device_get(cugl_device **out, int ordinal);
 /**
  * The device whose primary context is current on the calling thread.
  * @errors CUGL_ERROR_INVALID_ARGUMENT (out NULL), CUGL_ERROR_INVALID_STATE
- *   (no cugl device is current on this thread), CUGL_ERROR_NO_DRIVER.
+ *   (no cugl device is current on this thread), CUGL_ERROR_NO_DRIVER, CUGL_ERROR_CUDA.
  * @thread_safety Any thread; an object must not be closed while another thread uses it.
  * @param[out] out receives the device current on this thread.
  * @return CUGL_OK, or an error status (see Errors).
@@ -178,11 +179,12 @@ CUGL_API cugl_status cugl_device_sync(cugl_device *device);
 
 /**
  * Free and total device memory in bytes, as the driver sees them now.
- * @errors CUGL_ERROR_INVALID_ARGUMENT, CUGL_ERROR_INVALID_STATE, CUGL_ERROR_CUDA.
+ * @errors CUGL_ERROR_INVALID_ARGUMENT (device NULL; both outputs NULL),
+ *   CUGL_ERROR_INVALID_STATE (device not initialized), CUGL_ERROR_CUDA.
  * @thread_safety Any thread; an object must not be closed while another thread uses it.
  * @param device the device.
- * @param[out] free_bytes receives the free device memory, or NULL.
- * @param[out] total_bytes receives the total device memory, or NULL.
+ * @param[out] free_bytes receives the free device memory, or NULL (not both NULL).
+ * @param[out] total_bytes receives the total device memory, or NULL (not both NULL).
  * @return CUGL_OK, or an error status (see Errors).
  */
 CUGL_API cugl_status cugl_device_memory_info(cugl_device *device, size_t *free_bytes,

@@ -101,7 +101,7 @@ CUGL_API int cugl_last_cuda_result(void);
  * callback, and returns `status` (CUGL_OK records nothing).
  * @thread_safety Any thread; the error state is each thread's own.
  * @param status the failure's status; CUGL_OK records nothing.
- * @param who the function to name at the message's start.
+ * @param who the function to name at the message's start; NULL gives "cugl".
  * @param fmt a printf format for the rest of the message, then its arguments.
  * @return status.
  */
@@ -120,6 +120,9 @@ CUGL_API void cugl_clear_error(void);
 /**
  * Called on every failure, on the thread that failed, after the thread's last
  * error is set. `message` lives until the callback returns.
+ * @param status the failure's status.
+ * @param message the thread's last error, as cugl_last_error() returns it.
+ * @param user_data what cugl_set_error_callback was given with the callback.
  */
 typedef void (*cugl_error_callback)(cugl_status status, const char *message,
                                     void *user_data);

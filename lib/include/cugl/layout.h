@@ -73,9 +73,9 @@ typedef struct cugl_slice {
  * @errors CUGL_ERROR_INVALID_ARGUMENT (NULL; ndim outside [0, 64]; a
  *   negative extent; itemsize <= 0; offsets or sizes that overflow int64).
  * @thread_safety Any thread: layouts are values the caller owns.
- * @param[out] out receives the layout (it may be the input itself); untouched on failure.
+ * @param[out] out receives the layout; untouched on failure.
  * @param ndim the number of axes, 0 to CUGL_LAYOUT_MAX_NDIM.
- * @param shape ndim extents (NULL when ndim is 0).
+ * @param shape ndim extents; may be NULL when ndim is 0.
  * @param strides ndim strides in elements, or NULL for a dense C-order layout.
  * @param itemsize bytes per element, positive.
  * @return CUGL_OK, or an error status (see Errors).
@@ -87,7 +87,7 @@ CUGL_API cugl_status cugl_layout_init(cugl_layout *out, int ndim, const int64_t 
  * The same from strides in bytes, which must be multiples of itemsize.
  * @errors as cugl_layout_init; a byte stride not divisible by itemsize.
  * @thread_safety Any thread: layouts are values the caller owns.
- * @param[out] out receives the layout (it may be the input itself); untouched on failure.
+ * @param[out] out receives the layout; untouched on failure.
  * @param ndim the number of axes, 0 to CUGL_LAYOUT_MAX_NDIM.
  * @param shape ndim extents.
  * @param byte_strides ndim strides in bytes, or NULL for a dense C-order layout.
@@ -104,7 +104,7 @@ CUGL_API cugl_status cugl_layout_init_bytes(cugl_layout *out, int ndim, const in
  * @errors as cugl_layout_init; CUGL_ORDER_K (needs a layout: use
  *   cugl_layout_dense_like); a perm that is not a permutation.
  * @thread_safety Any thread: layouts are values the caller owns.
- * @param[out] out receives the layout (it may be the input itself); untouched on failure.
+ * @param[out] out receives the layout; untouched on failure.
  * @param ndim the number of axes.
  * @param shape ndim extents.
  * @param itemsize bytes per element.
@@ -119,6 +119,8 @@ CUGL_API cugl_status cugl_layout_dense(cugl_layout *out, int ndim, const int64_t
 /**
  * A dense layout with the shape and item size of `other`, in the order
  * asked; CUGL_ORDER_K keeps `other`'s stride order.
+ * @errors CUGL_ERROR_INVALID_ARGUMENT (NULL; an invalid layout; an order that
+ *   is not a cugl_order; a perm that is not a permutation).
  * @thread_safety Any thread: layouts are values the caller owns.
  * @param[out] out receives the layout (it may be the input itself); untouched on failure.
  * @param other the layout whose shape and item size are taken.
@@ -131,6 +133,7 @@ CUGL_API cugl_status cugl_layout_dense_like(cugl_layout *out, const cugl_layout 
 
 /**
  * Same as cugl_layout_dense_like(out, layout, order, perm).
+ * @errors as cugl_layout_dense_like.
  * @thread_safety Any thread: layouts are values the caller owns.
  * @param[out] out receives the layout (it may be the input itself); untouched on failure.
  * @param layout the layout.
@@ -153,6 +156,8 @@ CUGL_API int64_t cugl_layout_volume(const cugl_layout *layout);
 
 /**
  * Strides in bytes, written to `byte_strides` (ndim entries).
+ * @errors CUGL_ERROR_INVALID_ARGUMENT (NULL; an invalid layout; a stride in
+ *   bytes that overflows int64).
  * @thread_safety Any thread: layouts are values the caller owns.
  * @param layout the layout.
  * @param[out] byte_strides receives ndim strides in bytes.
@@ -172,6 +177,7 @@ CUGL_API int64_t cugl_layout_slice_offset_in_bytes(const cugl_layout *layout);
 /**
  * The axes from the slowest to the fastest stride (by magnitude; ties keep
  * axis order), written to `axes` (ndim entries).
+ * @errors CUGL_ERROR_INVALID_ARGUMENT (NULL; an invalid layout).
  * @thread_safety Any thread: layouts are values the caller owns.
  * @param layout the layout.
  * @param[out] axes receives ndim axis numbers.
@@ -223,11 +229,11 @@ CUGL_API bool cugl_layout_is_dense(const cugl_layout *layout);
 /**
  * The smallest and largest element offsets (including the slice offset);
  * (0, -1) for a layout of volume 0.
- * @errors CUGL_ERROR_INVALID_ARGUMENT (NULL, invalid layout).
+ * @errors CUGL_ERROR_INVALID_ARGUMENT (NULL layout; both outputs NULL; an invalid layout).
  * @thread_safety Any thread: layouts are values the caller owns.
  * @param layout the layout.
- * @param[out] min_offset receives the smallest element offset, in elements.
- * @param[out] max_offset receives the largest element offset, in elements.
+ * @param[out] min_offset receives the smallest element offset, in elements; may be NULL.
+ * @param[out] max_offset receives the largest element offset, in elements; may be NULL.
  * @return CUGL_OK, or an error status (see Errors).
  */
 CUGL_API cugl_status cugl_layout_offset_bounds(const cugl_layout *layout, int64_t *min_offset,
@@ -236,8 +242,8 @@ CUGL_API cugl_status cugl_layout_offset_bounds(const cugl_layout *layout, int64_
 /**
  * Bytes memory must hold for every element: (max_offset + 1) * itemsize,
  * 0 for volume 0.
- * @errors CUGL_ERROR_INVALID_ARGUMENT (an element lies at a negative
- *   offset: the size is ambiguous).
+ * @errors CUGL_ERROR_INVALID_ARGUMENT (NULL; an invalid layout; an element lies
+ *   at a negative offset: the size is ambiguous).
  * @thread_safety Any thread: layouts are values the caller owns.
  * @param layout the layout.
  * @param[out] size receives the size in bytes.
@@ -261,6 +267,9 @@ CUGL_API bool cugl_layout_equal(const cugl_layout *a, const cugl_layout *b);
  * The same elements with a new shape, in C index order, without copying:
  * one extent may be -1 (inferred). Refused when the strides cannot express
  * the new shape (NumPy's reshape with copy=False).
+ * @errors CUGL_ERROR_INVALID_ARGUMENT (NULL; an invalid layout; ndim outside
+ *   [0, 64]; a negative extent other than one -1; another volume; strides that
+ *   cannot express the new shape).
  * @thread_safety Any thread: layouts are values the caller owns.
  * @param[out] out receives the layout (it may be the input itself); untouched on failure.
  * @param layout the layout.
@@ -273,6 +282,8 @@ CUGL_API cugl_status cugl_layout_reshaped(cugl_layout *out, const cugl_layout *l
 
 /**
  * Axes reordered: axis i of the result is axis axes[i] of the input.
+ * @errors CUGL_ERROR_INVALID_ARGUMENT (NULL; an invalid layout; axes not a
+ *   permutation of the layout's axes).
  * @thread_safety Any thread: layouts are values the caller owns.
  * @param[out] out receives the layout (it may be the input itself); untouched on failure.
  * @param layout the layout.
@@ -285,11 +296,13 @@ CUGL_API cugl_status cugl_layout_permuted(cugl_layout *out, const cugl_layout *l
 /**
  * Axes start..end (inclusive; negative counts from the end) merged into
  * one, where the strides allow it without a copy. A scalar becomes shape (1).
+ * @errors CUGL_ERROR_INVALID_ARGUMENT (NULL; an invalid layout; an axis outside
+ *   the layout; start after end; axes whose strides do not merge).
  * @thread_safety Any thread: layouts are values the caller owns.
  * @param[out] out receives the layout (it may be the input itself); untouched on failure.
  * @param layout the layout.
- * @param start_axis the first axis to merge.
- * @param end_axis the last axis to merge.
+ * @param start_axis the first axis to merge; negative counts from the end.
+ * @param end_axis the last axis to merge; negative counts from the end.
  * @return CUGL_OK, or an error status (see Errors).
  */
 CUGL_API cugl_status cugl_layout_flattened(cugl_layout *out, const cugl_layout *layout,
@@ -297,6 +310,7 @@ CUGL_API cugl_status cugl_layout_flattened(cugl_layout *out, const cugl_layout *
 
 /**
  * Axes of extent 1 removed; volume 0 gives shape (0) with stride 0.
+ * @errors CUGL_ERROR_INVALID_ARGUMENT (NULL; an invalid layout).
  * @thread_safety Any thread: layouts are values the caller owns.
  * @param[out] out receives the layout (it may be the input itself); untouched on failure.
  * @param layout the layout.
@@ -307,10 +321,12 @@ CUGL_API cugl_status cugl_layout_squeezed(cugl_layout *out, const cugl_layout *l
 /**
  * Axes of extent 1 inserted at the given positions of the result (negative
  * counts from the end of the result), as NumPy's expand_dims.
+ * @errors CUGL_ERROR_INVALID_ARGUMENT (NULL; an invalid layout; naxes negative
+ *   or a result of more than 64 axes; a position out of range or repeated).
  * @thread_safety Any thread: layouts are values the caller owns.
  * @param[out] out receives the layout (it may be the input itself); untouched on failure.
  * @param layout the layout.
- * @param naxes the number of axes to insert.
+ * @param naxes the number of axes to insert, >= 0.
  * @param axes naxes positions in the result, each once.
  * @return CUGL_OK, or an error status (see Errors).
  */
@@ -320,6 +336,8 @@ CUGL_API cugl_status cugl_layout_unsqueezed(cugl_layout *out, const cugl_layout 
 /**
  * Broadcast to `shape` (NumPy rules, aligned at the last axis): extents of 1
  * stretch with stride 0; new leading axes have stride 0.
+ * @errors CUGL_ERROR_INVALID_ARGUMENT (NULL; an invalid layout; ndim below the
+ *   layout's or above 64; a negative extent; an extent the layout's cannot stretch to).
  * @thread_safety Any thread: layouts are values the caller owns.
  * @param[out] out receives the layout (it may be the input itself); untouched on failure.
  * @param layout the layout.
@@ -337,12 +355,14 @@ CUGL_API cugl_status cugl_layout_broadcast_to(cugl_layout *out, const cugl_layou
  * the ratio and `data_ptr` (the memory's address, 0 if unknown) aligned to
  * the new item size. keep_dim false drops the axis when packing leaves it of
  * extent 1.
+ * @errors CUGL_ERROR_INVALID_ARGUMENT (NULL; an invalid layout; a condition above
+ *   not met, with the reason).
  * @thread_safety Any thread: layouts are values the caller owns.
  * @param[out] out receives the layout (it may be the input itself); untouched on failure.
  * @param layout the layout.
- * @param itemsize the new item size in bytes.
+ * @param itemsize the new item size in bytes, positive.
  * @param data_ptr the memory's address, for the alignment check; 0 if unknown.
- * @param axis the axis to pack or unpack along.
+ * @param axis the axis to pack or unpack along; negative counts from the end.
  * @param keep_dim false to drop the axis when packing leaves it of extent 1.
  * @return CUGL_OK, or an error status (see Errors).
  */
@@ -353,12 +373,15 @@ CUGL_API cugl_status cugl_layout_repacked(cugl_layout *out, const cugl_layout *l
 /**
  * The largest item size, at most `max_itemsize`, that cugl_layout_repacked
  * accepts for this layout along `axis` (at least the layout's own).
+ * @errors CUGL_ERROR_INVALID_ARGUMENT (NULL; an invalid layout; max_itemsize
+ *   below the layout's item size; an axis outside the layout).
  * @thread_safety Any thread: layouts are values the caller owns.
- * @param[out] itemsize receives the item size.
+ * @param[out] itemsize receives the item size: the layout's own, doubled for as long as
+ *   cugl_layout_repacked accepts it and it stays within max_itemsize.
  * @param layout the layout.
- * @param max_itemsize the largest item size to consider.
+ * @param max_itemsize the largest item size to consider, at least the layout's.
  * @param data_ptr the memory's address, for the alignment check; 0 if unknown.
- * @param axis the axis to pack along (within the layout's axes).
+ * @param axis the axis to pack along (within the layout's axes); negative counts from the end.
  * @return CUGL_OK, or an error status (see Errors).
  */
 CUGL_API cugl_status cugl_layout_max_compatible_itemsize(int64_t *itemsize,
@@ -369,7 +392,9 @@ CUGL_API cugl_status cugl_layout_max_compatible_itemsize(int64_t *itemsize,
 /**
  * Basic indexing: one entry per leading axis (fewer than ndim leaves the
  * rest whole); ranges keep an axis, indices drop it. A range of length 0
- * gives zero strides.
+ * gives a layout whose strides are all 0.
+ * @errors CUGL_ERROR_INVALID_ARGUMENT (NULL; an invalid layout; nslices negative
+ *   or above ndim; an index out of range; a step of 0).
  * @thread_safety Any thread: layouts are values the caller owns.
  * @param[out] out receives the layout (it may be the input itself); untouched on failure.
  * @param layout the layout.
