@@ -39,24 +39,24 @@ typedef enum cugl_graphics_flags {
     CUGL_GRAPHICS_TEXTURE_GATHER = 8,     /**< texture gather on the array */
 } cugl_graphics_flags;
 
-/* The GL targets an image can be registered with (GL's own values). */
+/** The GL targets an image can be registered with (GL's own values). */
 enum {
-    CUGL_GL_TEXTURE_2D = 0x0DE1,
-    CUGL_GL_TEXTURE_3D = 0x806F,
-    CUGL_GL_TEXTURE_RECTANGLE = 0x84F5,
-    CUGL_GL_TEXTURE_CUBE_MAP = 0x8513,
-    CUGL_GL_TEXTURE_2D_ARRAY = 0x8C1A,
-    CUGL_GL_RENDERBUFFER = 0x8D41,
+    CUGL_GL_TEXTURE_2D = 0x0DE1,        /**< GL_TEXTURE_2D */
+    CUGL_GL_TEXTURE_3D = 0x806F,        /**< GL_TEXTURE_3D */
+    CUGL_GL_TEXTURE_RECTANGLE = 0x84F5, /**< GL_TEXTURE_RECTANGLE */
+    CUGL_GL_TEXTURE_CUBE_MAP = 0x8513,  /**< GL_TEXTURE_CUBE_MAP */
+    CUGL_GL_TEXTURE_2D_ARRAY = 0x8C1A,  /**< GL_TEXTURE_2D_ARRAY */
+    CUGL_GL_RENDERBUFFER = 0x8D41,      /**< GL_RENDERBUFFER */
 };
 
-/* Cube map faces, as layers of a mapped cube map (CUarray_cubemap_face). */
+/** Cube map faces, as layers of a mapped cube map (CUarray_cubemap_face). */
 enum {
-    CUGL_CUBE_FACE_POSITIVE_X = 0,
-    CUGL_CUBE_FACE_NEGATIVE_X = 1,
-    CUGL_CUBE_FACE_POSITIVE_Y = 2,
-    CUGL_CUBE_FACE_NEGATIVE_Y = 3,
-    CUGL_CUBE_FACE_POSITIVE_Z = 4,
-    CUGL_CUBE_FACE_NEGATIVE_Z = 5,
+    CUGL_CUBE_FACE_POSITIVE_X = 0, /**< the +x face */
+    CUGL_CUBE_FACE_NEGATIVE_X = 1, /**< the -x face */
+    CUGL_CUBE_FACE_POSITIVE_Y = 2, /**< the +y face */
+    CUGL_CUBE_FACE_NEGATIVE_Y = 3, /**< the -y face */
+    CUGL_CUBE_FACE_POSITIVE_Z = 4, /**< the +z face */
+    CUGL_CUBE_FACE_NEGATIVE_Z = 5, /**< the -z face */
 };
 
 /**
@@ -113,10 +113,11 @@ CUGL_API cugl_status cugl_graphics_resource_from_gl_image(cugl_graphics_resource
 /**
  * Map a buffer resource on `stream` and return the mapped memory as a
  * non-owning buffer (memory resource none) that owns the mapping.
- * @errors CUGL_ERROR_INVALID_ARGUMENT (NULL; an image resource),
- *   CUGL_ERROR_CLOSED (resource or stream), CUGL_ERROR_INVALID_STATE
- *   (already mapped), CUGL_ERROR_CUDA. If the map succeeds and fetching the
- *   pointer fails, the resource is unmapped before the error returns.
+ * @errors CUGL_ERROR_INVALID_ARGUMENT (NULL; an image resource; the stream on
+ *   another device), CUGL_ERROR_CLOSED (resource or stream),
+ *   CUGL_ERROR_INVALID_STATE (already mapped), CUGL_ERROR_CUDA. If the map
+ *   succeeds and fetching the pointer fails, the resource is unmapped before
+ *   the error returns.
  * @pointer_lifetime The caller owns one reference to the buffer.
  * @thread_safety The thread whose current GL context owns the GL objects (registration, map and
  *   unmap talk to GL).
@@ -156,8 +157,9 @@ CUGL_API cugl_status cugl_graphics_resource_map_array(cugl_array **out,
  * with cugl_graphics_resource_buffer / _array; unmap with
  * cugl_graphics_unmap (or each resource's unmap).
  * @errors CUGL_ERROR_INVALID_ARGUMENT (NULL, count 0, a duplicate, devices
- *   differ), CUGL_ERROR_CLOSED, CUGL_ERROR_INVALID_STATE (one is mapped:
- *   which), CUGL_ERROR_CUDA. On failure none is mapped.
+ *   differ, the stream on another device), CUGL_ERROR_CLOSED,
+ *   CUGL_ERROR_INVALID_STATE (one is mapped: which), CUGL_ERROR_CUDA. On
+ *   failure none is mapped.
  * @thread_safety The thread whose current GL context owns the GL objects (registration, map and
  *   unmap talk to GL).
  * @param resources the resources, count of them, none mapped.
@@ -174,9 +176,9 @@ CUGL_API cugl_status cugl_graphics_map(cugl_graphics_resource *const *resources,
  * (see cugl_graphics_resource_unmap). Buffers and arrays taken from them
  * are closed.
  * @errors CUGL_ERROR_INVALID_ARGUMENT (NULL, count 0, a duplicate, devices
- *   differ), CUGL_ERROR_CLOSED, CUGL_ERROR_INVALID_STATE (one is not mapped:
- *   nothing is unmapped), CUGL_ERROR_CUDA (those of the failed driver call
- *   stay mapped).
+ *   differ, the stream on another device), CUGL_ERROR_CLOSED,
+ *   CUGL_ERROR_INVALID_STATE (one is not mapped: nothing is unmapped),
+ *   CUGL_ERROR_CUDA (those of the failed driver call stay mapped).
  * @thread_safety The thread whose current GL context owns the GL objects (registration, map and
  *   unmap talk to GL).
  * @param resources the resources, count of them, all mapped.
@@ -226,8 +228,8 @@ CUGL_API cugl_status cugl_graphics_resource_array(cugl_array **out,
  * @thread_safety The thread whose current GL context owns the GL objects (registration, map and
  *   unmap talk to GL).
  * @param resource the resource.
- * @param stream the stream it is ordered on, or NULL for the resource's unmap stream
- *   (cugl_graphics_resource_unmap says which).
+ * @param stream the stream it is ordered on, or NULL for the unmap stream or else the mapping
+ *   stream, as above.
  * @return CUGL_OK, or an error status (see Errors).
  */
 CUGL_API cugl_status cugl_graphics_resource_unmap(cugl_graphics_resource *resource,
@@ -268,8 +270,8 @@ CUGL_API cugl_status cugl_graphics_resource_set_map_flags(cugl_graphics_resource
  *   closed all the same).
  * @thread_safety The thread whose current GL context owns the GL objects (registration, map and
  *   unmap talk to GL).
- * @param resource the resource.
- * @param stream the stream it is ordered on, or NULL for the resource's unmap stream
+ * @param resource the resource, or NULL (no-op, CUGL_OK).
+ * @param stream the stream the unmap is ordered on, or NULL for the resource's unmap stream
  *   (cugl_graphics_resource_unmap says which).
  * @return CUGL_OK, or an error status (see Errors).
  */
@@ -296,21 +298,21 @@ CUGL_API bool cugl_graphics_resource_is_closed(const cugl_graphics_resource *res
  */
 CUGL_API bool cugl_graphics_resource_is_buffer(const cugl_graphics_resource *resource);
 /**
- * The registration flags and the current map flags.
+ * The flags given at registration (cugl_graphics_resource_map_flags gives the current map
+ * flags).
  * @thread_safety Any thread; not concurrently with a map, unmap or close of the same resource.
  * @param resource the resource, or NULL.
  * @return the registration flags; 0 for NULL.
  */
 CUGL_API unsigned cugl_graphics_resource_flags(const cugl_graphics_resource *resource);
 /**
- * @thread_safety The thread whose current GL context owns the GL objects (registration, map and
- *   unmap talk to GL).
+ * @thread_safety Any thread; not concurrently with a map, unmap or close of the same resource.
  * @param resource the resource, or NULL.
  * @return the map flags now in force; 0 for NULL.
  */
 CUGL_API unsigned cugl_graphics_resource_map_flags(const cugl_graphics_resource *resource);
 /**
- * The GL name and target (0 for buffers).
+ * The GL object's name, as given at registration.
  * @thread_safety Any thread; not concurrently with a map, unmap or close of the same resource.
  * @param resource the resource, or NULL.
  * @return the GL object's name; 0 for NULL.
@@ -326,7 +328,7 @@ CUGL_API uint32_t cugl_graphics_resource_gl_target(const cugl_graphics_resource 
  * The CUgraphicsResource (NULL after close).
  * @thread_safety Any thread; not concurrently with a map, unmap or close of the same resource.
  * @param resource the resource, or NULL.
- * @return the CUgraphicsResource; NULL for NULL.
+ * @return the CUgraphicsResource; NULL for NULL and after close.
  */
 CUGL_API void *cugl_graphics_resource_handle(const cugl_graphics_resource *resource);
 /**
@@ -342,10 +344,12 @@ CUGL_API cugl_device *cugl_graphics_resource_device(const cugl_graphics_resource
  * thread's current CUDA context is left as it was (device 0's primary
  * context is borrowed for the call when there is none).
  * @errors CUGL_ERROR_INVALID_STATE (no GL context current),
- *   CUGL_ERROR_NOT_SUPPORTED (the GL context runs on no CUDA device).
+ *   CUGL_ERROR_NOT_SUPPORTED (the GL context runs on no CUDA device; a driver without GL
+ *   interop), CUGL_ERROR_INVALID_ARGUMENT (NULL count; NULL ordinals with a capacity above 0;
+ *   negative capacity), CUGL_ERROR_CUDA.
  * @thread_safety The thread whose current GL context owns the GL objects (registration, map and
  *   unmap talk to GL).
- * @param[out] ordinals receives up to capacity CUDA device ordinals.
+ * @param[out] ordinals receives up to capacity CUDA device ordinals; may be NULL with capacity 0.
  * @param capacity the room at ordinals.
  * @param[out] count receives the number of such devices (may exceed capacity).
  * @return CUGL_OK, or an error status (see Errors).
@@ -353,12 +357,15 @@ CUGL_API cugl_device *cugl_graphics_resource_device(const cugl_graphics_resource
 CUGL_API cugl_status cugl_gl_devices(int *ordinals, int capacity, int *count);
 
 /**
+ * Take another reference.
  * @thread_safety Any thread; not concurrently with a map, unmap or close of the same resource.
  * @param resource the resource, or NULL.
  * @return resource.
  */
 CUGL_API cugl_graphics_resource *cugl_graphics_resource_retain(cugl_graphics_resource *resource);
 /**
+ * Drop a reference. The last one closes the resource (cugl_graphics_resource_close with a NULL
+ * stream, so its GL context must then be current) and frees it.
  * @thread_safety Any thread; not concurrently with a map, unmap or close of the same resource.
  * @param resource the resource, or NULL (no-op).
  */

@@ -133,8 +133,7 @@ CUGL_API cugl_status cugl_legacy_pinned_memory_resource_create(cugl_memory_resou
  * allocation with a POSIX file descriptor handle, mapped read-write for the
  * device and for the devices given to cugl_memory_resource_set_peer_access
  * before it was made; sizes are rounded up to the allocation granularity.
- * Deallocation
- * waits for the stream, then unmaps and releases.
+ * Deallocation waits for the stream, then unmaps and releases.
  * @errors CUGL_ERROR_NOT_SUPPORTED (no virtual memory management or POSIX
  *   fd handles on the device), as cugl_device_memory_resource_create.
  * @thread_safety Any thread; an object must not be closed while another thread uses it.
@@ -159,8 +158,8 @@ CUGL_API cugl_status cugl_exportable_memory_resource_create(cugl_memory_resource
  * @param[out] out receives the buffer; NULL on failure.
  * @param mr the resource.
  * @param size bytes to allocate.
- * @param stream the stream the allocation is ordered on (NULL where the resource is not stream-
- *   ordered).
+ * @param stream the stream the allocation is ordered on; NULL only where the resource is not
+ *   stream-ordered.
  * @return CUGL_OK, or an error status (see Errors).
  */
 CUGL_API cugl_status cugl_memory_resource_allocate(cugl_buffer **out,
@@ -174,9 +173,10 @@ CUGL_API cugl_status cugl_memory_resource_allocate(cugl_buffer **out,
  * @errors CUGL_ERROR_INVALID_ARGUMENT, CUGL_ERROR_CLOSED (stream), CUGL_ERROR_CUDA.
  * @thread_safety Any thread; an object must not be closed while another thread uses it.
  * @param mr the resource that allocated the memory.
- * @param ptr the memory's address.
+ * @param ptr the memory's address; 0 is a no-op.
  * @param size its size in bytes, as allocated.
- * @param stream the stream the deallocation is ordered on.
+ * @param stream the stream the deallocation is ordered on; NULL only where the resource is not
+ *   stream-ordered.
  * @return CUGL_OK, or an error status (see Errors).
  */
 CUGL_API cugl_status cugl_memory_resource_deallocate(cugl_memory_resource *mr, uint64_t ptr,
@@ -212,7 +212,8 @@ CUGL_API cugl_status cugl_memory_resource_trim(cugl_memory_resource *mr, size_t 
  * or inheritance across fork/exec), which opens it with
  * cugl_device_memory_resource_import_fd.
  * @errors CUGL_ERROR_INVALID_ARGUMENT, CUGL_ERROR_CLOSED,
- *   CUGL_ERROR_INVALID_STATE (the resource is not IPC-enabled), CUGL_ERROR_CUDA.
+ *   CUGL_ERROR_INVALID_STATE (the resource is not IPC-enabled, or was imported),
+ *   CUGL_ERROR_CUDA.
  * @thread_safety Any thread; an object must not be closed while another thread uses it.
  * @param mr an IPC-enabled device pool.
  * @param[out] fd receives a new file descriptor; the caller closes it.

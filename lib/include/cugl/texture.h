@@ -158,7 +158,8 @@ CUGL_API cugl_status cugl_texture_create(cugl_texture **out, cugl_device *device
  * The CUtexObject a kernel takes (cudaTextureObject_t); 0 once closed.
  * @thread_safety Any thread.
  * @param texture the texture, or NULL.
- * @return the CUtexObject to pass to kernels; 0 for NULL and after close.
+ * @return the CUtexObject to pass to kernels; 0 for NULL and once the texture or its resource
+ *   is closed.
  */
 CUGL_API uint64_t cugl_texture_handle(const cugl_texture *texture);
 
@@ -249,7 +250,8 @@ CUGL_API cugl_status cugl_surface_create(cugl_surface **out, cugl_device *device
  * The CUsurfObject a kernel takes (cudaSurfaceObject_t); 0 once closed.
  * @thread_safety Any thread.
  * @param surface the surface, or NULL.
- * @return the CUsurfObject to pass to kernels; 0 for NULL and after close.
+ * @return the CUsurfObject to pass to kernels; 0 for NULL and once the surface or its array is
+ *   closed.
  */
 CUGL_API uint64_t cugl_surface_handle(const cugl_surface *surface);
 

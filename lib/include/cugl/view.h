@@ -82,7 +82,7 @@ CUGL_API cugl_status cugl_view_from_buffer(cugl_view **out, cugl_buffer *buffer,
  * @thread_safety Any thread; an object must not be closed while another thread uses it.
  * @param[out] out receives the new view of the same buffer; NULL on failure.
  * @param view the view whose buffer it sees.
- * @param layout the new layout, over the same buffer.
+ * @param layout the new layout, over the same buffer; NULL keeps the view's.
  * @param dtype the new element type; zero keeps the view's when its size still fits.
  * @return CUGL_OK, or an error status (see Errors).
  */
@@ -148,8 +148,8 @@ CUGL_API cugl_status cugl_view_from_dlpack_versioned(cugl_view **out,
 CUGL_API cugl_status cugl_view_to_dlpack(struct DLManagedTensor **out, cugl_view *view);
 
 /** The same as DLPack 1.x's versioned tensor, with its read-only flag set
- * @thread_safety Any thread; an object must not be closed while another thread uses it.
  * for read-only views.
+ * @thread_safety Any thread; an object must not be closed while another thread uses it.
  * @param[out] out receives the tensor; call its deleter when done.
  * @param view the view to export.
  * @return CUGL_OK, or an error status (see Errors).
@@ -160,7 +160,7 @@ CUGL_API cugl_status cugl_view_to_dlpack_versioned(struct DLManagedTensorVersion
 /** Whether a copy waits for its completion before returning. */
 typedef enum cugl_blocking {
     CUGL_BLOCKING_DEFAULT = 0, /**< device to device: no; with host memory: yes */
-    CUGL_BLOCKING_YES = 1,
+    CUGL_BLOCKING_YES = 1,     /**< always wait for the copy to finish */
     CUGL_BLOCKING_NO = 2, /**< where it can; staging through host memory waits anyway */
 } cugl_blocking;
 
@@ -261,7 +261,7 @@ CUGL_API const cugl_layout *cugl_view_layout(const cugl_view *view);
  */
 CUGL_API int cugl_view_ndim(const cugl_view *view);
 /**
- * Shape and strides (in elements) of the view; NULL for NULL.
+ * The shape of the view: its extent along each axis.
  * @thread_safety Any thread.
  * @param view the view, or NULL.
  * @return its extents (ndim of them), held by the view; NULL for NULL.
