@@ -114,6 +114,9 @@ typedef struct nbody {
     int cur;      /* the buffer (0 or 1) with the latest positions */
     long stepped; /* the frame whose step was taken last; -1: none */
     demo_target pos[2]; /* the positions, CUDA's and GL's by turns */
+    /* Where a part copies them from another GPU: pos[i]'s bytes as a buffer,
+     * made once (shared memory stays put when not pipelined); else NULL. */
+    cugl_buffer *pos_bytes[2];
     GLuint program, vao;
     cugl_app_camera camera;
     /* --bench: events around each step's kernel, read TIMING_SLOTS steps
@@ -225,6 +228,15 @@ static int nbody_create(nbody *s, demo *d)
     free(pos);
     if (st != CUGL_OK)
         return demo_target_fail(d, st, "the position buffers");
+    bool copies = false;
+    for (int i = 0; i < s->part_count; i++)
+        copies = copies || s->parts[i].local;
+    for (int i = 0; i < 2 && copies && st == CUGL_OK; i++)
+        st = cugl_buffer_from_handle(&s->pos_bytes[i],
+                                     cugl_buffer_handle(cugl_app_shared_buffer(s->pos[i].shared)),
+                                     s->bytes, NULL);
+    if (st != CUGL_OK)
+        return demo_fail(d, "cannot describe the position buffers for the peer copies");
     make_vertex_array(s);
     if (s->part_count > 1) {
         printf("%s: %d slices:", info.program, s->part_count);
@@ -252,8 +264,10 @@ static void nbody_destroy(nbody *s, demo *d)
     for (int i = 0; i < s->part_count; i++)
         if (s->parts[i].stream)
             cugl_stream_sync(s->parts[i].stream);
-    for (int i = 0; i < 2; i++)
+    for (int i = 0; i < 2; i++) {
+        cugl_buffer_release(s->pos_bytes[i]);
         demo_target_destroy(&s->pos[i], d);
+    }
     for (int i = 0; i < TIMING_SLOTS; i++) {
         cugl_event_release(s->started[i]);
         cugl_event_release(s->ended[i]);
@@ -294,18 +308,16 @@ static cugl_status collect_time(nbody *s, int slot)
 }
 
 /* Part p's share of a step: all positions at `src` (copied here first
- * where they are another GPU's), its slice's new ones into `dst`. */
-static cugl_status launch_part(nbody *s, nbody_part *p, uint64_t src, uint64_t dst)
+ * from `all`, their bytes, where they are another GPU's), its slice's new
+ * ones into `dst`. */
+static cugl_status launch_part(nbody *s, nbody_part *p, cugl_buffer *all, uint64_t src,
+                               uint64_t dst)
 {
     if (p->count == 0)
         return CUGL_OK;
     cugl_status st = CUGL_OK;
     if (p->local) {
-        cugl_buffer *all = NULL;
-        st = cugl_buffer_from_handle(&all, src, s->bytes, NULL);
-        if (st == CUGL_OK)
-            st = cugl_buffer_copy_from(p->local, all, p->stream);
-        cugl_buffer_release(all);
+        st = cugl_buffer_copy_from(p->local, all, p->stream);
         src = cugl_buffer_handle(p->local);
     }
     uint64_t vel = cugl_buffer_handle(p->vel);
@@ -334,7 +346,7 @@ static cugl_status launch_parts(nbody *s, demo *d, uint64_t src, uint64_t dst)
     for (int i = 1; i < s->part_count && st == CUGL_OK; i++)
         st = cugl_stream_wait_event(s->parts[i].stream, s->fork);
     for (int i = 0; i < s->part_count && st == CUGL_OK; i++)
-        st = launch_part(s, &s->parts[i], src, dst);
+        st = launch_part(s, &s->parts[i], s->pos_bytes[s->cur], src, dst); /* cur: src's */
     for (int i = 1; i < s->part_count && st == CUGL_OK; i++) {
         st = cugl_event_record(s->parts[i].done, s->parts[i].stream);
         if (st == CUGL_OK)
