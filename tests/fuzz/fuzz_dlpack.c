@@ -9,21 +9,7 @@
 #include <string.h>
 
 #include <cugl/cugl.h>
-#include <dlpack/dlpack.h>
-
-/* DLPack 1.x's versioned tensor, for headers older than 1.0 (Debian 12 has
- * 0.6), as the DLPack 1.0 specification lays it out. */
-#ifndef DLPACK_MAJOR_VERSION
-struct DLManagedTensorVersioned {
-    struct {
-        uint32_t major, minor;
-    } version;
-    void *manager_ctx;
-    void (*deleter)(struct DLManagedTensorVersioned *self);
-    uint64_t flags;
-    DLTensor dl_tensor;
-};
-#endif
+#include "dlpack_compat.h"
 
 #include "layout_oracle.h"
 
@@ -36,60 +22,44 @@ static int deleted;
 static void delete_plain(DLManagedTensor *t) { (void)t; deleted++; }
 static void delete_versioned(struct DLManagedTensorVersioned *t) { (void)t; deleted++; }
 
-typedef struct reader {
-    const uint8_t *p;
-    size_t n;
-} reader;
-
-static uint8_t u8(reader *r)
+static int64_t i64(fuzz_reader *r)
 {
-    if (r->n == 0)
-        return 0;
-    r->n--;
-    return *r->p++;
-}
-
-static int64_t i64(reader *r)
-{
-    uint8_t sel = u8(r);
+    uint8_t sel = fuzz_u8(r);
     if (sel < 200)
-        return (int64_t)(u8(r) % 9) - (sel < 20 ? 4 : 0);
-    uint64_t v = 0;
-    for (int i = 0; i < 8; i++)
-        v = v << 8 | u8(r);
-    return (int64_t)v;
+        return (int64_t)(fuzz_u8(r) % 9) - (sel < 20 ? 4 : 0);
+    return fuzz_raw64(r);
 }
 
 static void run_one(const uint8_t *data, size_t size)
 {
-    reader r = {data, size};
+    fuzz_reader r = {data, size};
     static uint8_t memory[4096];
     static int64_t shape[80], strides[80];
-    int ndim = (int)(int8_t)u8(&r);
+    int ndim = (int)(int8_t)fuzz_u8(&r);
     for (int i = 0; i < 80; i++) {
         shape[i] = i64(&r);
         strides[i] = i64(&r);
     }
-    uint8_t flags = u8(&r);
+    uint8_t flags = fuzz_u8(&r);
     static const int devices[] = {kDLCPU, kDLCUDA, kDLCUDAHost, kDLCUDAManaged, kDLOpenCL,
                                   kDLROCM, 99};
     DLTensor t = {
-        .data = (flags & 1) ? NULL : memory + u8(&r),
-        .device = {(DLDeviceType)devices[u8(&r) % 7], (int32_t)(int8_t)u8(&r)},
+        .data = (flags & 1) ? NULL : memory + fuzz_u8(&r),
+        .device = {(DLDeviceType)devices[fuzz_u8(&r) % 7], (int32_t)(int8_t)fuzz_u8(&r)},
         .ndim = ndim,
-        .dtype = {u8(&r) % 6, u8(&r), (uint16_t)(u8(&r) % 5)},
+        .dtype = {fuzz_u8(&r) % 6, fuzz_u8(&r), (uint16_t)(fuzz_u8(&r) % 5)},
         .shape = (flags & 2) ? NULL : shape,
         .strides = (flags & 4) ? NULL : strides,
-        .byte_offset = (flags & 8) ? (uint64_t)i64(&r) : u8(&r),
+        .byte_offset = (flags & 8) ? (uint64_t)i64(&r) : fuzz_u8(&r),
     };
     cugl_dlpack_import_desc desc = {.no_sync = true, .readonly = (flags & 16) != 0};
     cugl_view *v = (cugl_view *)&r;
     deleted = 0;
     cugl_status st;
     /* The view holds the tensor until it is released: both live to the end. */
-    struct DLManagedTensorVersioned mv = {.version = {u8(&r) % 3, 0},
+    struct DLManagedTensorVersioned mv = {.version = {fuzz_u8(&r) % 3, 0},
                                           .deleter = delete_versioned,
-                                          .flags = u8(&r),
+                                          .flags = fuzz_u8(&r),
                                           .dl_tensor = t};
     DLManagedTensor m = {.dl_tensor = t, .deleter = delete_plain};
     if (flags & 32)

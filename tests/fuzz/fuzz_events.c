@@ -27,10 +27,9 @@ static bool same(const cugl_app_event *a, const cugl_app_event *b)
 static void run_one(const uint8_t *data, size_t size)
 {
     char text[FUZZ_MAX_INPUT + 1];
+    fuzz_text(text, data, size);
     if (size > FUZZ_MAX_INPUT)
         size = FUZZ_MAX_INPUT;
-    memcpy(text, data, size);
-    text[size] = '\0';
     for (char *line = text, *next; line; line = next) {
         next = strchr(line, '\n');
         if (next)

@@ -18,40 +18,24 @@
 
 #include "layout_oracle.h"
 
+static size_t generate(oracle_rng *rng, uint8_t *buf, size_t cap);
+static void run_one(const uint8_t *data, size_t size);
+
+#include "fuzz_main.h"
+
 enum { MAXVOL = 4096 };
 
 static int64_t offs_a[MAXVOL], offs_b[MAXVOL];
 
-typedef struct reader {
-    const uint8_t *p;
-    size_t n;
-} reader;
-
-static uint8_t u8(reader *r)
-{
-    if (r->n == 0)
-        return 0;
-    r->n--;
-    return *r->p++;
-}
-
-static int64_t raw64(reader *r)
-{
-    uint64_t v = 0;
-    for (int i = 0; i < 8; i++)
-        v = v << 8 | u8(r);
-    return (int64_t)v;
-}
-
 /* Mostly small values, sometimes anything at all. */
-static int64_t value(reader *r, int64_t lo, int64_t hi)
+static int64_t value(fuzz_reader *r, int64_t lo, int64_t hi)
 {
-    uint8_t sel = u8(r);
+    uint8_t sel = fuzz_u8(r);
     if (sel < 224)
-        return lo + (int64_t)(u8(r) % (uint64_t)(hi - lo + 1));
+        return lo + (int64_t)(fuzz_u8(r) % (uint64_t)(hi - lo + 1));
     if (sel < 240)
-        return -(int64_t)(u8(r) % 4) - 1;
-    return raw64(r);
+        return -(int64_t)(fuzz_u8(r) % 4) - 1;
+    return fuzz_raw64(r);
 }
 
 static void violated(const char *op, const char *what)
@@ -93,20 +77,20 @@ static void verify(const char *op, const cugl_layout *l, const cugl_layout *t, b
 
 static void run_one(const uint8_t *data, size_t size)
 {
-    reader r = {data, size};
+    fuzz_reader r = {data, size};
     cugl_layout l;
     memset(&l, 0, sizeof l);
     /* Sometimes a hand-made struct, to exercise validation. */
-    bool raw = u8(&r) < 32;
-    int ndim = (int)(u8(&r) % 7);
+    bool raw = fuzz_u8(&r) < 32;
+    int ndim = (int)(fuzz_u8(&r) % 7);
     int64_t shape[8], strides[8];
     for (int i = 0; i < ndim; i++) {
         shape[i] = value(&r, 0, 5);
         strides[i] = value(&r, -6, 6);
     }
-    int64_t itemsize = raw ? value(&r, 0, 16) : (int64_t)1 << (u8(&r) % 5);
+    int64_t itemsize = raw ? value(&r, 0, 16) : (int64_t)1 << (fuzz_u8(&r) % 5);
     if (raw) {
-        l.ndim = (int)(u8(&r) % 70) - 2;
+        l.ndim = (int)(fuzz_u8(&r) % 70) - 2;
         for (int i = 0; i < ndim; i++) {
             l.shape[i] = shape[i];
             l.strides[i] = strides[i];
@@ -125,10 +109,10 @@ static void run_one(const uint8_t *data, size_t size)
         const char *op = "";
         bool same_order = false;
         int n = l.ndim;
-        switch (u8(&r) % 11) {
+        switch (fuzz_u8(&r) % 11) {
         case 0: {
             op = "reshaped";
-            int nd = (int)(u8(&r) % 6);
+            int nd = (int)(fuzz_u8(&r) % 6);
             int64_t s[8];
             for (int i = 0; i < nd; i++)
                 s[i] = value(&r, -1, 6);
@@ -140,7 +124,7 @@ static void run_one(const uint8_t *data, size_t size)
             op = "permuted";
             int p[CUGL_LAYOUT_MAX_NDIM];
             for (int i = 0; i < n; i++)
-                p[i] = (int)(u8(&r) % (n + 1));
+                p[i] = (int)(fuzz_u8(&r) % (n + 1));
             st = cugl_layout_permuted(&t, &l, p);
             if (st == CUGL_OK && small_volume(&t) > 0) {
                 int64_t j[CUGL_LAYOUT_MAX_NDIM] = {0}, i[CUGL_LAYOUT_MAX_NDIM];
@@ -165,7 +149,7 @@ static void run_one(const uint8_t *data, size_t size)
             break;
         case 4: {
             op = "unsqueezed";
-            int a[3], na = (int)(u8(&r) % 4);
+            int a[3], na = (int)(fuzz_u8(&r) % 4);
             for (int i = 0; i < na; i++)
                 a[i] = (int)value(&r, -4, 4);
             st = cugl_layout_unsqueezed(&t, &l, na, a);
@@ -174,7 +158,7 @@ static void run_one(const uint8_t *data, size_t size)
         }
         case 5: {
             op = "broadcast_to";
-            int nd = n + (int)(u8(&r) % 3);
+            int nd = n + (int)(fuzz_u8(&r) % 3);
             int64_t s[8];
             for (int i = 0; i < nd && i < 8; i++)
                 s[i] = value(&r, 0, 4);
@@ -184,7 +168,7 @@ static void run_one(const uint8_t *data, size_t size)
         case 6:
             op = "repacked";
             st = cugl_layout_repacked(&t, &l, value(&r, 1, 32), (uint64_t)value(&r, 0, 64),
-                                      (int)value(&r, -3, 3), u8(&r) & 1);
+                                      (int)value(&r, -3, 3), fuzz_u8(&r) & 1);
             break;
         case 7: {
             op = "max_compatible_itemsize";
@@ -200,12 +184,12 @@ static void run_one(const uint8_t *data, size_t size)
         }
         case 8: {
             op = "sliced";
-            int ns = (int)(u8(&r) % (n + 2));
+            int ns = (int)(fuzz_u8(&r) % (n + 2));
             cugl_slice s[CUGL_LAYOUT_MAX_NDIM + 2];
             for (int i = 0; i < ns; i++) {
-                s[i] = (cugl_slice){.is_index = u8(&r) < 40, .index = value(&r, -5, 5),
-                                    .has_start = u8(&r) & 1, .start = value(&r, -6, 6),
-                                    .has_stop = u8(&r) & 1, .stop = value(&r, -6, 6),
+                s[i] = (cugl_slice){.is_index = fuzz_u8(&r) < 40, .index = value(&r, -5, 5),
+                                    .has_start = fuzz_u8(&r) & 1, .start = value(&r, -6, 6),
+                                    .has_stop = fuzz_u8(&r) & 1, .stop = value(&r, -6, 6),
                                     .step = value(&r, -3, 3)};
             }
             st = cugl_layout_sliced(&t, &l, ns, s);
@@ -216,7 +200,7 @@ static void run_one(const uint8_t *data, size_t size)
             int p[CUGL_LAYOUT_MAX_NDIM];
             for (int i = 0; i < n; i++)
                 p[i] = n - 1 - i;
-            st = cugl_layout_to_dense(&t, &l, (cugl_order)(u8(&r) % 5), p);
+            st = cugl_layout_to_dense(&t, &l, (cugl_order)(fuzz_u8(&r) % 5), p);
             if (st == CUGL_OK && !cugl_layout_is_dense(&t))
                 violated(op, "the result is not dense");
             break;
@@ -251,34 +235,11 @@ static void run_one(const uint8_t *data, size_t size)
     }
 }
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+/* Random bytes: libFuzzer finds structure by itself; the loop relies on volume. */
+static size_t generate(oracle_rng *rng, uint8_t *buf, size_t cap)
 {
-    run_one(data, size);
-    return 0;
+    size_t n = (size_t)oracle_range(rng, 0, cap < 512 ? (int64_t)cap : 512);
+    for (size_t i = 0; i < n; i++)
+        buf[i] = (uint8_t)oracle_next(rng);
+    return n;
 }
-
-#ifndef CUGL_LIBFUZZER
-int main(int argc, char **argv)
-{
-    double seconds = argc > 1 ? atof(argv[1]) : 10.0;
-    const char *s = getenv("CUGL_TEST_SEED");
-    oracle_rng rng = {s ? strtoull(s, NULL, 0) : 0x0f022e5eedull};
-    printf("1..1\n# seed 0x%llx, %.0f s\n", (unsigned long long)rng.s, seconds);
-    struct timespec t0, t;
-    clock_gettime(CLOCK_MONOTONIC, &t0);
-    uint8_t buf[512];
-    long inputs = 0;
-    do {
-        size_t n = (size_t)oracle_range(&rng, 0, sizeof buf);
-        for (size_t i = 0; i < n; i++)
-            buf[i] = (uint8_t)oracle_next(&rng);
-        run_one(buf, n);
-        inputs++;
-        clock_gettime(CLOCK_MONOTONIC, &t);
-    } while ((double)(t.tv_sec - t0.tv_sec) + (double)(t.tv_nsec - t0.tv_nsec) / 1e9 < seconds);
-    printf("ok 1 - %ld inputs, no violation\n", inputs);
-    return 0;
-}
-#endif

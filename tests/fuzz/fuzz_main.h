@@ -18,6 +18,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 #include "layout_oracle.h"
@@ -62,7 +63,41 @@ int main(int argc, char **argv)
         abort();                                                                           \
     } while (0)
 
-/* Append up to `n` bytes of `text` to buf[*len .. cap). */
+/* The input read byte by byte; past its end, zeros. */
+typedef struct fuzz_reader {
+    const uint8_t *p;
+    size_t n;
+} fuzz_reader;
+
+static inline uint8_t fuzz_u8(fuzz_reader *r)
+{
+    if (r->n == 0)
+        return 0;
+    r->n--;
+    return *r->p++;
+}
+
+/* Eight bytes, most significant first. */
+static inline int64_t fuzz_raw64(fuzz_reader *r)
+{
+    uint64_t v = 0;
+    for (int i = 0; i < 8; i++)
+        v = v << 8 | fuzz_u8(r);
+    return (int64_t)v;
+}
+
+/* The input (its first FUZZ_MAX_INPUT bytes) copied into
+ * text[FUZZ_MAX_INPUT + 1] with a NUL after it. */
+static inline char *fuzz_text(char *text, const uint8_t *data, size_t size)
+{
+    if (size > FUZZ_MAX_INPUT)
+        size = FUZZ_MAX_INPUT;
+    memcpy(text, data, size);
+    text[size] = '\0';
+    return text;
+}
+
+/* Append `text` to buf[*len .. cap). */
 static inline void fuzz_put(uint8_t *buf, size_t *len, size_t cap, const char *text)
 {
     for (; *text && *len < cap; text++)

@@ -42,10 +42,9 @@ enum { MAX_ARGS = 32 };
 static void run_one(const uint8_t *data, size_t size)
 {
     char text[FUZZ_MAX_INPUT + 1];
+    fuzz_text(text, data, size);
     if (size > FUZZ_MAX_INPUT)
         size = FUZZ_MAX_INPUT;
-    memcpy(text, data, size);
-    text[size] = '\0';
     char *argv[MAX_ARGS + 1] = {"cugl-fuzz"};
     int argc = 1;
     for (size_t i = 0; i < size && argc < MAX_ARGS; i += strlen(text + i) + 1)

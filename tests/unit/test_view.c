@@ -6,7 +6,7 @@
  * layout pairs, and DLPack import and export of CPU tensors.
  * CUGL_TEST_SEED and CUGL_TEST_CASES override the seed and the case count.
  */
-#include <dlpack/dlpack.h>
+#include "dlpack_compat.h"
 
 #include "cugl_test.h"
 #include "layout_oracle.h"
@@ -387,18 +387,6 @@ static void count_delete(DLManagedTensor *self)
 
 static void count_delete_versioned(struct DLManagedTensorVersioned *self);
 
-/* DLPack 1.x's struct where the installed header predates it. */
-#ifndef DLPACK_MAJOR_VERSION
-struct DLManagedTensorVersioned {
-    struct {
-        uint32_t major, minor;
-    } version;
-    void *manager_ctx;
-    void (*deleter)(struct DLManagedTensorVersioned *self);
-    uint64_t flags;
-    DLTensor dl_tensor;
-};
-#endif
 
 static void count_delete_versioned(struct DLManagedTensorVersioned *self)
 {
