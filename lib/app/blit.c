@@ -103,16 +103,28 @@ CUGL_API cugl_status cugl_app_blit(cugl_app_context *ctx, GLuint texture, bool l
     return CUGL_OK;
 }
 
-/* width x height RGBA8 texels, rows `pitch` bytes apart, in `size` bytes:
- * NULL, or what is wrong. */
-static const char *image_fits(int width, int height, size_t pitch, GLint64 size)
+/* `buffer` holds width x height RGBA8 texels, rows `pitch` bytes apart:
+ * CUGL_OK, or the refusal, named for `who`. */
+static cugl_status check_image_buffer(const char *who, GLuint buffer, int width, int height,
+                                      size_t pitch)
 {
+    if (!buffer || !glIsBuffer(buffer))
+        return cugl_report_error(CUGL_ERROR_INVALID_ARGUMENT, who, "%u is not a buffer name",
+                                 buffer);
+    GLint64 size = 0;
+    glGetNamedBufferParameteri64v(buffer, GL_BUFFER_SIZE, &size);
+    const char *why = NULL;
     if (width <= 0 || height <= 0 || pitch % 4 != 0 || pitch < (size_t)width * 4 ||
         pitch / 4 > (size_t)INT32_MAX / (size_t)height)
-        return "the sizes must be positive and the pitch a multiple of 4, at least 4 x width";
-    if ((uint64_t)size < pitch * (size_t)(height - 1) + (size_t)width * 4)
-        return "the buffer is too small for the image";
-    return NULL;
+        why = "the sizes must be positive and the pitch a multiple of 4, at least 4 x width";
+    else if ((uint64_t)size < pitch * (size_t)(height - 1) + (size_t)width * 4)
+        why = "the buffer is too small for the image";
+    if (why)
+        return cugl_report_error(CUGL_ERROR_INVALID_ARGUMENT, who,
+                                 "a %d x %d image %zu bytes a row in buffer %u of %lld bytes: "
+                                 "%s",
+                                 width, height, pitch, buffer, (long long)size, why);
+    return CUGL_OK;
 }
 
 CUGL_API cugl_status cugl_app_blit_rgba8_buffer(cugl_app_context *ctx, GLuint buffer,
@@ -120,15 +132,9 @@ CUGL_API cugl_status cugl_app_blit_rgba8_buffer(cugl_app_context *ctx, GLuint bu
 {
     if (!ctx)
         return CUGL__APP_FAIL(CUGL_ERROR_INVALID_ARGUMENT, "ctx is NULL");
-    if (!buffer || !glIsBuffer(buffer))
-        return CUGL__APP_FAIL(CUGL_ERROR_INVALID_ARGUMENT, "%u is not a buffer name", buffer);
-    GLint64 size = 0;
-    glGetNamedBufferParameteri64v(buffer, GL_BUFFER_SIZE, &size);
-    const char *why = image_fits(width, height, pitch, size);
-    if (why)
-        return CUGL__APP_FAIL(CUGL_ERROR_INVALID_ARGUMENT,
-                              "a %d x %d image %zu bytes a row from buffer %u of %lld bytes: %s",
-                              width, height, pitch, buffer, (long long)size, why);
+    cugl_status checked = check_image_buffer(__func__, buffer, width, height, pitch);
+    if (checked != CUGL_OK)
+        return checked;
     if (!ctx->blit_buffer_program) {
         cugl_status st = blit_buffer_init(ctx);
         if (st != CUGL_OK)
@@ -151,8 +157,9 @@ CUGL_API cugl_status cugl_app_pack_rgba8(cugl_app_context *ctx, GLuint texture, 
     if (!texture || !glIsTexture(texture))
         return CUGL__APP_FAIL(CUGL_ERROR_INVALID_ARGUMENT, "%u is not a texture name",
                               texture);
-    if (!buffer || !glIsBuffer(buffer))
-        return CUGL__APP_FAIL(CUGL_ERROR_INVALID_ARGUMENT, "%u is not a buffer name", buffer);
+    cugl_status checked = check_image_buffer(__func__, buffer, width, height, pitch);
+    if (checked != CUGL_OK)
+        return checked;
     GLint tw = 0, th = 0, format = 0;
     glGetTextureLevelParameteriv(texture, 0, GL_TEXTURE_WIDTH, &tw);
     glGetTextureLevelParameteriv(texture, 0, GL_TEXTURE_HEIGHT, &th);
@@ -161,13 +168,6 @@ CUGL_API cugl_status cugl_app_pack_rgba8(cugl_app_context *ctx, GLuint texture, 
         return CUGL__APP_FAIL(CUGL_ERROR_INVALID_ARGUMENT,
                               "texture %u is %d x %d of format 0x%x; %d x %d of GL_RGBA8 wanted",
                               texture, tw, th, (unsigned)format, width, height);
-    GLint64 size = 0;
-    glGetNamedBufferParameteri64v(buffer, GL_BUFFER_SIZE, &size);
-    const char *why = image_fits(width, height, pitch, size);
-    if (why)
-        return CUGL__APP_FAIL(CUGL_ERROR_INVALID_ARGUMENT,
-                              "a %d x %d image %zu bytes a row into buffer %u of %lld bytes: %s",
-                              width, height, pitch, buffer, (long long)size, why);
     if (!ctx->pack_program) {
         cugl_status st = cugl_app_compute_program(&ctx->pack_program, "pack_rgba8",
                                                   (const char *)cugl_shader_pack_rgba8_comp);
