@@ -380,6 +380,7 @@ CUGL_API void cugl_array_close(cugl_array *array)
 {
     if (!array || array->closed)
         return;
+    cugl__array_copy_objects_destroy(array);
     if (array->owned)
         cugl__cu.cuArrayDestroy(array->handle);
     array->handle = NULL;

@@ -1,12 +1,25 @@
 /*
  * array_copy.c - copies between CUDA arrays and linear memory (host,
- * device buffers, other arrays), of whole arrays or of regions, through
- * the driver's 3-D copy.
+ * device buffers, other arrays), of whole arrays or of regions.
+ *
+ * Between an array and device memory of its device, cugl's kernels
+ * (kernels/lib/array_copy.cu) do the copy: reads through a texture object
+ * (any array) or a surface object (arrays with the surface flag), writes
+ * through a surface object. The driver's 3-D copy moves these at about a
+ * fifth of a linear copy's speed. Large copies between an array and
+ * pageable host memory go through device memory the same way. Everything
+ * else is the driver's 3-D copy.
  */
+#include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "array_copy.h"
 #include "internal.h"
+
+extern const unsigned char cugl_array_copy_fatbin[];
+extern const size_t cugl_array_copy_fatbin_size;
 
 /* a + b, false on overflow. */
 static bool add_size(size_t a, size_t b, size_t *r)
@@ -147,6 +160,252 @@ static bool regions_overlap(const size_t a[3], const size_t b[3], const size_t e
     return true;
 }
 
+/* --- the copy kernels --- */
+
+static cugl__kernel_set kernels = {
+    .what = "the array copy kernels",
+    .fatbin = cugl_array_copy_fatbin,
+    .fatbin_size = &cugl_array_copy_fatbin_size,
+};
+
+/* Pageable host copies of at least this many bytes go through device
+ * memory and the kernels. */
+#define STAGE_MIN_BYTES ((size_t)1 << 20)
+
+static int array_kind(const cugl_array_desc *d)
+{
+    if (d->cubemap)
+        return d->layers ? CUGL_ARRAY_KIND_CUBE_LAYERED : CUGL_ARRAY_KIND_CUBE;
+    if (d->ndim == 3)
+        return CUGL_ARRAY_KIND_3D;
+    if (d->ndim == 2)
+        return d->layers ? CUGL_ARRAY_KIND_2D_LAYERED : CUGL_ARRAY_KIND_2D;
+    return d->layers ? CUGL_ARRAY_KIND_1D_LAYERED : CUGL_ARRAY_KIND_1D;
+}
+
+static int log2_size(size_t v)
+{
+    int l = 0;
+    while (((size_t)1 << l) < v)
+        l++;
+    return l;
+}
+
+/* The kernel for one direction and array. Slots: surface reads 0-4 and
+ * writes 5-9 by log2 of the element size, texture reads 10 + 3 x the
+ * channel type (u8, u16, u32, f16, f32) + the channel count's index. */
+static cugl_status copy_kernel(const cugl_array *a, bool to_array, cugl_kernel **out,
+                               const char *who)
+{
+    char name[48];
+    int slot;
+    if (to_array || a->desc.surface_load_store) {
+        snprintf(name, sizeof name, "cugl_array_surf_%s_%zu", to_array ? "write" : "read",
+                 a->element_size);
+        slot = (to_array ? 5 : 0) + log2_size(a->element_size);
+    } else {
+        static const char *const types[] = {"u8", "u16", "u32", "f16", "f32"};
+        int type;
+        switch (a->desc.format) {
+        case CUGL_FORMAT_U8: case CUGL_FORMAT_I8: type = 0; break;
+        case CUGL_FORMAT_U16: case CUGL_FORMAT_I16: type = 1; break;
+        case CUGL_FORMAT_U32: case CUGL_FORMAT_I32: type = 2; break;
+        case CUGL_FORMAT_F16: type = 3; break;
+        default: type = 4; break;
+        }
+        int ch = a->desc.num_channels;
+        snprintf(name, sizeof name, "cugl_array_tex_read_%sx%d", types[type], ch);
+        slot = 10 + 3 * type + log2_size((size_t)ch);
+    }
+    return cugl__kernel_get(&kernels, a->device, slot, name, out, who);
+}
+
+static pthread_mutex_t objects_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* The array's surface object (to write, or to read an array made with the
+ * surface flag) or texture object for the kernels: made on first use, kept
+ * until the array is closed. */
+static cugl_status copy_object(cugl_array *a, bool surface, uint64_t *out, const char *who)
+{
+    pthread_mutex_lock(&objects_lock);
+    uint64_t *slot = surface ? &a->copy_surface : &a->copy_texture;
+    cugl_status st = CUGL_OK;
+    if (!*slot) {
+        CUDA_RESOURCE_DESC res;
+        memset(&res, 0, sizeof res);
+        res.resType = CU_RESOURCE_TYPE_ARRAY;
+        res.res.array.hArray = a->handle;
+        if (surface) {
+            CUsurfObject s;
+            st = CUGL_CU_AS(who, cuSurfObjectCreate, &s, &res);
+            *slot = st == CUGL_OK ? (uint64_t)s : 0;
+        } else {
+            CUDA_TEXTURE_DESC tex;
+            memset(&tex, 0, sizeof tex);
+            for (int i = 0; i < 3; i++)
+                tex.addressMode[i] = CU_TR_ADDRESS_MODE_CLAMP;
+            tex.filterMode = CU_TR_FILTER_MODE_POINT;
+            /* Integers as they are, not scaled to [0, 1]. */
+            if (a->desc.format != CUGL_FORMAT_F16 && a->desc.format != CUGL_FORMAT_F32)
+                tex.flags = CU_TRSF_READ_AS_INTEGER;
+            CUtexObject t;
+            st = CUGL_CU_AS(who, cuTexObjectCreate, &t, &res, &tex, NULL);
+            *slot = st == CUGL_OK ? (uint64_t)t : 0;
+        }
+    }
+    *out = *slot;
+    pthread_mutex_unlock(&objects_lock);
+    return st;
+}
+
+void cugl__array_copy_objects_destroy(cugl_array *a)
+{
+    if (!a->copy_texture && !a->copy_surface)
+        return;
+    cugl__device_activate(a->device, "cugl_array_close");
+    if (a->copy_texture)
+        cugl__cu.cuTexObjectDestroy((CUtexObject)a->copy_texture);
+    if (a->copy_surface)
+        cugl__cu.cuSurfObjectDestroy((CUsurfObject)a->copy_surface);
+    a->copy_texture = a->copy_surface = 0;
+}
+
+/* Whether the kernels can copy between `a` and device memory at `ptr`
+ * with rows `pitch` and slices `slice` bytes apart: they write arrays
+ * through surfaces only, and address the linear side by whole elements. */
+static bool kernel_applies(const cugl_array *a, bool to_array, uint64_t ptr, size_t pitch,
+                           size_t slice, const size_t extent[3])
+{
+    size_t e = a->element_size;
+    if (to_array && !a->desc.surface_load_store)
+        return false;
+    if (ptr % e || pitch % e || slice % e)
+        return false;
+    for (int i = 0; i < 3; i++)
+        if (extent[i] > INT32_MAX)
+            return false;
+    return true;
+}
+
+/* Copy `extent` elements between the array region at `offset` and device
+ * memory at `ptr` (rows `pitch`, slices `slice` bytes apart). */
+static cugl_status kernel_copy(cugl_array *a, const size_t offset[3], bool to_array,
+                               uint64_t ptr, size_t pitch, size_t slice,
+                               const size_t extent[3], cugl_stream *stream, const char *who)
+{
+    bool surface = to_array || a->desc.surface_load_store;
+    cugl_array_copy_params k;
+    memset(&k, 0, sizeof k);
+    CUGL__TRY(copy_object(a, surface, &k.object, who));
+    cugl_kernel *kernel;
+    CUGL__TRY(copy_kernel(a, to_array, &kernel, who));
+    k.linear = ptr;
+    k.pitch = pitch;
+    k.slice = slice;
+    k.x0 = (int32_t)offset[0];
+    k.y0 = (int32_t)offset[1];
+    k.z0 = (int32_t)offset[2];
+    k.width = (int32_t)extent[0];
+    k.height = (int32_t)extent[1];
+    k.depth = (int32_t)extent[2];
+    k.kind = array_kind(&a->desc);
+    k.face_size = (int32_t)a->desc.shape[0];
+    /* A block spans at most 64 bytes of a row (32 elements or more narrow
+     * ones), and fewer rows where the region has few. */
+    unsigned cols = (unsigned)(64 / a->element_size);
+    cols = cols > 32 ? 32 : cols;
+    unsigned rows = CUGL_ARRAY_COPY_THREADS / cols;
+    while (rows > 1 && rows / 2 >= extent[1]) {
+        rows /= 2;
+        cols *= 2;
+    }
+    cugl_launch_config cfg = {
+        .grid = {(unsigned)((extent[0] + cols - 1) / cols),
+                 (unsigned)((extent[1] + rows - 1) / rows),
+                 (unsigned)(extent[2] < 65535 ? extent[2] : 65535)},
+        .block = {cols, rows, 1},
+    };
+    void *args[] = {&k};
+    cugl_status st = cugl_launch(stream, &cfg, kernel, args, 1);
+    if (st != CUGL_OK)
+        return cugl__fail(st, who, "the array copy kernel failed: %s", cugl_last_error());
+    return CUGL_OK;
+}
+
+/* Whether `p` is pageable host memory: memory the driver does not know. */
+static bool pageable(const void *p)
+{
+    CUmemorytype type = 0;
+    CUpointer_attribute attr = CU_POINTER_ATTRIBUTE_MEMORY_TYPE;
+    void *values[] = {&type};
+    if (cugl__cu.cuPointerGetAttributes(1, &attr, values, (CUdeviceptr)(uintptr_t)p) !=
+        CUDA_SUCCESS)
+        return true;
+    return type == 0;
+}
+
+/* A packed region between the array and pageable host memory, through a
+ * device buffer: the host transfer at the speed of a linear one, the
+ * array side by the kernels, where they apply. CUGL_ERROR_NOT_SUPPORTED
+ * (with no message) where they do not or no device memory is free: the
+ * caller takes the driver's copy then. */
+static cugl_status staged_copy(cugl_array *a, const size_t offset[3], bool to_array,
+                               void *host, const size_t extent[3], cugl_stream *stream,
+                               const char *who)
+{
+    size_t row = extent[0] * a->element_size, bytes = row * extent[1] * extent[2];
+    if (!kernel_applies(a, to_array, 0, row, row * extent[1], extent))
+        return CUGL_ERROR_NOT_SUPPORTED;
+    CUdeviceptr tmp;
+    if (cugl__cu.cuMemAllocAsync(&tmp, bytes, stream->handle) != CUDA_SUCCESS)
+        return CUGL_ERROR_NOT_SUPPORTED;
+    cugl_status st;
+    if (to_array) {
+        st = CUGL_CU_AS(who, cuMemcpyAsync, tmp, (CUdeviceptr)(uintptr_t)host, bytes,
+                        stream->handle);
+        if (st == CUGL_OK)
+            st = kernel_copy(a, offset, true, tmp, row, row * extent[1], extent, stream, who);
+    } else {
+        st = kernel_copy(a, offset, false, tmp, row, row * extent[1], extent, stream, who);
+        if (st == CUGL_OK)
+            st = CUGL_CU_AS(who, cuMemcpyAsync, (CUdeviceptr)(uintptr_t)host, tmp, bytes,
+                            stream->handle);
+    }
+    cugl__cu.cuMemFreeAsync(tmp, stream->handle);
+    return st;
+}
+
+/* The kernels' copy where it applies; CUGL_ERROR_NOT_SUPPORTED (no message)
+ * where it does not. */
+static cugl_status fast_copy(const cugl_copy_endpoint *dst, const cugl_copy_endpoint *src,
+                             const cu_side *d, const cu_side *s, const size_t extent[3],
+                             cugl_stream *stream, const char *who)
+{
+    if (dst->array && src->array)
+        return CUGL_ERROR_NOT_SUPPORTED;
+    bool to_array = dst->array != NULL;
+    cugl_array *a = to_array ? dst->array : src->array;
+    const cugl_copy_endpoint *lin = to_array ? src : dst;
+    const cu_side *l = to_array ? s : d;
+    if (lin->buffer && lin->buffer->device_accessible && !lin->buffer->host_accessible &&
+        lin->buffer->device_id == a->device->ordinal) {
+        uint64_t ptr = (uint64_t)l->device + l->x_bytes + (l->z * l->height + l->y) * l->pitch;
+        size_t slice = l->pitch * l->height;
+        if (!kernel_applies(a, to_array, ptr, l->pitch, slice, extent))
+            return CUGL_ERROR_NOT_SUPPORTED;
+        return kernel_copy(a, to_array ? dst->offset : src->offset, to_array, ptr, l->pitch,
+                           slice, extent, stream, who);
+    }
+    /* Pageable host memory, packed (as whole-array copies are). */
+    void *host = l->type == CU_MEMORYTYPE_HOST ? l->host : NULL;
+    size_t row = extent[0] * a->element_size;
+    if (!host || l->x_bytes || l->y || l->z || l->pitch != row || l->height != extent[1] ||
+        row * extent[1] * extent[2] < STAGE_MIN_BYTES || !pageable(host))
+        return CUGL_ERROR_NOT_SUPPORTED;
+    return staged_copy(a, to_array ? dst->offset : src->offset, to_array, host, extent, stream,
+                       who);
+}
+
 /* Validate a region copy completely, then run it. */
 static cugl_status copy_region(const cugl_copy_endpoint *dst, const cugl_copy_endpoint *src,
                                const size_t extent[3], cugl_stream *stream, const char *who)
@@ -197,6 +456,9 @@ static cugl_status copy_region(const cugl_copy_endpoint *dst, const cugl_copy_en
                           "the stream is on device %d, the array on device %d",
                           cugl_device_ordinal(stream->device), array->device->ordinal);
     CUGL__TRY(cugl__device_activate(array->device, who));
+    cugl_status st = fast_copy(dst, src, &d, &s, extent, stream, who);
+    if (st != CUGL_ERROR_NOT_SUPPORTED)
+        return st;
 
     CUDA_MEMCPY3D p;
     memset(&p, 0, sizeof p);

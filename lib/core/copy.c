@@ -15,7 +15,6 @@
  *                      scattered or gathered by the kernels
  *   host to host       the CPU
  */
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -237,11 +236,11 @@ static void cpu_copy(const plan *p)
 
 /* --- the kernels, loaded once per device --- */
 
-static pthread_mutex_t kernels_lock = PTHREAD_MUTEX_INITIALIZER;
-static struct {
-    cugl_module *module;
-    cugl_kernel *rows[5], *transpose[5]; /* by log2 of the element size */
-} kernels[64];
+static cugl__kernel_set kernels = {
+    .what = "the strided copy kernels",
+    .fatbin = cugl_strided_copy_fatbin,
+    .fatbin_size = &cugl_strided_copy_fatbin_size,
+};
 
 static int log2_of(int64_t v)
 {
@@ -251,30 +250,15 @@ static int log2_of(int64_t v)
     return l;
 }
 
+/* Slots: rows by log2 of the element size (0..4), then transpose. */
 static cugl_status get_kernel(cugl_device *dev, bool transpose, int64_t itemsize,
                               cugl_kernel **out, const char *who)
 {
-    int d = dev->ordinal, l = log2_of(itemsize);
-    if (d >= 64)
-        return cugl__fail(CUGL_ERROR_NOT_SUPPORTED, who,
-                          "strided copies run on the first 64 devices; this is device %d", d);
-    pthread_mutex_lock(&kernels_lock);
-    cugl_status st = CUGL_OK;
-    cugl_kernel **slot = transpose ? &kernels[d].transpose[l] : &kernels[d].rows[l];
-    if (!kernels[d].module)
-        st = cugl_module_load_data(&kernels[d].module, dev, cugl_strided_copy_fatbin,
-                                   cugl_strided_copy_fatbin_size);
-    if (st == CUGL_OK && !*slot) {
-        char name[48];
-        snprintf(name, sizeof name, "cugl_copy_%s_%lld", transpose ? "transpose" : "rows",
-                 (long long)itemsize);
-        st = cugl_module_get_kernel(slot, kernels[d].module, name);
-    }
-    *out = *slot;
-    pthread_mutex_unlock(&kernels_lock);
-    if (st != CUGL_OK)
-        return cugl__fail(st, who, "cannot load the strided copy kernels: %s", cugl_last_error());
-    return CUGL_OK;
+    char name[48];
+    snprintf(name, sizeof name, "cugl_copy_%s_%lld", transpose ? "transpose" : "rows",
+             (long long)itemsize);
+    return cugl__kernel_get(&kernels, dev, (transpose ? 5 : 0) + log2_of(itemsize), name, out,
+                            who);
 }
 
 static uint32_t min_u32(int64_t a, int64_t b) { return (uint32_t)(a < b ? a : b); }

@@ -246,6 +246,9 @@ struct cugl_array {
      * the level counts as closed once the mipmapped array is. */
     cugl_mipmapped_array *parent;
     cugl__owner owner; /* an array cugl does not own: whose it is */
+    /* The copy kernels' texture and surface objects (array_copy.c), 0 until
+     * first used; destroyed at close. */
+    uint64_t copy_texture, copy_surface;
 };
 
 struct cugl_mipmapped_array {
@@ -284,6 +287,8 @@ cugl_status cugl__format_check(cugl_format format, const char *what, const char 
  * description's checks, alone and against the device's limits; the
  * driver's descriptor of a checked description. */
 void cugl__array_extent(const cugl_array_desc *d, size_t e[3]);
+/* Destroy the texture and surface objects the copy kernels made, if any. */
+void cugl__array_copy_objects_destroy(cugl_array *a);
 cugl_status cugl__array_desc_check(const cugl_array_desc *d, const char *who);
 cugl_status cugl__array_limits_check(const cugl_array_desc *d, const cugl_device_properties *p,
                                      const char *who);
@@ -332,6 +337,20 @@ typedef struct cugl__copy_side {
     uint64_t base;
     bool device_accessible;
 } cugl__copy_side;
+
+/* The library's own kernels (kernels/lib): one fatbin, loaded once per
+ * device on first use; each kernel a slot, looked up once by name. */
+#define CUGL__KERNEL_DEVICES 64
+#define CUGL__KERNEL_SLOTS 32
+typedef struct cugl__kernel_set {
+    const char *what; /* "the strided copy kernels", for messages */
+    const unsigned char *fatbin;
+    const size_t *fatbin_size;
+    cugl_module *module[CUGL__KERNEL_DEVICES];
+    cugl_kernel *kernel[CUGL__KERNEL_DEVICES][CUGL__KERNEL_SLOTS];
+} cugl__kernel_set;
+cugl_status cugl__kernel_get(cugl__kernel_set *set, cugl_device *dev, int slot,
+                             const char *name, cugl_kernel **out, const char *who);
 
 /*
  * Copy every element of `src` into `dst` (same shape and item size, checked

@@ -6,6 +6,12 @@
  * array, which isolates cugl's overhead from the array layout's cost.
  * Goal: 0.95 of the plain copy's speed from 16 MiB up.
  *
+ * Then every format x channel count at 16, 64 and 256 MiB: array to a
+ * device buffer (texture reads; surface reads for arrays made with the
+ * surface flag) against a linear device copy of the same bytes, goal 0.9,
+ * and device buffer to array (surface writes), goal 0.8; the driver's
+ * cuMemcpy3D of the same array beside them, against the same linear copy.
+ *
  * usage: bench_copy [max_mib]   (default 1024)
  */
 #include "bench.h"
@@ -73,9 +79,10 @@ static void run_cugl(const void *ctx)
     }
 }
 
-/* The driver's own copy between `host_or_dev` (row-packed) and the array. */
-static raw_array_copy raw_array(cugl_array *a, bool to_array, bool host, uint64_t ptr,
-                                size_t width, size_t height)
+/* The driver's own copy between `host_or_dev` (row-packed) and the array
+ * of `elem`-byte elements. */
+static raw_array_copy raw_array_elem(cugl_array *a, bool to_array, bool host, uint64_t ptr,
+                                     size_t width, size_t height, size_t elem)
 {
     raw_array_copy r;
     memset(&r, 0, sizeof r);
@@ -85,7 +92,7 @@ static raw_array_copy raw_array(cugl_array *a, bool to_array, bool host, uint64_
         d->srcMemoryType = t;
         d->srcHost = (void *)(uintptr_t)ptr;
         d->srcDevice = (CUdeviceptr)ptr;
-        d->srcPitch = width * 4;
+        d->srcPitch = width * elem;
         d->srcHeight = height;
         d->dstMemoryType = CU_MEMORYTYPE_ARRAY;
         d->dstArray = (CUarray)cugl_array_handle(a);
@@ -93,15 +100,95 @@ static raw_array_copy raw_array(cugl_array *a, bool to_array, bool host, uint64_
         d->dstMemoryType = t;
         d->dstHost = (void *)(uintptr_t)ptr;
         d->dstDevice = (CUdeviceptr)ptr;
-        d->dstPitch = width * 4;
+        d->dstPitch = width * elem;
         d->dstHeight = height;
         d->srcMemoryType = CU_MEMORYTYPE_ARRAY;
         d->srcArray = (CUarray)cugl_array_handle(a);
     }
-    d->WidthInBytes = width * 4;
+    d->WidthInBytes = width * elem;
     d->Height = height;
     d->Depth = 1;
     return r;
+}
+
+static raw_array_copy raw_array(cugl_array *a, bool to_array, bool host, uint64_t ptr,
+                                size_t width, size_t height)
+{
+    return raw_array_elem(a, to_array, host, ptr, width, height, 4);
+}
+
+/* One array copy of cugl's against the linear copy of the same bytes, and
+ * the driver's copy of the same array against it too. Returns 1 when cugl's
+ * is below `goal`. */
+static int format_row(const char *what, cugl_kind k, cugl_array *a, cugl_buffer *buf,
+                      CUdeviceptr p0, CUdeviceptr p1, size_t width, size_t height,
+                      size_t elem, double goal)
+{
+    size_t bytes = width * height * elem;
+    bool to_array = k == ARR_FROM_BUF;
+    plain_copy plain = {D2D, p1, p0, NULL, bytes};
+    cugl_copy ours = {k, to_array ? NULL : buf, to_array ? buf : NULL, a, NULL, bytes};
+    raw_array_copy raw = raw_array_elem(a, to_array, false, to_array ? p0 : p1, width, height,
+                                        elem);
+    float plain_ms, ours_ms, plain2_ms, raw_ms;
+    bench_measure((bench_op){run_plain, &plain}, (bench_op){run_cugl, &ours}, bytes, &plain_ms,
+                  &ours_ms);
+    bench_measure((bench_op){run_plain, &plain}, (bench_op){run_raw_array, &raw}, bytes,
+                  &plain2_ms, &raw_ms);
+    double gb = (double)bytes / 1e9, ratio = plain_ms / ours_ms;
+    bool below = ratio < goal;
+    printf("%-24s %4zu MiB  linear %7.1f GB/s  cugl %7.1f GB/s %5.2f  cuMemcpy3D %7.1f GB/s "
+           "%5.2f%s\n",
+           what, bytes >> 20, gb / (plain_ms / 1e3), gb / (ours_ms / 1e3), ratio,
+           gb / (raw_ms / 1e3), plain2_ms / raw_ms, below ? "  below goal" : "");
+    fflush(stdout);
+    return below;
+}
+
+/* Every format x channel count: reads through textures and surfaces,
+ * writes through surfaces. */
+static int format_table(cugl_device *dev, cugl_buffer *d0, cugl_buffer *d1, size_t max_mib)
+{
+    bench_header("array copies by format: cugl and cuMemcpy3D against a linear device copy");
+    CUdeviceptr p0 = cugl_buffer_handle(d0), p1 = cugl_buffer_handle(d1);
+    static const int channels[] = {1, 2, 4};
+    int below = 0;
+    for (size_t mib = 16; mib <= max_mib && mib <= 256; mib *= 4) {
+        size_t bytes = mib << 20;
+        for (int f = CUGL_FORMAT_FIRST; f <= CUGL_FORMAT_LAST; f++)
+            for (int c = 0; c < 3; c++) {
+                size_t elem = cugl_format_size((cugl_format)f) * (size_t)channels[c];
+                size_t width = 4096, height = bytes / (width * elem);
+                cugl_buffer *buf;
+                BENCH_CHECK(cugl_buffer_from_handle(&buf, p0, bytes, NULL));
+                cugl_buffer *out;
+                BENCH_CHECK(cugl_buffer_from_handle(&out, p1, bytes, NULL));
+                for (int surface = 0; surface < 2; surface++) {
+                    cugl_array *a;
+                    BENCH_CHECK(cugl_array_create(
+                        &a, dev,
+                        &(cugl_array_desc){.ndim = 2, .shape = {width, height},
+                                           .format = (cugl_format)f,
+                                           .num_channels = channels[c],
+                                           .surface_load_store = surface}));
+                    char what[64];
+                    snprintf(what, sizeof what, "%s x%d read (%s)", cugl_format_name(f),
+                             channels[c], surface ? "surface" : "texture");
+                    below += format_row(what, ARR_TO_BUF, a, out, p0, p1, width, height, elem,
+                                        0.9);
+                    if (surface) {
+                        snprintf(what, sizeof what, "%s x%d write (surface)",
+                                 cugl_format_name(f), channels[c]);
+                        below += format_row(what, ARR_FROM_BUF, a, buf, p0, p1, width, height,
+                                            elem, 0.8);
+                    }
+                    cugl_array_release(a);
+                }
+                cugl_buffer_release(buf);
+                cugl_buffer_release(out);
+            }
+    }
+    return below;
 }
 
 int main(int argc, char **argv)
@@ -139,14 +226,16 @@ int main(int argc, char **argv)
         BENCH_CHECK(cugl_buffer_from_handle(&sd1, p1, bytes, NULL));
         BENCH_CHECK(cugl_buffer_from_handle(&spin, (uint64_t)(uintptr_t)pin, bytes, NULL));
         BENCH_CHECK(cugl_buffer_from_handle(&spage, (uint64_t)(uintptr_t)heap, bytes, NULL));
-        /* An RGBA8 array 4096 texels wide holding the same bytes. */
+        /* An RGBA8 array 4096 texels wide holding the same bytes, writable
+         * by the kernels. */
         size_t width = 4096, height = bytes / (width * 4);
         cugl_array *arr;
         BENCH_CHECK(cugl_array_create(&arr, dev,
                                       &(cugl_array_desc){.ndim = 2,
                                                          .shape = {width, height},
                                                          .format = CUGL_FORMAT_U8,
-                                                         .num_channels = 4}));
+                                                         .num_channels = 4,
+                                                         .surface_load_store = true}));
         struct {
             const char *name;
             plain_copy plain;
@@ -199,6 +288,9 @@ int main(int argc, char **argv)
     }
     printf("%d measurement%s of 16 MiB or more below the 0.95 goal\n", below,
            below == 1 ? "" : "s");
+    int fmt_below = format_table(dev, d0, d1, max_mib);
+    printf("%d format measurement%s below their goal (reads 0.9, writes 0.8)\n", fmt_below,
+           fmt_below == 1 ? "" : "s");
     free(heap);
     cugl_buffer_release(pinned);
     cugl_buffer_release(d1);

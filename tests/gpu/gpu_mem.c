@@ -32,6 +32,7 @@ static struct {
     CUresult (*mem_unmap)(CUdeviceptr, size_t);
     CUresult (*mem_set_access)(CUdeviceptr, size_t, const CUmemAccessDesc *, size_t);
     CUresult (*mem_release)(CUmemGenericAllocationHandle);
+    CUresult (*memcpy_3d)(const CUDA_MEMCPY3D *);
 } drv;
 
 static void resolve(void *lib, void **slot, const char *name)
@@ -60,6 +61,7 @@ void gpu_mem_init(void)
     resolve(lib, (void **)&drv.memcpy_dtoh, "cuMemcpyDtoH_v2");
     resolve(lib, (void **)&drv.memcpy_htod, "cuMemcpyHtoD_v2");
     resolve(lib, (void **)&drv.memset_d32, "cuMemsetD32_v2");
+    resolve(lib, (void **)&drv.memcpy_3d, "cuMemcpy3D_v2");
     resolve(lib, (void **)&drv.host_alloc, "cuMemHostAlloc");
     resolve(lib, (void **)&drv.host_get_device_pointer, "cuMemHostGetDevicePointer_v2");
     resolve(lib, (void **)&drv.free_host, "cuMemFreeHost");
@@ -118,6 +120,11 @@ void gpu_write(CUdeviceptr dst, const void *src, size_t bytes)
 void gpu_read(void *dst, CUdeviceptr src, size_t bytes)
 {
     check(drv.memcpy_dtoh(dst, src, bytes), "cuMemcpyDtoH_v2");
+}
+
+void gpu_copy3d(const CUDA_MEMCPY3D *copy)
+{
+    check(drv.memcpy_3d(copy), "cuMemcpy3D_v2");
 }
 
 void *gpu_host_alloc_mapped(size_t bytes, CUdeviceptr *device_ptr)

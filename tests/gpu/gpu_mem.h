@@ -41,6 +41,9 @@ void gpu_write(CUdeviceptr dst, const void *src, size_t bytes);
  */
 void gpu_read(void *dst, CUdeviceptr src, size_t bytes);
 
+/* cuMemcpy3D: the driver's own copy, to check cugl's array copies against. */
+void gpu_copy3d(const CUDA_MEMCPY3D *copy);
+
 /* Pinned, device-mapped, zeroed host memory and its device address. */
 void *gpu_host_alloc_mapped(size_t bytes, CUdeviceptr *device_ptr);
 void gpu_host_free(void *ptr);
