@@ -13,20 +13,59 @@
 //                                floats; f16 as floats, turned back into
 //                                their half bits exactly.
 //
-// Each thread moves one element; a block covers a tile of the region (see
-// CUGL_ARRAY_COPY_THREADS), the host picks its shape.
+// Each thread moves CUGL_ARRAY_COPY_VEC elements of a row; a block covers a
+// tile of the region (see CUGL_ARRAY_COPY_THREADS), the host picks its shape.
 #include "array_copy.h"
 
 namespace {
 
 typedef cugl_array_copy_params params;
 
-// The thread's element of the region, or false when it has none.
-__device__ __forceinline__ bool element(const params &p, int &x, int &y)
+template <int K>
+struct kind_c {
+    static constexpr int value = K;
+};
+
+// Call f with the array's kind as a constant (kind_c<K>), so that each
+// kind's addressing is compiled on its own, out of the loops.
+template <typename F>
+__device__ __forceinline__ void by_kind(int kind, F f)
 {
-    x = blockIdx.x * blockDim.x + threadIdx.x;
-    y = blockIdx.y * blockDim.y + threadIdx.y;
-    return x < p.width && y < p.height;
+    switch (kind) {
+    case CUGL_ARRAY_KIND_1D: f(kind_c<CUGL_ARRAY_KIND_1D>()); break;
+    case CUGL_ARRAY_KIND_2D: f(kind_c<CUGL_ARRAY_KIND_2D>()); break;
+    case CUGL_ARRAY_KIND_3D: f(kind_c<CUGL_ARRAY_KIND_3D>()); break;
+    case CUGL_ARRAY_KIND_1D_LAYERED: f(kind_c<CUGL_ARRAY_KIND_1D_LAYERED>()); break;
+    case CUGL_ARRAY_KIND_2D_LAYERED: f(kind_c<CUGL_ARRAY_KIND_2D_LAYERED>()); break;
+    case CUGL_ARRAY_KIND_CUBE: f(kind_c<CUGL_ARRAY_KIND_CUBE>()); break;
+    default: f(kind_c<CUGL_ARRAY_KIND_CUBE_LAYERED>()); break;
+    }
+}
+
+// Walk the thread's elements of the region: V along the row, a block's
+// width apart, every load before the first store. load(x, y, z) and
+// store(value, x, y, z) take region coordinates.
+template <int V, typename Load, typename Store>
+__device__ __forceinline__ void walk(const params &p, Load load, Store store)
+{
+    const int x0 = blockIdx.x * blockDim.x * V + threadIdx.x;
+    const int y = blockIdx.y * blockDim.y + threadIdx.y;
+    if (y >= p.height)
+        return;
+    for (int z = blockIdx.z; z < p.depth; z += gridDim.z) {
+        // Past the row's end, load its last element again: no branch
+        // between the loads.
+        decltype(load(0, 0, 0)) v[V];
+#pragma unroll
+        for (int i = 0; i < V; i++)
+            v[i] = load(min(x0 + i * (int)blockDim.x, p.width - 1), y, z);
+#pragma unroll
+        for (int i = 0; i < V; i++) {
+            int x = x0 + i * (int)blockDim.x;
+            if (x < p.width)
+                store(v[i], x, y, z);
+        }
+    }
 }
 
 template <typename T>
@@ -38,98 +77,88 @@ __device__ __forceinline__ T *linear_at(const params &p, int x, int y, int z)
 
 // --- surfaces: x in bytes ---
 
-template <typename T>
+template <int K, typename T>
 __device__ __forceinline__ T surf_load(const params &p, int x, int y, int z)
 {
     cudaSurfaceObject_t s = p.object;
     int xb = x * (int)sizeof(T);
-    switch (p.kind) {
-    case CUGL_ARRAY_KIND_1D:
+    if constexpr (K == CUGL_ARRAY_KIND_1D)
         return surf1Dread<T>(s, xb);
-    case CUGL_ARRAY_KIND_2D:
+    else if constexpr (K == CUGL_ARRAY_KIND_2D)
         return surf2Dread<T>(s, xb, y);
-    case CUGL_ARRAY_KIND_3D:
+    else if constexpr (K == CUGL_ARRAY_KIND_3D)
         return surf3Dread<T>(s, xb, y, z);
-    case CUGL_ARRAY_KIND_1D_LAYERED:
+    else if constexpr (K == CUGL_ARRAY_KIND_1D_LAYERED)
         return surf1DLayeredread<T>(s, xb, z);
-    case CUGL_ARRAY_KIND_2D_LAYERED:
+    else if constexpr (K == CUGL_ARRAY_KIND_2D_LAYERED)
         return surf2DLayeredread<T>(s, xb, y, z);
-    case CUGL_ARRAY_KIND_CUBE:
+    else if constexpr (K == CUGL_ARRAY_KIND_CUBE)
         return surfCubemapread<T>(s, xb, y, z);
-    default:
+    else
         return surfCubemapLayeredread<T>(s, xb, y, z);
-    }
 }
 
-template <typename T>
+template <int K, typename T>
 __device__ __forceinline__ void surf_store(const params &p, T v, int x, int y, int z)
 {
     cudaSurfaceObject_t s = p.object;
     int xb = x * (int)sizeof(T);
-    switch (p.kind) {
-    case CUGL_ARRAY_KIND_1D:
+    if constexpr (K == CUGL_ARRAY_KIND_1D)
         surf1Dwrite<T>(v, s, xb);
-        break;
-    case CUGL_ARRAY_KIND_2D:
+    else if constexpr (K == CUGL_ARRAY_KIND_2D)
         surf2Dwrite<T>(v, s, xb, y);
-        break;
-    case CUGL_ARRAY_KIND_3D:
+    else if constexpr (K == CUGL_ARRAY_KIND_3D)
         surf3Dwrite<T>(v, s, xb, y, z);
-        break;
-    case CUGL_ARRAY_KIND_1D_LAYERED:
+    else if constexpr (K == CUGL_ARRAY_KIND_1D_LAYERED)
         surf1DLayeredwrite<T>(v, s, xb, z);
-        break;
-    case CUGL_ARRAY_KIND_2D_LAYERED:
+    else if constexpr (K == CUGL_ARRAY_KIND_2D_LAYERED)
         surf2DLayeredwrite<T>(v, s, xb, y, z);
-        break;
-    case CUGL_ARRAY_KIND_CUBE:
+    else if constexpr (K == CUGL_ARRAY_KIND_CUBE)
         surfCubemapwrite<T>(v, s, xb, y, z);
-        break;
-    default:
+    else
         surfCubemapLayeredwrite<T>(v, s, xb, y, z);
-        break;
-    }
 }
 
 template <typename T>
 __device__ void surf_read(const params &p)
 {
-    int x, y;
-    if (!element(p, x, y))
-        return;
-    for (int z = blockIdx.z; z < p.depth; z += gridDim.z)
-        *linear_at<T>(p, x, y, z) = surf_load<T>(p, x + p.x0, y + p.y0, z + p.z0);
+    by_kind(p.kind, [&](auto k) {
+        constexpr int K = decltype(k)::value;
+        walk<CUGL_ARRAY_COPY_VEC(sizeof(T))>(
+            p, [&](int x, int y, int z) { return surf_load<K, T>(p, x + p.x0, y + p.y0, z + p.z0); },
+            [&](T v, int x, int y, int z) { *linear_at<T>(p, x, y, z) = v; });
+    });
 }
 
 template <typename T>
 __device__ void surf_write(const params &p)
 {
-    int x, y;
-    if (!element(p, x, y))
-        return;
-    for (int z = blockIdx.z; z < p.depth; z += gridDim.z)
-        surf_store<T>(p, *linear_at<const T>(p, x, y, z), x + p.x0, y + p.y0, z + p.z0);
+    by_kind(p.kind, [&](auto k) {
+        constexpr int K = decltype(k)::value;
+        walk<CUGL_ARRAY_COPY_VEC(sizeof(T))>(
+            p, [&](int x, int y, int z) { return *linear_at<const T>(p, x, y, z); },
+            [&](T v, int x, int y, int z) { surf_store<K, T>(p, v, x + p.x0, y + p.y0, z + p.z0); });
+    });
 }
 
 // --- textures: unnormalised coordinates at texel centres ---
 
-template <typename F>
+template <int K, typename F>
 __device__ __forceinline__ F tex_load(const params &p, int x, int y, int z)
 {
     cudaTextureObject_t t = p.object;
     float fx = x + 0.5f, fy = y + 0.5f;
-    switch (p.kind) {
-    case CUGL_ARRAY_KIND_1D:
+    if constexpr (K == CUGL_ARRAY_KIND_1D) {
         return tex1D<F>(t, fx);
-    case CUGL_ARRAY_KIND_2D:
+    } else if constexpr (K == CUGL_ARRAY_KIND_2D) {
         return tex2D<F>(t, fx, fy);
-    case CUGL_ARRAY_KIND_3D:
+    } else if constexpr (K == CUGL_ARRAY_KIND_3D) {
         return tex3D<F>(t, fx, fy, z + 0.5f);
-    case CUGL_ARRAY_KIND_1D_LAYERED:
+    } else if constexpr (K == CUGL_ARRAY_KIND_1D_LAYERED) {
         return tex1DLayered<F>(t, fx, z);
-    case CUGL_ARRAY_KIND_2D_LAYERED:
+    } else if constexpr (K == CUGL_ARRAY_KIND_2D_LAYERED) {
         return tex2DLayered<F>(t, fx, fy, z);
-    default: {
+    } else {
         // A cube map is sampled by direction: the one through the texel's
         // centre on its face (the CUDA programming guide's cube map table,
         // with the major axis 1, so s and t are the face coordinates).
@@ -145,10 +174,10 @@ __device__ __forceinline__ F tex_load(const params &p, int x, int y, int z)
         case 4: dx = sc; dy = -tc; dz = 1.0f; break;
         default: dx = -sc; dy = -tc; dz = -1.0f; break;
         }
-        if (p.kind == CUGL_ARRAY_KIND_CUBE)
+        if constexpr (K == CUGL_ARRAY_KIND_CUBE)
             return texCubemap<F>(t, dx, dy, dz);
-        return texCubemapLayered<F>(t, dx, dy, dz, z / 6);
-    }
+        else
+            return texCubemapLayered<F>(t, dx, dy, dz, z / 6);
     }
 }
 
@@ -187,21 +216,24 @@ __device__ __forceinline__ half4s half_stored(float4 v)
 template <typename F>
 __device__ void tex_read(const params &p)
 {
-    int x, y;
-    if (!element(p, x, y))
-        return;
-    for (int z = blockIdx.z; z < p.depth; z += gridDim.z)
-        *linear_at<F>(p, x, y, z) = tex_load<F>(p, x + p.x0, y + p.y0, z + p.z0);
+    by_kind(p.kind, [&](auto k) {
+        constexpr int K = decltype(k)::value;
+        walk<CUGL_ARRAY_COPY_VEC(sizeof(F))>(
+            p, [&](int x, int y, int z) { return tex_load<K, F>(p, x + p.x0, y + p.y0, z + p.z0); },
+            [&](F v, int x, int y, int z) { *linear_at<F>(p, x, y, z) = v; });
+    });
 }
 
+// f16: fetched as floats (F), stored as halves (S, of the element's size).
 template <typename F, typename S>
 __device__ void tex_read_half(const params &p)
 {
-    int x, y;
-    if (!element(p, x, y))
-        return;
-    for (int z = blockIdx.z; z < p.depth; z += gridDim.z)
-        *linear_at<S>(p, x, y, z) = half_stored<F, S>(tex_load<F>(p, x + p.x0, y + p.y0, z + p.z0));
+    by_kind(p.kind, [&](auto k) {
+        constexpr int K = decltype(k)::value;
+        walk<CUGL_ARRAY_COPY_VEC(sizeof(S))>(
+            p, [&](int x, int y, int z) { return tex_load<K, F>(p, x + p.x0, y + p.y0, z + p.z0); },
+            [&](F v, int x, int y, int z) { *linear_at<S>(p, x, y, z) = half_stored<F, S>(v); });
+    });
 }
 
 } // namespace

@@ -25,6 +25,10 @@ enum {
  * as the threads allow, so that each tile is written whole by one block. */
 #define CUGL_ARRAY_COPY_THREADS 256
 
+/* Elements each thread moves along a row, a block's width apart, all loads
+ * before all stores: narrow elements need more in flight. */
+#define CUGL_ARRAY_COPY_VEC(size) ((size) <= 2 ? 8 : (size) == 4 ? 4 : (size) == 8 ? 2 : 1)
+
 typedef struct cugl_array_copy_params {
     uint64_t object;   /* the array's texture or surface object */
     uint64_t linear;   /* byte address of the region's first element */

@@ -310,8 +310,9 @@ static cugl_status kernel_copy(cugl_array *a, const size_t offset[3], bool to_ar
     k.depth = (int32_t)extent[2];
     k.kind = array_kind(&a->desc);
     k.face_size = (int32_t)a->desc.shape[0];
-    /* A block spans at most 64 bytes of a row (32 elements or more narrow
-     * ones), and fewer rows where the region has few. */
+    /* A block's threads span at most 64 bytes of a row (32 elements of
+     * narrower ones), and fewer rows where the region has few; each thread
+     * moves CUGL_ARRAY_COPY_VEC elements, a block's width apart. */
     unsigned cols = (unsigned)(64 / a->element_size);
     cols = cols > 32 ? 32 : cols;
     unsigned rows = CUGL_ARRAY_COPY_THREADS / cols;
@@ -319,8 +320,9 @@ static cugl_status kernel_copy(cugl_array *a, const size_t offset[3], bool to_ar
         rows /= 2;
         cols *= 2;
     }
+    size_t span = (size_t)cols * CUGL_ARRAY_COPY_VEC(a->element_size);
     cugl_launch_config cfg = {
-        .grid = {(unsigned)((extent[0] + cols - 1) / cols),
+        .grid = {(unsigned)((extent[0] + span - 1) / span),
                  (unsigned)((extent[1] + rows - 1) / rows),
                  (unsigned)(extent[2] < 65535 ? extent[2] : 65535)},
         .block = {cols, rows, 1},
@@ -459,6 +461,20 @@ static cugl_status copy_region(const cugl_copy_endpoint *dst, const cugl_copy_en
     cugl_status st = fast_copy(dst, src, &d, &s, extent, stream, who);
     if (st != CUGL_ERROR_NOT_SUPPORTED)
         return st;
+    /* A layered 1-D array: the driver steps from one layer's row to the
+     * next by the pitch times the copy's height (1), not the linear side's
+     * rows. Its rows become the pitch, its offsets the address. */
+    if (array->desc.ndim == 1 && array->desc.layers) {
+        cu_side *l = dst->array ? &s : &d;
+        size_t skip = (l->z * l->height + l->y) * l->pitch;
+        if (l->type == CU_MEMORYTYPE_HOST)
+            l->host = (char *)l->host + skip;
+        else
+            l->device += skip;
+        l->pitch *= l->height;
+        l->height = 1;
+        l->y = l->z = 0;
+    }
 
     CUDA_MEMCPY3D p;
     memset(&p, 0, sizeof p);

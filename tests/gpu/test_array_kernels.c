@@ -118,15 +118,32 @@ static void set_side(const side *s, size_t elem, CUmemorytype *type, void **host
     }
 }
 
-/* The driver's copy of `extent` elements of `elem` bytes, then a wait. */
-static void driver_copy(const side *dst, const side *src, size_t elem, const size_t extent[3])
+/* The driver's copy of `extent` elements of `elem` bytes, then a wait. The
+ * driver steps between the layers of a layered 1-D array by the pitch
+ * times the copy's height (1), not by the linear side's rows: such a
+ * linear side is given as one row per layer, as cugl does. */
+static void driver_copy(const side *dst_in, const side *src_in, size_t elem,
+                        const size_t extent[3])
 {
+    side dst = *dst_in, src = *src_in;
+    side *lin = dst.array ? &src : &dst;
+    const cugl_array *a = dst.array ? dst.array : src.array;
+    if (cugl_array_ndim(a) == 1 && cugl_array_layers(a)) {
+        size_t skip = (lin->offset[2] * lin->rows + lin->offset[1]) * lin->pitch;
+        if (lin->host)
+            lin->host = (char *)lin->host + skip;
+        else
+            lin->device += skip;
+        lin->pitch *= lin->rows;
+        lin->rows = 1;
+        lin->offset[1] = lin->offset[2] = 0;
+    }
     assert_ok(cugl_stream_sync(stream));
     CUDA_MEMCPY3D c;
     memset(&c, 0, sizeof c);
-    set_side(src, elem, &c.srcMemoryType, (void **)&c.srcHost, &c.srcDevice, &c.srcArray,
+    set_side(&src, elem, &c.srcMemoryType, (void **)&c.srcHost, &c.srcDevice, &c.srcArray,
              &c.srcPitch, &c.srcHeight, &c.srcXInBytes, &c.srcY, &c.srcZ);
-    set_side(dst, elem, &c.dstMemoryType, &c.dstHost, &c.dstDevice, &c.dstArray, &c.dstPitch,
+    set_side(&dst, elem, &c.dstMemoryType, &c.dstHost, &c.dstDevice, &c.dstArray, &c.dstPitch,
              &c.dstHeight, &c.dstXInBytes, &c.dstY, &c.dstZ);
     c.WidthInBytes = extent[0] * elem;
     c.Height = extent[1];
