@@ -191,29 +191,29 @@ static int log2_size(size_t v)
     return l;
 }
 
-/* The kernel for one direction and array. Slots: surface reads 0-4 and
- * writes 5-9 by log2 of the element size, texture reads 10 + 3 x the
- * channel type (u8, u16, u32, f16, f32) + the channel count's index. */
-static cugl_status copy_kernel(const cugl_array *a, bool to_array, cugl_kernel **out,
+/* The kernel for one direction and array; `wide`: the one that moves 16
+ * bytes at a time whatever the format (see wide_ok). Slots: surface reads
+ * 0-4 and writes 5-9 by log2 of the element size, texture reads 10 + 3 x
+ * the channel type (u8, u16, u32, f16, f32) + the channel count's index. */
+static cugl_status copy_kernel(const cugl_array *a, bool to_array, bool wide, cugl_kernel **out,
                                const char *who)
 {
     char name[48];
     int slot;
+    size_t elem = wide ? 16 : a->element_size;
     if (to_array || a->desc.surface_load_store) {
-        snprintf(name, sizeof name, "cugl_array_surf_%s_%zu", to_array ? "write" : "read",
-                 a->element_size);
-        slot = (to_array ? 5 : 0) + log2_size(a->element_size);
+        snprintf(name, sizeof name, "cugl_array_surf_%s_%zu", to_array ? "write" : "read", elem);
+        slot = (to_array ? 5 : 0) + log2_size(elem);
     } else {
         static const char *const types[] = {"u8", "u16", "u32", "f16", "f32"};
-        int type;
-        switch (a->desc.format) {
+        int type, ch = wide ? 4 : a->desc.num_channels;
+        switch (wide ? CUGL_FORMAT_U32 : a->desc.format) {
         case CUGL_FORMAT_U8: case CUGL_FORMAT_I8: type = 0; break;
         case CUGL_FORMAT_U16: case CUGL_FORMAT_I16: type = 1; break;
         case CUGL_FORMAT_U32: case CUGL_FORMAT_I32: type = 2; break;
         case CUGL_FORMAT_F16: type = 3; break;
         default: type = 4; break;
         }
-        int ch = a->desc.num_channels;
         snprintf(name, sizeof name, "cugl_array_tex_read_%sx%d", types[type], ch);
         slot = 10 + 3 * type + log2_size((size_t)ch);
     }
@@ -222,52 +222,89 @@ static cugl_status copy_kernel(const cugl_array *a, bool to_array, cugl_kernel *
 
 static pthread_mutex_t objects_lock = PTHREAD_MUTEX_INITIALIZER;
 
+/* Made and refused objects in the array's cache. */
+#define OBJECT_REFUSED UINT64_MAX
+
+/* The texture object of the array's bytes seen as 16-byte texels (four
+ * 32-bit channels) through a resource view: one fetch per 16 bytes where
+ * the format's own texels would take up to 16. OBJECT_REFUSED where the
+ * driver does not take the view. */
+static uint64_t wide_texture(const cugl_array *a, const CUDA_RESOURCE_DESC *res,
+                             const CUDA_TEXTURE_DESC *tex)
+{
+    size_t e[3];
+    cugl__array_extent(&a->desc, e);
+    if (a->desc.cubemap || (e[0] * a->element_size) % 16)
+        return OBJECT_REFUSED;
+    CUDA_RESOURCE_VIEW_DESC view;
+    memset(&view, 0, sizeof view);
+    view.format = CU_RES_VIEW_FORMAT_UINT_4X32;
+    view.width = e[0] * a->element_size / 16;
+    view.height = a->desc.ndim >= 2 ? a->desc.shape[1] : 0;
+    view.depth = a->desc.ndim == 3 ? a->desc.shape[2] : a->desc.layers;
+    view.lastLayer = a->desc.layers ? (unsigned)a->desc.layers - 1 : 0;
+    CUDA_TEXTURE_DESC t = *tex;
+    t.flags = CU_TRSF_READ_AS_INTEGER;
+    CUtexObject obj;
+    if (cugl__cu.cuTexObjectCreate(&obj, res, &t, &view) != CUDA_SUCCESS)
+        return OBJECT_REFUSED;
+    return (uint64_t)obj;
+}
+
+typedef enum object_kind { OBJECT_SURFACE, OBJECT_TEXTURE, OBJECT_TEXTURE_WIDE } object_kind;
+
 /* The array's surface object (to write, or to read an array made with the
  * surface flag) or texture object for the kernels: made on first use, kept
- * until the array is closed. */
-static cugl_status copy_object(cugl_array *a, bool surface, uint64_t *out, const char *who)
+ * until the array is closed. A wide texture the driver refuses is 0. */
+static cugl_status copy_object(cugl_array *a, object_kind kind, uint64_t *out, const char *who)
 {
     pthread_mutex_lock(&objects_lock);
-    uint64_t *slot = surface ? &a->copy_surface : &a->copy_texture;
+    uint64_t *slot = kind == OBJECT_SURFACE   ? &a->copy_surface
+                     : kind == OBJECT_TEXTURE ? &a->copy_texture
+                                              : &a->copy_texture_wide;
     cugl_status st = CUGL_OK;
     if (!*slot) {
         CUDA_RESOURCE_DESC res;
         memset(&res, 0, sizeof res);
         res.resType = CU_RESOURCE_TYPE_ARRAY;
         res.res.array.hArray = a->handle;
-        if (surface) {
-            CUsurfObject s;
-            st = CUGL_CU_AS(who, cuSurfObjectCreate, &s, &res);
-            *slot = st == CUGL_OK ? (uint64_t)s : 0;
+        CUDA_TEXTURE_DESC tex;
+        memset(&tex, 0, sizeof tex);
+        for (int i = 0; i < 3; i++)
+            tex.addressMode[i] = CU_TR_ADDRESS_MODE_CLAMP;
+        tex.filterMode = CU_TR_FILTER_MODE_POINT;
+        /* Integers as they are, not scaled to [0, 1]. */
+        if (a->desc.format != CUGL_FORMAT_F16 && a->desc.format != CUGL_FORMAT_F32)
+            tex.flags = CU_TRSF_READ_AS_INTEGER;
+        if (kind == OBJECT_SURFACE) {
+            CUsurfObject obj;
+            st = CUGL_CU_AS(who, cuSurfObjectCreate, &obj, &res);
+            *slot = st == CUGL_OK ? (uint64_t)obj : 0;
+        } else if (kind == OBJECT_TEXTURE) {
+            CUtexObject obj;
+            st = CUGL_CU_AS(who, cuTexObjectCreate, &obj, &res, &tex, NULL);
+            *slot = st == CUGL_OK ? (uint64_t)obj : 0;
         } else {
-            CUDA_TEXTURE_DESC tex;
-            memset(&tex, 0, sizeof tex);
-            for (int i = 0; i < 3; i++)
-                tex.addressMode[i] = CU_TR_ADDRESS_MODE_CLAMP;
-            tex.filterMode = CU_TR_FILTER_MODE_POINT;
-            /* Integers as they are, not scaled to [0, 1]. */
-            if (a->desc.format != CUGL_FORMAT_F16 && a->desc.format != CUGL_FORMAT_F32)
-                tex.flags = CU_TRSF_READ_AS_INTEGER;
-            CUtexObject t;
-            st = CUGL_CU_AS(who, cuTexObjectCreate, &t, &res, &tex, NULL);
-            *slot = st == CUGL_OK ? (uint64_t)t : 0;
+            *slot = wide_texture(a, &res, &tex);
         }
     }
-    *out = *slot;
+    *out = *slot == OBJECT_REFUSED ? 0 : *slot;
     pthread_mutex_unlock(&objects_lock);
     return st;
 }
 
 void cugl__array_copy_objects_destroy(cugl_array *a)
 {
-    if (!a->copy_texture && !a->copy_surface)
+    if (!a->copy_texture && !a->copy_surface && !a->copy_texture_wide)
         return;
     cugl__device_activate(a->device, "cugl_array_close");
     if (a->copy_texture)
         cugl__cu.cuTexObjectDestroy((CUtexObject)a->copy_texture);
+    if (a->copy_texture_wide && a->copy_texture_wide != OBJECT_REFUSED)
+        cugl__cu.cuTexObjectDestroy((CUtexObject)a->copy_texture_wide);
     if (a->copy_surface)
         cugl__cu.cuSurfObjectDestroy((CUsurfObject)a->copy_surface);
-    a->copy_texture = a->copy_surface = 0;
+    a->copy_texture = a->copy_surface = a->copy_texture_wide = 0;
 }
 
 /* Whether the kernels can copy between `a` and device memory at `ptr`
@@ -294,18 +331,32 @@ static cugl_status kernel_copy(cugl_array *a, const size_t offset[3], bool to_ar
                                const size_t extent[3], cugl_stream *stream, const char *who)
 {
     bool surface = to_array || a->desc.surface_load_store;
+    size_t elem = a->element_size;
     cugl_array_copy_params k;
     memset(&k, 0, sizeof k);
-    CUGL__TRY(copy_object(a, surface, &k.object, who));
+    /* Rows of whole, aligned 16-byte pieces move 16 bytes at a time: a
+     * surface access of that size moves the bytes at that byte offset
+     * whatever the format; a texture needs a view that the driver takes. */
+    bool wide = elem < 16 && (offset[0] * elem) % 16 == 0 && (extent[0] * elem) % 16 == 0 &&
+                ptr % 16 == 0 && pitch % 16 == 0 && slice % 16 == 0;
+    if (wide && !surface) {
+        CUGL__TRY(copy_object(a, OBJECT_TEXTURE_WIDE, &k.object, who));
+        wide = k.object != 0;
+    }
+    if (!k.object)
+        CUGL__TRY(copy_object(a, surface ? OBJECT_SURFACE : OBJECT_TEXTURE, &k.object, who));
     cugl_kernel *kernel;
-    CUGL__TRY(copy_kernel(a, to_array, &kernel, who));
+    CUGL__TRY(copy_kernel(a, to_array, wide, &kernel, who));
+    size_t scale = wide ? 16 / elem : 1;
+    if (wide)
+        elem = 16;
     k.linear = ptr;
     k.pitch = pitch;
     k.slice = slice;
-    k.x0 = (int32_t)offset[0];
+    k.x0 = (int32_t)(offset[0] / scale);
     k.y0 = (int32_t)offset[1];
     k.z0 = (int32_t)offset[2];
-    k.width = (int32_t)extent[0];
+    k.width = (int32_t)(extent[0] / scale);
     k.height = (int32_t)extent[1];
     k.depth = (int32_t)extent[2];
     k.kind = array_kind(&a->desc);
@@ -313,16 +364,16 @@ static cugl_status kernel_copy(cugl_array *a, const size_t offset[3], bool to_ar
     /* A block's threads span at most 64 bytes of a row (32 elements of
      * narrower ones), and fewer rows where the region has few; each thread
      * moves CUGL_ARRAY_COPY_VEC elements, a block's width apart. */
-    unsigned cols = (unsigned)(64 / a->element_size);
+    unsigned cols = (unsigned)(64 / elem);
     cols = cols > 32 ? 32 : cols;
     unsigned rows = CUGL_ARRAY_COPY_THREADS / cols;
     while (rows > 1 && rows / 2 >= extent[1]) {
         rows /= 2;
         cols *= 2;
     }
-    size_t span = (size_t)cols * CUGL_ARRAY_COPY_VEC(a->element_size);
+    size_t span = (size_t)cols * CUGL_ARRAY_COPY_VEC(elem);
     cugl_launch_config cfg = {
-        .grid = {(unsigned)((extent[0] + span - 1) / span),
+        .grid = {(unsigned)(((size_t)k.width + span - 1) / span),
                  (unsigned)((extent[1] + rows - 1) / rows),
                  (unsigned)(extent[2] < 65535 ? extent[2] : 65535)},
         .block = {cols, rows, 1},

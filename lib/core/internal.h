@@ -248,7 +248,7 @@ struct cugl_array {
     cugl__owner owner; /* an array cugl does not own: whose it is */
     /* The copy kernels' texture and surface objects (array_copy.c), 0 until
      * first used; destroyed at close. */
-    uint64_t copy_texture, copy_surface;
+    uint64_t copy_texture, copy_surface, copy_texture_wide;
 };
 
 struct cugl_mipmapped_array {

@@ -24,7 +24,8 @@ typedef struct kind {
 
 /* Odd sizes, so that no block's tile fits a side exactly; cube faces of a
  * size that is not a power of two, so that the directions through texel
- * centres are not exact binary fractions. */
+ * centres are not exact binary fractions. Then rows of whole 16-byte
+ * pieces for every element size, which move 16 bytes at a time. */
 static const kind kinds[] = {
     {"1D", 1, {301}, 0, false},
     {"2D", 2, {37, 19}, 0, false},
@@ -33,6 +34,13 @@ static const kind kinds[] = {
     {"2D layered", 2, {37, 19}, 3, false},
     {"cube", 2, {13, 13}, 0, true},
     {"layered cube", 2, {13, 13}, 2, true},
+    {"wide 1D", 1, {512}, 0, false},
+    {"wide 2D", 2, {96, 19}, 0, false},
+    {"wide 3D", 3, {64, 7, 5}, 0, false},
+    {"wide 1D layered", 1, {256}, 3, false},
+    {"wide 2D layered", 2, {64, 9}, 3, false},
+    {"wide cube", 2, {48, 48}, 0, true},
+    {"wide layered cube", 2, {32, 32}, 2, true},
 };
 
 static const int channel_counts[] = {1, 2, 4};
@@ -256,12 +264,21 @@ static void region_one(const kind *k, cugl_format f, int ch, bool surface, size_
     assert_ok(cugl_array_create(&twin, dev, &d));
     size_t elem = cugl_array_element_size(a), full[3], off[3], ext[3];
     extent_of(a, full);
+    /* Wide kinds: x offsets and extents of whole 16-byte pieces. */
+    bool wide = strncmp(k->name, "wide", 4) == 0;
     for (int i = 0; i < 3; i++) {
         off[i] = full[i] > 2 ? 1 + (full[i] > 6) : 0;
         ext[i] = full[i] - off[i] - (full[i] > 6);
     }
-    const size_t lin_off[3] = {2, 1, 1};
-    size_t pitch = (ext[0] + lin_off[0] + 3) * elem + pad, rows = ext[1] + lin_off[1] + 2;
+    size_t lin_off[3] = {2, 1, 1}, pitch_extra = 3;
+    if (wide) {
+        off[0] = 16;
+        ext[0] = full[0] - 32;
+        lin_off[0] = 16;
+        pitch_extra = 16;
+    }
+    size_t pitch = (ext[0] + lin_off[0] + pitch_extra) * elem + pad;
+    size_t rows = ext[1] + lin_off[1] + 2;
     size_t n = pitch * rows * (ext[2] + lin_off[2]);
     cugl_buffer *b = device_buffer(n), *bt = device_buffer(n);
     size_t an = cugl_array_size_bytes(a);
@@ -392,11 +409,12 @@ static void objects_die_with_the_array(void **state)
         random_bytes(want, n, (uint64_t)(300 + round));
         gpu_write(ptr_of(b), want, n);
         assert_ok(cugl_array_copy_from_buffer(a, b, stream));
+        assert_ok(cugl_stream_sync(stream)); /* before the fill, on another stream */
         gpu_fill_u32(ptr_of(b), 0, n / 4);
         assert_ok(cugl_array_copy_to_buffer(b, a, stream));
         assert_ok(cugl_stream_sync(stream));
         gpu_read(got, ptr_of(b), n);
-        same_bytes(got, want, n, "round trip through a new array");
+        same_bytes(got, want, n, "round trip through a new array (bytes written)");
         cugl_array_close(a);
         assert_int_equal(cugl_array_copy_to_buffer(b, a, stream), CUGL_ERROR_CLOSED);
         cugl_array_release(a);
