@@ -274,7 +274,17 @@ CUGL_API cugl_status cugl_array_create(cugl_array **out, cugl_device *device,
     if (!a)
         return cugl__fail(CUGL_ERROR_OUT_OF_MEMORY, __func__, "cannot allocate an array");
     CUDA_ARRAY3D_DESCRIPTOR c = cugl__array_cu_desc(&a->desc);
-    cugl_status st = CUGL_CU(cuArray3DCreate, &a->handle, &c);
+    /* Surface access for cugl's copy kernels (array_copy.c), which write
+     * arrays and read narrow formats much faster through surfaces, where
+     * the device takes the flag for this shape; surface_load_store still
+     * says whether the caller may bind a surface. */
+    cugl_status st = CUGL_OK;
+    CUDA_ARRAY3D_DESCRIPTOR ldst = c;
+    ldst.Flags |= CUDA_ARRAY3D_SURFACE_LDST;
+    if (cugl__cu.cuArray3DCreate(&a->handle, &ldst) == CUDA_SUCCESS)
+        a->ldst = true;
+    else
+        st = CUGL_CU(cuArray3DCreate, &a->handle, &c);
     if (st != CUGL_OK) {
         free(a);
         return st;
@@ -304,6 +314,7 @@ static cugl_status wrap(cugl_array **out, CUarray handle, cugl_device *device, u
         return cugl__fail(CUGL_ERROR_OUT_OF_MEMORY, who, "cannot allocate an array");
     a->handle = handle;
     a->owner = owner;
+    a->ldst = d.surface_load_store;
     *out = a;
     return CUGL_OK;
 }

@@ -3,12 +3,13 @@
  * device buffers, other arrays), of whole arrays or of regions.
  *
  * Between an array and device memory of its device, cugl's kernels
- * (kernels/lib/array_copy.cu) do the copy: reads through a texture object
- * (any array) or a surface object (arrays with the surface flag), writes
- * through a surface object. The driver's 3-D copy moves these at about a
- * fifth of a linear copy's speed. Large copies between an array and
- * pageable host memory go through device memory the same way. Everything
- * else is the driver's 3-D copy.
+ * (kernels/lib/array_copy.cu) do the copy: through a surface object where
+ * the driver's array has the surface flag (every array cugl_array_create
+ * makes, where the device allows it), 16 bytes at a time where the rows
+ * allow; otherwise reads through a texture object, and writes by the
+ * driver. The driver's 3-D copy moves these at 0.2-0.3 of a linear copy's
+ * speed. Large copies between an array and pageable host memory go through
+ * device memory the same way. Everything else is the driver's 3-D copy.
  */
 #include <pthread.h>
 #include <stdio.h>
@@ -191,8 +192,8 @@ static int log2_size(size_t v)
     return l;
 }
 
-/* The kernel for one direction and array; `wide`: the one that moves 16
- * bytes at a time whatever the format (see wide_ok). Slots: surface reads
+/* The kernel for one direction and array; `wide`: the surface kernel that
+ * moves 16 bytes at a time whatever the format (see kernel_copy). Slots: surface reads
  * 0-4 and writes 5-9 by log2 of the element size, texture reads 10 + 3 x
  * the channel type (u8, u16, u32, f16, f32) + the channel count's index. */
 static cugl_status copy_kernel(const cugl_array *a, bool to_array, bool wide, cugl_kernel **out,
@@ -201,13 +202,13 @@ static cugl_status copy_kernel(const cugl_array *a, bool to_array, bool wide, cu
     char name[48];
     int slot;
     size_t elem = wide ? 16 : a->element_size;
-    if (to_array || a->desc.surface_load_store) {
+    if (to_array || a->ldst) {
         snprintf(name, sizeof name, "cugl_array_surf_%s_%zu", to_array ? "write" : "read", elem);
         slot = (to_array ? 5 : 0) + log2_size(elem);
     } else {
         static const char *const types[] = {"u8", "u16", "u32", "f16", "f32"};
-        int type, ch = wide ? 4 : a->desc.num_channels;
-        switch (wide ? CUGL_FORMAT_U32 : a->desc.format) {
+        int type, ch = a->desc.num_channels;
+        switch (a->desc.format) {
         case CUGL_FORMAT_U8: case CUGL_FORMAT_I8: type = 0; break;
         case CUGL_FORMAT_U16: case CUGL_FORMAT_I16: type = 1; break;
         case CUGL_FORMAT_U32: case CUGL_FORMAT_I32: type = 2; break;
@@ -222,46 +223,15 @@ static cugl_status copy_kernel(const cugl_array *a, bool to_array, bool wide, cu
 
 static pthread_mutex_t objects_lock = PTHREAD_MUTEX_INITIALIZER;
 
-/* Made and refused objects in the array's cache. */
-#define OBJECT_REFUSED UINT64_MAX
+typedef enum object_kind { OBJECT_SURFACE, OBJECT_TEXTURE } object_kind;
 
-/* The texture object of the array's bytes seen as 16-byte texels (four
- * 32-bit channels) through a resource view: one fetch per 16 bytes where
- * the format's own texels would take up to 16. OBJECT_REFUSED where the
- * driver does not take the view. */
-static uint64_t wide_texture(const cugl_array *a, const CUDA_RESOURCE_DESC *res,
-                             const CUDA_TEXTURE_DESC *tex)
-{
-    size_t e[3];
-    cugl__array_extent(&a->desc, e);
-    if (a->desc.cubemap || (e[0] * a->element_size) % 16)
-        return OBJECT_REFUSED;
-    CUDA_RESOURCE_VIEW_DESC view;
-    memset(&view, 0, sizeof view);
-    view.format = CU_RES_VIEW_FORMAT_UINT_4X32;
-    view.width = e[0] * a->element_size / 16;
-    view.height = a->desc.ndim >= 2 ? a->desc.shape[1] : 0;
-    view.depth = a->desc.ndim == 3 ? a->desc.shape[2] : a->desc.layers;
-    view.lastLayer = a->desc.layers ? (unsigned)a->desc.layers - 1 : 0;
-    CUDA_TEXTURE_DESC t = *tex;
-    t.flags = CU_TRSF_READ_AS_INTEGER;
-    CUtexObject obj;
-    if (cugl__cu.cuTexObjectCreate(&obj, res, &t, &view) != CUDA_SUCCESS)
-        return OBJECT_REFUSED;
-    return (uint64_t)obj;
-}
-
-typedef enum object_kind { OBJECT_SURFACE, OBJECT_TEXTURE, OBJECT_TEXTURE_WIDE } object_kind;
-
-/* The array's surface object (to write, or to read an array made with the
- * surface flag) or texture object for the kernels: made on first use, kept
- * until the array is closed. A wide texture the driver refuses is 0. */
+/* The array's surface object (to write, or to read an array whose driver
+ * array has the surface flag) or texture object for the kernels: made on
+ * first use, kept until the array is closed. */
 static cugl_status copy_object(cugl_array *a, object_kind kind, uint64_t *out, const char *who)
 {
     pthread_mutex_lock(&objects_lock);
-    uint64_t *slot = kind == OBJECT_SURFACE   ? &a->copy_surface
-                     : kind == OBJECT_TEXTURE ? &a->copy_texture
-                                              : &a->copy_texture_wide;
+    uint64_t *slot = kind == OBJECT_SURFACE ? &a->copy_surface : &a->copy_texture;
     cugl_status st = CUGL_OK;
     if (!*slot) {
         CUDA_RESOURCE_DESC res;
@@ -280,31 +250,27 @@ static cugl_status copy_object(cugl_array *a, object_kind kind, uint64_t *out, c
             CUsurfObject obj;
             st = CUGL_CU_AS(who, cuSurfObjectCreate, &obj, &res);
             *slot = st == CUGL_OK ? (uint64_t)obj : 0;
-        } else if (kind == OBJECT_TEXTURE) {
+        } else {
             CUtexObject obj;
             st = CUGL_CU_AS(who, cuTexObjectCreate, &obj, &res, &tex, NULL);
             *slot = st == CUGL_OK ? (uint64_t)obj : 0;
-        } else {
-            *slot = wide_texture(a, &res, &tex);
         }
     }
-    *out = *slot == OBJECT_REFUSED ? 0 : *slot;
+    *out = *slot;
     pthread_mutex_unlock(&objects_lock);
     return st;
 }
 
 void cugl__array_copy_objects_destroy(cugl_array *a)
 {
-    if (!a->copy_texture && !a->copy_surface && !a->copy_texture_wide)
+    if (!a->copy_texture && !a->copy_surface)
         return;
     cugl__device_activate(a->device, "cugl_array_close");
     if (a->copy_texture)
         cugl__cu.cuTexObjectDestroy((CUtexObject)a->copy_texture);
-    if (a->copy_texture_wide && a->copy_texture_wide != OBJECT_REFUSED)
-        cugl__cu.cuTexObjectDestroy((CUtexObject)a->copy_texture_wide);
     if (a->copy_surface)
         cugl__cu.cuSurfObjectDestroy((CUsurfObject)a->copy_surface);
-    a->copy_texture = a->copy_surface = a->copy_texture_wide = 0;
+    a->copy_texture = a->copy_surface = 0;
 }
 
 /* Whether the kernels can copy between `a` and device memory at `ptr`
@@ -314,7 +280,7 @@ static bool kernel_applies(const cugl_array *a, bool to_array, uint64_t ptr, siz
                            size_t slice, const size_t extent[3])
 {
     size_t e = a->element_size;
-    if (to_array && !a->desc.surface_load_store)
+    if (to_array && !a->ldst)
         return false;
     if (ptr % e || pitch % e || slice % e)
         return false;
@@ -330,21 +296,17 @@ static cugl_status kernel_copy(cugl_array *a, const size_t offset[3], bool to_ar
                                uint64_t ptr, size_t pitch, size_t slice,
                                const size_t extent[3], cugl_stream *stream, const char *who)
 {
-    bool surface = to_array || a->desc.surface_load_store;
+    bool surface = to_array || a->ldst;
     size_t elem = a->element_size;
     cugl_array_copy_params k;
     memset(&k, 0, sizeof k);
     /* Rows of whole, aligned 16-byte pieces move 16 bytes at a time: a
-     * surface access of that size moves the bytes at that byte offset
-     * whatever the format; a texture needs a view that the driver takes. */
-    bool wide = elem < 16 && (offset[0] * elem) % 16 == 0 && (extent[0] * elem) % 16 == 0 &&
-                ptr % 16 == 0 && pitch % 16 == 0 && slice % 16 == 0;
-    if (wide && !surface) {
-        CUGL__TRY(copy_object(a, OBJECT_TEXTURE_WIDE, &k.object, who));
-        wide = k.object != 0;
-    }
-    if (!k.object)
-        CUGL__TRY(copy_object(a, surface ? OBJECT_SURFACE : OBJECT_TEXTURE, &k.object, who));
+     * surface access of that size moves the bytes at that byte offset,
+     * whatever the format. (Textures fetch texels of the format.) */
+    bool wide = surface && elem < 16 && (offset[0] * elem) % 16 == 0 &&
+                (extent[0] * elem) % 16 == 0 && ptr % 16 == 0 && pitch % 16 == 0 &&
+                slice % 16 == 0;
+    CUGL__TRY(copy_object(a, surface ? OBJECT_SURFACE : OBJECT_TEXTURE, &k.object, who));
     cugl_kernel *kernel;
     CUGL__TRY(copy_kernel(a, to_array, wide, &kernel, who));
     size_t scale = wide ? 16 / elem : 1;

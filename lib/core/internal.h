@@ -246,9 +246,12 @@ struct cugl_array {
      * the level counts as closed once the mipmapped array is. */
     cugl_mipmapped_array *parent;
     cugl__owner owner; /* an array cugl does not own: whose it is */
+    /* The driver's array has CUDA_ARRAY3D_SURFACE_LDST: cugl's own copy
+     * kernels may bind a surface, whatever desc.surface_load_store says. */
+    bool ldst;
     /* The copy kernels' texture and surface objects (array_copy.c), 0 until
      * first used; destroyed at close. */
-    uint64_t copy_texture, copy_surface, copy_texture_wide;
+    uint64_t copy_texture, copy_surface;
 };
 
 struct cugl_mipmapped_array {

@@ -6,11 +6,11 @@
  * array, which isolates cugl's overhead from the array layout's cost.
  * Goal: 0.95 of the plain copy's speed from 16 MiB up.
  *
- * Then every format x channel count at 16, 64 and 256 MiB: array to a
- * device buffer (texture reads; surface reads for arrays made with the
- * surface flag) against a linear device copy of the same bytes, goal 0.9,
- * and device buffer to array (surface writes), goal 0.8; the driver's
- * cuMemcpy3D of the same array beside them, against the same linear copy.
+ * Then every format x channel count at 16, 64 and 256 MiB, arrays made as
+ * cugl_array_create makes them: array to a device buffer against a linear
+ * device copy of the same bytes, goal 0.9, and device buffer to array,
+ * goal 0.8; the driver's cuMemcpy3D of the same array beside them, against
+ * the same linear copy.
  *
  * usage: bench_copy [max_mib]   (default 1024)
  */
@@ -145,8 +145,7 @@ static int format_row(const char *what, cugl_kind k, cugl_array *a, cugl_buffer 
     return below;
 }
 
-/* Every format x channel count: reads through textures and surfaces,
- * writes through surfaces. */
+/* Every format x channel count, both ways. */
 static int format_table(cugl_device *dev, cugl_buffer *d0, cugl_buffer *d1, size_t max_mib)
 {
     bench_header("array copies by format: cugl and cuMemcpy3D against a linear device copy");
@@ -163,27 +162,18 @@ static int format_table(cugl_device *dev, cugl_buffer *d0, cugl_buffer *d1, size
                 BENCH_CHECK(cugl_buffer_from_handle(&buf, p0, bytes, NULL));
                 cugl_buffer *out;
                 BENCH_CHECK(cugl_buffer_from_handle(&out, p1, bytes, NULL));
-                for (int surface = 0; surface < 2; surface++) {
-                    cugl_array *a;
-                    BENCH_CHECK(cugl_array_create(
-                        &a, dev,
-                        &(cugl_array_desc){.ndim = 2, .shape = {width, height},
-                                           .format = (cugl_format)f,
-                                           .num_channels = channels[c],
-                                           .surface_load_store = surface}));
-                    char what[64];
-                    snprintf(what, sizeof what, "%s x%d read (%s)", cugl_format_name(f),
-                             channels[c], surface ? "surface" : "texture");
-                    below += format_row(what, ARR_TO_BUF, a, out, p0, p1, width, height, elem,
-                                        0.9);
-                    if (surface) {
-                        snprintf(what, sizeof what, "%s x%d write (surface)",
-                                 cugl_format_name(f), channels[c]);
-                        below += format_row(what, ARR_FROM_BUF, a, buf, p0, p1, width, height,
-                                            elem, 0.8);
-                    }
-                    cugl_array_release(a);
-                }
+                cugl_array *a;
+                BENCH_CHECK(cugl_array_create(
+                    &a, dev,
+                    &(cugl_array_desc){.ndim = 2, .shape = {width, height},
+                                       .format = (cugl_format)f,
+                                       .num_channels = channels[c]}));
+                char what[64];
+                snprintf(what, sizeof what, "%s x%d read", cugl_format_name(f), channels[c]);
+                below += format_row(what, ARR_TO_BUF, a, out, p0, p1, width, height, elem, 0.9);
+                snprintf(what, sizeof what, "%s x%d write", cugl_format_name(f), channels[c]);
+                below += format_row(what, ARR_FROM_BUF, a, buf, p0, p1, width, height, elem, 0.8);
+                cugl_array_release(a);
                 cugl_buffer_release(buf);
                 cugl_buffer_release(out);
             }
