@@ -1,8 +1,11 @@
 /*
  * timer.c - per-phase frame timing: CPU wall time, GL timer queries and
  * CUDA events, in a ring of frames whose GPU results are read when their
- * slot comes round again, so that reading never waits for the GPU.
+ * slot comes round again, so that reading never waits for the GPU. Each
+ * collected frame is kept (the last CUGL_APP_TIMER_HISTORY) for medians
+ * and spreads.
  */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,9 +20,20 @@ typedef struct slot {
     bool cuda[CUGL_APP_TIMER_MAX_PHASES];
     long frame;                               /* the frame measured, -1: none */
     double cpu_ms[CUGL_APP_TIMER_MAX_PHASES], frame_ms;
+    /* Each phase's CPU interval from the frame's start, for the time in
+     * none of them (phases may nest or overlap). */
+    double cpu_from[CUGL_APP_TIMER_MAX_PHASES], cpu_to[CUGL_APP_TIMER_MAX_PHASES];
+    bool ran[CUGL_APP_TIMER_MAX_PHASES];
+    double outside_ms;
     GLuint query[CUGL_APP_TIMER_MAX_PHASES];          /* made on first GL use */
     cugl_event *events[CUGL_APP_TIMER_MAX_PHASES][2]; /* made on first CUDA use */
 } slot;
+
+/* One collected frame; NAN where a phase did not run or has no GPU result. */
+typedef struct record {
+    float cpu[CUGL_APP_TIMER_MAX_PHASES], gpu[CUGL_APP_TIMER_MAX_PHASES];
+    float wall, outside;
+} record;
 
 typedef struct phase {
     char name[NAME_MAX_LEN];
@@ -40,6 +54,10 @@ struct cugl_app_timer {
     /* The newest frame collected (cugl_app_timer_last). */
     long last_frame;
     double last_gpu[CUGL_APP_TIMER_MAX_PHASES], last_cpu[CUGL_APP_TIMER_MAX_PHASES], last_ms;
+    /* The collected frames: a ring of up to CUGL_APP_TIMER_HISTORY,
+     * grown as needed; `kept` of them, the newest at (next - 1). */
+    record *history;
+    long capacity, kept, next;
 };
 
 static double now_ms(void)
@@ -78,7 +96,27 @@ CUGL_API void cugl_app_timer_destroy(cugl_app_timer *t)
             cugl_event_release(t->ring[s].events[p][1]);
         }
     cugl_stream_release(t->stream);
+    free(t->history);
     free(t);
+}
+
+/* Keep a collected frame; on no memory the frame is not kept. */
+static void keep(cugl_app_timer *t, const record *r)
+{
+    if (t->kept == t->capacity && t->capacity < CUGL_APP_TIMER_HISTORY) {
+        long cap = t->capacity ? t->capacity * 2 : 256;
+        if (cap > CUGL_APP_TIMER_HISTORY)
+            cap = CUGL_APP_TIMER_HISTORY;
+        record *h = realloc(t->history, (size_t)cap * sizeof *h);
+        if (!h)
+            return;
+        t->history = h;
+        t->capacity = cap;
+    }
+    t->history[t->next] = *r;
+    t->next = (t->next + 1) % t->capacity;
+    if (t->kept < t->capacity)
+        t->kept++;
 }
 
 /* The GPU time of a phase in a slot; false while the GPU is not done. */
@@ -108,13 +146,18 @@ static bool gpu_result(slot *s, int p, double *ms)
  * than waited for. The slot is then empty for the frame to come. */
 static void collect(cugl_app_timer *t, slot *s)
 {
+    record r;
     for (int p = 0; p < CUGL_APP_TIMER_MAX_PHASES; p++) {
         double ms = 0;
-        if (s->pending[p] && gpu_result(s, p, &ms)) {
+        bool have = s->pending[p] && gpu_result(s, p, &ms);
+        if (have) {
             t->phases[p].gpu_sum += ms;
             t->phases[p].gpu_count++;
         }
+        r.gpu[p] = have ? (float)ms : NAN;
+        r.cpu[p] = s->ran[p] ? (float)s->cpu_ms[p] : NAN;
         s->pending[p] = false;
+        s->ran[p] = false;
         if (s->frame >= 0) {
             t->last_gpu[p] = ms;
             t->last_cpu[p] = s->cpu_ms[p];
@@ -124,6 +167,9 @@ static void collect(cugl_app_timer *t, slot *s)
     if (s->frame >= 0) {
         t->last_frame = s->frame;
         t->last_ms = s->frame_ms;
+        r.wall = (float)s->frame_ms;
+        r.outside = (float)s->outside_ms;
+        keep(t, &r);
     }
     s->frame = -1;
 }
@@ -200,6 +246,7 @@ CUGL_API cugl_status cugl_app_timer_begin(cugl_app_timer *t, int phase_index, co
     ph->cuda = cuda;
     s->cuda[phase_index] = cuda;
     ph->cpu_start = now_ms();
+    s->cpu_from[phase_index] = ph->cpu_start - t->frame_start;
     return CUGL_OK;
 }
 
@@ -216,7 +263,10 @@ CUGL_API cugl_status cugl_app_timer_end(cugl_app_timer *t, int phase_index)
                               phase_index, ph->name);
     slot *s = &t->ring[t->current];
     ph->open = false;
-    s->cpu_ms[phase_index] = now_ms() - ph->cpu_start;
+    double end = now_ms();
+    s->cpu_ms[phase_index] = end - ph->cpu_start;
+    s->cpu_to[phase_index] = end - t->frame_start;
+    s->ran[phase_index] = true;
     ph->cpu_sum += s->cpu_ms[phase_index];
     ph->cpu_count++;
     if (ph->cuda) {
@@ -231,6 +281,34 @@ CUGL_API cugl_status cugl_app_timer_end(cugl_app_timer *t, int phase_index)
     return CUGL_OK;
 }
 
+/* The CPU time a slot's frame spent in one phase or more. */
+static double phases_union(const slot *s)
+{
+    double from[CUGL_APP_TIMER_MAX_PHASES], to[CUGL_APP_TIMER_MAX_PHASES];
+    int n = 0;
+    for (int p = 0; p < CUGL_APP_TIMER_MAX_PHASES; p++)
+        if (s->ran[p]) {
+            /* Insertion by start. */
+            int i = n++;
+            while (i > 0 && from[i - 1] > s->cpu_from[p]) {
+                from[i] = from[i - 1];
+                to[i] = to[i - 1];
+                i--;
+            }
+            from[i] = s->cpu_from[p];
+            to[i] = s->cpu_to[p];
+        }
+    double total = 0, end = -INFINITY;
+    for (int i = 0; i < n; i++) {
+        double a = from[i] > end ? from[i] : end;
+        if (to[i] > a)
+            total += to[i] - a;
+        if (to[i] > end)
+            end = to[i];
+    }
+    return total;
+}
+
 CUGL_API void cugl_app_timer_frame_end(cugl_app_timer *t)
 {
     if (!t || !t->in_frame)
@@ -241,6 +319,7 @@ CUGL_API void cugl_app_timer_frame_end(cugl_app_timer *t)
             cugl_app_timer_end(t, p);
     slot *s = &t->ring[t->current];
     s->frame_ms = now_ms() - t->frame_start;
+    s->outside_ms = s->frame_ms - phases_union(s);
     s->frame = t->frames;
     t->frame_sum += s->frame_ms;
     t->frames++;
@@ -288,25 +367,106 @@ CUGL_API long cugl_app_timer_last(double gpu_ms[CUGL_APP_TIMER_MAX_PHASES],
     return have ? t->last_frame : -1;
 }
 
+static int cmp_float(const void *a, const void *b)
+{
+    float x = *(const float *)a, y = *(const float *)b;
+    return (x > y) - (x < y);
+}
+
+/* The spread of the n values in v (sorted in place, NANs dropped first);
+ * the number of values it was taken over. */
+static long spread_of(float *v, long n, cugl_app_spread *out)
+{
+    long m = 0;
+    for (long i = 0; i < n; i++)
+        if (!isnan(v[i]))
+            v[m++] = v[i];
+    *out = (cugl_app_spread){0};
+    if (m == 0)
+        return 0;
+    qsort(v, (size_t)m, sizeof *v, cmp_float);
+    /* Nearest rank. */
+    out->p10_ms = v[(m - 1) / 10];
+    out->median_ms = m % 2 ? v[m / 2] : 0.5 * ((double)v[m / 2 - 1] + v[m / 2]);
+    out->p90_ms = v[(m - 1) - (m - 1) / 10];
+    return m;
+}
+
+CUGL_API cugl_status cugl_app_timer_summary(cugl_app_phase_summary phases[CUGL_APP_TIMER_MAX_PHASES],
+                                            cugl_app_frame_summary *frame,
+                                            const cugl_app_timer *t)
+{
+    if (phases)
+        memset(phases, 0, sizeof *phases * CUGL_APP_TIMER_MAX_PHASES);
+    if (frame)
+        *frame = (cugl_app_frame_summary){0};
+    if (!t)
+        return CUGL__APP_FAIL(CUGL_ERROR_INVALID_ARGUMENT, "timer is NULL");
+    long n = t->kept;
+    float *v = malloc((size_t)(n ? n : 1) * sizeof *v);
+    if (!v)
+        return CUGL__APP_FAIL(CUGL_ERROR_OUT_OF_MEMORY, "no memory for %ld frames", n);
+    if (frame) {
+        frame->frames = n;
+        for (long i = 0; i < n; i++)
+            v[i] = t->history[i].wall;
+        spread_of(v, n, &frame->wall);
+        for (long i = 0; i < n; i++)
+            v[i] = t->history[i].outside;
+        spread_of(v, n, &frame->outside);
+    }
+    for (int p = 0; phases && p < CUGL_APP_TIMER_MAX_PHASES; p++) {
+        const phase *ph = &t->phases[p];
+        if (!ph->used)
+            continue;
+        phases[p].name = ph->name;
+        phases[p].cuda = ph->cuda;
+        for (long i = 0; i < n; i++)
+            v[i] = t->history[i].cpu[p];
+        phases[p].frames = spread_of(v, n, &phases[p].cpu);
+        for (long i = 0; i < n; i++)
+            v[i] = t->history[i].gpu[p];
+        phases[p].samples = spread_of(v, n, &phases[p].gpu);
+    }
+    free(v);
+    return CUGL_OK;
+}
+
+static void print_spread(FILE *out, const cugl_app_spread *s, long n)
+{
+    if (n)
+        fprintf(out, " %8.3f [%7.3f %7.3f]", s->median_ms, s->p10_ms, s->p90_ms);
+    else
+        fprintf(out, " %8s  %7s %7s ", "-", "", "");
+}
+
 CUGL_API void cugl_app_timer_print(const cugl_app_timer *t, FILE *out)
 {
     if (!t || !out)
         return;
-    cugl_app_phase_stats stats[CUGL_APP_TIMER_MAX_PHASES];
     long frames;
     double frame_ms;
-    cugl_app_timer_stats(stats, &frames, &frame_ms, t);
-    fprintf(out, "%-24s %-4s %10s %10s %8s\n", "phase", "api", "cpu ms", "gpu ms", "samples");
+    cugl_app_timer_stats(NULL, &frames, &frame_ms, t);
+    cugl_app_phase_summary ph[CUGL_APP_TIMER_MAX_PHASES];
+    cugl_app_frame_summary fr;
+    if (cugl_app_timer_summary(ph, &fr, t) != CUGL_OK)
+        return;
+    fprintf(out, "%-16s %-4s %26s %26s %7s\n", "phase", "api", "cpu ms median [p10 p90]",
+            "gpu ms median [p10 p90]", "samples");
     for (int p = 0; p < CUGL_APP_TIMER_MAX_PHASES; p++) {
-        if (!stats[p].name)
+        if (!ph[p].name)
             continue;
-        fprintf(out, "%-24s %-4s %10.3f ", stats[p].name, stats[p].cuda ? "cuda" : "gl",
-                stats[p].cpu_ms);
-        if (stats[p].samples)
-            fprintf(out, "%10.3f %8ld\n", stats[p].gpu_ms, stats[p].samples);
-        else
-            fprintf(out, "%10s %8ld\n", "-", 0L);
+        fprintf(out, "%-16s %-4s", ph[p].name, ph[p].cuda ? "cuda" : "gl");
+        print_spread(out, &ph[p].cpu, ph[p].frames);
+        print_spread(out, &ph[p].gpu, ph[p].samples);
+        fprintf(out, " %7ld\n", ph[p].samples);
     }
+    fprintf(out, "%-16s %-4s", "in no phase", "cpu");
+    print_spread(out, &fr.outside, fr.frames);
+    fputc('\n', out);
+    fprintf(out, "%-16s %-4s", "frame", "wall");
+    print_spread(out, &fr.wall, fr.frames);
+    fprintf(out, "  (%ld frames kept)\n", fr.frames);
     fprintf(out, "%ld frames, %.3f ms a frame", frames, frame_ms);
     if (frame_ms > 0)
         fprintf(out, " (%.1f fps)", 1e3 / frame_ms);

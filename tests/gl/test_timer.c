@@ -1,8 +1,10 @@
 /*
  * test_timer.c - the per-phase frame timer: GL phases
- * measured and named, its refusals.
+ * measured and named, medians and spreads over the frames kept, the CPU
+ * time in no phase, its refusals.
  */
 #include <math.h>
+#include <time.h>
 
 #include "gl_test.h"
 
@@ -64,6 +66,89 @@ static void timer_gl_phases(void **state)
     assert_int_equal(glGetError(), GL_NO_ERROR);
 }
 
+static void sleep_ms(double ms)
+{
+    struct timespec ts = {0, (long)(ms * 1e6)};
+    while (nanosleep(&ts, &ts) != 0)
+        ;
+}
+
+/* Known CPU times: phase 0 sleeps 3 ms, phase 2 1 ms, and 2 ms pass in no
+ * phase. The summary's medians must hold them, each once. */
+static void timer_summary_spreads(void **state)
+{
+    (void)state;
+    enum { FRAMES = 24, RING = 4 };
+    glClear(GL_COLOR_BUFFER_BIT);
+    glFinish();
+    cugl_app_timer *t = NULL;
+    assert_ok(cugl_app_timer_create(&t, NULL));
+    for (int f = 0; f < FRAMES; f++) {
+        cugl_app_timer_frame_begin(t);
+        assert_ok(cugl_app_timer_begin(t, 0, "slow", false));
+        glClear(GL_COLOR_BUFFER_BIT);
+        sleep_ms(3);
+        assert_ok(cugl_app_timer_end(t, 0));
+        sleep_ms(2);
+        assert_ok(cugl_app_timer_begin(t, 2, "quick", false));
+        sleep_ms(1);
+        assert_ok(cugl_app_timer_end(t, 2));
+        glFinish();
+        cugl_app_timer_frame_end(t);
+    }
+    cugl_app_phase_summary ph[CUGL_APP_TIMER_MAX_PHASES];
+    cugl_app_frame_summary fr;
+    assert_ok(cugl_app_timer_summary(ph, &fr, t));
+    /* Collected frames only: the last RING come in with later frames. */
+    assert_int_equal(fr.frames, FRAMES - RING);
+    assert_string_equal(ph[0].name, "slow");
+    assert_string_equal(ph[2].name, "quick");
+    assert_null(ph[1].name);
+    assert_int_equal(ph[1].frames, 0);
+    for (int p = 0; p < 3; p += 2) {
+        assert_int_equal(ph[p].frames, FRAMES - RING);
+        assert_int_equal(ph[p].samples, FRAMES - RING);
+        const cugl_app_spread *c = &ph[p].cpu, *g = &ph[p].gpu;
+        assert_true(c->p10_ms <= c->median_ms && c->median_ms <= c->p90_ms);
+        assert_true(g->p10_ms <= g->median_ms && g->median_ms <= g->p90_ms);
+        assert_true(g->p10_ms >= 0);
+    }
+    assert_true(ph[0].cpu.median_ms >= 3.0 && ph[0].cpu.median_ms < 3.0 + 20);
+    assert_true(ph[2].cpu.median_ms >= 1.0 && ph[2].cpu.median_ms < 1.0 + 20);
+    /* In no phase: the 2 ms between them and the glFinish after. */
+    assert_true(fr.outside.median_ms >= 2.0);
+    assert_true(fr.outside.p10_ms <= fr.outside.median_ms &&
+                fr.outside.median_ms <= fr.outside.p90_ms);
+    assert_true(fr.wall.median_ms >= 6.0);
+    /* Each part once: the phases and the rest add up to the frame (medians
+     * of near-constant parts; 1 ms of slack for a loaded machine). */
+    double parts = ph[0].cpu.median_ms + ph[2].cpu.median_ms + fr.outside.median_ms;
+    if (fabs(parts - fr.wall.median_ms) > 1.0)
+        fail_msg("phases %.3f + %.3f and outside %.3f make %.3f ms; the frame took %.3f",
+                 ph[0].cpu.median_ms, ph[2].cpu.median_ms, fr.outside.median_ms, parts,
+                 fr.wall.median_ms);
+
+    char *text = NULL;
+    size_t len = 0;
+    FILE *out = open_memstream(&text, &len);
+    cugl_app_timer_print(t, out);
+    fclose(out);
+    note(text);
+    assert_non_null(strstr(text, "in no phase"));
+    assert_non_null(strstr(text, "median [p10 p90]"));
+    free(text);
+
+    /* A NULL timer: refused, the outputs zeroed. */
+    ph[0].frames = 99;
+    fr.frames = 99;
+    assert_status(cugl_app_timer_summary(ph, &fr, NULL), CUGL_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(ph[0].frames, 0);
+    assert_int_equal(fr.frames, 0);
+    assert_null(ph[0].name);
+    cugl_app_timer_destroy(t);
+    assert_int_equal(glGetError(), GL_NO_ERROR);
+}
+
 static void timer_refusals(void **state)
 {
     (void)state;
@@ -114,6 +199,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(timer_gl_phases),
+        cmocka_unit_test(timer_summary_spreads),
         cmocka_unit_test(timer_refusals),
     };
     return gl_test_run(tests, "cugl-timer");

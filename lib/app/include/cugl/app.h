@@ -737,8 +737,56 @@ CUGL_API void cugl_app_timer_stats(cugl_app_phase_stats phases[CUGL_APP_TIMER_MA
 CUGL_API long cugl_app_timer_last(double gpu_ms[CUGL_APP_TIMER_MAX_PHASES],
                                   double cpu_ms[CUGL_APP_TIMER_MAX_PHASES], double *frame_ms,
                                   const cugl_app_timer *timer);
+/** Frames a timer keeps for cugl_app_timer_summary: the newest this many. */
+enum { CUGL_APP_TIMER_HISTORY = 65536 /**< collected frames kept */ };
+
+/** A time over frames: its median and its 10th and 90th percentiles
+ * (nearest rank). */
+typedef struct cugl_app_spread {
+    double median_ms; /**< the median, in milliseconds */
+    double p10_ms;    /**< the 10th percentile */
+    double p90_ms;    /**< the 90th percentile */
+} cugl_app_spread;
+
+/** One phase over the frames kept (cugl_app_timer_summary). */
+typedef struct cugl_app_phase_summary {
+    const char *name;    /**< NULL: phase never used */
+    bool cuda;           /**< a CUDA phase, else a GL one */
+    long frames;         /**< kept frames the phase ran in */
+    long samples;        /**< of those, frames with a GPU result */
+    cugl_app_spread cpu; /**< CPU time (begin to end), over `frames` */
+    cugl_app_spread gpu; /**< GPU time, over `samples` */
+} cugl_app_phase_summary;
+
+/** The frames kept (cugl_app_timer_summary). */
+typedef struct cugl_app_frame_summary {
+    long frames;             /**< frames kept */
+    cugl_app_spread wall;    /**< wall time from frame_begin to frame_end */
+    /** The part of the wall time in no phase: the CPU outside every phase
+     * (phases that nest or overlap count once). */
+    cugl_app_spread outside;
+} cugl_app_frame_summary;
+
 /**
- * A table of the stats, one phase a line, then frames and fps.
+ * Medians and spreads over the frames collected so far (the newest
+ * CUGL_APP_TIMER_HISTORY; results come in a few frames late, see
+ * cugl_app_timer_create). Names point into the timer.
+ * @errors CUGL_ERROR_INVALID_ARGUMENT (NULL timer; the outputs are zeroed),
+ *   CUGL_ERROR_OUT_OF_MEMORY.
+ * @thread_safety The thread that uses the timer.
+ * @param[out] phases each phase's summary (all 0 for a phase never used), or NULL.
+ * @param[out] frame the frames' summary, or NULL.
+ * @param timer the timer.
+ * @return CUGL_OK, or an error status (see Errors).
+ */
+CUGL_API cugl_status cugl_app_timer_summary(
+    cugl_app_phase_summary phases[CUGL_APP_TIMER_MAX_PHASES], cugl_app_frame_summary *frame,
+    const cugl_app_timer *timer);
+
+/**
+ * A table of the summary (cugl_app_timer_summary): each phase's CPU and GPU
+ * time (median and 10th to 90th percentile), the CPU time in no phase and
+ * the frame's wall time, then frames, mean ms a frame and fps.
  * @thread_safety The thread that uses the context, with it current where GL is called.
  * @param timer the timer; NULL prints nothing.
  * @param out where the table goes; NULL prints nothing.
