@@ -2,6 +2,7 @@
  * demo.c - see demo.h.
  */
 #include "demo.h"
+#include "target.h"
 
 #if CUGL_APP_HAS_UI
 #include <cugl/app_ui.h>
@@ -574,11 +575,73 @@ static void print_view(demo *d, const demo_callbacks *cb, void *user)
     printf("\n");
 }
 
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/*
+ * A hand-over on this run's path with nothing else to do: a small scratch
+ * target, turn after turn (CUDA takes it and gives it back, GL takes it,
+ * clears a word of it and gives it back, flush), the median wall time of a
+ * turn after a few to warm up. Pipelined (shared memory), no side waits
+ * for the other in the steady state. -1 where it cannot be measured.
+ */
+static double measure_handover(demo *d, bool pipelined)
+{
+    enum { WARM = 8, TURNS = 41 };
+    demo_target t;
+    memset(&t, 0, sizeof t);
+    bool keep = d->pipelined;
+    d->pipelined = pipelined;
+    cugl_status st = demo_target_create_buffer(&t, d, 4096, DEMO_TO_GL, NULL);
+    if (st == CUGL_OK && pipelined)
+        st = demo_target_pipeline(&t, d);
+    double turn[TURNS];
+    const uint32_t zero = 0;
+    demo_target *tp = &t;
+    for (int i = 0; i < WARM + TURNS && st == CUGL_OK; i++) {
+        double t0 = now_seconds();
+        demo_io io;
+        st = demo_targets_cuda_begin(d, &tp, 1, &io);
+        if (st == CUGL_OK)
+            st = demo_targets_cuda_end(d, &tp, 1);
+        if (st == CUGL_OK)
+            st = demo_targets_gl_begin(d, &tp, 1);
+        if (st == CUGL_OK) {
+            glClearNamedBufferSubData(t.gl_name, GL_R32UI, 0, 4, GL_RED_INTEGER,
+                                      GL_UNSIGNED_INT, &zero);
+            st = demo_targets_gl_end(d, &tp, 1);
+        }
+        glFlush();
+        if (i >= WARM)
+            turn[i - WARM] = (now_seconds() - t0) * 1e3;
+    }
+    glFinish();
+    cugl_stream_sync(d->stream);
+    demo_target_destroy(&t, d);
+    d->pipelined = keep;
+    if (st != CUGL_OK) {
+        fprintf(stderr, "%s: --bench: cannot measure the hand-over: %s\n", d->info->program,
+                cugl_last_error());
+        return -1;
+    }
+    qsort(turn, TURNS, sizeof turn[0], cmp_double);
+    return turn[TURNS / 2];
+}
+
 int demo_run(demo *d, const demo_callbacks *cb, void *user)
 {
     int rc = apply_view(d, cb, user);
     if (rc != 0)
         return rc;
+    d->handover_ms = d->handover_pipelined_ms = -1;
+    if (d->opt.bench) {
+        d->handover_ms = measure_handover(d, false);
+        if (d->opt.interop == DEMO_INTEROP_SHARED && !d->remote)
+            d->handover_pipelined_ms = measure_handover(d, true);
+    }
     rc = run_frames(d, cb, user);
     if (rc == 0)
         print_view(d, cb, user);
@@ -730,6 +793,61 @@ cugl_status demo_retire(demo *d, cugl_texture *const *textures, cugl_surface *co
     return st;
 }
 
+/* Phases that hand the frame from one API to the other (map, unmap,
+ * waits, signals, the host path's copies); the others are work. */
+static bool handover_phase(int phase)
+{
+    return phase == DEMO_PHASE_ACQUIRE || phase == DEMO_PHASE_RELEASE ||
+           phase == DEMO_PHASE_HANDOFF;
+}
+
+/*
+ * --bench: the frame against its floor. Lockstep: GL's GPU work + CUDA's
+ * GPU work + one hand-over; pipelined: the larger of the two + one
+ * hand-over that nobody waits for; each hand-over as measured before the
+ * first frame, the work as the medians of the phases' GPU times.
+ */
+static void print_floor(demo *d)
+{
+    cugl_app_phase_summary ph[CUGL_APP_TIMER_MAX_PHASES];
+    cugl_app_frame_summary fr;
+    if (cugl_app_timer_summary(ph, &fr, d->timer) != CUGL_OK || !fr.frames)
+        return;
+    double gl = 0, cuda = 0, waits = 0;
+    for (int p = 0; p < CUGL_APP_TIMER_MAX_PHASES; p++) {
+        if (!ph[p].name || !ph[p].samples)
+            continue;
+        if (handover_phase(p))
+            waits += ph[p].gpu.median_ms;
+        else if (ph[p].cuda)
+            cuda += ph[p].gpu.median_ms;
+        else
+            gl += ph[p].gpu.median_ms;
+    }
+    bool pipelined = d->pipelined && d->handover_pipelined_ms >= 0;
+    printf("work (GPU, medians): GL %.3f ms, CUDA %.3f ms; hand-over phases %.3f ms "
+           "(waiting for the other API included)\n",
+           gl, cuda, waits);
+    if (d->handover_ms < 0)
+        return;
+    double lock = gl + cuda + d->handover_ms;
+    printf("hand-over before the first frame: %.3f ms lockstep", d->handover_ms);
+    if (d->handover_pipelined_ms >= 0)
+        printf(", %.3f ms pipelined (not waited for)", d->handover_pipelined_ms);
+    printf("\nfloor: lockstep %.3f ms", lock);
+    double floor = lock;
+    if (d->handover_pipelined_ms >= 0) {
+        double pipe = (gl > cuda ? gl : cuda) + d->handover_pipelined_ms;
+        printf(", pipelined %.3f ms", pipe);
+        if (pipelined)
+            floor = pipe;
+    }
+    printf("\nframe: median %.3f ms [p10 %.3f, p90 %.3f], %.2fx the %s floor; "
+           "CPU in no phase %.3f ms\n",
+           fr.wall.median_ms, fr.wall.p10_ms, fr.wall.p90_ms, fr.wall.median_ms / floor,
+           pipelined ? "pipelined" : "lockstep", fr.outside.median_ms);
+}
+
 int demo_finish(demo *d, int status)
 {
     if (d->opt.save_input && d->ctx) {
@@ -756,6 +874,7 @@ int demo_finish(demo *d, int status)
                    cugl_app_context_renderer(d->ctx));
             print_devices(d);
             cugl_app_timer_print(d->timer, stdout);
+            print_floor(d);
         }
         cugl_app_timer_destroy(d->timer);
     }

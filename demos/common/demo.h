@@ -95,6 +95,10 @@ typedef struct demo {
      * its own output, which ends the pipelining. */
     bool pipelined;
     bool exact_frame;
+    /* --bench: a hand-over on this path with nothing else to do, measured
+     * before the first frame (ms, median of a run of turns): in lockstep,
+     * and pipelined where the path pipelines (else < 0). */
+    double handover_ms, handover_pipelined_ms;
     long frame;      /* the frame being rendered, from 0 */
     float time;      /* its time in seconds */
     float dt;        /* seconds since the previous frame */

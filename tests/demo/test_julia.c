@@ -6,10 +6,16 @@
  * size that leaves partial 16x16 blocks at two edges and makes a shared
  * texture's pitch (a multiple of 256 bytes) longer than its rows. And
  * --record: every frame as a numbered PNG, the last one the screenshot.
+ * And --bench on each path: the breakdown's figures are there and agree
+ * with each other (the floor is the work plus the hand-over measured
+ * before the first frame; the ratio is the median frame over it).
  *
  * usage: test_demo_julia CUGL_JULIA_BINARY
  */
+#include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "cugl_test.h"
 
@@ -108,6 +114,95 @@ static void record_writes_every_frame(void **state)
     free(want);
 }
 
+static char *read_text(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        fail_msg("cannot open %s", path);
+    static char text[16384];
+    size_t n = fread(text, 1, sizeof text - 1, f);
+    fclose(f);
+    text[n] = 0;
+    return text;
+}
+
+static const char *line_with(const char *text, const char *start, const char *what)
+{
+    const char *at = strstr(text, start);
+    if (!at)
+        fail_msg("%s: no line \"%s...\" in:\n%s", what, start, text);
+    return at;
+}
+
+static void near(double got, double want, double tolerance, const char *what)
+{
+    if (fabs(got - want) > tolerance)
+        fail_msg("%s: %.4f, expected %.4f", what, got, want);
+}
+
+static void bench_run(const char *interop, bool pipelined)
+{
+    char what[64];
+    snprintf(what, sizeof what, "--interop %s --bench%s", interop,
+             pipelined ? " --pipelined" : "");
+    const char *out = run_demo_path("bench-%s%s.txt", interop, pipelined ? "-pipelined" : "");
+    int rc = run_demo_to(binary,
+                         (const char *const[]){"--headless", "--size", "320x240", "--frames",
+                                               "60", "--interop", interop, "--bench",
+                                               pipelined ? "--pipelined" : NULL, NULL},
+                         out);
+    if (rc != 0)
+        fail_msg("%s exited with %d", what, rc);
+    const char *text = read_text(out);
+    line_with(text, "in no phase", what);
+    double gl, cuda, waits, hand, hand_pipe = -1, lock, pipe = -1, median, p10, p90, ratio,
+                                       outside;
+    if (sscanf(line_with(text, "work (GPU", what),
+               "work (GPU, medians): GL %lf ms, CUDA %lf ms; hand-over phases %lf ms", &gl,
+               &cuda, &waits) != 3)
+        fail_msg("%s: the work line does not parse", what);
+    const char *h = line_with(text, "hand-over before", what);
+    if (sscanf(h, "hand-over before the first frame: %lf ms lockstep, %lf ms pipelined", &hand,
+               &hand_pipe) < 1)
+        fail_msg("%s: the hand-over line does not parse", what);
+    const char *fl = line_with(text, "floor: ", what);
+    if (sscanf(fl, "floor: lockstep %lf ms, pipelined %lf ms", &lock, &pipe) < 1)
+        fail_msg("%s: the floor line does not parse", what);
+    char which[16];
+    if (sscanf(line_with(text, "frame: median", what),
+               "frame: median %lf ms [p10 %lf, p90 %lf], %lfx the %15s floor; CPU in no phase "
+               "%lf ms",
+               &median, &p10, &p90, &ratio, which, &outside) != 6)
+        fail_msg("%s: the frame line does not parse", what);
+    /* Both APIs worked; a hand-over costs something. */
+    if (!(gl > 0 && cuda > 0 && waits >= 0 && hand > 0))
+        fail_msg("%s: GL %.4f, CUDA %.4f, hand-over phases %.4f, hand-over %.4f ms", what, gl,
+                 cuda, waits, hand);
+    near(lock, gl + cuda + hand, 0.0025, "the lockstep floor against GL + CUDA + hand-over");
+    bool shared = strcmp(interop, "shared") == 0;
+    if (shared != (hand_pipe >= 0) || shared != (pipe >= 0))
+        fail_msg("%s: a pipelined hand-over and floor %s expected", what,
+                 shared ? "are" : "are not");
+    if (shared)
+        near(pipe, (gl > cuda ? gl : cuda) + hand_pipe, 0.0025,
+             "the pipelined floor against max(GL, CUDA) + its hand-over");
+    bool pipe_floor = pipelined && shared;
+    if (strcmp(which, pipe_floor ? "pipelined" : "lockstep") != 0)
+        fail_msg("%s: the frame is set against the %s floor", what, which);
+    if (!(p10 <= median && median <= p90 && median > 0))
+        fail_msg("%s: median %.4f, p10 %.4f, p90 %.4f", what, median, p10, p90);
+    near(ratio, median / (pipe_floor ? pipe : lock), 0.006, "the frame's ratio to its floor");
+    if (!(outside >= 0 && outside <= median))
+        fail_msg("%s: %.4f ms in no phase of a %.4f ms frame", what, outside, median);
+}
+
+static void bench_breakdown(void **state)
+{
+    bench_run(*state, false);
+    if (strcmp(*state, "shared") == 0)
+        bench_run(*state, true);
+}
+
 int main(int argc, char **argv)
 {
     binary = run_demo_setup(argc, argv, "CUGL_JULIA_BINARY");
@@ -116,6 +211,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(paths_agree),
         cmocka_unit_test(odd_size),
         cmocka_unit_test(record_writes_every_frame),
+        run_demo_each_interop(bench_breakdown),
     };
     return run_demo_tests(tests, NULL, NULL);
 }
