@@ -582,15 +582,18 @@ static int cmp_double(const void *a, const void *b)
 }
 
 /*
- * A hand-over on this run's path with nothing else to do: a small scratch
- * target, turn after turn (CUDA takes it and gives it back, GL takes it,
- * clears a word of it and gives it back, flush), the median wall time of a
- * turn after a few to warm up. Pipelined (shared memory), no side waits
- * for the other in the steady state. -1 where it cannot be measured.
+ * A hand-over on this run's path with almost nothing else to do: a small
+ * scratch target, turn after turn as a frame takes it (CUDA takes it,
+ * fills a word, gives it back; GL takes it, clears a word, gives it back),
+ * the turns queued as fast as they are accepted and then waited for. A
+ * turn's cost is the batch's wall time over its turns; the median of 5
+ * batches. In lockstep each turn waits for the last one's GL work;
+ * pipelined (shared memory), nobody waits in the steady state. -1 where it
+ * cannot be measured.
  */
 static double measure_handover(demo *d, bool pipelined)
 {
-    enum { WARM = 8, TURNS = 41 };
+    enum { BATCHES = 5, TURNS = 40 };
     demo_target t;
     memset(&t, 0, sizeof t);
     bool keep = d->pipelined;
@@ -598,28 +601,38 @@ static double measure_handover(demo *d, bool pipelined)
     cugl_status st = demo_target_create_buffer(&t, d, 4096, DEMO_TO_GL, NULL);
     if (st == CUGL_OK && pipelined)
         st = demo_target_pipeline(&t, d);
-    double turn[TURNS];
+    double batch[BATCHES];
     const uint32_t zero = 0;
     demo_target *tp = &t;
-    for (int i = 0; i < WARM + TURNS && st == CUGL_OK; i++) {
+    /* One batch to warm up, then the ones measured. */
+    for (int b = -1; b < BATCHES && st == CUGL_OK; b++) {
         double t0 = now_seconds();
-        demo_io io;
-        st = demo_targets_cuda_begin(d, &tp, 1, &io);
-        if (st == CUGL_OK)
-            st = demo_targets_cuda_end(d, &tp, 1);
-        if (st == CUGL_OK)
-            st = demo_targets_gl_begin(d, &tp, 1);
-        if (st == CUGL_OK) {
-            glClearNamedBufferSubData(t.gl_name, GL_R32UI, 0, 4, GL_RED_INTEGER,
-                                      GL_UNSIGNED_INT, &zero);
-            st = demo_targets_gl_end(d, &tp, 1);
+        for (int i = 0; i < TURNS && st == CUGL_OK; i++) {
+            demo_io io;
+            st = demo_targets_cuda_begin(d, &tp, 1, &io);
+            cugl_buffer *word = NULL;
+            if (st == CUGL_OK)
+                st = cugl_buffer_from_handle(&word, io.dest.ptr, 4, NULL);
+            if (st == CUGL_OK)
+                st = cugl_buffer_fill(word, &zero, 4, d->stream);
+            cugl_buffer_release(word);
+            if (st == CUGL_OK)
+                st = demo_targets_cuda_end(d, &tp, 1);
+            if (st == CUGL_OK)
+                st = demo_targets_gl_begin(d, &tp, 1);
+            if (st == CUGL_OK) {
+                glClearNamedBufferSubData(t.gl_name, GL_R32UI, 0, 4, GL_RED_INTEGER,
+                                          GL_UNSIGNED_INT, &zero);
+                st = demo_targets_gl_end(d, &tp, 1);
+            }
+            glFlush();
         }
-        glFlush();
-        if (i >= WARM)
-            turn[i - WARM] = (now_seconds() - t0) * 1e3;
+        glFinish();
+        if (st == CUGL_OK)
+            st = cugl_stream_sync(d->stream);
+        if (b >= 0)
+            batch[b] = (now_seconds() - t0) * 1e3 / TURNS;
     }
-    glFinish();
-    cugl_stream_sync(d->stream);
     demo_target_destroy(&t, d);
     d->pipelined = keep;
     if (st != CUGL_OK) {
@@ -627,8 +640,8 @@ static double measure_handover(demo *d, bool pipelined)
                 cugl_last_error());
         return -1;
     }
-    qsort(turn, TURNS, sizeof turn[0], cmp_double);
-    return turn[TURNS / 2];
+    qsort(batch, BATCHES, sizeof batch[0], cmp_double);
+    return batch[BATCHES / 2];
 }
 
 int demo_run(demo *d, const demo_callbacks *cb, void *user)
@@ -711,9 +724,11 @@ static int run_frames(demo *d, const demo_callbacks *cb, void *user)
                 return demo_fail(d, "cannot write the screenshot");
             shot = true;
         }
+        demo_phase_begin(d, DEMO_PHASE_PRESENT, "present", false);
         if (cugl_app_context_present(d->ctx) != CUGL_OK)
             return demo_fail(d, "cannot present the frame");
         pace(d);
+        demo_phase_end(d, DEMO_PHASE_PRESENT);
         if (d->timer) {
             cugl_app_timer_frame_end(d->timer);
             d->timing = false;
@@ -794,11 +809,12 @@ cugl_status demo_retire(demo *d, cugl_texture *const *textures, cugl_surface *co
 }
 
 /* Phases that hand the frame from one API to the other (map, unmap,
- * waits, signals, the host path's copies); the others are work. */
+ * waits, signals, the host path's copies) or wait for the GPU (present);
+ * the others are work. */
 static bool handover_phase(int phase)
 {
     return phase == DEMO_PHASE_ACQUIRE || phase == DEMO_PHASE_RELEASE ||
-           phase == DEMO_PHASE_HANDOFF;
+           phase == DEMO_PHASE_HANDOFF || phase == DEMO_PHASE_PRESENT;
 }
 
 /*

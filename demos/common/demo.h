@@ -51,6 +51,8 @@ enum {
     DEMO_PHASE_HANDOFF = 3, /* GL waits for CUDA, or uploads */
     DEMO_PHASE_DRAW = 4,    /* "draw": GL draws the frame */
     DEMO_PHASE_GL_COPY = 5, /* GL copies an image it made to where CUDA reads it */
+    DEMO_PHASE_PRESENT = 7, /* "present": the swap, then the wait for the frame
+                             * DEMO_FRAMES_IN_FLIGHT back (the CPU waiting on the GPU) */
 };
 
 /* The UI panel's frame-time plot: this many frames. */

@@ -112,6 +112,8 @@ static void keep(cugl_app_timer *t, const record *r)
             return;
         t->history = h;
         t->capacity = cap;
+        /* Full until now, so not yet wrapped: the next goes after the last. */
+        t->next = t->kept;
     }
     t->history[t->next] = *r;
     t->next = (t->next + 1) % t->capacity;

@@ -149,6 +149,34 @@ static void timer_summary_spreads(void **state)
     assert_int_equal(glGetError(), GL_NO_ERROR);
 }
 
+/* More frames than the history's first allocation: every frame kept is a
+ * frame measured (none left zero as the history grows). */
+static void timer_history_grows(void **state)
+{
+    (void)state;
+    enum { FRAMES = 1500, RING = 4 };
+    cugl_app_timer *t = NULL;
+    assert_ok(cugl_app_timer_create(&t, NULL));
+    for (int f = 0; f < FRAMES; f++) {
+        cugl_app_timer_frame_begin(t);
+        assert_ok(cugl_app_timer_begin(t, 1, "clear", false));
+        glClear(GL_COLOR_BUFFER_BIT);
+        assert_ok(cugl_app_timer_end(t, 1));
+        sleep_ms(0.05);
+        cugl_app_timer_frame_end(t);
+    }
+    cugl_app_phase_summary ph[CUGL_APP_TIMER_MAX_PHASES];
+    cugl_app_frame_summary fr;
+    assert_ok(cugl_app_timer_summary(ph, &fr, t));
+    assert_int_equal(fr.frames, FRAMES - RING);
+    assert_int_equal(ph[1].frames, FRAMES - RING);
+    if (!(fr.wall.p10_ms >= 0.05 && fr.outside.p10_ms >= 0.05))
+        fail_msg("10th percentiles: frame %.4f ms, in no phase %.4f ms; each frame slept "
+                 "0.05 ms outside its phase",
+                 fr.wall.p10_ms, fr.outside.p10_ms);
+    cugl_app_timer_destroy(t);
+}
+
 static void timer_refusals(void **state)
 {
     (void)state;
@@ -200,6 +228,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(timer_gl_phases),
         cmocka_unit_test(timer_summary_spreads),
+        cmocka_unit_test(timer_history_grows),
         cmocka_unit_test(timer_refusals),
     };
     return gl_test_run(tests, "cugl-timer");
