@@ -381,8 +381,13 @@ static cugl_status wait_for_gl(demo *d, demo_target *const *targets, int count, 
             if (st != CUGL_OK)
                 break;
         }
-        if (takes_shared_turn(targets[i]))
+        if (takes_shared_turn(targets[i])) {
+            if (!targets[i]->pipelined && d->lockstep_mark != d->frame + 1) {
+                d->lockstep_mark = d->frame + 1;
+                d->lockstep_frames++;
+            }
             st = cugl_app_shared_cuda_begin(targets[i]->shared, d->stream);
+        }
         io[i].dest.ptr = io[i].source.ptr =
             cugl_buffer_handle(cugl_app_shared_buffer(targets[i]->shared));
     }
@@ -390,7 +395,8 @@ static cugl_status wait_for_gl(demo *d, demo_target *const *targets, int count, 
     return st;
 }
 
-/* host: what GL wrote (gl_end put it in pinned memory) to the device. */
+/* host: once GL is done with the last frame (see demo_wait_previous_frame),
+ * what GL wrote (gl_end put it in pinned memory) to the device. */
 static cugl_status to_device(demo *d, demo_target *const *targets, int count, demo_io *io)
 {
     bool any = false;
@@ -398,9 +404,11 @@ static cugl_status to_device(demo *d, demo_target *const *targets, int count, de
         io[i].dest.ptr = io[i].source.ptr = cugl_buffer_handle(targets[i]->device_buffer);
         any = any || targets[i]->direction == DEMO_FROM_GL;
     }
-    if (!any)
+    bool first = d->waited_frame != d->frame + 1;
+    if (!any && !first)
         return CUGL_OK;
-    demo_phase_begin(d, DEMO_PHASE_ACQUIRE, "to-device", true);
+    demo_phase_begin(d, DEMO_PHASE_ACQUIRE, any ? "to-device" : "wait-gl", true);
+    demo_wait_previous_frame(d);
     cugl_status st = CUGL_OK;
     for (int i = 0; i < count && st == CUGL_OK; i++)
         if (targets[i]->direction == DEMO_FROM_GL)

@@ -157,9 +157,10 @@ static void bench_run(const char *interop, bool pipelined)
     line_with(text, "in no phase", what);
     double gl, cuda, waits, hand, hand_pipe = -1, lock, pipe = -1, median, p10, p90, ratio,
                                        outside;
-    if (sscanf(line_with(text, "work (GPU", what),
-               "work (GPU, medians): GL %lf ms, CUDA %lf ms; hand-over phases %lf ms", &gl,
-               &cuda, &waits) != 3)
+    const char *work = line_with(text, "work (GPU", what);
+    if (sscanf(work, "work (GPU, medians): GL %lf ms, CUDA %lf ms", &gl, &cuda) != 2 ||
+        sscanf(line_with(work, "hand-over phases", what), "hand-over phases %lf ms", &waits) !=
+            1)
         fail_msg("%s: the work line does not parse", what);
     const char *h = line_with(text, "hand-over before", what);
     if (sscanf(h, "hand-over before the first frame: %lf ms lockstep, %lf ms pipelined", &hand,
