@@ -144,6 +144,9 @@ static cugl_status render(demo *d, void *user)
     glUniformMatrix4fv(1, 1, GL_FALSE, proj);
     glUniform3fv(2, 1, eye);
     glUniform3f(3, 0.4f, 1.0f, 0.3f);
+    /* Pipelined, the buffer GL draws from changes from frame to frame. */
+    glVertexArrayVertexBuffer(s->vao, 0, s->vertices.gl_name, 0,
+                              SINEWAVE_VERTEX_FLOATS * sizeof(float));
     glBindVertexArray(s->vao);
     glDrawElements(GL_TRIANGLES, s->index_count, GL_UNSIGNED_INT, NULL);
     glBindVertexArray(0);

@@ -509,32 +509,31 @@ static cugl_status record_frame(demo *d)
  * times would count submissions only and GPU timings arrive too late for
  * the timer's ring.
  */
-static void pace(demo *d)
+static void wait_fence(GLsync fence)
 {
-    GLsync *fence = &d->in_flight[d->frame % DEMO_FRAMES_IN_FLIGHT];
-    if (*fence) {
-        GLenum r;
-        do
-            r = glClientWaitSync(*fence, GL_SYNC_FLUSH_COMMANDS_BIT, 100000000);
-        while (r == GL_TIMEOUT_EXPIRED);
-        glDeleteSync(*fence);
-    }
-    *fence = glFenceSync(GL_SYNC_GPU_COMMANDS_COMPLETE, 0);
-}
-
-bool demo_wait_previous_frame(demo *d)
-{
-    if (d->waited_frame == d->frame + 1)
-        return false;
-    d->waited_frame = d->frame + 1;
-    GLsync fence = d->in_flight[(d->frame + DEMO_FRAMES_IN_FLIGHT - 1) % DEMO_FRAMES_IN_FLIGHT];
-    if (!fence || d->frame == 0)
-        return true;
     GLenum r;
     do
         r = glClientWaitSync(fence, GL_SYNC_FLUSH_COMMANDS_BIT, 100000000);
     while (r == GL_TIMEOUT_EXPIRED);
-    return true;
+}
+
+/*
+ * At most DEMO_FRAMES_IN_FLIGHT frames queued. On the host path, none:
+ * nothing orders the next frame's CUDA work after this frame's GL work, so
+ * the GPU would run the two at once, sharing its time between them (each
+ * API's timings then span the other's work too, and the frame is no
+ * faster).
+ */
+static void pace(demo *d)
+{
+    GLsync *fence = &d->in_flight[d->frame % DEMO_FRAMES_IN_FLIGHT];
+    if (*fence) {
+        wait_fence(*fence);
+        glDeleteSync(*fence);
+    }
+    *fence = glFenceSync(GL_SYNC_GPU_COMMANDS_COMPLETE, 0);
+    if (d->opt.interop == DEMO_INTEROP_HOST)
+        wait_fence(*fence);
 }
 
 static int run_frames(demo *d, const demo_callbacks *cb, void *user);
@@ -667,10 +666,10 @@ int demo_run(demo *d, const demo_callbacks *cb, void *user)
     d->handover_ms = d->handover_pipelined_ms = -1;
     if (d->opt.bench) {
         d->handover_ms = measure_handover(d, false);
-        if (d->opt.interop == DEMO_INTEROP_SHARED && !d->remote)
+        if (d->opt.interop != DEMO_INTEROP_HOST && !d->remote)
             d->handover_pipelined_ms = measure_handover(d, true);
         /* The frames count from here. */
-        d->waited_frame = d->lockstep_frames = d->lockstep_mark = 0;
+        d->lockstep_frames = d->lockstep_mark = 0;
     }
     rc = run_frames(d, cb, user);
     if (rc == 0)

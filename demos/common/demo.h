@@ -52,7 +52,8 @@ enum {
     DEMO_PHASE_DRAW = 4,    /* "draw": GL draws the frame */
     DEMO_PHASE_GL_COPY = 5, /* GL copies an image it made to where CUDA reads it */
     DEMO_PHASE_PRESENT = 7, /* "present": the swap, then the wait for the frame
-                             * DEMO_FRAMES_IN_FLIGHT back (the CPU waiting on the GPU) */
+                             * DEMO_FRAMES_IN_FLIGHT back (the host path: for
+                             * this one), the CPU waiting on the GPU */
 };
 
 /* The UI panel's frame-time plot: this many frames. */
@@ -101,7 +102,6 @@ typedef struct demo {
      * before the first frame (ms, median of a run of turns): in lockstep,
      * and pipelined where the path pipelines (else < 0). */
     double handover_ms, handover_pipelined_ms;
-    long waited_frame; /* frame + 1 that demo_wait_previous_frame waited in */
     /* Frames in which a shared target took its turn in lockstep, and the
      * frame + 1 last counted: a pipelined run has at most one (the kept
      * frame's). */
@@ -165,15 +165,6 @@ int demo_run(demo *d, const demo_callbacks *callbacks, void *user);
 
 /** Print "<program>: <what>: <cugl_last_error()>" on stderr; returns 1. */
 int demo_fail(const demo *d, const char *what);
-
-/**
- * Wait on the CPU until the GPU has done the previous frame's GL work (its
- * fence from the end of that frame), once a frame: false (no wait) when
- * this frame has waited already. The host path's CUDA work starts after
- * it: nothing else orders it after GL, and the GPU would share its time
- * between the two (a kernel's events then span GL's work as well).
- */
-bool demo_wait_previous_frame(demo *d);
 
 /** Timer phases (no-ops without --bench, and outside the frame loop). */
 void demo_phase_begin(demo *d, int phase, const char *name, bool cuda);

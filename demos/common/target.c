@@ -10,25 +10,55 @@
  * 256-byte aligned, as a shared texture's rows are. */
 enum { SHARED_ROW_ALIGN = 256 };
 
+/* What a map of the target's role asks of the driver. */
+static unsigned map_flags_of(bool cuda_writes)
+{
+    return cuda_writes ? CUGL_GRAPHICS_WRITE_DISCARD : CUGL_GRAPHICS_READ_ONLY;
+}
+
+static cugl_status new_gl_buffer(demo_target *t, GLuint *name, GLbitfield storage_flags,
+                                 const void *initial)
+{
+    glCreateBuffers(1, name);
+    /* Immutable storage: what CUDA registered can never be respecified. */
+    glNamedBufferStorage(*name, (GLsizeiptr)t->size, initial, storage_flags);
+    return cugl_app_check_gl("demo_target_create_buffer", "glNamedBufferStorage");
+}
+
 static cugl_status make_gl_buffer(demo_target *t, GLbitfield storage_flags, const void *initial)
 {
-    glCreateBuffers(1, &t->gl_name);
     t->owns_gl_name = true;
-    /* Immutable storage: what CUDA registered can never be respecified. */
-    glNamedBufferStorage(t->gl_name, (GLsizeiptr)t->size, initial, storage_flags);
-    return cugl_app_check_gl("demo_target_create_buffer", "glNamedBufferStorage");
+    return new_gl_buffer(t, &t->gl_name, storage_flags, initial);
+}
+
+static cugl_status new_gl_texture(demo_target *t, GLuint *name)
+{
+    glCreateTextures(GL_TEXTURE_2D, 1, name);
+    glTextureStorage2D(*name, 1, GL_RGBA8, t->width, t->height);
+    glTextureParameteri(*name, GL_TEXTURE_MIN_FILTER, GL_NEAREST);
+    glTextureParameteri(*name, GL_TEXTURE_MAG_FILTER, GL_NEAREST);
+    glTextureParameteri(*name, GL_TEXTURE_WRAP_S, GL_CLAMP_TO_EDGE);
+    glTextureParameteri(*name, GL_TEXTURE_WRAP_T, GL_CLAMP_TO_EDGE);
+    return cugl_app_check_gl("demo_target_create_texture", "glTextureStorage2D");
 }
 
 static cugl_status make_gl_texture(demo_target *t)
 {
-    glCreateTextures(GL_TEXTURE_2D, 1, &t->gl_name);
     t->owns_gl_name = true;
-    glTextureStorage2D(t->gl_name, 1, GL_RGBA8, t->width, t->height);
-    glTextureParameteri(t->gl_name, GL_TEXTURE_MIN_FILTER, GL_NEAREST);
-    glTextureParameteri(t->gl_name, GL_TEXTURE_MAG_FILTER, GL_NEAREST);
-    glTextureParameteri(t->gl_name, GL_TEXTURE_WRAP_S, GL_CLAMP_TO_EDGE);
-    glTextureParameteri(t->gl_name, GL_TEXTURE_WRAP_T, GL_CLAMP_TO_EDGE);
-    return cugl_app_check_gl("demo_target_create_texture", "glTextureStorage2D");
+    return new_gl_texture(t, &t->gl_name);
+}
+
+/* The map path's registration of GL object `name` for the target. */
+static cugl_status register_gl(demo_target *t, demo *d, GLuint name,
+                               cugl_graphics_resource **out)
+{
+    if (!t->texture)
+        return cugl_graphics_resource_from_gl_buffer(out, d->device, name,
+                                                     map_flags_of(t->cuda_writes));
+    return cugl_graphics_resource_from_gl_image(
+        out, d->device, name, CUGL_GL_TEXTURE_2D,
+        t->direction == DEMO_TO_GL ? CUGL_GRAPHICS_SURFACE_LOAD_STORE | CUGL_GRAPHICS_WRITE_DISCARD
+                                   : CUGL_GRAPHICS_READ_ONLY);
 }
 
 /* The host path's device buffer and its pinned copy. */
@@ -42,12 +72,6 @@ static cugl_status make_host_buffers(demo_target *t, demo *d)
     if (st == CUGL_OK)
         st = cugl_memory_resource_allocate(&t->pinned_buffer, t->pinned_mr, t->size, d->stream);
     return st;
-}
-
-/* What a map of the target's role asks of the driver. */
-static unsigned map_flags_of(bool cuda_writes)
-{
-    return cuda_writes ? CUGL_GRAPHICS_WRITE_DISCARD : CUGL_GRAPHICS_READ_ONLY;
 }
 
 cugl_status demo_upload(cugl_stream *stream, cugl_buffer *dst, const void *data, size_t size)
@@ -109,8 +133,7 @@ cugl_status demo_target_create_buffer(demo_target *t, demo *d, size_t size,
     case DEMO_INTEROP_MAP:
         st = make_gl_buffer(t, 0, initial);
         if (st == CUGL_OK)
-            st = cugl_graphics_resource_from_gl_buffer(&t->resource, d->device, t->gl_name,
-                                                       map_flags_of(t->cuda_writes));
+            st = register_gl(t, d, t->gl_name, &t->resource);
         break;
     case DEMO_INTEROP_SHARED:
         st = cugl_app_shared_buffer_create(&t->shared, d->gl_device, size);
@@ -160,11 +183,10 @@ cugl_status demo_target_create_texture(demo_target *t, demo *d, int width, int h
     case DEMO_INTEROP_MAP:
         st = make_gl_texture(t);
         if (st == CUGL_OK)
-            st = cugl_graphics_resource_from_gl_image(
-                &t->resource, d->device, t->gl_name, CUGL_GL_TEXTURE_2D,
-                direction == DEMO_TO_GL
-                    ? CUGL_GRAPHICS_SURFACE_LOAD_STORE | CUGL_GRAPHICS_WRITE_DISCARD
-                    : CUGL_GRAPHICS_READ_ONLY);
+            st = register_gl(t, d, t->gl_name, &t->resource);
+        /* CUDA writes a texture whole: it can be pipelined. */
+        if (st == CUGL_OK && direction == DEMO_TO_GL)
+            st = demo_target_pipeline(t, d);
         break;
     case DEMO_INTEROP_SHARED:
         if (direction == DEMO_TO_GL) {
@@ -323,34 +345,6 @@ static void drop_objects(demo_target *t)
     t->sampler = NULL;
 }
 
-static cugl_status map_targets(demo *d, demo_target *const *targets, int count, demo_io *io)
-{
-    cugl_graphics_resource *resources[DEMO_MAX_TARGETS];
-    cugl_status st = CUGL_OK;
-    for (int i = 0; i < count && st == CUGL_OK; i++) {
-        demo_target *t = targets[i];
-        resources[i] = t->resource;
-        unsigned want = map_flags_of(t->cuda_writes);
-        if (t->direction == DEMO_FROM_GL && t->cuda_writes)
-            st = cugl_report_error(CUGL_ERROR_INVALID_STATE, "demo_targets_cuda_begin",
-                                   "target %d is GL's to write, and CUDA's only to read", i);
-        else if (cugl_graphics_resource_map_flags(t->resource) != want)
-            st = cugl_graphics_resource_set_map_flags(t->resource, want);
-    }
-    if (st != CUGL_OK)
-        return st;
-    demo_phase_begin(d, DEMO_PHASE_ACQUIRE, "map", true);
-    st = cugl_graphics_map(resources, (size_t)count, d->stream);
-    for (int i = 0; i < count && st == CUGL_OK; i++)
-        st = map_object(targets[i], d, &io[i]);
-    if (st != CUGL_OK && cugl_graphics_resource_is_mapped(resources[0])) {
-        for (int i = 0; i < count; i++)
-            drop_objects(targets[i]);
-        cugl_graphics_unmap(resources, (size_t)count, d->stream);
-    }
-    demo_phase_end(d, DEMO_PHASE_ACQUIRE);
-    return st;
-}
 
 /* Shared memory that CUDA only reads and GL only reads needs no turn: GL's
  * use is waited for when CUDA next writes it. */
@@ -361,11 +355,110 @@ static bool takes_shared_turn(const demo_target *t)
 
 cugl_status demo_target_pipeline(demo_target *t, demo *d)
 {
-    if (!d->pipelined || t->interop != DEMO_INTEROP_SHARED || t->direction != DEMO_TO_GL ||
+    if (!d->pipelined || t->interop == DEMO_INTEROP_HOST || t->direction != DEMO_TO_GL ||
         t->pipelined)
         return CUGL_OK;
-    cugl_status st = cugl_app_shared_set_pipelined(t->shared, true);
+    cugl_status st;
+    if (t->interop == DEMO_INTEROP_SHARED) {
+        st = cugl_app_shared_set_pipelined(t->shared, true);
+    } else {
+        /* The second object; GL draws it (still blank) while CUDA writes
+         * the first. */
+        st = t->texture ? new_gl_texture(t, &t->spare_gl_name)
+                        : new_gl_buffer(t, &t->spare_gl_name, 0, NULL);
+        if (st == CUGL_OK)
+            st = register_gl(t, d, t->spare_gl_name, &t->spare_resource);
+        if (st == CUGL_OK) {
+            GLuint drawn = t->spare_gl_name;
+            t->spare_gl_name = t->gl_name;
+            t->gl_name = drawn;
+        }
+    }
     t->pipelined = st == CUGL_OK;
+    return st;
+}
+
+/* Map path, pipelined targets: unmap what CUDA wrote last turn (held) and
+ * swap, so that CUDA maps the other object and GL draws the one just
+ * unmapped; on a kept frame, end the pipelining: GL draws what CUDA writes
+ * now. Lockstep frames are counted (for the --bench floor). */
+static cugl_status turn_pipelined(demo *d, demo_target *const *targets, int count)
+{
+    cugl_graphics_resource *held[DEMO_MAX_TARGETS];
+    cugl_texture *samplers[DEMO_MAX_TARGETS];
+    cugl_surface *surfaces[DEMO_MAX_TARGETS];
+    int n = 0;
+    bool lockstep = false;
+    for (int i = 0; i < count; i++) {
+        demo_target *t = targets[i];
+        lockstep = lockstep || !t->pipelined || d->exact_frame;
+        if (!t->held)
+            continue;
+        held[n] = t->resource;
+        cugl_buffer_release(t->mapped);
+        samplers[n] = t->sampler;
+        surfaces[n] = t->surface;
+        t->mapped = NULL;
+        t->sampler = NULL;
+        t->surface = NULL;
+        n++;
+    }
+    if (lockstep && d->lockstep_mark != d->frame + 1) {
+        d->lockstep_mark = d->frame + 1;
+        d->lockstep_frames++;
+    }
+    cugl_status st = CUGL_OK, retire = CUGL_OK;
+    if (n > 0) {
+        st = cugl_graphics_unmap(held, (size_t)n, d->stream);
+        retire = demo_retire(d, samplers, surfaces, n);
+    }
+    for (int i = 0; i < count; i++) {
+        demo_target *t = targets[i];
+        if (t->held) {
+            t->held = false;
+            cugl_graphics_resource *r = t->resource;
+            t->resource = t->spare_resource;
+            t->spare_resource = r;
+            GLuint g = t->gl_name;
+            t->gl_name = t->spare_gl_name;
+            t->spare_gl_name = g;
+        }
+        if (t->pipelined && d->exact_frame) {
+            /* GL draws the object CUDA maps now, as in lockstep. */
+            GLuint g = t->gl_name;
+            t->gl_name = t->spare_gl_name;
+            t->spare_gl_name = g;
+            t->pipelined = false;
+        }
+    }
+    return st != CUGL_OK ? st : retire;
+}
+
+static cugl_status map_targets(demo *d, demo_target *const *targets, int count, demo_io *io)
+{
+    demo_phase_begin(d, DEMO_PHASE_ACQUIRE, "map", true);
+    cugl_graphics_resource *resources[DEMO_MAX_TARGETS];
+    cugl_status st = turn_pipelined(d, targets, count);
+    for (int i = 0; i < count && st == CUGL_OK; i++) {
+        demo_target *t = targets[i];
+        resources[i] = t->resource;
+        unsigned want = map_flags_of(t->cuda_writes);
+        if (t->direction == DEMO_FROM_GL && t->cuda_writes)
+            st = cugl_report_error(CUGL_ERROR_INVALID_STATE, "demo_targets_cuda_begin",
+                                   "target %d is GL's to write, and CUDA's only to read", i);
+        else if (cugl_graphics_resource_map_flags(t->resource) != want)
+            st = cugl_graphics_resource_set_map_flags(t->resource, want);
+    }
+    if (st == CUGL_OK)
+        st = cugl_graphics_map(resources, (size_t)count, d->stream);
+    for (int i = 0; i < count && st == CUGL_OK; i++)
+        st = map_object(targets[i], d, &io[i]);
+    if (st != CUGL_OK && cugl_graphics_resource_is_mapped(resources[0])) {
+        for (int i = 0; i < count; i++)
+            drop_objects(targets[i]);
+        cugl_graphics_unmap(resources, (size_t)count, d->stream);
+    }
+    demo_phase_end(d, DEMO_PHASE_ACQUIRE);
     return st;
 }
 
@@ -395,8 +488,7 @@ static cugl_status wait_for_gl(demo *d, demo_target *const *targets, int count, 
     return st;
 }
 
-/* host: once GL is done with the last frame (see demo_wait_previous_frame),
- * what GL wrote (gl_end put it in pinned memory) to the device. */
+/* host: what GL wrote (gl_end put it in pinned memory) to the device. */
 static cugl_status to_device(demo *d, demo_target *const *targets, int count, demo_io *io)
 {
     bool any = false;
@@ -404,11 +496,9 @@ static cugl_status to_device(demo *d, demo_target *const *targets, int count, de
         io[i].dest.ptr = io[i].source.ptr = cugl_buffer_handle(targets[i]->device_buffer);
         any = any || targets[i]->direction == DEMO_FROM_GL;
     }
-    bool first = d->waited_frame != d->frame + 1;
-    if (!any && !first)
+    if (!any)
         return CUGL_OK;
-    demo_phase_begin(d, DEMO_PHASE_ACQUIRE, any ? "to-device" : "wait-gl", true);
-    demo_wait_previous_frame(d);
+    demo_phase_begin(d, DEMO_PHASE_ACQUIRE, "to-device", true);
     cugl_status st = CUGL_OK;
     for (int i = 0; i < count && st == CUGL_OK; i++)
         if (targets[i]->direction == DEMO_FROM_GL)
@@ -439,26 +529,34 @@ cugl_status demo_targets_cuda_begin(demo *d, demo_target *const *targets, int co
 
 static cugl_status unmap_targets(demo *d, demo_target *const *targets, int count)
 {
+    /* Pipelined targets stay mapped until their next turn. */
     cugl_graphics_resource *resources[DEMO_MAX_TARGETS];
-    for (int i = 0; i < count; i++)
-        resources[i] = targets[i]->resource;
-    demo_phase_begin(d, DEMO_PHASE_RELEASE, "unmap", true);
-    cugl_status st = cugl_graphics_unmap(resources, (size_t)count, d->stream);
-    demo_phase_end(d, DEMO_PHASE_RELEASE);
-    /* Queued kernels may still use the objects: released, as one batch,
-     * once they ran. */
     cugl_texture *samplers[DEMO_MAX_TARGETS];
     cugl_surface *surfaces[DEMO_MAX_TARGETS];
+    int n = 0;
     for (int i = 0; i < count; i++) {
         demo_target *t = targets[i];
+        if (t->pipelined) {
+            t->held = true;
+            continue;
+        }
+        resources[n] = t->resource;
+        /* Queued kernels may still use the objects: released, as one
+         * batch, once they ran. */
         cugl_buffer_release(t->mapped);
-        samplers[i] = t->sampler;
-        surfaces[i] = t->surface;
+        samplers[n] = t->sampler;
+        surfaces[n] = t->surface;
         t->mapped = NULL;
         t->sampler = NULL;
         t->surface = NULL;
+        n++;
     }
-    cugl_status retire = demo_retire(d, samplers, surfaces, count);
+    if (n == 0)
+        return CUGL_OK;
+    demo_phase_begin(d, DEMO_PHASE_RELEASE, "unmap", true);
+    cugl_status st = cugl_graphics_unmap(resources, (size_t)n, d->stream);
+    demo_phase_end(d, DEMO_PHASE_RELEASE);
+    cugl_status retire = demo_retire(d, samplers, surfaces, n);
     return st != CUGL_OK ? st : retire;
 }
 
@@ -679,9 +777,18 @@ void demo_target_destroy(demo_target *t, demo *d)
     if (d->stream)
         cugl_stream_sync(d->stream);
     drop_objects(t);
-    if (t->resource) {
-        cugl_graphics_resource_close(t->resource, d->stream);
-        cugl_graphics_resource_release(t->resource);
+    for (int i = 0; i < 2; i++) {
+        cugl_graphics_resource *r = i ? t->spare_resource : t->resource;
+        if (r) {
+            cugl_graphics_resource_close(r, d->stream); /* unmapped if held */
+            cugl_graphics_resource_release(r);
+        }
+    }
+    if (t->spare_gl_name) {
+        if (t->texture)
+            glDeleteTextures(1, &t->spare_gl_name);
+        else
+            glDeleteBuffers(1, &t->spare_gl_name);
     }
     cugl_app_shared_destroy(t->shared);
     cugl_buffer_release(t->device_buffer);

@@ -61,7 +61,15 @@ typedef struct demo_target {
     int width, height; /* textures */
     size_t pitch;      /* textures: bytes between rows of linear memory */
 
-    cugl_graphics_resource *resource; /* map */
+    /* map: the object CUDA maps. Pipelined, a second object registered
+     * alike (spare_*) takes turns with it: CUDA writes one while GL draws
+     * the other, written a turn before, so gl_name is then the other
+     * object's; the one CUDA wrote stays mapped (held) until its next
+     * turn, so GL's drawing never waits for this turn's kernels. */
+    cugl_graphics_resource *resource;
+    cugl_graphics_resource *spare_resource;
+    GLuint spare_gl_name;
+    bool held;
     cugl_buffer *mapped;              /* map, a buffer, during CUDA's turn */
     /* map, a texture, during CUDA's turn: the object on the mapped array
      * (retired with demo_retire once the kernels are queued) */
@@ -69,7 +77,7 @@ typedef struct demo_target {
     cugl_texture *sampler;
 
     cugl_app_shared *shared; /* shared */
-    bool pipelined;          /* shared: GL shows CUDA's output a frame late */
+    bool pipelined;          /* map, shared: GL shows CUDA's output a frame late */
     bool drawn_from_memory;  /* shared texture: demo_target_blit reads the memory */
 
     cugl_memory_resource *device_mr, *pinned_mr; /* host */

@@ -4,7 +4,7 @@
  * view the demo reports after it (--view ...) gives the same picture when
  * set directly; a demo without a view (fluids) replays to the same picture
  * twice. And --pipelined: the frame a screenshot keeps is the lockstep
- * one, pixel for pixel, on the shared path.
+ * one, pixel for pixel, on the map and shared paths.
  */
 #include <stdio.h>
 #include <string.h>
@@ -139,14 +139,21 @@ static void pipelined_screenshot_is_exact(void **state)
     (void)state;
     char size[32];
     snprintf(size, sizeof size, "%dx%d", W, H);
-    const char *lockstep = run_demo_path("lockstep.png"), *piped = run_demo_path("piped.png");
-    const char *args[] = {"--headless", "--frames", "6", "--size", size, "--interop", "shared",
-                          "--screenshot", lockstep, NULL, NULL};
-    assert_int_equal(run_demo(binary, args), 0);
-    args[8] = piped;
-    args[9] = "--pipelined";
-    assert_int_equal(run_demo(binary, args), 0);
-    run_demo_expect_same_png(piped, lockstep, W, H, "--pipelined against lockstep");
+    static const char *const paths[] = {"shared", "map"};
+    for (int i = 0; i < 2; i++) {
+        const char *lockstep = run_demo_path("lockstep-%s.png", paths[i]);
+        const char *piped = run_demo_path("piped-%s.png", paths[i]);
+        const char *args[] = {"--headless", "--frames", "6",         "--size", size,
+                              "--interop",  paths[i], "--screenshot", lockstep, NULL,
+                              NULL};
+        assert_int_equal(run_demo(binary, args), 0);
+        args[8] = piped;
+        args[9] = "--pipelined";
+        assert_int_equal(run_demo(binary, args), 0);
+        char what[64];
+        snprintf(what, sizeof what, "--interop %s --pipelined against lockstep", paths[i]);
+        run_demo_expect_same_png(piped, lockstep, W, H, what);
+    }
 }
 
 int main(int argc, char **argv)
