@@ -612,6 +612,7 @@ static double measure_handover(demo *d, bool pipelined)
     memset(&t, 0, sizeof t);
     bool keep = d->pipelined;
     d->pipelined = pipelined;
+    d->handover_probe = true;
     cugl_status st = demo_target_create_buffer(&t, d, 4096, DEMO_TO_GL, NULL);
     if (st == CUGL_OK && pipelined)
         st = demo_target_pipeline(&t, d);
@@ -649,6 +650,7 @@ static double measure_handover(demo *d, bool pipelined)
     }
     demo_target_destroy(&t, d);
     d->pipelined = keep;
+    d->handover_probe = false;
     if (st != CUGL_OK) {
         fprintf(stderr, "%s: --bench: cannot measure the hand-over: %s\n", d->info->program,
                 cugl_last_error());

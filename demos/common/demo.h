@@ -102,6 +102,7 @@ typedef struct demo {
      * before the first frame (ms, median of a run of turns): in lockstep,
      * and pipelined where the path pipelines (else < 0). */
     double handover_ms, handover_pipelined_ms;
+    bool handover_probe; /* measuring it: the map path pipelines when asked to */
     /* Frames in which a shared target took its turn in lockstep, and the
      * frame + 1 last counted: a pipelined run has at most one (the kept
      * frame's). */

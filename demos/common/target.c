@@ -358,6 +358,11 @@ cugl_status demo_target_pipeline(demo_target *t, demo *d)
     if (!d->pipelined || t->interop == DEMO_INTEROP_HOST || t->direction != DEMO_TO_GL ||
         t->pipelined)
         return CUGL_OK;
+    /* The map path gains nothing from it on the GPUs measured (a map waits
+     * for all of GL's earlier work, an unmap holds all of GL's later work):
+     * only when asked, not by default in windows. */
+    if (t->interop == DEMO_INTEROP_MAP && !d->opt.pipelined && !d->handover_probe)
+        return CUGL_OK;
     cugl_status st;
     if (t->interop == DEMO_INTEROP_SHARED) {
         st = cugl_app_shared_set_pipelined(t->shared, true);

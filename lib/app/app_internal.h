@@ -105,5 +105,6 @@ extern const unsigned char cugl_shader_blit_vert[];
 extern const unsigned char cugl_shader_blit_frag[];
 extern const unsigned char cugl_shader_blit_buffer_frag[];
 extern const unsigned char cugl_shader_pack_rgba8_comp[];
+extern const unsigned char cugl_shader_unpack_rgba8_comp[];
 
 #endif /* CUGL_APP_INTERNAL_H */

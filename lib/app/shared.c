@@ -57,6 +57,9 @@ struct cugl_app_shared {
     GLuint texture;   /* shared textures: what GL samples; 0 for buffers */
     bool no_fill;     /* shared textures: gl_begin leaves the texture alone */
     GLenum format, type; /* shared textures: the pixel transfer's */
+    /* RGBA8 textures written by the memory's own device: the fill is a
+     * compute shader (unpack_rgba8.comp), made at the first fill. */
+    GLuint unpack_program;
     int width, height;
     size_t pitch, size, texel;
 };
@@ -258,6 +261,8 @@ CUGL_API void cugl_app_shared_destroy(cugl_app_shared *s)
         slot_destroy(&s->slots[i]);
     if (s->texture)
         glDeleteTextures(1, &s->texture);
+    if (s->unpack_program)
+        glDeleteProgram(s->unpack_program);
     cugl_stream_release(s->stream);
     cugl_memory_resource_release(s->mr);
     free(s);
@@ -429,6 +434,44 @@ CUGL_API cugl_status cugl_app_shared_cuda_end(cugl_app_shared *s, cugl_stream *s
     return CUGL_OK;
 }
 
+/* The texture from the slot's memory by unpack_rgba8.comp; the current
+ * program, SSBO binding 0 and image unit 0 are put back afterwards. */
+static cugl_status fill_by_compute(cugl_app_shared *s, const slot *sl)
+{
+    if (!s->unpack_program) {
+        cugl_status st = cugl_app_compute_program(&s->unpack_program, "unpack_rgba8",
+                                                  (const char *)cugl_shader_unpack_rgba8_comp);
+        if (st != CUGL_OK)
+            return st;
+    }
+    GLint program = 0, ssbo = 0, image = 0, level = 0, layered = 0, layer = 0, access = 0,
+          format = 0;
+    glGetIntegerv(GL_CURRENT_PROGRAM, &program);
+    glGetIntegeri_v(GL_SHADER_STORAGE_BUFFER_BINDING, 0, &ssbo);
+    glGetIntegeri_v(GL_IMAGE_BINDING_NAME, 0, &image);
+    glGetIntegeri_v(GL_IMAGE_BINDING_LEVEL, 0, &level);
+    glGetIntegeri_v(GL_IMAGE_BINDING_LAYERED, 0, &layered);
+    glGetIntegeri_v(GL_IMAGE_BINDING_LAYER, 0, &layer);
+    glGetIntegeri_v(GL_IMAGE_BINDING_ACCESS, 0, &access);
+    glGetIntegeri_v(GL_IMAGE_BINDING_FORMAT, 0, &format);
+    cugl_app_drain_gl_errors();
+    glUseProgram(s->unpack_program);
+    glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 0, sl->gl_buffer);
+    glBindImageTexture(0, s->texture, 0, GL_FALSE, 0, GL_WRITE_ONLY, GL_RGBA8UI);
+    glUniform2i(0, s->width, s->height);
+    glUniform1i(1, (GLint)(s->pitch / 4));
+    glDispatchCompute(((GLuint)s->width + 15) / 16, ((GLuint)s->height + 15) / 16, 1);
+    /* Sampling and copies of the texture after this see the writes. */
+    glMemoryBarrier(GL_TEXTURE_FETCH_BARRIER_BIT | GL_SHADER_IMAGE_ACCESS_BARRIER_BIT |
+                    GL_TEXTURE_UPDATE_BARRIER_BIT | GL_FRAMEBUFFER_BARRIER_BIT);
+    cugl_status st = cugl_app_check_gl("cugl_app_shared_gl_begin", "the texture fill dispatch");
+    glUseProgram((GLuint)program);
+    glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 0, (GLuint)ssbo);
+    glBindImageTexture(0, (GLuint)image, level, layered ? GL_TRUE : GL_FALSE, layer,
+                       access ? (GLenum)access : GL_READ_ONLY, format ? (GLenum)format : GL_R8);
+    return st;
+}
+
 CUGL_API cugl_status cugl_app_shared_gl_begin(cugl_app_shared *s)
 {
     cugl_status st = check_turn(s, NULL, false, true, __func__);
@@ -450,6 +493,12 @@ CUGL_API cugl_status cugl_app_shared_gl_begin(cugl_app_shared *s)
     s->gl_open = true;
     if (!s->texture || s->no_fill)
         return CUGL_OK;
+    /* RGBA8 written on this GPU: a compute shader copies at memory speed,
+     * where a pixel-unpack copy from imported memory does not. Not where
+     * another GPU writes the memory: GL's shader reads were seen to miss
+     * some of a peer's writes there, which the unpack copy sees. */
+    if (s->format == GL_RGBA && s->type == GL_UNSIGNED_BYTE && s->device_count == 1)
+        return fill_by_compute(s, sl);
     /* The texture takes the pixels CUDA wrote: a copy on the GPU. The
      * application's unpack state is put back afterwards. */
     GLint bound = 0, alignment = 4, row_length = 0;

@@ -188,7 +188,11 @@ CUGL_API cugl_status cugl_app_shared_cuda_end(cugl_app_shared *shared, cugl_stre
 
 /**
  * GL's turn begins: wait for CUDA's writes to the memory GL uses now (and
- * copy a shared texture's pixels into it, on the GPU).
+ * copy a shared texture's pixels into it, on the GPU: GL_RGBA8 written by
+ * the memory's own device by a compute shader, at memory speed, which
+ * leaves the current program, shader storage binding 0 and image unit 0
+ * as they were; other formats, or memory other devices write, by a pixel
+ * unpack copy, which leaves the unpack state as it was).
  * @errors CUGL_ERROR_INVALID_ARGUMENT (NULL), CUGL_ERROR_INVALID_STATE
  *   (CUDA's turn has not ended), the statuses of cugl_event_sync,
  *   CUGL_ERROR_GL (the texture's copy).
