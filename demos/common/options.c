@@ -103,7 +103,8 @@ void demo_options_usage(const demo_info *info, FILE *f)
         fprintf(f, "                           %-7s %s\n", interops[i].name, interops[i].help);
     fprintf(f, "  --bench                print per-phase frame times at exit\n"
                "  --pipelined            GL shows CUDA's output a frame late and neither waits\n"
-               "                         (shared memory; windows without --frames do it anyway;\n"
+               "                         (shared memory, and on map two objects in turn;\n"
+               "                         windows without --frames pipeline shared memory anyway;\n"
                "                         the frames --screenshot and --record keep are exact)\n"
                "  --ui                   show the UI panel in headless pictures too (a window\n"
                "                         shows it; F1 hides and shows it)\n"

@@ -12,7 +12,7 @@
  *   --save-input FILE   write every input event of the run to FILE
  *   --view V1,V2,...    the demo's view to start from (its camera), as numbers
  *   --bench             print the per-phase frame times at exit
- *   --pipelined         GL shows CUDA's output a frame late (shared memory);
+ *   --pipelined         GL shows CUDA's output a frame late (shared memory, map);
  *                       windows without --frames pipeline anyway
  *   --ui                show the UI panel headless too (windows show it; F1 toggles)
  *   --device N          the GL GPU as a CUDA device ordinal (default 0)
