@@ -1,0 +1,352 @@
+/*
+ * fault_scenario.c - one round of what the suites do (device, stream,
+ * events, pools, buffers, copies, arrays and their kernel copies, pageable
+ * host copies, textures, surfaces, a module and a launch, a strided view
+ * copy, a registered GL buffer mapped and unmapped, shared memory), run
+ * under the fault shim (fault_shim.h) with one driver call failed.
+ *
+ * A warm-up round first (not counted: caches and modules load there); then
+ * the shim is armed for round 1, which stops at the first failed step;
+ * then disarmed for round 2, which must pass whole with exact data. After
+ * a failed step:
+ *   - the status is not CUGL_OK and cugl_last_error() starts with the name
+ *     of the public function called and names the driver call that failed;
+ *   - everything made so far is released, and round 2 works;
+ *   - the process's open file descriptors and the device pool's memory in
+ *     use are back to where they were before round 1.
+ * Each broken rule is a line "DEFECT: ..." on stderr and exit status 1; a
+ * failed step whose call reports success where the data is wrong is one
+ * too. Exit 0 otherwise; 77 without a device or GL.
+ *
+ * usage: fault_scenario [load]   (CUGL_LIBCUDA names the shim)
+ *   load: only load the driver (cugl_device_count), the shim armed from
+ *   the start: a failure there must be reported naming the call.
+ */
+#include <dirent.h>
+#include <dlfcn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cugl/app.h>
+#include <cugl/app_shared.h>
+#include <cugl/cugl.h>
+
+extern const unsigned char cugl_test_kernels_fatbin[];
+extern const size_t cugl_test_kernels_fatbin_size;
+
+enum { N = 16 << 20, WORDS = N / 4, W = 1024, H = N / 4 / 1024, GLN = 1 << 20 };
+
+static const char *(*shim_failed)(void);
+static void (*shim_arm)(int on);
+static int defects;
+static cugl_app_context *ctx;
+
+#define DEFECT(...)                                                                             \
+    do {                                                                                        \
+        fprintf(stderr, "DEFECT: " __VA_ARGS__);                                                \
+        fputc('\n', stderr);                                                                    \
+        defects++;                                                                              \
+    } while (0)
+
+/* A step's status: true to go on. A failure must be named by `fn` and name
+ * the driver call the shim failed. */
+static bool step(cugl_status st, const char *fn, bool counted)
+{
+    if (st == CUGL_OK)
+        return true;
+    const char *msg = cugl_last_error();
+    const char *drv = shim_failed ? shim_failed() : NULL;
+    size_t len = strlen(fn);
+    fprintf(stderr, "# %s failed (driver call %s): %s\n", fn, drv ? drv : "none", msg);
+    if (!counted)
+        DEFECT("%s failed with no injected failure: %s", fn, msg);
+    if (strncmp(msg, fn, len) != 0 || msg[len] != ':')
+        DEFECT("%s's failure is not named by it: \"%s\"", fn, msg);
+    if (drv && !strstr(msg, drv))
+        DEFECT("%s's failure does not name the failed %s: \"%s\"", fn, drv, msg);
+    return false;
+}
+
+#define STEP(call, fn)                                                                          \
+    do {                                                                                        \
+        if (!step((call), (fn), counted))                                                       \
+            goto out;                                                                           \
+    } while (0)
+
+static bool all_words(const uint32_t *w, size_t n, uint32_t value, const char *what)
+{
+    for (size_t i = 0; i < n; i++)
+        if (w[i] != value) {
+            DEFECT("%s: word %zu is 0x%x, not 0x%x", what, i, w[i], value);
+            return false;
+        }
+    return true;
+}
+
+static int open_fds(void)
+{
+    DIR *d = opendir("/proc/self/fd");
+    if (!d)
+        return -1;
+    int n = 0;
+    while (readdir(d))
+        n++;
+    closedir(d);
+    return n;
+}
+
+/* One round; `counted`: the shim may fail a call in it. Returns whether it
+ * got to the end. */
+static bool run_round(bool counted)
+{
+    bool done = false;
+    cugl_device *dev = NULL;
+    cugl_stream *s = NULL;
+    cugl_event *e = NULL;
+    cugl_memory_resource *dmr = NULL, *pmr = NULL;
+    cugl_buffer *a = NULL, *b = NULL, *h = NULL, *mapped = NULL;
+    cugl_array *arr = NULL, *sarr = NULL;
+    cugl_texture *tex = NULL;
+    cugl_surface *surf = NULL;
+    cugl_module *mod = NULL;
+    cugl_kernel *k = NULL;
+    cugl_view *vsrc = NULL, *vdst = NULL;
+    cugl_graphics_resource *res = NULL;
+    cugl_app_shared *sh = NULL;
+    GLuint glbuf = 0;
+    uint32_t *host = malloc(N), *back = malloc(N), *glread = malloc(GLN);
+    if (!host || !back || !glread) {
+        DEFECT("no host memory");
+        goto out;
+    }
+
+    STEP(cugl_device_get(&dev, 0), "cugl_device_get");
+    STEP(cugl_device_set_current(dev), "cugl_device_set_current");
+    STEP(cugl_stream_create(&s, dev, NULL), "cugl_stream_create");
+    STEP(cugl_event_create(&e, dev, &(cugl_event_desc){.timing = true}), "cugl_event_create");
+    STEP(cugl_device_memory_resource_create(&dmr, dev, NULL),
+         "cugl_device_memory_resource_create");
+    STEP(cugl_pinned_memory_resource_create(&pmr, dev, NULL),
+         "cugl_pinned_memory_resource_create");
+    STEP(cugl_memory_resource_allocate(&a, dmr, N, s), "cugl_memory_resource_allocate");
+    STEP(cugl_memory_resource_allocate(&b, dmr, N, s), "cugl_memory_resource_allocate");
+    STEP(cugl_memory_resource_allocate(&h, pmr, N, s), "cugl_memory_resource_allocate");
+
+    /* Fill, copy, copy out. */
+    uint32_t word = 0x5eed0001u;
+    STEP(cugl_buffer_fill(a, &word, 4, s), "cugl_buffer_fill");
+    STEP(cugl_buffer_copy_from(b, a, s), "cugl_buffer_copy_from");
+    STEP(cugl_buffer_copy_from(h, b, s), "cugl_buffer_copy_from");
+    STEP(cugl_event_record(e, s), "cugl_event_record");
+    STEP(cugl_event_sync(e), "cugl_event_sync");
+    if (!all_words((const uint32_t *)(uintptr_t)cugl_buffer_handle(h), WORDS, word,
+                   "buffer copies"))
+        goto out;
+
+    /* An array: the kernels' copies both ways, then pageable host memory. */
+    STEP(cugl_array_create(&arr, dev,
+                           &(cugl_array_desc){.ndim = 2, .shape = {W, H},
+                                              .format = CUGL_FORMAT_U32}),
+         "cugl_array_create");
+    STEP(cugl_array_copy_from_buffer(arr, a, s), "cugl_array_copy_from_buffer");
+    word = 0;
+    STEP(cugl_buffer_fill(b, &word, 4, s), "cugl_buffer_fill");
+    STEP(cugl_array_copy_to_buffer(b, arr, s), "cugl_array_copy_to_buffer");
+    STEP(cugl_buffer_copy_from(h, b, s), "cugl_buffer_copy_from");
+    STEP(cugl_stream_sync(s), "cugl_stream_sync");
+    if (!all_words((const uint32_t *)(uintptr_t)cugl_buffer_handle(h), WORDS, 0x5eed0001u,
+                   "array copies"))
+        goto out;
+    for (size_t i = 0; i < WORDS; i++)
+        host[i] = (uint32_t)i * 2654435761u;
+    STEP(cugl_array_copy_from_host(arr, host, N, s), "cugl_array_copy_from_host");
+    memset(back, 0, N);
+    STEP(cugl_array_copy_to_host(back, N, arr, s), "cugl_array_copy_to_host");
+    STEP(cugl_stream_sync(s), "cugl_stream_sync");
+    if (memcmp(back, host, N) != 0) {
+        DEFECT("pageable host copies through the array differ");
+        goto out;
+    }
+
+    /* A texture on it; a surface on an array made for one. */
+    cugl_resource_desc on_arr = {.kind = CUGL_RESOURCE_ARRAY, .array = arr};
+    STEP(cugl_texture_create(&tex, dev, &on_arr,
+                             &(cugl_texture_desc){.filter_mode = CUGL_FILTER_POINT,
+                                                  .read_mode = CUGL_READ_ELEMENT_TYPE}),
+         "cugl_texture_create");
+    STEP(cugl_array_create(&sarr, dev,
+                           &(cugl_array_desc){.ndim = 2, .shape = {64, 64},
+                                              .format = CUGL_FORMAT_U8, .num_channels = 4,
+                                              .surface_load_store = true}),
+         "cugl_array_create");
+    STEP(cugl_surface_create(&surf, dev,
+                             &(cugl_resource_desc){.kind = CUGL_RESOURCE_ARRAY, .array = sarr}),
+         "cugl_surface_create");
+
+    /* A module and a launch: out[i] = i * 3. */
+    STEP(cugl_module_load_data(&mod, dev, cugl_test_kernels_fatbin,
+                               cugl_test_kernels_fatbin_size),
+         "cugl_module_load_data");
+    STEP(cugl_module_get_kernel(&k, mod, "cugl_test_iota"), "cugl_module_get_kernel");
+    uint64_t out_ptr = cugl_buffer_handle(b);
+    unsigned n = WORDS, scale = 3;
+    void *args[] = {&out_ptr, &n, &scale};
+    STEP(cugl_launch(s, &(cugl_launch_config){.grid = {(WORDS + 255) / 256}, .block = {256}}, k,
+                     args, 3),
+         "cugl_launch");
+
+    /* A strided view copy (every other word of a into b's first half). */
+    cugl_layout strided, dense;
+    int64_t half = WORDS / 2, two = 2;
+    STEP(cugl_layout_init(&strided, 1, &half, &two, 4), "cugl_layout_init");
+    STEP(cugl_layout_init(&dense, 1, &half, NULL, 4), "cugl_layout_init");
+    STEP(cugl_view_from_buffer(&vsrc, b, &strided, CUGL_DTYPE_U32, true),
+         "cugl_view_from_buffer");
+    STEP(cugl_view_from_buffer(&vdst, a, &dense, CUGL_DTYPE_U32, false),
+         "cugl_view_from_buffer");
+    STEP(cugl_view_copy_from(vdst, vsrc, s, NULL), "cugl_view_copy_from");
+    STEP(cugl_buffer_copy_from(h, a, s), "cugl_buffer_copy_from");
+    STEP(cugl_stream_sync(s), "cugl_stream_sync");
+    const uint32_t *got = (const uint32_t *)(uintptr_t)cugl_buffer_handle(h);
+    for (size_t i = 0; i < (size_t)half; i++)
+        if (got[i] != (uint32_t)(2 * i * 3)) {
+            DEFECT("launch and strided copy: word %zu is %u, not %zu", i, got[i], 2 * i * 3);
+            goto out;
+        }
+
+    /* GL: a registered buffer, mapped, written, unmapped, read by GL. */
+    glCreateBuffers(1, &glbuf);
+    glNamedBufferStorage(glbuf, GLN, NULL, GL_DYNAMIC_STORAGE_BIT);
+    STEP(cugl_graphics_resource_from_gl_buffer(&res, dev, glbuf, 0),
+         "cugl_graphics_resource_from_gl_buffer");
+    STEP(cugl_graphics_resource_map(&mapped, res, s), "cugl_graphics_resource_map");
+    word = 0xa11ce5edu;
+    STEP(cugl_buffer_fill(mapped, &word, 4, s), "cugl_buffer_fill");
+    cugl_buffer_release(mapped);
+    mapped = NULL;
+    STEP(cugl_graphics_resource_unmap(res, s), "cugl_graphics_resource_unmap");
+    glGetNamedBufferSubData(glbuf, 0, GLN, glread);
+    if (!all_words(glread, GLN / 4, word, "the mapped GL buffer"))
+        goto out;
+
+    /* Shared memory: CUDA's turn, then GL's. */
+    STEP(cugl_app_shared_buffer_create(&sh, dev, GLN), "cugl_app_shared_buffer_create");
+    STEP(cugl_app_shared_cuda_begin(sh, s), "cugl_app_shared_cuda_begin");
+    word = 0x0ddba11u;
+    STEP(cugl_buffer_fill(cugl_app_shared_buffer(sh), &word, 4, s), "cugl_buffer_fill");
+    STEP(cugl_app_shared_cuda_end(sh, s), "cugl_app_shared_cuda_end");
+    STEP(cugl_app_shared_gl_begin(sh), "cugl_app_shared_gl_begin");
+    glGetNamedBufferSubData(cugl_app_shared_gl_name(sh), 0, GLN, glread);
+    STEP(cugl_app_shared_gl_end(sh), "cugl_app_shared_gl_end");
+    if (!all_words(glread, GLN / 4, word, "the shared buffer"))
+        goto out;
+    done = true;
+
+out:
+    /* Everything made so far goes, whatever failed. */
+    if (s)
+        cugl_stream_sync(s);
+    cugl_app_shared_destroy(sh);
+    cugl_buffer_release(mapped);
+    if (res) {
+        cugl_graphics_resource_close(res, s);
+        cugl_graphics_resource_release(res);
+    }
+    if (glbuf)
+        glDeleteBuffers(1, &glbuf);
+    cugl_view_release(vdst);
+    cugl_view_release(vsrc);
+    cugl_module_release(mod);
+    cugl_surface_release(surf);
+    cugl_texture_release(tex);
+    cugl_array_release(sarr);
+    cugl_array_release(arr);
+    cugl_buffer_release(h);
+    cugl_buffer_release(b);
+    cugl_buffer_release(a);
+    cugl_memory_resource_release(pmr);
+    cugl_memory_resource_release(dmr);
+    cugl_event_release(e);
+    cugl_stream_release(s);
+    free(host);
+    free(back);
+    free(glread);
+    return done;
+}
+
+/* What the device's default pool has handed out. */
+static uint64_t pool_used(void)
+{
+    cugl_device *dev = NULL;
+    cugl_memory_resource *mr = NULL;
+    cugl_pool_stats stats = {0};
+    if (cugl_device_get(&dev, 0) != CUGL_OK ||
+        cugl_device_memory_resource_create(&mr, dev, NULL) != CUGL_OK ||
+        cugl_memory_resource_pool_stats(mr, &stats) != CUGL_OK)
+        DEFECT("cannot read the pool's statistics: %s", cugl_last_error());
+    cugl_memory_resource_release(mr);
+    return stats.used_current;
+}
+
+int main(int argc, char **argv)
+{
+    /* The shim, as libcugl will load it (the same file: the same copy). */
+    const char *path = getenv("CUGL_LIBCUDA");
+    void *shim = path ? dlopen(path, RTLD_NOW | RTLD_LOCAL) : NULL;
+    if (shim) {
+        *(void **)&shim_failed = dlsym(shim, "cugl_fault_failed");
+        *(void **)&shim_arm = dlsym(shim, "cugl_fault_arm");
+    }
+    if (!shim_failed || !shim_arm) {
+        fprintf(stderr, "fault_scenario: CUGL_LIBCUDA does not name the fault shim\n");
+        return 2;
+    }
+    /* "load": a failure while libcugl loads the driver must say which call. */
+    bool at_load = argc > 1 && strcmp(argv[1], "load") == 0;
+    if (!at_load)
+        shim_arm(0);
+    int count = 0;
+    cugl_status st = cugl_device_count(&count);
+    if (at_load) {
+        const char *drv = shim_failed();
+        printf("load: %s (failed: %s)\n", st == CUGL_OK ? "ok" : cugl_last_error(),
+               drv ? drv : "nothing");
+        if (drv && (st == CUGL_OK || !strstr(cugl_last_error(), drv)))
+            DEFECT("a failed %s while loading the driver: status %d, \"%s\"", drv, (int)st,
+                   cugl_last_error());
+        return defects ? 1 : 0;
+    }
+    if (st != CUGL_OK || count == 0) {
+        printf("fault_scenario: no device: %s\n", cugl_last_error());
+        return 77;
+    }
+    if (cugl_app_context_create(&ctx, &(cugl_app_context_desc){.mode = CUGL_APP_HEADLESS,
+                                                                .width = 64,
+                                                                .height = 64,
+                                                                .cuda_device = 0}) !=
+        CUGL_OK) {
+        printf("fault_scenario: no GL context: %s\n", cugl_last_error());
+        return 77;
+    }
+    if (!run_round(false)) {
+        fprintf(stderr, "fault_scenario: the warm-up round failed\n");
+        return 2;
+    }
+    int fds = open_fds();
+    uint64_t used = pool_used();
+    shim_arm(1);
+    bool whole = run_round(true);
+    shim_arm(0);
+    printf("round 1: %s (failed: %s)\n", whole ? "whole" : "stopped",
+           shim_failed() ? shim_failed() : "nothing");
+    if (!run_round(false))
+        DEFECT("round 2 did not carry on after the failure");
+    if (open_fds() != fds)
+        DEFECT("open file descriptors: %d before, %d after", fds, open_fds());
+    if (pool_used() != used)
+        DEFECT("the pool's memory in use: %llu bytes before, %llu after",
+               (unsigned long long)used, (unsigned long long)pool_used());
+    cugl_app_context_destroy(ctx);
+    return defects ? 1 : 0;
+}
