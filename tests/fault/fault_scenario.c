@@ -223,9 +223,9 @@ static bool run_round(bool counted)
     STEP(cugl_graphics_resource_map(&mapped, res, s), "cugl_graphics_resource_map");
     word = 0xa11ce5edu;
     STEP(cugl_buffer_fill(mapped, &word, 4, s), "cugl_buffer_fill");
-    cugl_buffer_release(mapped);
-    mapped = NULL;
     STEP(cugl_graphics_resource_unmap(res, s), "cugl_graphics_resource_unmap");
+    cugl_buffer_release(mapped); /* closed by the unmap */
+    mapped = NULL;
     glGetNamedBufferSubData(glbuf, 0, GLN, glread);
     if (!all_words(glread, GLN / 4, word, "the mapped GL buffer"))
         goto out;
