@@ -17,6 +17,7 @@
  * waits find their event or fence already signalled.
  */
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "app_internal.h"
@@ -192,17 +193,17 @@ static cugl_status create(cugl_app_shared **out, cugl_device *device, size_t siz
     return CUGL_OK;
 }
 
-CUGL_API cugl_status cugl_app_shared_buffer_create(cugl_app_shared **out, cugl_device *device,
+static cugl_status shared_buffer_create_impl(cugl_app_shared **out, cugl_device *device,
                                                    size_t size)
 {
-    return create(out, device, size, __func__);
+    return create(out, device, size, "cugl_app_shared_buffer_create");
 }
 
-CUGL_API cugl_status cugl_app_shared_texture_create(cugl_app_shared **out, cugl_device *device,
+static cugl_status shared_texture_create_impl(cugl_app_shared **out, cugl_device *device,
                                                     GLenum gl_internal_format, int width,
                                                     int height)
 {
-    const char *who = __func__;
+    const char *who = "cugl_app_shared_texture_create";
     if (!out)
         return cugl_report_error(CUGL_ERROR_INVALID_ARGUMENT, who, "out is NULL");
     *out = NULL;
@@ -268,12 +269,12 @@ CUGL_API void cugl_app_shared_destroy(cugl_app_shared *s)
     free(s);
 }
 
-CUGL_API cugl_status cugl_app_shared_set_pipelined(cugl_app_shared *s, bool on)
+static cugl_status shared_set_pipelined_impl(cugl_app_shared *s, bool on)
 {
     if (!s)
-        return cugl_report_error(CUGL_ERROR_INVALID_ARGUMENT, __func__, "shared is NULL");
+        return cugl_report_error(CUGL_ERROR_INVALID_ARGUMENT, "cugl_app_shared_set_pipelined", "shared is NULL");
     while (on && s->count < SLOTS) {
-        cugl_status st = slot_create(s, s->count, __func__);
+        cugl_status st = slot_create(s, s->count, "cugl_app_shared_set_pipelined");
         if (st != CUGL_OK) {
             slot_destroy(&s->slots[s->count]);
             return st;
@@ -286,18 +287,18 @@ CUGL_API cugl_status cugl_app_shared_set_pipelined(cugl_app_shared *s, bool on)
     return CUGL_OK;
 }
 
-CUGL_API cugl_status cugl_app_shared_set_writers(cugl_app_shared *s,
+static cugl_status shared_set_writers_impl(cugl_app_shared *s,
                                                 cugl_device *const *devices, int count)
 {
     if (!s || (!devices && count))
-        return cugl_report_error(CUGL_ERROR_INVALID_ARGUMENT, __func__, "%s is NULL",
+        return cugl_report_error(CUGL_ERROR_INVALID_ARGUMENT, "cugl_app_shared_set_writers", "%s is NULL",
                                  !s ? "shared" : "devices");
     if (count < 0 || count > CUGL_APP_SHARED_MAX_WRITERS)
-        return cugl_report_error(CUGL_ERROR_INVALID_ARGUMENT, __func__,
+        return cugl_report_error(CUGL_ERROR_INVALID_ARGUMENT, "cugl_app_shared_set_writers",
                                  "count is %d; 0 to %d writers", count,
                                  CUGL_APP_SHARED_MAX_WRITERS);
     if (s->last_written >= 0 || s->cuda_open || s->gl_open)
-        return cugl_report_error(CUGL_ERROR_INVALID_STATE, __func__,
+        return cugl_report_error(CUGL_ERROR_INVALID_STATE, "cugl_app_shared_set_writers",
                                  "the memory has been used; name its writers before its first "
                                  "turn");
     cugl_status st = cugl_memory_resource_set_peer_access(s->mr, devices, count);
@@ -307,7 +308,7 @@ CUGL_API cugl_status cugl_app_shared_set_writers(cugl_app_shared *s,
     for (int i = 0; i < s->count; i++)
         slot_destroy(&s->slots[i]);
     for (int i = 0; i < s->count && st == CUGL_OK; i++)
-        st = slot_create(s, i, __func__);
+        st = slot_create(s, i, "cugl_app_shared_set_writers");
     if (st != CUGL_OK) {
         for (int i = 0; i < s->count; i++)
             slot_destroy(&s->slots[i]);
@@ -386,9 +387,9 @@ static cugl_status check_turn(const cugl_app_shared *s, cugl_stream *stream, boo
     return CUGL_OK;
 }
 
-CUGL_API cugl_status cugl_app_shared_cuda_begin(cugl_app_shared *s, cugl_stream *stream)
+static cugl_status shared_cuda_begin_impl(cugl_app_shared *s, cugl_stream *stream)
 {
-    cugl_status st = check_turn(s, stream, true, true, __func__);
+    cugl_status st = check_turn(s, stream, true, true, "cugl_app_shared_cuda_begin");
     if (st != CUGL_OK)
         return st;
     s->cuda_open = true;
@@ -407,13 +408,13 @@ CUGL_API cugl_status cugl_app_shared_cuda_begin(cugl_app_shared *s, cugl_stream 
     glDeleteSync(sl->fence);
     sl->fence = NULL;
     if (r == GL_WAIT_FAILED)
-        return cugl_report_error(CUGL_ERROR_GL, __func__, "glClientWaitSync failed");
+        return cugl_report_error(CUGL_ERROR_GL, "cugl_app_shared_cuda_begin", "glClientWaitSync failed");
     return CUGL_OK;
 }
 
-CUGL_API cugl_status cugl_app_shared_cuda_end(cugl_app_shared *s, cugl_stream *stream)
+static cugl_status shared_cuda_end_impl(cugl_app_shared *s, cugl_stream *stream)
 {
-    cugl_status st = check_turn(s, stream, true, false, __func__);
+    cugl_status st = check_turn(s, stream, true, false, "cugl_app_shared_cuda_end");
     if (st != CUGL_OK)
         return st;
     slot *sl = &s->slots[s->cuda_slot];
@@ -472,9 +473,9 @@ static cugl_status fill_by_compute(cugl_app_shared *s, const slot *sl)
     return st;
 }
 
-CUGL_API cugl_status cugl_app_shared_gl_begin(cugl_app_shared *s)
+static cugl_status shared_gl_begin_impl(cugl_app_shared *s)
 {
-    cugl_status st = check_turn(s, NULL, false, true, __func__);
+    cugl_status st = check_turn(s, NULL, false, true, "cugl_app_shared_gl_begin");
     if (st != CUGL_OK)
         return st;
     /* Pipelined, GL uses what CUDA finished a frame earlier (the latest on
@@ -510,16 +511,16 @@ CUGL_API cugl_status cugl_app_shared_gl_begin(cugl_app_shared *s)
     glPixelStorei(GL_UNPACK_ALIGNMENT, 1);
     glPixelStorei(GL_UNPACK_ROW_LENGTH, (GLint)(s->pitch / s->texel));
     glTextureSubImage2D(s->texture, 0, 0, 0, s->width, s->height, s->format, s->type, NULL);
-    st = cugl_app_check_gl(__func__, "glTextureSubImage2D from the shared buffer");
+    st = cugl_app_check_gl("cugl_app_shared_gl_begin", "glTextureSubImage2D from the shared buffer");
     glPixelStorei(GL_UNPACK_ROW_LENGTH, row_length);
     glPixelStorei(GL_UNPACK_ALIGNMENT, alignment);
     glBindBuffer(GL_PIXEL_UNPACK_BUFFER, (GLuint)bound);
     return st;
 }
 
-CUGL_API cugl_status cugl_app_shared_gl_end(cugl_app_shared *s)
+static cugl_status shared_gl_end_impl(cugl_app_shared *s)
 {
-    cugl_status st = check_turn(s, NULL, false, false, __func__);
+    cugl_status st = check_turn(s, NULL, false, false, "cugl_app_shared_gl_end");
     if (st != CUGL_OK)
         return st;
     s->gl_open = false;
@@ -528,7 +529,67 @@ CUGL_API cugl_status cugl_app_shared_gl_end(cugl_app_shared *s)
         glDeleteSync(sl->fence);
     sl->fence = glFenceSync(GL_SYNC_GPU_COMMANDS_COMPLETE, 0);
     if (!sl->fence)
-        return cugl_report_error(CUGL_ERROR_GL, __func__, "glFenceSync failed");
+        return cugl_report_error(CUGL_ERROR_GL, "cugl_app_shared_gl_end", "glFenceSync failed");
     /* No flush here: cuda_begin's wait flushes (GL_SYNC_FLUSH_COMMANDS_BIT). */
     return CUGL_OK;
+}
+
+/* ---- the public calls: failures of what they call are named by them ---- */
+
+/* st, with a failure's message prefixed by `who` where the call that failed
+ * was another's (a libcugl call: its message names it and the driver's). */
+static cugl_status as_own(cugl_status st, const char *who)
+{
+    if (st == CUGL_OK)
+        return st;
+    char msg[1024];
+    snprintf(msg, sizeof msg, "%s", cugl_last_error());
+    size_t n = strlen(who);
+    if (strncmp(msg, who, n) == 0 && msg[n] == ':')
+        return st;
+    return cugl_report_error(st, who, "%s", msg);
+}
+
+CUGL_API cugl_status cugl_app_shared_buffer_create(cugl_app_shared **out, cugl_device *device,
+                                                   size_t size)
+{
+    return as_own(shared_buffer_create_impl(out, device, size), __func__);
+}
+
+CUGL_API cugl_status cugl_app_shared_texture_create(cugl_app_shared **out, cugl_device *device,
+                                                    GLenum gl_internal_format, int width,
+                                                    int height)
+{
+    return as_own(shared_texture_create_impl(out, device, gl_internal_format, width, height), __func__);
+}
+
+CUGL_API cugl_status cugl_app_shared_set_pipelined(cugl_app_shared *s, bool on)
+{
+    return as_own(shared_set_pipelined_impl(s, on), __func__);
+}
+
+CUGL_API cugl_status cugl_app_shared_set_writers(cugl_app_shared *s,
+                                                cugl_device *const *devices, int count)
+{
+    return as_own(shared_set_writers_impl(s, devices, count), __func__);
+}
+
+CUGL_API cugl_status cugl_app_shared_cuda_begin(cugl_app_shared *s, cugl_stream *stream)
+{
+    return as_own(shared_cuda_begin_impl(s, stream), __func__);
+}
+
+CUGL_API cugl_status cugl_app_shared_cuda_end(cugl_app_shared *s, cugl_stream *stream)
+{
+    return as_own(shared_cuda_end_impl(s, stream), __func__);
+}
+
+CUGL_API cugl_status cugl_app_shared_gl_begin(cugl_app_shared *s)
+{
+    return as_own(shared_gl_begin_impl(s), __func__);
+}
+
+CUGL_API cugl_status cugl_app_shared_gl_end(cugl_app_shared *s)
+{
+    return as_own(shared_gl_end_impl(s), __func__);
 }

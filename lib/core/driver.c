@@ -137,7 +137,14 @@ static void load(void)
                    text ? text : "no description");
         return;
     }
-    cugl__cu.cuDriverGetVersion(&driver_version);
+    r = cugl__cu.cuDriverGetVersion(&driver_version);
+    if (r != CUDA_SUCCESS) {
+        const char *text = NULL;
+        cugl__cu.cuGetErrorString(r, &text);
+        set_reason(CUGL_ERROR_NO_DRIVER, r, "cuDriverGetVersion failed: %s (%s)",
+                   cugl__cu_error_name(r), text ? text : "no description");
+        return;
+    }
     /* The library stays loaded for the life of the process, as it must:
      * every resolved pointer points into it. */
 }

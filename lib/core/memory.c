@@ -57,9 +57,10 @@ static cugl_status pool_allocate(cugl_memory_resource *mr, size_t size, cugl_str
             snprintf(limit, sizeof limit, "limit %zu", mr->max_size);
         return cugl__fail_cu(CUGL_ERROR_OUT_OF_MEMORY, r, who,
                              "out of memory: cannot allocate %zu bytes from the %s pool "
-                             "(%llu bytes in use, %llu reserved, %s)",
+                             "(%llu bytes in use, %llu reserved, %s; cuMemAllocFromPoolAsync: "
+                             "%s)",
                              size, kind_name(mr->kind), (unsigned long long)used,
-                             (unsigned long long)reserved, limit);
+                             (unsigned long long)reserved, limit, cugl__cu_error_name(r));
     }
     CUGL__TRY(cugl__cu_status(r, who, "cuMemAllocFromPoolAsync"));
     *ptr = p;
@@ -71,7 +72,16 @@ static cugl_status pool_deallocate(cugl_memory_resource *mr, uint64_t ptr, size_
 {
     (void)mr;
     (void)size;
-    return CUGL_CU_AS(who, cuMemFreeAsync, (CUdeviceptr)ptr, stream->handle);
+    CUresult r = cugl__cu.cuMemFreeAsync((CUdeviceptr)ptr, stream->handle);
+    if (r == CUDA_SUCCESS)
+        return CUGL_OK;
+    /* Not lost: cuMemFree takes stream-ordered memory too, once the work
+     * queued so far is done. The failure is still reported. */
+    cugl_status st = cugl__cu_status(r, who, "cuMemFreeAsync");
+    if (cugl__cu.cuMemFree((CUdeviceptr)ptr) != CUDA_SUCCESS)
+        cugl__fail_cu(st, r, who, "cuMemFreeAsync failed: %s, and so did cuMemFree: %zu bytes "
+                      "at 0x%llx are lost", cugl__cu_error_name(r), size, (unsigned long long)ptr);
+    return st;
 }
 
 static const cugl__mr_ops pool_ops = {pool_allocate, pool_deallocate};
@@ -175,8 +185,8 @@ static cugl_status vmm_allocate(cugl_memory_resource *mr, size_t size, cugl_stre
         if (r == CUDA_ERROR_OUT_OF_MEMORY || (total && bytes > total))
             return cugl__fail_cu(CUGL_ERROR_OUT_OF_MEMORY, r, who,
                                  "out of memory: cannot allocate %zu bytes of exportable memory "
-                                 "on device %d, which has %zu",
-                                 size, mr->device_id, total);
+                                 "on device %d, which has %zu (cuMemCreate: %s)",
+                                 size, mr->device_id, total, cugl__cu_error_name(r));
     }
     CUGL__TRY(cugl__cu_status(r, who, "cuMemCreate"));
     CUdeviceptr p = 0;
@@ -515,8 +525,11 @@ cugl_status cugl__mr_deallocate(cugl_memory_resource *mr, uint64_t ptr, size_t s
 {
     if (ptr == 0)
         return CUGL_OK;
-    CUGL__TRY(cugl__device_activate(mr->device, who));
-    return mr->ops->deallocate(mr, ptr, size, stream, who);
+    /* Freed even where the device cannot be made current (the memory's
+     * stream or pool knows its context): lost memory helps nobody. */
+    cugl_status active = cugl__device_activate(mr->device, who);
+    cugl_status st = mr->ops->deallocate(mr, ptr, size, stream, who);
+    return active != CUGL_OK ? active : st;
 }
 
 CUGL_API cugl_status cugl_memory_resource_allocate(cugl_buffer **out,
