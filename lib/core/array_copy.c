@@ -386,8 +386,8 @@ static cugl_status staged_copy(cugl_array *a, const size_t offset[3], bool to_ar
             st = CUGL_CU_AS(who, cuMemcpyAsync, (CUdeviceptr)(uintptr_t)host, tmp, bytes,
                             stream->handle);
     }
-    cugl__cu.cuMemFreeAsync(tmp, stream->handle);
-    return st;
+    cugl_status freed = cugl__free_async(tmp, bytes, stream, who);
+    return st != CUGL_OK ? st : freed;
 }
 
 /* The kernels' copy where it applies; CUGL_ERROR_NOT_SUPPORTED (no message)

@@ -404,7 +404,7 @@ static void temp_free(cugl_memory_resource *mr, uint64_t ptr, size_t size, cugl_
     if (mr)
         cugl__mr_deallocate(mr, ptr, size, stream, who);
     else
-        cugl__cu.cuMemFreeAsync((CUdeviceptr)ptr, stream->handle);
+        cugl__free_async(ptr, size, stream, who);
 }
 
 /*

@@ -150,7 +150,8 @@ static cugl_status check_gl_context(cugl_device *device, const char *who)
                              cugl__cu_error_name(r));
     if (r == CUDA_ERROR_NO_DEVICE || r == CUDA_ERROR_OPERATING_SYSTEM || r == CUDA_ERROR_UNKNOWN)
         return cugl__fail_cu(CUGL_ERROR_NOT_SUPPORTED, (int)r, who,
-                             "the current GL context does not run on a CUDA device (%s): it "
+                             "the current GL context does not run on a CUDA device "
+                             "(cuGLGetDevices: %s): it "
                              "comes from Mesa (llvmpipe), another vendor or another GPU. Make "
                              "it on the NVIDIA GPU of device %d: headless, the EGL device "
                              "platform; on a hybrid desktop, __NV_PRIME_RENDER_OFFLOAD=1 "

@@ -186,6 +186,10 @@ cugl_status cugl__mr_set_access(const cugl_memory_resource *mr, uint64_t ptr, si
 /* Allocate / free through a resource (size 0 and ptr 0 need no driver). */
 cugl_status cugl__mr_allocate(cugl_memory_resource *mr, size_t size, cugl_stream *stream,
                               uint64_t *ptr, const char *who);
+/* cuMemFreeAsync of `size` bytes at `ptr` on `stream`; where it fails, a
+ * second try and then cuMemFree, so that the memory is not lost; the first
+ * failure is reported. */
+cugl_status cugl__free_async(uint64_t ptr, size_t size, cugl_stream *stream, const char *who);
 cugl_status cugl__mr_deallocate(cugl_memory_resource *mr, uint64_t ptr, size_t size,
                                 cugl_stream *stream, const char *who);
 

@@ -67,21 +67,29 @@ static cugl_status pool_allocate(cugl_memory_resource *mr, size_t size, cugl_str
     return CUGL_OK;
 }
 
+cugl_status cugl__free_async(uint64_t ptr, size_t size, cugl_stream *stream, const char *who)
+{
+    CUresult r = cugl__cu.cuMemFreeAsync((CUdeviceptr)ptr, stream->handle);
+    if (r == CUDA_SUCCESS)
+        return CUGL_OK;
+    /* Not lost over one failure: once more, then synchronously (cuMemFree
+     * takes stream-ordered memory too). The failure is still reported. */
+    cugl_status st = cugl__cu_status(r, who, "cuMemFreeAsync");
+    if (cugl__cu.cuMemFreeAsync((CUdeviceptr)ptr, stream->handle) != CUDA_SUCCESS &&
+        (cugl__cu.cuStreamSynchronize(stream->handle) != CUDA_SUCCESS ||
+         cugl__cu.cuMemFree((CUdeviceptr)ptr) != CUDA_SUCCESS))
+        cugl__fail_cu(st, r, who,
+                      "cuMemFreeAsync failed: %s, and so did a second try and cuMemFree: %zu "
+                      "bytes at 0x%llx are lost",
+                      cugl__cu_error_name(r), size, (unsigned long long)ptr);
+    return st;
+}
+
 static cugl_status pool_deallocate(cugl_memory_resource *mr, uint64_t ptr, size_t size,
                                    cugl_stream *stream, const char *who)
 {
     (void)mr;
-    (void)size;
-    CUresult r = cugl__cu.cuMemFreeAsync((CUdeviceptr)ptr, stream->handle);
-    if (r == CUDA_SUCCESS)
-        return CUGL_OK;
-    /* Not lost: cuMemFree takes stream-ordered memory too, once the work
-     * queued so far is done. The failure is still reported. */
-    cugl_status st = cugl__cu_status(r, who, "cuMemFreeAsync");
-    if (cugl__cu.cuMemFree((CUdeviceptr)ptr) != CUDA_SUCCESS)
-        cugl__fail_cu(st, r, who, "cuMemFreeAsync failed: %s, and so did cuMemFree: %zu bytes "
-                      "at 0x%llx are lost", cugl__cu_error_name(r), size, (unsigned long long)ptr);
-    return st;
+    return cugl__free_async(ptr, size, stream, who);
 }
 
 static const cugl__mr_ops pool_ops = {pool_allocate, pool_deallocate};
