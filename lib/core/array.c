@@ -286,6 +286,7 @@ CUGL_API cugl_status cugl_array_create(cugl_array **out, cugl_device *device,
     else
         st = CUGL_CU(cuArray3DCreate, &a->handle, &c);
     if (st != CUGL_OK) {
+        cugl__ref_discard(&a->ref);
         free(a);
         return st;
     }

@@ -57,6 +57,7 @@ CUGL_API cugl_status cugl_event_create(cugl_event **out, cugl_device *device,
     cugl_status st =
         CUGL_CU(cuEventCreate, &e->handle, event_flags(d.timing, d.blocking_sync, d.ipc));
     if (st != CUGL_OK) {
+        cugl__ref_discard(&e->ref);
         free(e);
         return st;
     }
@@ -155,6 +156,7 @@ CUGL_API cugl_status cugl_event_ipc_import(cugl_event **out, cugl_device *device
     memcpy(h.reserved, descriptor->handle, sizeof h.reserved);
     cugl_status st = CUGL_CU(cuIpcOpenEventHandle, &e->handle, h);
     if (st != CUGL_OK) {
+        cugl__ref_discard(&e->ref);
         free(e);
         return st;
     }

@@ -8,6 +8,7 @@
 
 #include "cugl/cugl.h"
 #include "driver.h"
+#include "live.h"
 
 #if defined(__GNUC__)
 #define CUGL__PRINTF(fmt, args) __attribute__((format(printf, fmt, args)))
@@ -47,7 +48,27 @@ typedef struct cugl__ref {
     atomic_int count;
 } cugl__ref;
 
-static inline void cugl__ref_init(cugl__ref *r) { atomic_init(&r->count, 1); }
+/* The counts behind cugl__live_objects and cugl__live_bytes (error.c). */
+extern atomic_llong cugl__live_object_count;
+extern atomic_llong cugl__live_byte_count;
+
+static inline void cugl__live_add(atomic_llong *counter, long long n)
+{
+    atomic_fetch_add_explicit(counter, n, memory_order_relaxed);
+}
+
+static inline void cugl__ref_init(cugl__ref *r)
+{
+    atomic_init(&r->count, 1);
+    cugl__live_add(&cugl__live_object_count, 1);
+}
+
+/* An object freed by its constructor's failure, never handed out. */
+static inline void cugl__ref_discard(cugl__ref *r)
+{
+    (void)r;
+    cugl__live_add(&cugl__live_object_count, -1);
+}
 static inline void cugl__ref_init_immortal(cugl__ref *r) { atomic_init(&r->count, -1); }
 
 static inline void cugl__ref_inc(cugl__ref *r)
@@ -61,7 +82,10 @@ static inline bool cugl__ref_dec(cugl__ref *r)
 {
     if (atomic_load_explicit(&r->count, memory_order_relaxed) < 0)
         return false;
-    return atomic_fetch_sub_explicit(&r->count, 1, memory_order_acq_rel) == 1;
+    if (atomic_fetch_sub_explicit(&r->count, 1, memory_order_acq_rel) != 1)
+        return false;
+    cugl__live_add(&cugl__live_object_count, -1);
+    return true;
 }
 
 /*

@@ -525,7 +525,9 @@ cugl_status cugl__mr_allocate(cugl_memory_resource *mr, size_t size, cugl_stream
     if (size == 0)
         return CUGL_OK;
     CUGL__TRY(cugl__device_activate(mr->device, who));
-    return mr->ops->allocate(mr, size, stream, ptr, who);
+    CUGL__TRY(mr->ops->allocate(mr, size, stream, ptr, who));
+    cugl__live_add(&cugl__live_byte_count, (long long)size);
+    return CUGL_OK;
 }
 
 cugl_status cugl__mr_deallocate(cugl_memory_resource *mr, uint64_t ptr, size_t size,
@@ -537,6 +539,7 @@ cugl_status cugl__mr_deallocate(cugl_memory_resource *mr, uint64_t ptr, size_t s
      * stream or pool knows its context): lost memory helps nobody. */
     cugl_status active = cugl__device_activate(mr->device, who);
     cugl_status st = mr->ops->deallocate(mr, ptr, size, stream, who);
+    cugl__live_add(&cugl__live_byte_count, -(long long)size);
     return active != CUGL_OK ? active : st;
 }
 
