@@ -11,10 +11,12 @@
 #include <cugl/app_serve.h>
 #endif
 
+#include <dirent.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 /* SIGINT or SIGTERM while serving: finish the frame, then exit cleanly. */
 static volatile sig_atomic_t stop_asked;
@@ -693,8 +695,63 @@ static void serve_pace(demo *d, double *next_s)
                   NULL);
 }
 
+/* The resident host memory of this process in KiB; -1 if unknown. */
+static long resident_kib(void)
+{
+    FILE *f = fopen("/proc/self/statm", "r");
+    long size = 0, resident = -1;
+    if (f) {
+        if (fscanf(f, "%ld %ld", &size, &resident) != 2)
+            resident = -1;
+        fclose(f);
+    }
+    return resident < 0 ? -1 : resident * (sysconf(_SC_PAGESIZE) / 1024);
+}
+
+/* The file descriptors this process has open; -1 if unknown. */
+static int open_files(void)
+{
+    DIR *dir = opendir("/proc/self/fd");
+    if (!dir)
+        return -1;
+    int n = -1; /* the directory's own descriptor */
+    for (struct dirent *e; (e = readdir(dir)) != NULL;)
+        if (e->d_name[0] != '.')
+            n++;
+    closedir(dir);
+    return n;
+}
+
+/*
+ * --soak: one line of what the process holds and how fast it runs, for a
+ * long run to show what grows. Device memory is the whole device's (the
+ * driver counts no other way): meaningful where the demo runs alone.
+ */
+static void soak_line(demo *d)
+{
+    qsort(d->soak_ms, (size_t)d->soak_count, sizeof d->soak_ms[0], cmp_double);
+    double median = d->soak_count ? d->soak_ms[d->soak_count / 2] : 0;
+    size_t free_bytes = 0, total_bytes = 0;
+    bool mem = cugl_device_memory_info(d->gl_device, &free_bytes, &total_bytes) == CUGL_OK;
+    double handover = measure_handover(d, false);
+    printf("soak: frame %ld: host %ld KiB, %d files, device %.1f MiB used, frame %.3f ms "
+           "(median of %ld), hand-over %.3f ms\n",
+           d->frame + 1, resident_kib(), open_files(),
+           mem ? (double)(total_bytes - free_bytes) / (1 << 20) : -1.0, median, d->soak_count,
+           handover);
+    fflush(stdout);
+    d->soak_count = 0;
+}
+
 static int run_frames(demo *d, const demo_callbacks *cb, void *user)
 {
+    enum { SOAK_KEPT = 1 << 16 };
+    if (d->opt.soak) {
+        long n = d->opt.soak < SOAK_KEPT ? d->opt.soak : SOAK_KEPT;
+        d->soak_ms = malloc((size_t)n * sizeof *d->soak_ms);
+        if (!d->soak_ms)
+            return demo_fail(d, "--soak: out of host memory");
+    }
     d->start_s = now_seconds();
     double next_s = 0;
     double previous_s = d->start_s;
@@ -753,6 +810,13 @@ static int run_frames(demo *d, const demo_callbacks *cb, void *user)
         }
         if (d->server && d->headless && !d->opt.bench)
             serve_pace(d, &next_s);
+        if (d->soak_ms) {
+            /* Past SOAK_KEPT frames a line, the median is of the first. */
+            if (d->soak_count < SOAK_KEPT)
+                d->soak_ms[d->soak_count++] = (now_seconds() - now_s) * 1e3;
+            if ((d->frame + 1) % d->opt.soak == 0)
+                soak_line(d);
+        }
     }
     if (d->screenshot && !shot && !stop_asked) {
         /* The window closed first: what was shown is gone with the swap, so
@@ -895,6 +959,7 @@ int demo_finish(demo *d, int status)
     }
     demo_recorder_close(&d->recorder);
     free(d->record_pixels);
+    free(d->soak_ms);
     d->record_pixels = NULL;
 #if CUGL_APP_HAS_UI
     cugl_app_ui_destroy(d->ui);

@@ -107,6 +107,9 @@ typedef struct demo {
      * frame + 1 last counted: a pipelined run has at most one (the kept
      * frame's). */
     long lockstep_frames, lockstep_mark;
+    /* --soak: the wall times of the frames since the last line (ms). */
+    double *soak_ms;
+    long soak_count;
     long frame;      /* the frame being rendered, from 0 */
     float time;      /* its time in seconds */
     float dt;        /* seconds since the previous frame */

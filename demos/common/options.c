@@ -16,6 +16,7 @@ enum flag_id {
     FLAG_SCREENSHOT,
     FLAG_INTEROP,
     FLAG_BENCH,
+    FLAG_SOAK,
     FLAG_PIPELINED,
     FLAG_UI,
     FLAG_DEVICE,
@@ -47,6 +48,7 @@ static const flag flags[] = {
     {"--interop", FLAG_INTEROP, "auto" DEMO_INTEROP_LIST(INTEROP_BAR)}, /* auto|map|shared|host */
 #undef INTEROP_BAR
     {"--bench", FLAG_BENCH, NULL},
+    {"--soak", FLAG_SOAK, "N"},
     {"--pipelined", FLAG_PIPELINED, NULL},
     {"--ui", FLAG_UI, NULL},
     {"--device", FLAG_DEVICE, "N"},
@@ -102,6 +104,9 @@ void demo_options_usage(const demo_info *info, FILE *f)
     for (int i = 0; i < DEMO_INTEROP_COUNT; i++)
         fprintf(f, "                           %-7s %s\n", interops[i].name, interops[i].help);
     fprintf(f, "  --bench                print per-phase frame times at exit\n"
+               "  --soak N               every N frames, print what the process holds (host\n"
+               "                         memory, open files, cugl objects, device memory) and\n"
+               "                         the median frame and a hand-over since the last line\n"
                "  --pipelined            GL shows CUDA's output a frame late and neither waits\n"
                "                         (shared memory, and on map two objects in turn;\n"
                "                         windows without --frames pipeline shared memory anyway;\n"
@@ -326,6 +331,12 @@ int demo_options_parse(demo_options *opt, const demo_info *info, int argc, char 
                 return usage_error(info, err, "--frames: '%s' is not a number from 1 to %ld", value,
                                    (long)DEMO_MAX_FRAMES);
             opt->frames = n;
+            break;
+        case FLAG_SOAK:
+            if (!parse_long(value, value + strlen(value), 1, DEMO_MAX_FRAMES, &n))
+                return usage_error(info, err, "--soak: '%s' is not a number from 1 to %ld", value,
+                                   (long)DEMO_MAX_FRAMES);
+            opt->soak = n;
             break;
         case FLAG_SCREENSHOT:
         case FLAG_DUMP_VERTICES:

@@ -12,6 +12,9 @@
  *   --save-input FILE   write every input event of the run to FILE
  *   --view V1,V2,...    the demo's view to start from (its camera), as numbers
  *   --bench             print the per-phase frame times at exit
+ *   --soak N            every N frames, a line of what the process holds (host
+ *                       memory, files, cugl's objects, device memory) and of the
+ *                       frame and hand-over times since the last line
  *   --pipelined         GL shows CUDA's output a frame late (shared memory, map);
  *                       windows without --frames pipeline anyway
  *   --ui                show the UI panel headless too (windows show it; F1 toggles)
@@ -106,6 +109,7 @@ typedef struct demo_options {
     float view[DEMO_MAX_VIEW]; /* --view's numbers */
     int view_count;            /* 0: not given */
     bool bench;
+    long soak;                 /* --soak's N; 0: not given */
     bool pipelined;                   /* --pipelined */
     bool ui;                   /* the panel shown, headless too */
     int device;                       /* the GL GPU */

@@ -99,6 +99,7 @@ static void defaults(void **state)
     assert_null(p.opt.screenshot);
     assert_true(p.opt.interop_auto);
     assert_false(p.opt.bench);
+    assert_int_equal(p.opt.soak, 0);
     assert_int_equal(p.opt.device, 0);
     assert_int_equal(p.opt.compute_count, 0);
     assert_null(p.opt.dump_vertices);
@@ -115,7 +116,7 @@ static void every_flag(void **state)
     (void)state;
     parsed p = parse(&with_vertices,
                      ARGS("--headless", "--size", "256x128", "--frames", "3", "--screenshot",
-                          "x.png", "--interop", "shared", "--bench"));
+                          "x.png", "--interop", "shared", "--bench", "--soak", "10000"));
     assert_int_equal(p.rc, DEMO_RUN);
     assert_true(p.opt.headless);
     assert_int_equal(p.opt.width, 256);
@@ -125,6 +126,7 @@ static void every_flag(void **state)
     assert_int_equal(p.opt.interop, DEMO_INTEROP_SHARED);
     assert_false(p.opt.interop_auto);
     assert_true(p.opt.bench);
+    assert_int_equal(p.opt.soak, 10000);
     assert_string_equal(p.err, "");
     parsed_free(&p);
 
@@ -234,7 +236,7 @@ static void help_goes_to_out(void **state)
         assert_non_null(strstr(p.out, "usage: cugl-test [options]"));
         assert_non_null(strstr(p.out, "A demo for the tests."));
         for (const char *const *flag = ARGS("--headless", "--size", "--frames", "--screenshot",
-                                            "--interop", "--bench", "--device",
+                                            "--interop", "--bench", "--soak", "--device",
                                             "--dump-vertices", "--record", "--help",
                                             "Escape  quit");
              *flag; flag++)
@@ -273,6 +275,10 @@ static const bad_case bad_cases[] = {
     {{"--frames", "3.5"}, "--frames: '3.5'"},
     {{"--frames", "99999999999"}, "--frames: '99999999999'"},
     {{"--frames="}, "--frames: ''"},
+    {{"--soak", "0"}, "--soak: '0' is not a number from 1 to"},
+    {{"--soak", "-5"}, "--soak: '-5'"},
+    {{"--soak", "x"}, "--soak: 'x'"},
+    {{"--soak"}, "--soak needs a value: N"},
     {{"--device", "-1"}, "--device: '-1'"},
     {{"--device", "one"}, "--device: 'one'"},
     {{"--compute-device", "-1"}, "--compute-device: '-1' is not a device ordinal (0 to 1023)"},

@@ -1,0 +1,112 @@
+#!/usr/bin/env python3
+"""Soak: each demo headless for many frames on each --interop path.
+
+Every demo runs with --soak, which prints every SOAK_EVERY frames what the
+process holds (resident host memory, open files, the device's used memory)
+and the median frame and a fresh hand-over since the last line. A run is
+flat when, from its first line (the warm-up window) to the last:
+
+  - the open files are the same;
+  - resident host memory grew by at most 2 MiB;
+  - the device's used memory grew by at most 2 MiB (the whole device's: run
+    nothing else on it meanwhile);
+  - the slowest window's median frame and hand-over are within 1.25x of the
+    fastest window's.
+
+usage: soak.py CUGL_DEVICES CUGL_DEMO...
+  environment: SOAK_FRAMES (default 100000), SOAK_EVERY (10000),
+  SOAK_SIZE (256x256), SOAK_PATHS (map shared host), SOAK_BODIES (nbody's
+  --bodies, 16384).
+Exits 77 without a GPU, 1 when a run fails or is not flat.
+"""
+import os
+import re
+import subprocess
+import sys
+import time
+
+LINE = re.compile(r"^soak: frame (\d+): host (-?\d+) KiB, (-?\d+) files, device (-?[\d.]+) MiB "
+                  r"used, frame ([\d.]+) ms \(median of \d+\), hand-over (-?[\d.]+) ms$")
+GROWTH_KIB = 2048
+GROWTH_MIB = 2.0
+TIME_SPREAD = 1.25
+
+
+def spread(values):
+    good = [v for v in values if v > 0]
+    return max(good) / min(good) if good else float("inf")
+
+
+def soak(demo, path, frames, every, size, bodies):
+    cmd = [demo, "--headless", "--size", size, "--frames", str(frames), "--soak", str(every),
+           "--interop", path]
+    if os.path.basename(demo) == "cugl-nbody":
+        cmd += ["--bodies", str(bodies)]
+    start = time.monotonic()
+    run = subprocess.run(cmd, capture_output=True, text=True)
+    seconds = time.monotonic() - start
+    samples = [tuple(float(g) for g in m.groups())
+               for m in map(LINE.match, run.stdout.splitlines()) if m]
+    if run.returncode != 0 or len(samples) != frames // every:
+        sys.stderr.write(run.stdout + run.stderr)
+        return None, "exit %d, %d of %d lines" % (run.returncode, len(samples), frames // every)
+    first, last = samples[0], samples[-1]
+    problems = []
+    if last[2] != first[2]:
+        problems.append("files %d -> %d" % (first[2], last[2]))
+    if last[1] - first[1] > GROWTH_KIB:
+        problems.append("host memory +%d KiB" % (last[1] - first[1]))
+    if last[3] - first[3] > GROWTH_MIB:
+        problems.append("device memory +%.1f MiB" % (last[3] - first[3]))
+    if spread([s[4] for s in samples]) > TIME_SPREAD:
+        problems.append("frame medians spread %.2fx" % spread([s[4] for s in samples]))
+    if spread([s[5] for s in samples]) > TIME_SPREAD:
+        problems.append("hand-overs spread %.2fx" % spread([s[5] for s in samples]))
+    row = "| %s | %s | %d | %.0f s | %d -> %d | %d -> %d | %.1f -> %.1f | %.3f -> %.3f (%.3f-%.3f) | " \
+          "%.3f -> %.3f (%.3f-%.3f) | %s |" % (
+              os.path.basename(demo).replace("cugl-", ""), path, frames, seconds,
+              first[1], last[1], first[2], last[2], first[3], last[3],
+              first[4], last[4], min(s[4] for s in samples), max(s[4] for s in samples),
+              first[5], last[5], min(s[5] for s in samples), max(s[5] for s in samples),
+              "flat" if not problems else "NOT FLAT: " + ", ".join(problems))
+    return row, problems
+
+
+def main():
+    if len(sys.argv) < 3:
+        sys.exit(__doc__)
+    devices, demos = sys.argv[1], sys.argv[2:]
+    probe = subprocess.run([devices], capture_output=True, text=True)
+    if probe.returncode != 0 or "Device 0:" not in probe.stdout:
+        print("soak: skipped: no CUDA device")
+        sys.exit(77)
+    print(next(l for l in probe.stdout.splitlines() if l.startswith("Device 0")))
+    frames = int(os.environ.get("SOAK_FRAMES", "100000"))
+    every = int(os.environ.get("SOAK_EVERY", "10000"))
+    size = os.environ.get("SOAK_SIZE", "256x256")
+    paths = os.environ.get("SOAK_PATHS", "map shared host").split()
+    bodies = int(os.environ.get("SOAK_BODIES", "16384"))
+    if frames < 2 * every:
+        sys.exit("soak: SOAK_FRAMES must be at least twice SOAK_EVERY")
+    print("\n%d frames at %s, a line every %d frames; first line -> last\n" % (frames, size, every))
+    print("| demo | path | frames | wall | host KiB | files | device MiB used | "
+          "frame ms (range) | hand-over ms (range) | |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
+    failed = 0
+    for demo in demos:
+        for path in paths:
+            row, problems = soak(demo, path, frames, every, size, bodies)
+            if row is None:
+                print("| %s | %s | failed: %s |" % (os.path.basename(demo), path, problems))
+                failed += 1
+            else:
+                print(row)
+                failed += bool(problems)
+            sys.stdout.flush()
+    print("\nsoak: %d of %d runs flat" % (len(demos) * len(paths) - failed,
+                                          len(demos) * len(paths)))
+    sys.exit(1 if failed else 0)
+
+
+if __name__ == "__main__":
+    main()
