@@ -247,6 +247,17 @@ CUGL_API cugl_status cugl_buffer_set_deallocation_stream(cugl_buffer *buffer,
     return CUGL_OK;
 }
 
+/* FNV-1a over the driver's bytes, from a basis of cugl's own: a descriptor
+ * damaged on its way (cut, overwritten) is refused before the driver, which
+ * crashes on some, sees it. Not a defence against forgery. */
+static uint64_t ipc_check(const cugl_buffer_ipc_descriptor *d)
+{
+    uint64_t h = 0xcb1a9e5d0c3f6a27u;
+    for (size_t i = 0; i < sizeof d->data; i++)
+        h = (h ^ d->data[i]) * 0x100000001b3u;
+    return h;
+}
+
 CUGL_API cugl_status cugl_buffer_ipc_export(cugl_buffer *buffer,
                                             cugl_buffer_ipc_descriptor *descriptor)
 {
@@ -257,12 +268,15 @@ CUGL_API cugl_status cugl_buffer_ipc_export(cugl_buffer *buffer,
                           "the buffer's memory resource is not IPC-enabled (allocate from a "
                           "device memory resource created with ipc = true)");
     CUGL__CHECK_ARG(buffer->size > 0, "an empty buffer has no memory to share");
-    CUmemPoolPtrExportData data;
+    /* Zeroed: the driver writes fewer bytes than it reserves, and the rest
+     * would carry this process's stack to the other. */
+    CUmemPoolPtrExportData data = {0};
     _Static_assert(sizeof data.reserved == sizeof descriptor->data, "IPC descriptor size");
     CUGL__TRY(CUGL_CU(cuMemPoolExportPointer, &data, (CUdeviceptr)buffer->ptr));
     memset(descriptor, 0, sizeof *descriptor);
     memcpy(descriptor->data, data.reserved, sizeof descriptor->data);
     descriptor->size = buffer->size;
+    descriptor->check = ipc_check(descriptor);
     return CUGL_OK;
 }
 
@@ -280,6 +294,9 @@ CUGL_API cugl_status cugl_buffer_ipc_import(cugl_buffer **out, cugl_memory_resou
                                   "cugl_device_memory_resource_import_fd");
     CUGL__TRY(cugl__stream_check(stream, __func__));
     CUGL__CHECK_ARG(descriptor->size > 0, "the descriptor's size is 0");
+    CUGL__CHECK_ARG(descriptor->check == ipc_check(descriptor),
+                    "the descriptor is damaged: its data does not match its check (pass it "
+                    "whole, as cugl_buffer_ipc_export wrote it)");
     CUGL__TRY(cugl__device_activate(mr->device, __func__));
 
     CUmemPoolPtrExportData data;

@@ -15,10 +15,11 @@ CUGL_BEGIN_DECLS
 
 struct DLManagedTensor; /* from <dlpack/dlpack.h> */
 
-/** A buffer exported for another process: plain bytes. */
+/** A buffer exported for another process: plain bytes, to be passed whole. */
 typedef struct cugl_buffer_ipc_descriptor {
     uint8_t data[64]; /**< the driver's export data of the allocation */
     uint64_t size;    /**< the buffer's size in bytes */
+    uint64_t check;   /**< a hash of `data`: an import refuses a damaged descriptor */
 } cugl_buffer_ipc_descriptor;
 
 /**
@@ -171,7 +172,9 @@ CUGL_API cugl_status cugl_buffer_ipc_export(cugl_buffer *buffer,
  * (closing it frees the mapping, ordered on `stream`); close it before the
  * exporting process frees the memory.
  * @errors CUGL_ERROR_INVALID_ARGUMENT (NULL; `mr` not an imported pool; a
- *   descriptor size of 0 or past the end of the shared allocation),
+ *   descriptor size of 0 or past the end of the shared allocation; a
+ *   descriptor whose `data` does not match its `check`: damaged or cut on
+ *   its way, which the driver would not survive),
  *   CUGL_ERROR_CLOSED (`mr` or `stream`), CUGL_ERROR_CUDA (the pointer is not
  *   in the pool).
  * @thread_safety Any thread; an object must not be closed while another thread uses it.
