@@ -4,14 +4,18 @@
 Every demo runs with --soak, which prints every SOAK_EVERY frames what the
 process holds (resident host memory, open files, the device's used memory)
 and the median frame and a fresh hand-over since the last line. A run is
-flat when, from its first line (the warm-up window) to the last:
+flat when:
 
-  - the open files are the same;
-  - resident host memory grew by at most 2 MiB;
-  - the device's used memory grew by at most 2 MiB (the whole device's: run
-    nothing else on it meanwhile);
+  - the open files are the same from the first line to the last;
+  - over the second half of the run (from the line at half its frames to
+    the last), resident host memory grew by at most 512 KiB and the
+    device's used memory by at most 2 MiB (the whole device's: run nothing
+    else on it meanwhile); a leak grows all along, while heaps that settle
+    grow early and stop;
   - the slowest window's median frame and hand-over are within 1.25x of the
     fastest window's.
+
+Each run's host and device memory are printed line by line after the table.
 
 usage: soak.py CUGL_DEVICES CUGL_DEMO...
   environment: SOAK_FRAMES (default 100000), SOAK_EVERY (10000),
@@ -27,7 +31,7 @@ import time
 
 LINE = re.compile(r"^soak: frame (\d+): host (-?\d+) KiB, (-?\d+) files, device (-?[\d.]+) MiB "
                   r"used, frame ([\d.]+) ms \(median of \d+\), hand-over (-?[\d.]+) ms$")
-GROWTH_KIB = 2048
+GROWTH_KIB = 512
 GROWTH_MIB = 2.0
 TIME_SPREAD = 1.25
 
@@ -49,15 +53,17 @@ def soak(demo, path, frames, every, size, bodies):
                for m in map(LINE.match, run.stdout.splitlines()) if m]
     if run.returncode != 0 or len(samples) != frames // every:
         sys.stderr.write(run.stdout + run.stderr)
-        return None, "exit %d, %d of %d lines" % (run.returncode, len(samples), frames // every)
+        return None, "exit %d, %d of %d lines" % (run.returncode, len(samples),
+                                                  frames // every), ""
     first, last = samples[0], samples[-1]
+    half = samples[len(samples) // 2 - 1]
     problems = []
     if last[2] != first[2]:
         problems.append("files %d -> %d" % (first[2], last[2]))
-    if last[1] - first[1] > GROWTH_KIB:
-        problems.append("host memory +%d KiB" % (last[1] - first[1]))
-    if last[3] - first[3] > GROWTH_MIB:
-        problems.append("device memory +%.1f MiB" % (last[3] - first[3]))
+    if last[1] - half[1] > GROWTH_KIB:
+        problems.append("host memory +%d KiB in the second half" % (last[1] - half[1]))
+    if last[3] - half[3] > GROWTH_MIB:
+        problems.append("device memory +%.1f MiB in the second half" % (last[3] - half[3]))
     if spread([s[4] for s in samples]) > TIME_SPREAD:
         problems.append("frame medians spread %.2fx" % spread([s[4] for s in samples]))
     if spread([s[5] for s in samples]) > TIME_SPREAD:
@@ -69,7 +75,10 @@ def soak(demo, path, frames, every, size, bodies):
               first[4], last[4], min(s[4] for s in samples), max(s[4] for s in samples),
               first[5], last[5], min(s[5] for s in samples), max(s[5] for s in samples),
               "flat" if not problems else "NOT FLAT: " + ", ".join(problems))
-    return row, problems
+    series = "%s %s: host KiB %s; device MiB %s" % (
+        os.path.basename(demo), path, " ".join("%d" % s[1] for s in samples),
+        " ".join("%.1f" % s[3] for s in samples))
+    return row, problems, series
 
 
 def main():
@@ -93,9 +102,11 @@ def main():
           "frame ms (range) | hand-over ms (range) | |")
     print("|---|---|---|---|---|---|---|---|---|---|")
     failed = 0
+    all_series = []
     for demo in demos:
         for path in paths:
-            row, problems = soak(demo, path, frames, every, size, bodies)
+            row, problems, series = soak(demo, path, frames, every, size, bodies)
+            all_series.append(series)
             if row is None:
                 print("| %s | %s | failed: %s |" % (os.path.basename(demo), path, problems))
                 failed += 1
@@ -103,6 +114,9 @@ def main():
                 print(row)
                 failed += bool(problems)
             sys.stdout.flush()
+    print()
+    for series in filter(None, all_series):
+        print(series)
     print("\nsoak: %d of %d runs flat" % (len(demos) * len(paths) - failed,
                                           len(demos) * len(paths)))
     sys.exit(1 if failed else 0)
