@@ -12,6 +12,7 @@
 #endif
 
 #include <dirent.h>
+#include <malloc.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -708,6 +709,18 @@ static long resident_kib(void)
     return resident < 0 ? -1 : resident * (sysconf(_SC_PAGESIZE) / 1024);
 }
 
+/* The bytes malloc has handed out and not had back; -1 if unknown. Unlike
+ * the resident size, it moves by what is allocated, not by pages. */
+static long long heap_bytes(void)
+{
+#if defined(__GLIBC__) && (__GLIBC__ > 2 || __GLIBC_MINOR__ >= 33)
+    struct mallinfo2 mi = mallinfo2();
+    return (long long)(mi.uordblks + mi.hblkhd);
+#else
+    return -1;
+#endif
+}
+
 /* The file descriptors this process has open; -1 if unknown. */
 static int open_files(void)
 {
@@ -734,9 +747,9 @@ static void soak_line(demo *d)
     size_t free_bytes = 0, total_bytes = 0;
     bool mem = cugl_device_memory_info(d->gl_device, &free_bytes, &total_bytes) == CUGL_OK;
     double handover = measure_handover(d, false);
-    printf("soak: frame %ld: host %ld KiB, %d files, device %.1f MiB used, frame %.3f ms "
-           "(median of %ld), hand-over %.3f ms\n",
-           d->frame + 1, resident_kib(), open_files(),
+    printf("soak: frame %ld: host %ld KiB, heap %lld bytes, %d files, device %.1f MiB used, "
+           "frame %.3f ms (median of %ld), hand-over %.3f ms\n",
+           d->frame + 1, resident_kib(), heap_bytes(), open_files(),
            mem ? (double)(total_bytes - free_bytes) / (1 << 20) : -1.0, median, d->soak_count,
            handover);
     fflush(stdout);

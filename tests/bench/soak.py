@@ -7,6 +7,8 @@ and the median frame and a fresh hand-over since the last line. A run is
 flat when:
 
   - the open files are the same from the first line to the last;
+  - over the second half of the run, the bytes malloc has handed out
+    (mallinfo2: no page noise) grew by at most 64 KiB;
   - over the second half of the run (from the line at half its frames to
     the last), resident host memory grew by at most 4 MiB (80 bytes a frame
     over 50,000 frames; the resident size moves by a megabyte or two either
@@ -31,9 +33,11 @@ import subprocess
 import sys
 import time
 
-LINE = re.compile(r"^soak: frame (\d+): host (-?\d+) KiB, (-?\d+) files, device (-?[\d.]+) MiB "
-                  r"used, frame ([\d.]+) ms \(median of \d+\), hand-over (-?[\d.]+) ms$")
+LINE = re.compile(r"^soak: frame (\d+): host (-?\d+) KiB, heap (-?\d+) bytes, (-?\d+) files, "
+                  r"device (-?[\d.]+) MiB used, frame ([\d.]+) ms \(median of \d+\), "
+                  r"hand-over (-?[\d.]+) ms$")
 GROWTH_KIB = 4096
+GROWTH_HEAP = 65536
 GROWTH_MIB = 2.0
 TIME_SPREAD = 1.25
 
@@ -60,26 +64,28 @@ def soak(demo, path, frames, every, size, bodies):
     first, last = samples[0], samples[-1]
     half = samples[len(samples) // 2 - 1]
     problems = []
-    if last[2] != first[2]:
-        problems.append("files %d -> %d" % (first[2], last[2]))
+    if last[3] != first[3]:
+        problems.append("files %d -> %d" % (first[3], last[3]))
+    if last[2] - half[2] > GROWTH_HEAP:
+        problems.append("heap +%d bytes in the second half" % (last[2] - half[2]))
     if last[1] - half[1] > GROWTH_KIB:
         problems.append("host memory +%d KiB in the second half" % (last[1] - half[1]))
-    if last[3] - half[3] > GROWTH_MIB:
-        problems.append("device memory +%.1f MiB in the second half" % (last[3] - half[3]))
-    if spread([s[4] for s in samples]) > TIME_SPREAD:
-        problems.append("frame medians spread %.2fx" % spread([s[4] for s in samples]))
+    if last[4] - half[4] > GROWTH_MIB:
+        problems.append("device memory +%.1f MiB in the second half" % (last[4] - half[4]))
     if spread([s[5] for s in samples]) > TIME_SPREAD:
-        problems.append("hand-overs spread %.2fx" % spread([s[5] for s in samples]))
-    row = "| %s | %s | %d | %.0f s | %d -> %d | %d -> %d | %.1f -> %.1f | %.3f -> %.3f (%.3f-%.3f) | " \
-          "%.3f -> %.3f (%.3f-%.3f) | %s |" % (
+        problems.append("frame medians spread %.2fx" % spread([s[5] for s in samples]))
+    if spread([s[6] for s in samples]) > TIME_SPREAD:
+        problems.append("hand-overs spread %.2fx" % spread([s[6] for s in samples]))
+    row = "| %s | %s | %d | %.0f s | %d -> %d | %d -> %d | %d -> %d | %.1f -> %.1f | " \
+          "%.3f -> %.3f (%.3f-%.3f) | %.3f -> %.3f (%.3f-%.3f) | %s |" % (
               os.path.basename(demo).replace("cugl-", ""), path, frames, seconds,
-              first[1], last[1], first[2], last[2], first[3], last[3],
-              first[4], last[4], min(s[4] for s in samples), max(s[4] for s in samples),
+              first[1], last[1], first[2], last[2], first[3], last[3], first[4], last[4],
               first[5], last[5], min(s[5] for s in samples), max(s[5] for s in samples),
+              first[6], last[6], min(s[6] for s in samples), max(s[6] for s in samples),
               "flat" if not problems else "NOT FLAT: " + ", ".join(problems))
-    series = "%s %s: host KiB %s; device MiB %s" % (
+    series = "%s %s: host KiB %s; heap bytes %s; device MiB %s" % (
         os.path.basename(demo), path, " ".join("%d" % s[1] for s in samples),
-        " ".join("%.1f" % s[3] for s in samples))
+        " ".join("%d" % s[2] for s in samples), " ".join("%.1f" % s[4] for s in samples))
     return row, problems, series
 
 
@@ -100,9 +106,9 @@ def main():
     if frames < 2 * every:
         sys.exit("soak: SOAK_FRAMES must be at least twice SOAK_EVERY")
     print("\n%d frames at %s, a line every %d frames; first line -> last\n" % (frames, size, every))
-    print("| demo | path | frames | wall | host KiB | files | device MiB used | "
+    print("| demo | path | frames | wall | host KiB | heap bytes | files | device MiB used | "
           "frame ms (range) | hand-over ms (range) | |")
-    print("|---|---|---|---|---|---|---|---|---|---|")
+    print("|---|---|---|---|---|---|---|---|---|---|---|")
     failed = 0
     for demo in demos:
         for path in paths:
