@@ -8,7 +8,8 @@ flat when:
 
   - the open files are the same from the first line to the last;
   - over the second half of the run, the bytes malloc has handed out
-    (mallinfo2: no page noise) grew by at most 64 KiB;
+    (mallinfo2: no page noise) grew by at most 0.25 bytes a frame (a few
+    kilobytes move either way between lines);
   - over the second half of the run (from the line at half its frames to
     the last), resident host memory grew by at most 4 MiB (80 bytes a frame
     over 50,000 frames; the resident size moves by a megabyte or two either
@@ -37,7 +38,7 @@ LINE = re.compile(r"^soak: frame (\d+): host (-?\d+) KiB, heap (-?\d+) bytes, (-
                   r"device (-?[\d.]+) MiB used, frame ([\d.]+) ms \(median of \d+\), "
                   r"hand-over (-?[\d.]+) ms$")
 GROWTH_KIB = 4096
-GROWTH_HEAP = 65536
+HEAP_PER_FRAME = 0.25
 GROWTH_MIB = 2.0
 TIME_SPREAD = 1.25
 
@@ -66,8 +67,9 @@ def soak(demo, path, frames, every, size, bodies):
     problems = []
     if last[3] != first[3]:
         problems.append("files %d -> %d" % (first[3], last[3]))
-    if last[2] - half[2] > GROWTH_HEAP:
-        problems.append("heap +%d bytes in the second half" % (last[2] - half[2]))
+    heap_rate = (last[2] - half[2]) / (last[0] - half[0])
+    if heap_rate > HEAP_PER_FRAME:
+        problems.append("heap +%.2f bytes a frame in the second half" % heap_rate)
     if last[1] - half[1] > GROWTH_KIB:
         problems.append("host memory +%d KiB in the second half" % (last[1] - half[1]))
     if last[4] - half[4] > GROWTH_MIB:
