@@ -25,4 +25,7 @@ extern const size_t bad_input_count;
 /* Zeroed memory for pointer arguments, one region a parameter position. */
 void *scratch_at(int slot);
 
+/* The same slot, filled with 0xff bytes now (the call's argument). */
+void *scratch_ff(int slot);
+
 #endif /* CUGL_TEST_BAD_INPUT_H */

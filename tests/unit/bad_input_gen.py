@@ -5,14 +5,21 @@ usage: bad_input_gen.py HEADER... OUTPUT.c
 
 Reads each CUGL_API declaration of the headers and writes a C table of
 calls: for each function a base call, then one call for each other value
-of each parameter in turn. The values by type:
+of each parameter in turn; the same from a call with every pointer at
+scratch memory, and from one with every value at its most hostile (0xff
+scratch, the last of the values below). The values by type:
 
   an object handle (cugl_buffer *, ...)  NULL
   any other pointer (outputs, shapes, descs, host memory)
-                                         NULL, zeroed scratch memory
+                                         NULL, zeroed scratch memory, and
+                                         where what it points to holds no
+                                         pointer (numbers, descs of numbers,
+                                         bytes), scratch memory of 0xff bytes:
+                                         every size, count, flag and enum in
+                                         it at its largest or -1
   sizes, counts, integers, enums, floats  0, -1 or the type's extremes,
                                           out-of-range enum values, NaN
-  strings                                 NULL, ""
+  strings (const char *)                  NULL, ""
 
 tests/unit/test_bad_input.c runs the table (without a GPU) and checks that
 no call crashes or trips a sanitizer, and that every call returning a
@@ -67,6 +74,21 @@ def split_params(text):
     return [p.strip() for p in text.split(',')]
 
 
+# Structs of the headers that hold no pointer (filled by main): 0xff bytes
+# in one of them are bad numbers, not a bad address.
+PLAIN_STRUCTS = set()
+# Function pointer types of the headers (filled by main): only NULL.
+FUNCTION_TYPES = set()
+
+
+def plain_structs(text):
+    FUNCTION_TYPES.update(re.findall(r'typedef [^;(]*\(\s*\*\s*(\w+)\s*\)', text))
+    for m in re.finditer(r'typedef struct \w+\s*\{(.*?)\}\s*(\w+);', text, re.S):
+        body = re.sub(r'/\*.*?\*/|//[^\n]*', '', m.group(1), flags=re.S)
+        if '*' not in body:
+            PLAIN_STRUCTS.add(m.group(2))
+
+
 def values(param):
     """(C type for a cast, list of C expressions) for one parameter."""
     m = re.match(r'(.*?)(\w+)\s*(\[[^\]]*\])?$', param)
@@ -75,7 +97,7 @@ def values(param):
         ctype = ctype + ' *'
     base = ctype.replace('const ', '').replace('*', '').strip()
     stars = ctype.count('*')
-    if '(*' in param:  # a function pointer
+    if '(*' in param or base in FUNCTION_TYPES:  # a function pointer
         return None
     if stars == 0:
         if base in SCALARS:
@@ -85,16 +107,20 @@ def values(param):
         if base.startswith('cugl_'):  # an enum
             return [f'({base})0', f'({base})-1', f'({base})9999']
         raise SystemExit(f'bad_input_gen.py: no values for type {ctype!r} in {param!r}')
-    if base == 'char' and stars == 1:
+    if base == 'char' and stars == 1 and 'const' in ctype:
         return ['NULL', '""']
     if stars == 1 and base in HANDLES:
         return ['NULL']
+    if stars == 1 and (base in SCALARS or base in PLAIN_STRUCTS or base == 'void'):
+        return ['NULL', f'(void *)scratch_at({{slot}})', f'(void *)scratch_ff({{slot}})']
     return ['NULL', f'(void *)scratch_at({{slot}})']
 
 
 def main():
     headers, output = sys.argv[1:-1], sys.argv[-1]
     calls = []
+    for path in headers:
+        plain_structs(open(path, encoding='utf-8').read())
     guards = {'app_ui.h': 'CUGL_APP_HAS_UI', 'app_serve.h': 'CUGL_APP_HAS_SERVE'}
     for path in headers:
         guard = guards.get(path.rsplit('/', 1)[-1])
@@ -124,8 +150,16 @@ def main():
             base = [v[0] for v in vals]
             # every pointer a scratch buffer at once: the checks past the first NULL
             allp = [v[1] if len(v) > 1 and 'scratch' in v[1] else v[0] for v in vals]
+            # every pointer at 0xff scratch where allowed and every number at
+            # its last value (the extremes): all of it hostile at once
+            hostile = [next((a for a in v if 'scratch_ff' in a), v[-1]) if 'scratch' in ''.join(v)
+                       else v[-1] for v in vals]
             variants = []
-            for start in ([base, allp] if allp != base else [base]):
+            starts = [base]
+            for s in (allp, hostile):
+                if s not in starts:
+                    starts.append(s)
+            for start in starts:
                 variants.append(list(start))
                 for i, v in enumerate(vals):
                     for alt in v:

@@ -1,7 +1,7 @@
 /*
  * Every public function of libcugl, called with bad values (the table
  * bad_input_gen.py makes from the headers): NULL outputs and handles,
- * zeroed descs and shapes, sizes of 0 and SIZE_MAX, negative and extreme
+ * zeroed descs and shapes, descs and shapes of 0xff bytes, sizes of 0 and SIZE_MAX, negative and extreme
  * integers, enums out of range, NaN. Here there is no GPU (the unit suite;
  * the sanitized build runs it too). Each call must return: no crash, no
  * sanitizer report. Each one that returns a status other than CUGL_OK must
@@ -21,6 +21,12 @@ static _Alignas(64) unsigned char scratch[SLOTS][SLOT_BYTES];
 
 void *scratch_at(int slot)
 {
+    return scratch[slot % SLOTS];
+}
+
+void *scratch_ff(int slot)
+{
+    memset(scratch[slot % SLOTS], 0xff, SLOT_BYTES);
     return scratch[slot % SLOTS];
 }
 
