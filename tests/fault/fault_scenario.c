@@ -2,8 +2,11 @@
  * fault_scenario.c - one round of what the suites do (device, stream,
  * events, pools, buffers, copies, arrays and their kernel copies, pageable
  * host copies, textures, surfaces, a module and a launch, a strided view
- * copy, a registered GL buffer mapped and unmapped, shared memory), run
- * under the fault shim (fault_shim.h) with one driver call failed.
+ * copy, a registered GL buffer mapped and unmapped, shared memory; then
+ * streams waiting on each other and timed events, managed memory, an IPC
+ * pool and buffer exported and imported, an exportable buffer's file
+ * descriptor, a mipmapped array's level, a GL texture mapped as an array),
+ * run under the fault shim (fault_shim.h) with one driver call failed.
  *
  * A warm-up round first (not counted: caches and modules load there); then
  * the shim is armed for round 1, which stops at the first failed step;
@@ -27,6 +30,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cugl/app.h>
 #include <cugl/app_shared.h>
@@ -114,7 +118,15 @@ static bool run_round(bool counted)
     cugl_view *vsrc = NULL, *vdst = NULL;
     cugl_graphics_resource *res = NULL;
     cugl_app_shared *sh = NULL;
-    GLuint glbuf = 0;
+    cugl_stream *s2 = NULL;
+    cugl_event *e2 = NULL;
+    cugl_memory_resource *mmr = NULL, *ipc = NULL, *ipc_in = NULL, *xmr = NULL;
+    cugl_buffer *mb = NULL, *ib = NULL, *ib_in = NULL, *xb = NULL;
+    cugl_mipmapped_array *mip = NULL;
+    cugl_array *level = NULL, *img_arr = NULL;
+    cugl_graphics_resource *img = NULL;
+    int pool_fd = -1, buffer_fd = -1;
+    GLuint glbuf = 0, gltex = 0;
     uint32_t *host = malloc(N), *back = malloc(N), *glread = malloc(GLN);
     if (!host || !back || !glread) {
         DEFECT("no host memory");
@@ -241,12 +253,139 @@ static bool run_round(bool counted)
     STEP(cugl_app_shared_gl_end(sh), "cugl_app_shared_gl_end");
     if (!all_words(glread, GLN / 4, word, "the shared buffer"))
         goto out;
+
+    /* A second stream waits for the first, through an event and directly;
+     * the time between two events. */
+    STEP(cugl_stream_create(&s2, dev, &(cugl_stream_desc){.priority = 0}), "cugl_stream_create");
+    STEP(cugl_event_create(&e2, dev, &(cugl_event_desc){.timing = true}), "cugl_event_create");
+    STEP(cugl_event_record(e, s), "cugl_event_record");
+    word = 0x7e57ab1eu;
+    STEP(cugl_buffer_fill(a, &word, 4, s), "cugl_buffer_fill");
+    STEP(cugl_event_record(e2, s), "cugl_event_record");
+    STEP(cugl_stream_wait_event(s2, e2), "cugl_stream_wait_event");
+    STEP(cugl_stream_wait_stream(s2, s), "cugl_stream_wait_stream");
+    STEP(cugl_buffer_copy_from(h, a, s2), "cugl_buffer_copy_from");
+    STEP(cugl_stream_sync(s2), "cugl_stream_sync");
+    bool idle = false;
+    STEP(cugl_stream_query(s2, &idle), "cugl_stream_query");
+    STEP(cugl_event_query(e2, &idle), "cugl_event_query");
+    float ms = -1;
+    STEP(cugl_event_elapsed_ms(&ms, e, e2), "cugl_event_elapsed_ms");
+    if (!idle || ms < 0) {
+        DEFECT("a synced stream's event not done (%d), or %g ms between two events", idle,
+               (double)ms);
+        goto out;
+    }
+    if (!all_words((const uint32_t *)(uintptr_t)cugl_buffer_handle(h), WORDS, word,
+                   "the copy on the waiting stream"))
+        goto out;
+
+    /* Managed memory, filled by the device, read by the host. */
+    STEP(cugl_managed_memory_resource_create(
+             &mmr, dev, &(cugl_managed_memory_desc){.preferred_location = CUGL_LOCATION_DEVICE}),
+         "cugl_managed_memory_resource_create");
+    STEP(cugl_memory_resource_allocate(&mb, mmr, GLN, s), "cugl_memory_resource_allocate");
+    word = 0x3a3a3a3au;
+    STEP(cugl_buffer_fill(mb, &word, 4, s), "cugl_buffer_fill");
+    STEP(cugl_stream_sync(s), "cugl_stream_sync");
+    if (!all_words((const uint32_t *)(uintptr_t)cugl_buffer_handle(mb), GLN / 4, word,
+                   "managed memory"))
+        goto out;
+
+    /* An IPC pool and its buffer, exported and imported here (what another
+     * process would do), read through the import. */
+    STEP(cugl_device_memory_resource_create(&ipc, dev, &(cugl_device_memory_desc){.ipc = true}),
+         "cugl_device_memory_resource_create");
+    STEP(cugl_memory_resource_allocate(&ib, ipc, GLN, s), "cugl_memory_resource_allocate");
+    word = 0x1bc1bc1bu;
+    STEP(cugl_buffer_fill(ib, &word, 4, s), "cugl_buffer_fill");
+    STEP(cugl_stream_sync(s), "cugl_stream_sync");
+    STEP(cugl_memory_resource_export_fd(ipc, &pool_fd), "cugl_memory_resource_export_fd");
+    cugl_buffer_ipc_descriptor ipc_desc;
+    STEP(cugl_buffer_ipc_export(ib, &ipc_desc), "cugl_buffer_ipc_export");
+    STEP(cugl_device_memory_resource_import_fd(&ipc_in, dev, pool_fd),
+         "cugl_device_memory_resource_import_fd");
+    STEP(cugl_buffer_ipc_import(&ib_in, ipc_in, &ipc_desc, s), "cugl_buffer_ipc_import");
+    STEP(cugl_buffer_copy_from(h, ib_in, s), "cugl_buffer_copy_from");
+    STEP(cugl_stream_sync(s), "cugl_stream_sync");
+    if (!all_words((const uint32_t *)(uintptr_t)cugl_buffer_handle(h), GLN / 4, word,
+                   "the imported IPC buffer"))
+        goto out;
+
+    /* An exportable buffer's file descriptor. */
+    STEP(cugl_exportable_memory_resource_create(&xmr, dev),
+         "cugl_exportable_memory_resource_create");
+    STEP(cugl_memory_resource_allocate(&xb, xmr, GLN, s), "cugl_memory_resource_allocate");
+    size_t xsize = 0;
+    STEP(cugl_buffer_export_fd(xb, &buffer_fd, &xsize), "cugl_buffer_export_fd");
+    if (buffer_fd < 0 || xsize < GLN) {
+        DEFECT("an exported buffer: fd %d, %zu bytes", buffer_fd, xsize);
+        goto out;
+    }
+
+    /* A mipmapped array's level 1, written and read back. */
+    STEP(cugl_mipmapped_array_create(&mip, dev,
+                                     &(cugl_array_desc){.ndim = 2, .shape = {256, 256},
+                                                        .format = CUGL_FORMAT_U32},
+                                     3),
+         "cugl_mipmapped_array_create");
+    STEP(cugl_mipmapped_array_get_level(&level, mip, 1), "cugl_mipmapped_array_get_level");
+    STEP(cugl_array_copy_from_host(level, host, 128 * 128 * 4, s), "cugl_array_copy_from_host");
+    memset(back, 0, 128 * 128 * 4);
+    STEP(cugl_array_copy_to_host(back, 128 * 128 * 4, level, s), "cugl_array_copy_to_host");
+    STEP(cugl_stream_sync(s), "cugl_stream_sync");
+    if (memcmp(back, host, 128 * 128 * 4) != 0) {
+        DEFECT("a mipmapped array's level does not read back what was written");
+        goto out;
+    }
+
+    /* A GL texture mapped as an array, written by CUDA, read by GL. */
+    glCreateTextures(GL_TEXTURE_2D, 1, &gltex);
+    glTextureStorage2D(gltex, 1, GL_RGBA8, 64, 64);
+    STEP(cugl_graphics_resource_from_gl_image(&img, dev, gltex, CUGL_GL_TEXTURE_2D, 0),
+         "cugl_graphics_resource_from_gl_image");
+    STEP(cugl_graphics_resource_map_array(&img_arr, img, s, 0, 0),
+         "cugl_graphics_resource_map_array");
+    STEP(cugl_array_copy_from_host(img_arr, host, 64 * 64 * 4, s), "cugl_array_copy_from_host");
+    STEP(cugl_graphics_resource_unmap(img, s), "cugl_graphics_resource_unmap");
+    cugl_array_release(img_arr); /* closed by the unmap */
+    img_arr = NULL;
+    glGetTextureImage(gltex, 0, GL_RGBA, GL_UNSIGNED_BYTE, 64 * 64 * 4, glread);
+    if (memcmp(glread, host, 64 * 64 * 4) != 0) {
+        DEFECT("the mapped GL texture does not hold what CUDA wrote");
+        goto out;
+    }
     done = true;
 
 out:
     /* Everything made so far goes, whatever failed. */
     if (s)
         cugl_stream_sync(s);
+    if (s2)
+        cugl_stream_sync(s2);
+    cugl_array_release(img_arr);
+    if (img) {
+        cugl_graphics_resource_close(img, s);
+        cugl_graphics_resource_release(img);
+    }
+    if (gltex)
+        glDeleteTextures(1, &gltex);
+    cugl_array_release(level);
+    cugl_mipmapped_array_release(mip);
+    if (buffer_fd >= 0)
+        close(buffer_fd);
+    if (pool_fd >= 0)
+        close(pool_fd);
+    cugl_buffer_release(xb);
+    cugl_memory_resource_release(xmr);
+    cugl_buffer_release(ib_in);
+    cugl_memory_resource_release(ipc_in);
+    cugl_buffer_release(ib);
+    cugl_memory_resource_release(ipc);
+    cugl_buffer_release(mb);
+    cugl_memory_resource_release(mmr);
+    cugl_event_release(e2);
+    cugl_stream_release(s2);
     cugl_app_shared_destroy(sh);
     cugl_buffer_release(mapped);
     if (res) {
