@@ -48,7 +48,7 @@ typedef struct cugl__ref {
     atomic_int count;
 } cugl__ref;
 
-/* The counts behind cugl__live_objects and cugl__live_bytes (error.c). */
+/* The counts behind cugl__live_objects and cugl__live_bytes (live.c). */
 extern atomic_llong cugl__live_object_count;
 extern atomic_llong cugl__live_byte_count;
 
@@ -69,6 +69,7 @@ static inline void cugl__ref_discard(cugl__ref *r)
     (void)r;
     cugl__live_add(&cugl__live_object_count, -1);
 }
+
 static inline void cugl__ref_init_immortal(cugl__ref *r) { atomic_init(&r->count, -1); }
 
 static inline void cugl__ref_inc(cugl__ref *r)
