@@ -18,7 +18,9 @@ scratch, the last of the values below). The values by type:
                                          every size, count, flag and enum in
                                          it at its largest or -1
   sizes, counts, integers, enums, floats  0, -1 or the type's extremes,
-                                          out-of-range enum values, NaN
+                                          halves of them that overflow when
+                                          doubled, out-of-range enum values,
+                                          NaN
   strings (const char *)                  NULL, ""
 
 tests/unit/test_bad_input.c runs the table (without a GPU) and checks that
@@ -45,12 +47,12 @@ SKIP = {'cugl_app_drain_gl_errors', 'cugl_app_check_gl', 'cugl_app_program',
         'cugl_app_compute_program', 'cugl_app_context_create'}
 
 SCALARS = {
-    'size_t': ['0', '1', 'SIZE_MAX'],
-    'int': ['0', '-1', 'INT_MIN', 'INT_MAX', '4096'],
-    'unsigned': ['0', 'UINT_MAX', '7'],
-    'int64_t': ['0', '-1', 'INT64_MIN', 'INT64_MAX'],
-    'uint64_t': ['0', 'UINT64_MAX', '1'],
-    'uint32_t': ['0', 'UINT32_MAX'],
+    'size_t': ['0', '1', '(size_t)1 << 40', 'SIZE_MAX / 2 + 1', 'SIZE_MAX'],
+    'int': ['0', '-1', 'INT_MIN', 'INT_MAX / 2 + 1', 'INT_MAX', '4096'],
+    'unsigned': ['0', 'UINT_MAX / 2 + 1', 'UINT_MAX', '7'],
+    'int64_t': ['0', '-1', 'INT64_MIN', 'INT64_MAX / 2 + 1', 'INT64_MAX'],
+    'uint64_t': ['0', 'UINT64_MAX', '(uint64_t)1 << 63', '1'],
+    'uint32_t': ['0', 'UINT32_MAX / 2 + 1', 'UINT32_MAX'],
     'uint8_t': ['0', 'UINT8_MAX'],
     'bool': ['false', 'true'],
     'float': ['0.0f', 'NAN', '-1.0f'],
