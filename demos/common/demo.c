@@ -973,6 +973,7 @@ int demo_finish(demo *d, int status)
     demo_recorder_close(&d->recorder);
     free(d->record_pixels);
     free(d->soak_ms);
+    d->soak_ms = NULL;
     d->record_pixels = NULL;
 #if CUGL_APP_HAS_UI
     cugl_app_ui_destroy(d->ui);

@@ -13,7 +13,7 @@
  *   --view V1,V2,...    the demo's view to start from (its camera), as numbers
  *   --bench             print the per-phase frame times at exit
  *   --soak N            every N frames, a line of what the process holds (host
- *                       memory, files, cugl's objects, device memory) and of the
+ *                       memory, malloc's heap, files, device memory) and of the
  *                       frame and hand-over times since the last line
  *   --pipelined         GL shows CUDA's output a frame late (shared memory, map);
  *                       windows without --frames pipeline anyway
