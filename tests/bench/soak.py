@@ -74,10 +74,10 @@ def soak(demo, path, frames, every, size, bodies):
         problems.append("host memory +%d KiB in the second half" % (last[1] - half[1]))
     if last[4] - half[4] > GROWTH_MIB:
         problems.append("device memory +%.1f MiB in the second half" % (last[4] - half[4]))
-    if spread([s[5] for s in samples]) > TIME_SPREAD:
-        problems.append("frame medians spread %.2fx" % spread([s[5] for s in samples]))
-    if spread([s[6] for s in samples]) > TIME_SPREAD:
-        problems.append("hand-overs spread %.2fx" % spread([s[6] for s in samples]))
+    for what, i in (("frame medians", 5), ("hand-overs", 6)):
+        times = spread([s[i] for s in samples])
+        if times > TIME_SPREAD:
+            problems.append("%s spread %.2fx" % (what, times))
     row = "| %s | %s | %d | %.0f s | %d -> %d | %d -> %d | %d -> %d | %.1f -> %.1f | " \
           "%.3f -> %.3f (%.3f-%.3f) | %.3f -> %.3f (%.3f-%.3f) | %s |" % (
               os.path.basename(demo).replace("cugl-", ""), path, frames, seconds,

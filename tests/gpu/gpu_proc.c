@@ -1,6 +1,7 @@
 /*
  * gpu_proc.c - see gpu_proc.h.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <signal.h>
 #include <sys/wait.h>
@@ -36,4 +37,17 @@ int gpu_reap_child(pid_t pid, long timeout_ms, bool *timed_out)
         nanosleep(&pause, NULL);
     }
     return status;
+}
+
+int gpu_open_fds(void)
+{
+    DIR *d = opendir("/proc/self/fd");
+    if (!d)
+        return -1;
+    int n = 0;
+    for (struct dirent *e; (e = readdir(d)) != NULL;)
+        if (e->d_name[0] != '.')
+            n++;
+    closedir(d);
+    return n - 1;
 }

@@ -18,4 +18,8 @@ long gpu_ms_since(const struct timespec *t0);
  */
 int gpu_reap_child(pid_t pid, long timeout_ms, bool *timed_out);
 
+/* The file descriptors this process has open (the entries of /proc/self/fd,
+ * less the one reading them takes); -1 where they cannot be read. */
+int gpu_open_fds(void);
+
 #endif /* CUGL_TEST_GPU_PROC_H */

@@ -40,7 +40,6 @@
 #include <cugl/app.h>
 #include <cugl/app_shared.h>
 
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -65,20 +64,6 @@ enum {
 /* This executable: argv[0] where it is a path, else the kernel's link. */
 static const char *self_exe = "/proc/self/exe";
 
-/* Open file descriptors of this process (the entries of /proc/self/fd, less
- * the one reading them takes); -1 where they cannot be read. */
-static int open_fds(void)
-{
-    DIR *d = opendir("/proc/self/fd");
-    if (!d)
-        return -1;
-    int n = 0;
-    for (struct dirent *e; (e = readdir(d)) != NULL;)
-        if (e->d_name[0] != '.')
-            n++;
-    closedir(d);
-    return n - 1;
-}
 
 static bool fd_is_open(int fd) { return fd >= 0 && fcntl(fd, F_GETFD) != -1; }
 
@@ -226,7 +211,7 @@ static void importer_run(const request *rq, int fd, reply *rp)
         break;
     }
     rp->fd_open = !was_open || fd_is_open(fd);
-    rp->fds = open_fds();
+    rp->fds = gpu_open_fds();
 }
 
 /* One message of exactly n bytes and the descriptor it carries, if any. */
@@ -672,7 +657,7 @@ static void cut_buffer_descriptor(void **state)
 static void garbage_pool_fds(void **state)
 {
     (void)state;
-    int before = open_fds(), importer_before = ask(&(request){.op = OP_COUNT}, -1).fds;
+    int before = gpu_open_fds(), importer_before = ask(&(request){.op = OP_COUNT}, -1).fds;
     junk_fds j = junk_open();
 
     /* No pool at all: refused in any process, so here. */
@@ -739,7 +724,7 @@ static void garbage_pool_fds(void **state)
     }
 
     junk_close(&j);
-    assert_int_equal(open_fds(), before);
+    assert_int_equal(gpu_open_fds(), before);
     assert_int_equal(ask(&(request){.op = OP_COUNT}, -1).fds, importer_before);
 }
 
@@ -825,13 +810,13 @@ static void ten_thousand_ipc_cycles(void **state)
     uint64_t used = pool_stats(mr).used_current;
     /* The first import may open what the driver keeps for the next ones. */
     one_ipc_cycle(mr);
-    int here_before = open_fds(), there_before = ask(&(request){.op = OP_COUNT}, -1).fds;
+    int here_before = gpu_open_fds(), there_before = ask(&(request){.op = OP_COUNT}, -1).fds;
     struct timespec t0;
     clock_gettime(CLOCK_MONOTONIC, &t0);
     for (int i = 0; i < CYCLES; i++)
         one_ipc_cycle(mr);
     double s = seconds_since(&t0);
-    int here_after = open_fds(), there_after = ask(&(request){.op = OP_COUNT}, -1).fds;
+    int here_after = gpu_open_fds(), there_after = ask(&(request){.op = OP_COUNT}, -1).fds;
     print_message("# %d IPC cycles (pool and buffer exported, imported, closed) in %.1f s: "
                   "open fds %d -> %d here, %d -> %d in the importer%s\n",
                   CYCLES, s, here_before, here_after, there_before, there_after,
@@ -872,13 +857,13 @@ static void ten_thousand_shared_cycles(void **state)
         return;
     }
     assert_status(st, CUGL_OK);
-    int before = open_fds();
+    int before = gpu_open_fds();
     struct timespec t0;
     clock_gettime(CLOCK_MONOTONIC, &t0);
     for (int i = 0; i < CYCLES; i++)
         assert_ok(one_shared_cycle());
     double s = seconds_since(&t0);
-    int after = open_fds();
+    int after = gpu_open_fds();
     print_message("# %d shared GL buffers (exported by CUDA, imported by GL, one turn each, "
                   "destroyed) in %.1f s: open fds %d -> %d\n",
                   CYCLES, s, before, after);
@@ -907,7 +892,7 @@ static void garbage_gl_memory_fds(void **state)
         gpu_not_applicable("GL lacks GL_EXT_memory_object_fd");
         return;
     }
-    int before = open_fds();
+    int before = gpu_open_fds();
     junk_fds j = junk_open();
     cugl_memory_resource *mr = no_ipc_pools[0] ? NULL : ipc_pool();
     int pool_fd = mr ? export_pool(mr) : -1;
@@ -950,7 +935,7 @@ static void garbage_gl_memory_fds(void **state)
         close(pool_fd);
         cugl_memory_resource_release(mr);
     }
-    assert_int_equal(open_fds(), before);
+    assert_int_equal(gpu_open_fds(), before);
 }
 
 /* ------------------------------------------------------------------- main */

@@ -13,7 +13,6 @@
  * cmocka's asserts are not thread-safe: threads count what went wrong and
  * keep the first message; the main thread asserts.
  */
-#include <dirent.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <time.h>
@@ -21,6 +20,7 @@
 #include <cugl/app.h>
 
 #include "cugl_test.h"
+#include "gpu_proc.h"
 #include "live.h"
 
 #if defined(__GNUC__)
@@ -574,18 +574,6 @@ static void run_round(long iterations, const char *name)
     }
 }
 
-static int open_fds(void)
-{
-    DIR *dir = opendir("/proc/self/fd");
-    if (!dir)
-        return -1;
-    int n = 0;
-    for (struct dirent *e; (e = readdir(dir)) != NULL;)
-        if (e->d_name[0] != '.')
-            n++;
-    closedir(dir);
-    return n;
-}
 
 static double seconds(void)
 {
@@ -625,7 +613,7 @@ static void eight_threads(void **state)
      * the device, the EGL display) is open before the count. */
     run_round(1, "warm-up");
     assert_ok(cugl_device_sync(dev));
-    const int fds_before = open_fds();
+    const int fds_before = gpu_open_fds();
     const int64_t objects_before = cugl__live_objects(), bytes_before = cugl__live_bytes();
 
     const double start = seconds();
@@ -642,7 +630,7 @@ static void eight_threads(void **state)
         fail_msg("cugl held %lld objects and %lld bytes before the threads, %lld and %lld after",
                  (long long)objects_before, (long long)bytes_before,
                  (long long)cugl__live_objects(), (long long)cugl__live_bytes());
-    const int fds_after = open_fds();
+    const int fds_after = gpu_open_fds();
     if (fds_after != fds_before)
         fail_msg("%d file descriptors open before the threads ran, %d after", fds_before,
                  fds_after);
