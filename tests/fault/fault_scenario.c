@@ -296,7 +296,7 @@ static bool run_round(bool counted)
      * process would do), read through the import. */
     STEP(cugl_device_memory_resource_create(&ipc, dev, &(cugl_device_memory_desc){.ipc = true}),
          "cugl_device_memory_resource_create");
-    STEP(cugl_memory_resource_allocate(&ib, ipc, GLN, s), "cugl_memory_resource_allocate");
+    STEP(cugl_memory_resource_allocate(&ib, ipc, N, s), "cugl_memory_resource_allocate");
     word = 0x1bc1bc1bu;
     STEP(cugl_buffer_fill(ib, &word, 4, s), "cugl_buffer_fill");
     STEP(cugl_stream_sync(s), "cugl_stream_sync");
@@ -308,7 +308,7 @@ static bool run_round(bool counted)
     STEP(cugl_buffer_ipc_import(&ib_in, ipc_in, &ipc_desc, s), "cugl_buffer_ipc_import");
     STEP(cugl_buffer_copy_from(h, ib_in, s), "cugl_buffer_copy_from");
     STEP(cugl_stream_sync(s), "cugl_stream_sync");
-    if (!all_words((const uint32_t *)(uintptr_t)cugl_buffer_handle(h), GLN / 4, word,
+    if (!all_words((const uint32_t *)(uintptr_t)cugl_buffer_handle(h), WORDS, word,
                    "the imported IPC buffer"))
         goto out;
 

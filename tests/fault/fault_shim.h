@@ -9,17 +9,23 @@
  *
  *   CUGL_FAULT_CALL=N          fail the N-th wrapped call (from 1)
  *   CUGL_FAULT_FUNC=cuXxx      or: fail a call of cuXxx ...
+ *   CUGL_FAULT_SITE=FILE+0xOFF or: fail a call made from that call site
+ *                              (the calling library's file name and the
+ *                              return address's offset in it, as the log
+ *                              writes it) ...
  *   CUGL_FAULT_OCCURRENCE=K    ... the K-th one (default 1)
  *   CUGL_FAULT_RESULT=R        with R: oom (the default), invalid, launch,
  *                              not_permitted, unknown, or a CUresult number
- *   CUGL_FAULT_LOG=FILE        at exit, write what happened to FILE
+ *   CUGL_FAULT_LOG=FILE        at exit, write what happened to FILE ("%p"
+ *                              in it: the process id, one log each)
  *
  * Calls of cuGetErrorName and cuGetErrorString (the error messages' own)
  * are never failed nor counted, nor are calls while the program has
  * disarmed the shim (cugl_fault_arm(0); armed at the start). The log: "calls N" (the wrapped calls
  * counted), then, where a call was failed, "failed <name> <call number>
  * <caller>", the caller as the calling library's file and offset (one
- * call site each).
+ * call site each); then a line "site <caller> <name> <calls>" for every
+ * call site seen, and "sites-full" where there were too many to keep.
  */
 #ifndef CUGL_TEST_FAULT_SHIM_H
 #define CUGL_TEST_FAULT_SHIM_H
@@ -28,15 +34,19 @@
 
 #include "driver.h"
 
+typedef void (*fault_fn)(void);
+
 typedef struct fault_entry {
     const char *name;
-    void *wrapper;
+    fault_fn wrapper;
 } fault_entry;
 
 /* The generated table (gen_shim.py): one entry per driver.h row. */
 extern const fault_entry fault_entries[];
 extern const int fault_entry_count;
-extern void *fault_real[]; /* the real entry points, as resolved */
+/* The real entry points, as resolved (fault_fn: ISO C converts between
+ * function pointer types, not from void *). */
+extern fault_fn fault_real[];
 
 /* Count the call of entry `index` from `caller`; true (and *result set)
  * when it is the one to fail. */

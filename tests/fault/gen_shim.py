@@ -44,12 +44,12 @@ def main():
         lines.append('    return ((%s)fault_real[%d])(%s);' % (pfn, i, ', '.join(names)))
         lines.append('}')
         lines.append('')
-        table.append('    {"%s", (void *)wrap_%s},' % (name, name))
+        table.append('    {"%s", (fault_fn)wrap_%s},' % (name, name))
     lines.append('const fault_entry fault_entries[] = {')
     lines += table
     lines.append('};')
     lines.append('const int fault_entry_count = %d;' % len(rows))
-    lines.append('void *fault_real[%d];' % len(rows))
+    lines.append('fault_fn fault_real[%d];' % len(rows))
     open(out, 'w').write('\n'.join(lines) + '\n')
 
 

@@ -1,16 +1,35 @@
 #!/usr/bin/env python3
-"""Driver fault injection: run fault_scenario under the fault shim once with
+"""Driver fault injection, in two sweeps.
+
+The scenario sweep: fault_scenario runs under the fault shim once with
 nothing failed (to count the driver calls of a round), then once per call
-with that call failed (CUGL_FAULT_CALL=1, 2, ...), and the driver's loading
-with each of its calls failed. A run passes when the scenario exits 0: no
-crash, every failure named, round 2 whole, fds and pool memory back (see
-fault_scenario.c). Prints the runs, the driver functions and call sites
-failed at least once, and the call sites in lib/ for comparison; exits 1
+with that call failed (CUGL_FAULT_CALL=1, 2, ...), for each RESULT, and the
+driver's loading with each of its first calls failed. A run passes when the
+scenario exits 0: no crash, every failure named, round 2 whole, fds and
+pool memory back (see fault_scenario.c).
+
+The site sweep, over the programs named by --test (the gpu suite's
+programs) and --demo (the demos' first frames, on each interop path): each
+runs once with nothing failed, which lists the driver call sites in libcugl
+it reaches (the shim's log), then once per call site with the first call
+from that site failed (CUGL_FAULT_SITE). A site is failed in at most
+--per-site programs (the first that reach it, in the order given). Such a
+run passes when it does not crash (no signal, no sanitizer report, no
+exception caught by the test framework) and does not hang; a test may fail
+its checks, since its call failed. A demo that exits non-zero must say
+which driver call failed; one that exits 0 carried on past it (a fallback).
+
+Prints the runs, the driver functions and call sites failed at least once,
+the call sites reached, and the call sites in lib/ for comparison; exits 1
 when a run crashed or found a defect, 77 (skip) without a GPU.
 
 usage: run_faults.py SCENARIO SHIM LIBCUGL SOURCE_DIR [RESULT ...]
-  RESULT: CUGL_FAULT_RESULT values to sweep with (default: oom unknown)
+         [--test EXE ...] [--demo EXE ...] [--per-site K] [--jobs N]
+  RESULT: CUGL_FAULT_RESULT values for the scenario sweep (default: oom
+  unknown); the site sweep uses the first.
 """
+import argparse
+import concurrent.futures
 import glob
 import os
 import re
@@ -19,26 +38,41 @@ import subprocess
 import sys
 import tempfile
 
+# What a crash or a sanitizer's finding leaves in a program's output.
+CRASH_MARKS = ('ERROR: AddressSanitizer', 'ERROR: LeakSanitizer', 'runtime error:',
+               'Test failed with exception', 'ThreadSanitizer')
 
-def run(scenario, env, args=(), timeout=120):
+DEMO_PATHS = ('map', 'shared', 'host')
+
+
+def run(cmd, env, timeout=120):
     try:
-        p = subprocess.run([scenario, *args], env=env, capture_output=True, text=True,
-                           timeout=timeout)
+        p = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=timeout,
+                           errors='replace')
         return p.returncode, p.stdout + p.stderr
     except subprocess.TimeoutExpired:
         return 'timeout', 'timed out after %d s' % timeout
 
 
-def read_log(path):
-    calls, failed = 0, None
-    if os.path.exists(path):
+def read_logs(pattern):
+    """The shim's logs of one run (one per process): calls, the failed call
+    (name, number, caller) of the first process that failed one, and the
+    sites seen {caller: (name, calls)}."""
+    calls, failed, sites = 0, None, {}
+    for path in sorted(glob.glob(pattern)):
         for line in open(path):
             w = line.split()
+            if not w:
+                continue
             if w[0] == 'calls':
-                calls = int(w[1])
-            elif w[0] == 'failed':
+                calls += int(w[1])
+            elif w[0] == 'failed' and not failed:
                 failed = (w[1], int(w[2]), w[3])
-    return calls, failed
+            elif w[0] == 'site':
+                name, n = sites.get(w[1], (w[2], 0))
+                sites[w[1]] = (name, n + int(w[3]))
+        os.unlink(path)
+    return calls, failed, sites
 
 
 def source_sites(src):
@@ -52,84 +86,204 @@ def source_sites(src):
     return sites
 
 
-def main():
-    scenario, shim, libcugl, src = sys.argv[1:5]
-    results = sys.argv[5:] or ['oom', 'unknown']
-    tmp = tempfile.mkdtemp(prefix='cugl-fault-')
-    log = os.path.join(tmp, 'log')
-    base = dict(os.environ, CUGL_LIBCUDA=shim, CUGL_FAULT_LOG=log)
-    for k in ('CUGL_FAULT_CALL', 'CUGL_FAULT_FUNC', 'CUGL_FAULT_OCCURRENCE', 'CUGL_FAULT_RESULT'):
-        base.pop(k, None)
+class Sweep:
+    def __init__(self, args):
+        self.args = args
+        self.tmp = tempfile.mkdtemp(prefix='cugl-fault-')
+        self.base = dict(os.environ, CUGL_LIBCUDA=args.shim)
+        # In a build with AddressSanitizer: the driver maps memory where
+        # ASan's shadow gap would be, and its own leaks at exit are not ours.
+        self.base.setdefault('ASAN_OPTIONS', 'protect_shadow_gap=0:detect_leaks=1')
+        self.base.setdefault('LSAN_OPTIONS', 'suppressions=' + os.path.join(
+            os.path.dirname(os.path.abspath(__file__)), 'lsan.supp'))
+        self.base.setdefault('UBSAN_OPTIONS', 'print_stacktrace=1:halt_on_error=1')
+        for k in ('CUGL_FAULT_CALL', 'CUGL_FAULT_FUNC', 'CUGL_FAULT_OCCURRENCE',
+                  'CUGL_FAULT_RESULT', 'CUGL_FAULT_SITE', 'CUGL_FAULT_LOG'):
+            self.base.pop(k, None)
+        self.serial = 0
+        self.failures = []
+        self.functions, self.sites, self.reached = set(), set(), set()
+        self.runs = 0
+        self.addr2line = shutil.which('addr2line')
+        self.site_cache = {}
 
-    rc, out = run(scenario, base)
-    if rc == 77:
-        print('run_faults: skipped: ' + (out.strip().splitlines() or ['no GPU'])[-1])
-        sys.exit(1 if os.environ.get('CUGL_TEST_NO_SKIP') == '1' else 77)
-    calls, _ = read_log(log)
-    if rc != 0 or calls == 0:
-        print(out)
-        print('run_faults: the scenario fails with nothing injected (exit %s, %d calls)'
-              % (rc, calls))
-        sys.exit(1)
-    print('a round makes %d driver calls' % calls)
+    def once(self, cmd, extra, timeout=120):
+        """Run cmd under the shim with `extra` in its environment: (exit
+        status, output, calls, failed, sites)."""
+        self.serial += 1
+        pattern = os.path.join(self.tmp, 'log%d.' % self.serial)
+        env = dict(self.base, CUGL_FAULT_LOG=pattern + '%p', **extra)
+        rc, out = run(cmd, env, timeout)
+        calls, failed, sites = read_logs(pattern + '*')
+        return rc, out, calls, failed, sites
 
-    addr2line = shutil.which('addr2line')
-    site_cache = {}
-
-    def where(caller):
-        """file:line of a caller "libcugl.so.0.1.0+0x1234", where addr2line can tell."""
-        if caller in site_cache:
-            return site_cache[caller]
+    def where(self, caller):
+        """file:line of a caller "libcugl.so.0.1.0+0x1234", where addr2line
+        can tell."""
+        if caller in self.site_cache:
+            return self.site_cache[caller]
         name, _, off = caller.partition('+')
         loc = caller
-        if addr2line and name.startswith('libcugl'):
-            p = subprocess.run([addr2line, '-e', libcugl, hex(int(off, 16) - 1)],
-                               capture_output=True, text=True)
+        if self.addr2line and name.startswith('libcugl'):
+            p = subprocess.run([self.addr2line, '-e', self.args.libcugl,
+                                hex(int(off, 16) - 1)], capture_output=True, text=True)
             text = p.stdout.strip()
             if text and not text.startswith('??'):
                 loc = os.path.basename(text.split(':')[0]) + ':' + text.split(':')[1].split()[0]
-        site_cache[caller] = loc
+        self.site_cache[caller] = loc
         return loc
 
-    failures = []
-    functions, sites, runs = set(), set(), 0
-    for result in results:
-        for n in range(1, calls + 1):
-            env = dict(base, CUGL_FAULT_CALL=str(n), CUGL_FAULT_RESULT=result)
-            rc, out = run(scenario, env)
-            runs += 1
-            _, failed = read_log(log)
-            if failed:
-                functions.add(failed[0])
-                sites.add(where(failed[2]))
-            what = '%s at call %d (%s)' % (result, n, failed[0] if failed else 'no call failed')
-            if rc != 0:
-                defects = [l for l in out.splitlines() if l.startswith('DEFECT')]
-                kind = 'defect' if rc == 1 else 'crash or exit %s' % rc
-                failures.append('%s: %s\n    %s' % (what, kind,
-                                                   '\n    '.join(defects or out.splitlines()[-5:])))
-    # The driver's loading: each of its first calls failed in turn.
-    for n in range(1, 4):
-        env = dict(base, CUGL_FAULT_CALL=str(n))
-        rc, out = run(scenario, env, ['load'])
-        runs += 1
-        _, failed = read_log(log)
+    def note_failed(self, failed):
         if failed:
-            functions.add(failed[0])
-            sites.add(where(failed[2]))
-        if rc != 0:
-            failures.append('load, call %d: exit %s\n    %s' % (n, rc, out.strip()))
+            self.functions.add(failed[0])
+            self.sites.add(self.where(failed[2]))
 
-    static = source_sites(src)
-    print('%d runs (%s), %d driver functions and %d call sites failed at least once'
-          % (runs, ', '.join(results), len(functions), len(sites)))
+    def parallel(self, jobs):
+        """Run jobs [(cmd, extra, judge)] on --jobs workers; judge(rc, out,
+        failed) gives None or what went wrong."""
+        with concurrent.futures.ThreadPoolExecutor(self.args.jobs) as pool:
+            futures = [(pool.submit(self.once, cmd, extra), cmd, extra, judge)
+                       for cmd, extra, judge in jobs]
+            for f, cmd, extra, judge in futures:
+                rc, out, _, failed, _ = f.result()
+                self.runs += 1
+                self.note_failed(failed)
+                wrong = judge(rc, out, failed)
+                if wrong:
+                    what = ' '.join(os.path.basename(c) for c in cmd[:1]) + ' ' + \
+                        ' '.join(cmd[1:]) + ' ' + \
+                        ' '.join('%s=%s' % kv for kv in sorted(extra.items()))
+                    self.failures.append('%s (failed: %s): %s' %
+                                         (what, failed[0] if failed else 'nothing', wrong))
+
+    # --- the scenario sweep -------------------------------------------------
+
+    def scenario(self):
+        a = self.args
+        rc, out, calls, _, sites = self.once([a.scenario], {})
+        if rc == 77:
+            print('run_faults: skipped: ' + (out.strip().splitlines() or ['no GPU'])[-1])
+            sys.exit(1 if os.environ.get('CUGL_TEST_NO_SKIP') == '1' else 77)
+        if rc != 0 or calls == 0:
+            print(out)
+            print('run_faults: the scenario fails with nothing injected (exit %s, %d calls)'
+                  % (rc, calls))
+            sys.exit(1)
+        self.reached |= {self.where(s) for s in sites if s.startswith('libcugl')}
+        print('the scenario: a round makes %d driver calls' % calls)
+
+        def judge(rc, out, failed):
+            if rc == 0:
+                return None
+            defects = [l for l in out.splitlines() if l.startswith('DEFECT')]
+            kind = 'defect' if rc == 1 else 'crash or exit %s' % rc
+            return '%s\n    %s' % (kind, '\n    '.join(defects or out.splitlines()[-5:]))
+
+        jobs = [([a.scenario], {'CUGL_FAULT_CALL': str(n), 'CUGL_FAULT_RESULT': r}, judge)
+                for r in a.results for n in range(1, calls + 1)]
+        # The driver's loading: each of its first calls failed in turn.
+        jobs += [([a.scenario, 'load'], {'CUGL_FAULT_CALL': str(n)}, judge)
+                 for n in range(1, 4)]
+        self.parallel(jobs)
+
+    # --- the site sweep -----------------------------------------------------
+
+    def programs(self):
+        """(cmd, is_demo) of every program of the site sweep."""
+        progs = [([t], False) for t in self.args.test]
+        for d in self.args.demo:
+            for path in DEMO_PATHS:
+                progs.append(([d, '--headless', '--frames', '3', '--size', '128x96',
+                               '--interop', path, '--screenshot',
+                               os.path.join(self.tmp, 'shot-%s-%s.png'
+                                            % (os.path.basename(d), path))], True))
+        return progs
+
+    def site_sweep(self):
+        a = self.args
+        taken = {}  # site: programs that failed it
+        jobs = []
+        for cmd, is_demo in self.programs():
+            rc, out, calls, _, sites = self.once(cmd, {}, timeout=600)
+            name = os.path.basename(cmd[0]) + (' ' + cmd[7] if is_demo else '')
+            if rc != 0:
+                self.failures.append('%s fails with nothing injected (exit %s):\n    %s'
+                                     % (name, rc, '\n    '.join(out.splitlines()[-5:])))
+                continue
+            mine = sorted(s for s in sites if s.startswith('libcugl'))
+            self.reached |= {self.where(s) for s in mine}
+            chosen = [s for s in mine if len(taken.setdefault(s, [])) < a.per_site]
+            for s in chosen:
+                taken[s].append(name)
+            print('%s: %d driver calls from %d call sites, %d of them failed here'
+                  % (name, calls, len(mine), len(chosen)))
+            judge = self.judge_demo if is_demo else self.judge_test
+            jobs += [(cmd, {'CUGL_FAULT_SITE': s, 'CUGL_FAULT_RESULT': a.results[0]}, judge)
+                     for s in chosen]
+        self.parallel(jobs)
+
+    @staticmethod
+    def crashed(rc, out):
+        if rc == 'timeout':
+            return 'hung (timed out)'
+        if isinstance(rc, int) and (rc < 0 or rc >= 128):
+            return 'crashed (exit %d)' % rc
+        marks = [l for l in out.splitlines() if any(m in l for m in CRASH_MARKS)]
+        if marks:
+            return 'crashed:\n    ' + '\n    '.join(marks[:5])
+        return None
+
+    def judge_test(self, rc, out, failed):
+        # A test whose check failed jumps out of its case and leaves what it
+        # held: the test's leak, not the library's. Leaks count in the
+        # scenario and the demos, which clean up after a failure.
+        return self.crashed(rc, '\n'.join(l for l in out.splitlines()
+                                           if 'LeakSanitizer' not in l))
+
+    def judge_demo(self, rc, out, failed):
+        wrong = self.crashed(rc, out)
+        if wrong:
+            return wrong
+        if rc != 0 and failed and failed[0] not in out:
+            return 'exit %d without naming the failed %s:\n    %s' % (
+                rc, failed[0], '\n    '.join(out.splitlines()[-3:]))
+        return None
+
+
+def main():
+    ap = argparse.ArgumentParser(usage=__doc__.split('usage: ')[1])
+    ap.add_argument('scenario')
+    ap.add_argument('shim')
+    ap.add_argument('libcugl')
+    ap.add_argument('src')
+    ap.add_argument('results', nargs='*')
+    ap.add_argument('--test', action='append', default=[])
+    ap.add_argument('--demo', action='append', default=[])
+    ap.add_argument('--per-site', type=int, default=3)
+    ap.add_argument('--jobs', type=int, default=min(12, os.cpu_count() or 1))
+    a = ap.parse_args()
+    a.results = a.results or ['oom', 'unknown']
+    s = Sweep(a)
+    s.scenario()
+    scenario_sites = len(s.sites)
+    if a.test or a.demo:
+        s.site_sweep()
+    static = source_sites(a.src)
+    print('%d runs (%s), %d driver functions and %d call sites failed at least once '
+          '(%d in the scenario sweep)' % (s.runs, ', '.join(a.results), len(s.functions),
+                                          len(s.sites), scenario_sites))
+    print('call sites reached: %d, of which failed: %d'
+          % (len(s.reached), len(s.reached & s.sites)))
     print('lib/ has %d driver call sites of %d functions'
           % (len(static), len({f for _, _, f in static})))
-    print('functions failed: ' + ' '.join(sorted(functions)))
-    shutil.rmtree(tmp, ignore_errors=True)
-    if failures:
-        print('%d run(s) failed:' % len(failures))
-        for f in failures:
+    print('functions failed: ' + ' '.join(sorted(s.functions)))
+    unfailed = sorted(s.reached - s.sites)
+    if unfailed:
+        print('reached, never failed: ' + ' '.join(unfailed))
+    shutil.rmtree(s.tmp, ignore_errors=True)
+    if s.failures:
+        print('%d run(s) failed:' % len(s.failures))
+        for f in s.failures:
             print('  ' + f)
         sys.exit(1)
     print('0 crashes, 0 defects')
