@@ -193,14 +193,17 @@ static cugl_status register_common(cugl_graphics_resource **out, cugl_device *de
         if (image && (r == CUDA_ERROR_INVALID_VALUE || r == CUDA_ERROR_NOT_SUPPORTED ||
                       r == CUDA_ERROR_UNKNOWN))
             return cugl__fail_cu(CUGL_ERROR_NOT_SUPPORTED, (int)r, who,
-                                 "the driver refused %s %u (%s): it is not a %s with "
-                                 "storage, or its format cannot be registered; %s",
+                                 "cuGraphicsGLRegisterImage refused %s %u (%s): it is "
+                                 "not a %s with storage, or its format cannot be "
+                                 "registered; %s",
                                  target_name(target), name, cugl__cu_error_name(r),
                                  target_name(target), formats_that_work);
         if (r == CUDA_ERROR_INVALID_VALUE || r == CUDA_ERROR_INVALID_HANDLE)
             return cugl__fail_cu(CUGL_ERROR_CUDA, (int)r, who,
-                                 "the driver refused GL %s %u (%s): not a name of the current "
+                                 "%s refused GL %s %u (%s): not a name of the current "
                                  "GL context with storage",
+                                 image ? "cuGraphicsGLRegisterImage"
+                                       : "cuGraphicsGLRegisterBuffer",
                                  image ? target_name(target) : "buffer", name,
                                  cugl__cu_error_name(r));
         return cugl__cu_status(r, who, image ? "cuGraphicsGLRegisterImage"

@@ -696,7 +696,20 @@ CUGL_API void cugl_memory_resource_release(cugl_memory_resource *mr)
         return;
     cugl_memory_resource_close(mr);
     /* No buffer refers to it any more; frees still queued on streams are
-     * the driver's to finish, which it does before destroying the pool. */
+     * the driver's to finish, which it does before destroying the pool.
+     * Except an imported pool: destroyed with a free of one of its imported
+     * pointers still queued, the driver keeps a descriptor of /dev/nvidiactl
+     * open for good (driver 580), one per pool. So those frees finish
+     * first; a pool is imported once per process and peer, so the wait is
+     * rare. Raw calls: a release leaves the thread's last error alone. */
+    CUcontext primary = mr->imported ? atomic_load(&mr->device->primary) : NULL;
+    CUcontext was = NULL;
+    if (primary && mr->pool && cugl__cu.cuCtxGetCurrent(&was) == CUDA_SUCCESS &&
+        (was == primary || cugl__cu.cuCtxSetCurrent(primary) == CUDA_SUCCESS)) {
+        cugl__cu.cuCtxSynchronize();
+        if (was != primary)
+            cugl__cu.cuCtxSetCurrent(was);
+    }
     if (mr->owns_pool && mr->pool)
         cugl__cu.cuMemPoolDestroy(mr->pool);
     free(mr);

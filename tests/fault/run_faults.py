@@ -13,7 +13,8 @@ programs) and --demo (the demos' first frames, on each interop path): each
 runs once with nothing failed, which lists the driver call sites in libcugl
 it reaches (the shim's log), then once per call site with the first call
 from that site failed (CUGL_FAULT_SITE). A site is failed in at most
---per-site programs (the first that reach it, in the order given). Such a
+--per-site tests and --per-site demo runs (the first that reach it, in the
+order given). Such a
 run passes when it does not crash (no signal, no sanitizer report, no
 exception caught by the test framework) and does not hang; a test may fail
 its checks, since its call failed. A demo that exits non-zero must say
@@ -104,6 +105,7 @@ class Sweep:
         self.failures = []
         self.functions, self.sites, self.reached = set(), set(), set()
         self.runs = 0
+        self.release_kept = []  # runs whose failed release kept something
         self.addr2line = shutil.which('addr2line')
         self.site_cache = {}
 
@@ -173,6 +175,9 @@ class Sweep:
         print('the scenario: a round makes %d driver calls' % calls)
 
         def judge(rc, out, failed):
+            kept = [l for l in out.splitlines() if l.startswith("a release's")]
+            if kept:
+                self.release_kept.append(kept[0])
             if rc == 0:
                 return None
             defects = [l for l in out.splitlines() if l.startswith('DEFECT')]
@@ -212,9 +217,11 @@ class Sweep:
                 continue
             mine = sorted(s for s in sites if s.startswith('libcugl'))
             self.reached |= {self.where(s) for s in mine}
-            chosen = [s for s in mine if len(taken.setdefault(s, [])) < a.per_site]
+            # Tests and demos count apart: each site is failed in up to
+            # --per-site of each.
+            chosen = [s for s in mine if len(taken.setdefault((is_demo, s), [])) < a.per_site]
             for s in chosen:
-                taken[s].append(name)
+                taken[(is_demo, s)].append(name)
             print('%s: %d driver calls from %d call sites, %d of them failed here'
                   % (name, calls, len(mine), len(chosen)))
             judge = self.judge_demo if is_demo else self.judge_test
@@ -274,6 +281,11 @@ def main():
                                           len(s.sites), scenario_sites))
     print('call sites reached: %d, of which failed: %d'
           % (len(s.reached), len(s.reached & s.sites)))
+    if s.release_kept:
+        print('%d scenario runs failed a release, which then kept what it held:'
+              % len(s.release_kept))
+        for line in sorted(set(s.release_kept)):
+            print('  ' + line)
     print('lib/ has %d driver call sites of %d functions'
           % (len(static), len({f for _, _, f in static})))
     print('functions failed: ' + ' '.join(sorted(s.functions)))

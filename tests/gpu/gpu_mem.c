@@ -46,8 +46,14 @@ static void resolve(void *lib, void **slot, const char *name)
 
 void gpu_mem_init(void)
 {
-    /* The library libcugl loaded (already in the process: the same one). */
-    const char *path = getenv("CUGL_LIBCUDA");
+    /* The library libcugl loaded (already in the process: the same one);
+     * under the fault shim (tests/fault), which wraps only what libcugl
+     * resolves through it, the real one it forwards to. */
+    const char *path = getenv("CUGL_FAULT_REAL");
+    if (!path || !*path)
+        path = getenv("CUGL_LIBCUDA");
+    if (path && strstr(path, "cuda_fault"))
+        path = NULL;
     if (!path || !*path)
         path = "libcuda.so.1";
     void *lib = dlopen(path, RTLD_NOW | RTLD_LOCAL);

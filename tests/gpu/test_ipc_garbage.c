@@ -104,6 +104,8 @@ typedef enum op {
     OP_EVENT,  /* import `event`, then release it */
     OP_CLOSE,  /* release the pool of `slot` */
     OP_CYCLE,  /* OP_OPEN, OP_IMPORT and OP_CLOSE at once, in no slot */
+    OP_CYCLE_NO_WAIT, /* OP_CYCLE, the buffer and the pool released at once:
+                       * the buffer's free still queued as the pool goes */
     OP_COUNT,  /* nothing: the reply counts the importer's descriptors */
 } op;
 
@@ -204,6 +206,17 @@ static void importer_run(const request *rq, int fd, reply *rp)
         note_failure(rp, cugl_device_memory_resource_import_fd(&mr, imp.dev, fd));
         if (mr)
             import_and_close(mr, &rq->buffer, rp);
+        cugl_memory_resource_release(mr);
+        break;
+    }
+    case OP_CYCLE_NO_WAIT: {
+        cugl_memory_resource *mr = NULL;
+        note_failure(rp, cugl_device_memory_resource_import_fd(&mr, imp.dev, fd));
+        cugl_buffer *b = NULL;
+        if (mr)
+            note_failure(rp, cugl_buffer_ipc_import(&b, mr, &rq->buffer, imp.stream));
+        rp->size = cugl_buffer_size(b);
+        cugl_buffer_release(b); /* its memory freed on imp.stream, not waited for */
         cugl_memory_resource_release(mr);
         break;
     }
@@ -827,6 +840,40 @@ static void ten_thousand_ipc_cycles(void **state)
     cugl_memory_resource_release(mr);
 }
 
+/* The importer releases the imported buffer and at once its pool, with the
+ * buffer's free still queued on its stream: the driver (580) then kept a
+ * descriptor of /dev/nvidiactl open for every pool, until the release of
+ * an imported pool learnt to wait for those frees. */
+static void ipc_cycles_nobody_waits(void **state)
+{
+    (void)state;
+    cugl_memory_resource *mr = ipc_pool();
+    if (!mr)
+        return;
+    uint64_t used = pool_stats(mr).used_current;
+    enum { N = 1000 };
+    int before = -1;
+    for (int i = 0; i <= N; i++) {
+        if (i == 1) /* the first import may open what the driver keeps */
+            before = ask(&(request){.op = OP_COUNT}, -1).fds;
+        cugl_buffer *b = ready_buffer(mr, CYCLE_BYTES);
+        int fd = export_pool(mr);
+        cugl_buffer_ipc_descriptor d;
+        assert_ok(cugl_buffer_ipc_export(b, &d));
+        reply rp = ask(&(request){.op = OP_CYCLE_NO_WAIT, .buffer = d}, fd);
+        close(fd);
+        expect_done(&rp, "an export/import cycle released at once");
+        assert_int_equal(rp.size, CYCLE_BYTES);
+        free_buffer(b);
+    }
+    int after = ask(&(request){.op = OP_COUNT}, -1).fds;
+    print_message("# %d IPC cycles released without waiting: open fds in the importer %d -> %d%s\n",
+                  N, before, after, child.sock < 0 ? " (this process)" : "");
+    assert_int_equal(after, before);
+    assert_int_equal(pool_stats(mr).used_current, used);
+    cugl_memory_resource_release(mr);
+}
+
 /* A shared buffer made (exported by CUDA, imported by GL), one turn of
  * each side, destroyed. */
 static cugl_status one_shared_cycle(void)
@@ -1064,6 +1111,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(garbage_pool_fds),
         cmocka_unit_test(garbage_event_descriptors),
         cmocka_unit_test(ten_thousand_ipc_cycles),
+        cmocka_unit_test(ipc_cycles_nobody_waits),
         cmocka_unit_test(ten_thousand_shared_cycles),
         cmocka_unit_test(garbage_gl_memory_fds), /* last: see there */
     };
