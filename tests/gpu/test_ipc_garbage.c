@@ -841,9 +841,12 @@ static void ten_thousand_ipc_cycles(void **state)
 }
 
 /* The importer releases the imported buffer and at once its pool, with the
- * buffer's free still queued on its stream: the driver (580) then kept a
- * descriptor of /dev/nvidiactl open for every pool, until the release of
- * an imported pool learnt to wait for those frees. */
+ * buffer's free still queued on its stream. A process that imports its own
+ * pool that way lost a descriptor of /dev/nvidiactl to the driver (580)
+ * for every pool, until the release of an imported pool learnt to wait for
+ * those frees (fault_scenario, which imports in-process, found it). Where
+ * the importer is the child, the driver was seen to keep nothing either
+ * way; the count must stay flat wherever the importer runs. */
 static void ipc_cycles_nobody_waits(void **state)
 {
     (void)state;
