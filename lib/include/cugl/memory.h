@@ -223,7 +223,10 @@ CUGL_API cugl_status cugl_memory_resource_export_fd(cugl_memory_resource *mr, in
 
 /**
  * Open a pool exported by another process. The resource cannot allocate; it
- * imports buffers (cugl_buffer_ipc_import). `fd` stays the caller's.
+ * imports buffers (cugl_buffer_ipc_import). `fd` stays the caller's. Its
+ * last release waits for the device's queued work (the frees of its
+ * buffers among it): a pool destroyed before those frees keeps a driver
+ * file descriptor open for good.
  * @errors CUGL_ERROR_INVALID_ARGUMENT (negative fd), CUGL_ERROR_INVALID_STATE
  *   (device not initialized), CUGL_ERROR_CUDA (not an exported pool).
  * @thread_safety Any thread; an object must not be closed while another thread uses it.
