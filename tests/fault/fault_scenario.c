@@ -94,40 +94,30 @@ static bool all_words(const uint32_t *w, size_t n, uint32_t value, const char *w
     return true;
 }
 
-static int open_fds(void)
-{
-    DIR *d = opendir("/proc/self/fd");
-    if (!d)
-        return -1;
-    int n = 0;
-    while (readdir(d))
-        n++;
-    closedir(d);
-    return n;
-}
-
-/* The open file descriptors, as a set of numbers below FDS. */
+/* The open file descriptors, as a set of numbers below FDS; returns how
+ * many there are. */
 enum { FDS = 4096 };
-static void fd_set_now(bool *open)
+static int open_fds(bool *open)
 {
     memset(open, 0, FDS * sizeof *open);
     DIR *d = opendir("/proc/self/fd");
     if (!d)
-        return;
-    int self = dirfd(d);
+        return -1;
+    int self = dirfd(d), n = 0;
     for (struct dirent *e; (e = readdir(d));) {
         int fd = atoi(e->d_name);
-        if (e->d_name[0] != '.' && fd != self && fd >= 0 && fd < FDS)
+        if (e->d_name[0] != '.' && fd != self && fd >= 0 && fd < FDS) {
             open[fd] = true;
+            n++;
+        }
     }
     closedir(d);
+    return n;
 }
 
-/* What the descriptors opened since `before` point at. */
-static void name_new_fds(const bool *before)
+/* What the descriptors open in `now` and not in `before` point at. */
+static void name_new_fds(const bool *before, const bool *now)
 {
-    static bool now[FDS];
-    fd_set_now(now);
     for (int fd = 0; fd < FDS; fd++) {
         if (!now[fd] || before[fd])
             continue;
@@ -514,9 +504,8 @@ int main(int argc, char **argv)
         fprintf(stderr, "fault_scenario: the warm-up round failed\n");
         return 2;
     }
-    int fds = open_fds();
-    static bool fds_before[FDS];
-    fd_set_now(fds_before);
+    static bool fds_before[FDS], fds_after[FDS];
+    int fds = open_fds(fds_before);
     uint64_t used = pool_used();
     shim_arm(1);
     bool whole = run_round(true);
@@ -525,19 +514,21 @@ int main(int argc, char **argv)
            shim_failed() ? shim_failed() : "nothing");
     if (!run_round(false))
         DEFECT("round 2 did not carry on after the failure");
-    if (failed_in_release && (open_fds() != fds || pool_used() != used)) {
+    int fds_now = open_fds(fds_after);
+    uint64_t used_now = pool_used();
+    if (failed_in_release && (fds_now != fds || used_now != used)) {
         printf("a release's %s failed: open files %d before, %d after; the pool's memory in "
                "use %llu before, %llu after\n",
-               shim_failed(), fds, open_fds(), (unsigned long long)used,
-               (unsigned long long)pool_used());
+               shim_failed(), fds, fds_now, (unsigned long long)used,
+               (unsigned long long)used_now);
     } else {
-        if (open_fds() != fds) {
-            DEFECT("open file descriptors: %d before, %d after", fds, open_fds());
-            name_new_fds(fds_before);
+        if (fds_now != fds) {
+            DEFECT("open file descriptors: %d before, %d after", fds, fds_now);
+            name_new_fds(fds_before, fds_after);
         }
-        if (pool_used() != used)
+        if (used_now != used)
             DEFECT("the pool's memory in use: %llu bytes before, %llu after",
-                   (unsigned long long)used, (unsigned long long)pool_used());
+                   (unsigned long long)used, (unsigned long long)used_now);
     }
     cugl_app_context_destroy(ctx);
     return defects ? 1 : 0;

@@ -223,3 +223,22 @@ void gpu_not_applicable(const char *why)
     printf("# not applicable: %s\n", why);
     fflush(stdout);
 }
+
+bool gpu_memory_kind_applies(const cugl_device_properties *props, cugl_memory_kind kind,
+                             const char *what)
+{
+    const char *missing = NULL;
+    if (kind == CUGL_MEMORY_DEVICE && !props->memory_pools_supported)
+        missing = "stream-ordered memory pools";
+    else if (kind == CUGL_MEMORY_MANAGED && !props->managed_memory)
+        missing = "managed memory";
+    else if (kind == CUGL_MEMORY_EXPORTABLE && (!props->virtual_memory_management_supported ||
+                                                !props->handle_type_posix_fd_supported))
+        missing = "virtual memory management with POSIX file descriptors";
+    if (!missing)
+        return true;
+    char why[160];
+    snprintf(why, sizeof why, "%s: the device has no %s", what, missing);
+    gpu_not_applicable(why);
+    return false;
+}

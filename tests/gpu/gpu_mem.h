@@ -75,6 +75,15 @@ void gpu_unmap_imported(CUdeviceptr ptr, size_t bytes);
  */
 void gpu_not_applicable(const char *why);
 
+/*
+ * Whether the device has what memory of `kind` needs (pools for device
+ * memory, managed memory, virtual memory management with POSIX fds for
+ * exportable memory); where not, says so (gpu_not_applicable, naming the
+ * case `what`) and returns false.
+ */
+bool gpu_memory_kind_applies(const cugl_device_properties *props, cugl_memory_kind kind,
+                             const char *what);
+
 /* The CUcontext current on the calling thread (cuCtxGetCurrent). */
 void *gpu_current_context(void);
 

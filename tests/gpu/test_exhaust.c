@@ -316,22 +316,6 @@ static void works_again(const memory_case *c, cugl_memory_resource *mr)
     expect_pattern(out_host, n, 7, what);
 }
 
-static bool memory_applies(const memory_case *c)
-{
-    const char *missing = NULL;
-    if (c->kind == CUGL_MEMORY_DEVICE && !props.memory_pools_supported)
-        missing = "stream-ordered memory pools";
-    else if (c->kind == CUGL_MEMORY_EXPORTABLE && (!props.virtual_memory_management_supported ||
-                                                   !props.handle_type_posix_fd_supported))
-        missing = "virtual memory management with POSIX file descriptors";
-    if (!missing)
-        return true;
-    char why[160];
-    snprintf(why, sizeof why, "%s: the device has no %s", c->name, missing);
-    gpu_not_applicable(why);
-    return false;
-}
-
 /* Give the buffers back, and the pool's memory to the driver. */
 static void give_back(cugl_memory_resource *mr, size_t mark)
 {
@@ -343,7 +327,7 @@ static void give_back(cugl_memory_resource *mr, size_t mark)
 static void memory_until_refused(void **state)
 {
     const memory_case *c = *state;
-    if (!memory_applies(c))
+    if (!gpu_memory_kind_applies(&props, c->kind, c->name))
         return;
     const int64_t bytes_before = cugl__live_bytes(), objects_before = cugl__live_objects();
     cugl_memory_resource *mr = NULL;

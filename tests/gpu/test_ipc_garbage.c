@@ -151,8 +151,10 @@ static void note_failure(reply *rp, cugl_status st)
 }
 
 /* Import the buffer `d` describes into `mr`, then close it again. */
+/* Import a buffer and give it back: closed and its stream waited for, or
+ * (wait false) released with its free still queued. */
 static void import_and_close(cugl_memory_resource *mr, const cugl_buffer_ipc_descriptor *d,
-                             reply *rp)
+                             reply *rp, bool wait)
 {
     cugl_buffer *b = (cugl_buffer *)rp; /* must come back NULL on failure */
     cugl_status st = cugl_buffer_ipc_import(&b, mr, d, imp.stream);
@@ -164,8 +166,10 @@ static void import_and_close(cugl_memory_resource *mr, const cugl_buffer_ipc_des
         return;
     }
     rp->size = cugl_buffer_size(b);
-    note_failure(rp, cugl_buffer_close(b, imp.stream));
-    note_failure(rp, cugl_stream_sync(imp.stream));
+    if (wait) {
+        note_failure(rp, cugl_buffer_close(b, imp.stream));
+        note_failure(rp, cugl_stream_sync(imp.stream));
+    }
     cugl_buffer_release(b);
 }
 
@@ -187,7 +191,7 @@ static void importer_run(const request *rq, int fd, reply *rp)
             *slot = NULL;
         break;
     case OP_IMPORT:
-        import_and_close(*slot, &rq->buffer, rp);
+        import_and_close(*slot, &rq->buffer, rp, true);
         break;
     case OP_EVENT: {
         cugl_event *e = (cugl_event *)rp;
@@ -201,22 +205,12 @@ static void importer_run(const request *rq, int fd, reply *rp)
         cugl_memory_resource_release(*slot);
         *slot = NULL;
         break;
-    case OP_CYCLE: {
-        cugl_memory_resource *mr = NULL;
-        note_failure(rp, cugl_device_memory_resource_import_fd(&mr, imp.dev, fd));
-        if (mr)
-            import_and_close(mr, &rq->buffer, rp);
-        cugl_memory_resource_release(mr);
-        break;
-    }
+    case OP_CYCLE:
     case OP_CYCLE_NO_WAIT: {
         cugl_memory_resource *mr = NULL;
         note_failure(rp, cugl_device_memory_resource_import_fd(&mr, imp.dev, fd));
-        cugl_buffer *b = NULL;
         if (mr)
-            note_failure(rp, cugl_buffer_ipc_import(&b, mr, &rq->buffer, imp.stream));
-        rp->size = cugl_buffer_size(b);
-        cugl_buffer_release(b); /* its memory freed on imp.stream, not waited for */
+            import_and_close(mr, &rq->buffer, rp, rq->op == OP_CYCLE);
         cugl_memory_resource_release(mr);
         break;
     }
@@ -798,14 +792,15 @@ static void garbage_event_descriptors(void **state)
 
 /* ----------------------------------------------- cycles that leak nothing */
 
-/* Export a new buffer and its pool; the importer opens both, closes both. */
-static void one_ipc_cycle(cugl_memory_resource *mr)
+/* Export a new buffer and its pool; the importer opens both, closes both
+ * (how: OP_CYCLE or OP_CYCLE_NO_WAIT). */
+static void one_ipc_cycle(cugl_memory_resource *mr, op how)
 {
     cugl_buffer *b = ready_buffer(mr, CYCLE_BYTES);
     int fd = export_pool(mr);
     cugl_buffer_ipc_descriptor d;
     assert_ok(cugl_buffer_ipc_export(b, &d));
-    reply rp = ask(&(request){.op = OP_CYCLE, .buffer = d}, fd);
+    reply rp = ask(&(request){.op = how, .buffer = d}, fd);
     close(fd);
     expect_done(&rp, "an export/import cycle");
     assert_int_equal(rp.size, CYCLE_BYTES);
@@ -822,12 +817,12 @@ static void ten_thousand_ipc_cycles(void **state)
         return;
     uint64_t used = pool_stats(mr).used_current;
     /* The first import may open what the driver keeps for the next ones. */
-    one_ipc_cycle(mr);
+    one_ipc_cycle(mr, OP_CYCLE);
     int here_before = gpu_open_fds(), there_before = ask(&(request){.op = OP_COUNT}, -1).fds;
     struct timespec t0;
     clock_gettime(CLOCK_MONOTONIC, &t0);
     for (int i = 0; i < CYCLES; i++)
-        one_ipc_cycle(mr);
+        one_ipc_cycle(mr, OP_CYCLE);
     double s = seconds_since(&t0);
     int here_after = gpu_open_fds(), there_after = ask(&(request){.op = OP_COUNT}, -1).fds;
     print_message("# %d IPC cycles (pool and buffer exported, imported, closed) in %.1f s: "
@@ -855,20 +850,11 @@ static void ipc_cycles_nobody_waits(void **state)
         return;
     uint64_t used = pool_stats(mr).used_current;
     enum { N = 1000 };
-    int before = -1;
-    for (int i = 0; i <= N; i++) {
-        if (i == 1) /* the first import may open what the driver keeps */
-            before = ask(&(request){.op = OP_COUNT}, -1).fds;
-        cugl_buffer *b = ready_buffer(mr, CYCLE_BYTES);
-        int fd = export_pool(mr);
-        cugl_buffer_ipc_descriptor d;
-        assert_ok(cugl_buffer_ipc_export(b, &d));
-        reply rp = ask(&(request){.op = OP_CYCLE_NO_WAIT, .buffer = d}, fd);
-        close(fd);
-        expect_done(&rp, "an export/import cycle released at once");
-        assert_int_equal(rp.size, CYCLE_BYTES);
-        free_buffer(b);
-    }
+    /* The first import may open what the driver keeps for the next ones. */
+    one_ipc_cycle(mr, OP_CYCLE_NO_WAIT);
+    int before = ask(&(request){.op = OP_COUNT}, -1).fds;
+    for (int i = 0; i < N; i++)
+        one_ipc_cycle(mr, OP_CYCLE_NO_WAIT);
     int after = ask(&(request){.op = OP_COUNT}, -1).fds;
     print_message("# %d IPC cycles released without waiting: open fds in the importer %d -> %d%s\n",
                   N, before, after, child.sock < 0 ? " (this process)" : "");

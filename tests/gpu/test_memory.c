@@ -102,24 +102,6 @@ static cugl_memory_resource *make_mr(enum make m)
 }
 
 /* Whether this device has what the kind needs; says why not otherwise. */
-static bool kind_applies(const kind_case *c)
-{
-    const char *missing = NULL;
-    if (c->make <= MAKE_DEVICE_LIMITED && !props.memory_pools_supported)
-        missing = "stream-ordered memory pools";
-    else if (c->kind == CUGL_MEMORY_MANAGED && !props.managed_memory)
-        missing = "managed memory";
-    else if (c->kind == CUGL_MEMORY_EXPORTABLE &&
-             (!props.virtual_memory_management_supported || !props.handle_type_posix_fd_supported))
-        missing = "virtual memory management with POSIX file descriptors";
-    if (!missing)
-        return true;
-    char why[160];
-    snprintf(why, sizeof why, "%s: the device has no %s", c->name, missing);
-    gpu_not_applicable(why);
-    return false;
-}
-
 static bool has_pool(const kind_case *c, cugl_memory_resource *mr)
 {
     if (c->pool == POOL_IF_HOST_POOLS)
@@ -263,7 +245,7 @@ static void every_kind_moves_bytes_exactly(void **state)
     static const size_t sizes[] = {0, 1, 4096, MiB + 3};
     for (size_t k = 0; k < NUM_KINDS; k++) {
         const kind_case *c = &kinds[k];
-        if (!kind_applies(c))
+        if (!gpu_memory_kind_applies(&props, c->kind, c->name))
             continue;
         cugl_memory_resource *mr = make_mr(c->make);
         check_resource(c, mr);
@@ -283,7 +265,7 @@ static void stream_is_required_where_ordered(void **state)
     (void)state;
     for (size_t k = 0; k < NUM_KINDS; k++) {
         const kind_case *c = &kinds[k];
-        if (!kind_applies(c))
+        if (!gpu_memory_kind_applies(&props, c->kind, c->name))
             continue;
         cugl_memory_resource *mr = make_mr(c->make);
         cugl_buffer *b = (cugl_buffer *)&props;
@@ -347,7 +329,7 @@ static void pool_statistics_follow_allocations(void **state)
     const size_t n = MiB + 3;
     for (size_t k = 0; k < NUM_KINDS; k++) {
         const kind_case *c = &kinds[k];
-        if (!kind_applies(c))
+        if (!gpu_memory_kind_applies(&props, c->kind, c->name))
             continue;
         cugl_memory_resource *mr = make_mr(c->make);
         if (!has_pool(c, mr)) {
