@@ -32,6 +32,7 @@ usage: run_faults.py SCENARIO SHIM LIBCUGL SOURCE_DIR [RESULT ...]
 import argparse
 import concurrent.futures
 import glob
+import itertools
 import os
 import re
 import shutil
@@ -101,7 +102,7 @@ class Sweep:
         for k in ('CUGL_FAULT_CALL', 'CUGL_FAULT_FUNC', 'CUGL_FAULT_OCCURRENCE',
                   'CUGL_FAULT_RESULT', 'CUGL_FAULT_SITE', 'CUGL_FAULT_LOG'):
             self.base.pop(k, None)
-        self.serial = 0
+        self.serial = itertools.count(1)  # next() is atomic: runs come from threads
         self.failures = []
         self.functions, self.sites, self.reached = set(), set(), set()
         self.runs = 0
@@ -112,8 +113,7 @@ class Sweep:
     def once(self, cmd, extra, timeout=120):
         """Run cmd under the shim with `extra` in its environment: (exit
         status, output, calls, failed, sites)."""
-        self.serial += 1
-        pattern = os.path.join(self.tmp, 'log%d.' % self.serial)
+        pattern = os.path.join(self.tmp, 'log%d.' % next(self.serial))
         env = dict(self.base, CUGL_FAULT_LOG=pattern + '%p', **extra)
         rc, out = run(cmd, env, timeout)
         calls, failed, sites = read_logs(pattern + '*')

@@ -22,6 +22,7 @@
 #include <dlfcn.h>
 #include <execinfo.h>
 #include <link.h>
+#include <malloc.h>
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -65,9 +66,16 @@ static size_t hash(const void *p, size_t slots)
     return (size_t)(((uintptr_t)p >> 4) * 0x9e3779b97f4a7c15u) & (slots - 1);
 }
 
+/* Slot 0 is for blocks of no known caller (every frame skipped, or the
+ * table full); the others are found by the caller's address. */
 static uint32_t site_index(void *pc)
 {
-    for (size_t i = hash(pc, SITE_SLOTS), n = 0; n < SITE_SLOTS; i = (i + 1) & (SITE_SLOTS - 1), n++) {
+    if (!pc)
+        return 0;
+    size_t i = hash(pc, SITE_SLOTS);
+    for (size_t n = 0; n < SITE_SLOTS; i = (i + 1) & (SITE_SLOTS - 1), n++) {
+        if (i == 0)
+            continue;
         if (sites[i].pc == pc)
             return (uint32_t)i;
         if (!sites[i].pc) {
@@ -75,7 +83,7 @@ static uint32_t site_index(void *pc)
             return (uint32_t)i;
         }
     }
-    return 0; /* full: pooled with slot 0's site */
+    return 0;
 }
 
 static bool skipped(void *pc)
@@ -106,10 +114,10 @@ static int find_range(struct dl_phdr_info *info, size_t size, void *data)
     return 1;
 }
 
-static void add_skip(const void *symbol_in_it)
+static void add_skip(uintptr_t symbol_in_it)
 {
     Dl_info info;
-    if (!dladdr(symbol_in_it, &info) || !info.dli_fbase)
+    if (!dladdr((const void *)symbol_in_it, &info) || !info.dli_fbase)
         return;
     uintptr_t base = (uintptr_t)info.dli_fbase;
     dl_iterate_phdr(find_range, &base);
@@ -236,12 +244,12 @@ static void report(void)
             (double)(now.tv_sec - start.tv_sec) + (double)(now.tv_nsec - start.tv_nsec) * 1e-9,
             bytes, count);
     for (size_t i = 0; i < SITE_SLOTS; i++) {
-        if (!sites[i].pc || !sites[i].count)
+        if (!sites[i].count)
             continue;
         Dl_info info;
         const char *file = "?", *sym = "-";
         uintptr_t off = (uintptr_t)sites[i].pc;
-        if (dladdr(sites[i].pc, &info) && info.dli_fname) {
+        if (sites[i].pc && dladdr(sites[i].pc, &info) && info.dli_fname) {
             file = strrchr(info.dli_fname, '/') ? strrchr(info.dli_fname, '/') + 1 : info.dli_fname;
             off -= (uintptr_t)info.dli_fbase;
             if (info.dli_sname)
@@ -280,19 +288,19 @@ __attribute__((constructor)) static void init(void)
         return;
     void *stack[2];
     backtrace(stack, 2); /* loads libgcc_s now, not inside a tracked call */
-    add_skip((void *)__libc_malloc);
-    add_skip((void *)init);
+    add_skip((uintptr_t)__libc_malloc);
+    add_skip((uintptr_t)init);
     void *cxx = dlopen("libstdc++.so.6", RTLD_NOLOAD | RTLD_LAZY);
     if (cxx) {
         void *sym = dlsym(cxx, "_Znwm");
         if (sym)
-            add_skip(sym);
+            add_skip((uintptr_t)sym);
     }
     void *gcc = dlopen("libgcc_s.so.1", RTLD_NOLOAD | RTLD_LAZY);
     if (gcc) {
         void *sym = dlsym(gcc, "_Unwind_Backtrace");
         if (sym)
-            add_skip(sym);
+            add_skip((uintptr_t)sym);
     }
     clock_gettime(CLOCK_MONOTONIC, &start);
     ready = 1;
