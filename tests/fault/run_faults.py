@@ -25,7 +25,7 @@ the call sites reached, and the call sites in lib/ for comparison; exits 1
 when a run crashed or found a defect, 77 (skip) without a GPU.
 
 usage: run_faults.py SCENARIO SHIM LIBCUGL SOURCE_DIR [RESULT ...]
-         [--test EXE ...] [--demo EXE ...] [--per-site K] [--jobs N]
+         [--test EXE ...] [--demo EXE ...] [--per-site K] [--jobs N] [--no-scenario]
   RESULT: CUGL_FAULT_RESULT values for the scenario sweep (default: oom
   unknown); the site sweep uses the first.
 """
@@ -54,6 +54,15 @@ def run(cmd, env, timeout=120):
         return p.returncode, p.stdout + p.stderr
     except subprocess.TimeoutExpired:
         return 'timeout', 'timed out after %d s' % timeout
+
+
+def add_options(env, var, **options):
+    """Append name=value options to a sanitizer's colon-separated option
+    variable in env, each unless the variable names it already."""
+    have = [o for o in env.get(var, '').split(':') if o]
+    names = {o.partition('=')[0] for o in have}
+    have += ['%s=%s' % (k, v) for k, v in options.items() if k not in names]
+    env[var] = ':'.join(have)
 
 
 def read_logs(pattern):
@@ -95,10 +104,12 @@ class Sweep:
         self.base = dict(os.environ, CUGL_LIBCUDA=args.shim)
         # In a build with AddressSanitizer: the driver maps memory where
         # ASan's shadow gap would be, and its own leaks at exit are not ours.
-        self.base.setdefault('ASAN_OPTIONS', 'protect_shadow_gap=0:detect_leaks=1')
-        self.base.setdefault('LSAN_OPTIONS', 'suppressions=' + os.path.join(
+        # Added to what is there (meson test sets ASAN_OPTIONS of its own),
+        # where the caller did not say otherwise.
+        add_options(self.base, 'ASAN_OPTIONS', protect_shadow_gap='0', detect_leaks='1')
+        add_options(self.base, 'LSAN_OPTIONS', suppressions=os.path.join(
             os.path.dirname(os.path.abspath(__file__)), 'lsan.supp'))
-        self.base.setdefault('UBSAN_OPTIONS', 'print_stacktrace=1:halt_on_error=1')
+        add_options(self.base, 'UBSAN_OPTIONS', print_stacktrace='1', halt_on_error='1')
         for k in ('CUGL_FAULT_CALL', 'CUGL_FAULT_FUNC', 'CUGL_FAULT_OCCURRENCE',
                   'CUGL_FAULT_RESULT', 'CUGL_FAULT_SITE', 'CUGL_FAULT_LOG'):
             self.base.pop(k, None)
@@ -268,10 +279,15 @@ def main():
     ap.add_argument('--demo', action='append', default=[])
     ap.add_argument('--per-site', type=int, default=3)
     ap.add_argument('--jobs', type=int, default=min(12, os.cpu_count() or 1))
+    ap.add_argument('--no-scenario', action='store_true',
+                    help='the site sweep alone (a run split in parts)')
     a = ap.parse_args()
     a.results = a.results or ['oom', 'unknown']
+    if a.no_scenario and not (a.test or a.demo):
+        ap.error('--no-scenario leaves nothing to run: name programs with --test or --demo')
     s = Sweep(a)
-    s.scenario()
+    if not a.no_scenario:
+        s.scenario()
     scenario_sites = len(s.sites)
     if a.test or a.demo:
         s.site_sweep()

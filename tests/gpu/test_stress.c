@@ -12,6 +12,11 @@
  *
  * cmocka's asserts are not thread-safe: threads count what went wrong and
  * keep the first message; the main thread asserts.
+ *
+ * A hang is reported, not left to the test runner's timeout: when no thread
+ * has finished a call for CUGL_STRESS_STALL_SECONDS (default 120), the main
+ * thread prints where each thread is (its iteration and the last call it
+ * finished, or the barrier it waits at) and aborts.
  */
 #include <pthread.h>
 #include <stdatomic.h>
@@ -46,6 +51,7 @@ enum {
     /* Every so many iterations the threads meet for the lockstep check. */
     LOCKSTEP_EVERY = 250,
     MESSAGE_MAX = 512,
+    DEFAULT_STALL_SECONDS = 120,
 };
 
 static cugl_device *dev;
@@ -86,6 +92,12 @@ typedef struct worker {
     long wrong_errors; /* a refusal's status or message, or a message that changed */
     long wrong_data;   /* words or bytes read back that differ from the pattern */
     char first_problem[MESSAGE_MAX];
+    /* Where the thread is, for the watchdog (read while the thread runs). */
+    atomic_long beats;          /* calls finished */
+    atomic_long at_iteration;
+    _Atomic(const char *) last; /* the last call finished, or where it waits */
+    atomic_int last_line;
+    atomic_bool finished;
 } worker;
 
 static worker workers[THREADS];
@@ -104,8 +116,17 @@ static void problem(worker *w, long *counter, const char *fmt, ...)
     va_end(ap);
 }
 
+/* The thread finished a call (or reached a wait): the watchdog's news. */
+static void beat(worker *w, const char *what, int line)
+{
+    atomic_store_explicit(&w->last, what, memory_order_relaxed);
+    atomic_store_explicit(&w->last_line, line, memory_order_relaxed);
+    atomic_fetch_add_explicit(&w->beats, 1, memory_order_relaxed);
+}
+
 static bool call_ok(worker *w, cugl_status st, const char *expr, int line)
 {
+    beat(w, expr, line);
     if (st == CUGL_OK) {
         w->ops++;
         return true;
@@ -139,6 +160,7 @@ PRINTF_LIKE(5, 6)
 static void refused(worker *w, const char *expr, cugl_status got, cugl_status want,
                     const char *fmt, ...)
 {
+    beat(w, expr, 0);
     w->bad_calls++;
     va_list ap;
     va_start(ap, fmt);
@@ -470,6 +492,7 @@ static void lockstep(worker *w)
     call_ok(w, cugl_device_get_properties(dev, &props), "cugl_device_get_properties", __LINE__);
     for (int turn = 0; turn < 2; turn++) {
         const bool failing = (turn == 0) == odd;
+        beat(w, "the lockstep barrier", __LINE__);
         pthread_barrier_wait(&barrier);
         if (failing) {
             cugl_layout unused;
@@ -479,6 +502,7 @@ static void lockstep(worker *w)
                 CUGL_ERROR_INVALID_ARGUMENT, "cugl_layout_dense: order %d is not a cugl_order",
                 300 + w->id);
         }
+        beat(w, "the lockstep barrier", __LINE__);
         pthread_barrier_wait(&barrier);
         if (!failing)
             still_mine(w, odd ? "lockstep, after the even threads failed"
@@ -539,16 +563,69 @@ static void *worker_main(void *arg)
     if (!setup(w))
         atomic_store(&setup_failed, true);
     /* Every context is made before any thread calls GL (see gl_lock). */
+    beat(w, "the barrier after set-up", __LINE__);
     pthread_barrier_wait(&barrier);
     if (!atomic_load(&setup_failed))
         for (long it = 0; it < w->iterations; it++) {
+            atomic_store_explicit(&w->at_iteration, it, memory_order_relaxed);
             if (w->failed_calls == 0)
                 iteration(w, it);
             if ((it + 1) % LOCKSTEP_EVERY == 0 || it + 1 == w->iterations)
                 lockstep(w);
         }
     teardown(w);
+    beat(w, "its end", __LINE__);
+    atomic_store(&w->finished, true);
     return NULL;
+}
+
+static int stall_seconds;
+
+static double seconds(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* Wait for the threads; abort with where each one is when none has
+ * finished a call for stall_seconds. */
+static void watch(const char *name)
+{
+    long last_total = -1;
+    double last_change = seconds();
+    for (;;) {
+        long total = 0;
+        int running = 0;
+        for (int t = 0; t < THREADS; t++) {
+            total += atomic_load_explicit(&workers[t].beats, memory_order_relaxed);
+            running += !atomic_load(&workers[t].finished);
+        }
+        if (!running)
+            return;
+        if (total != last_total) {
+            last_total = total;
+            last_change = seconds();
+        } else if (seconds() - last_change > stall_seconds) {
+            printf("# %s: no thread finished a call for %d s (CUGL_STRESS_STALL_SECONDS); "
+                   "where they are:\n", name, stall_seconds);
+            for (int t = 0; t < THREADS; t++) {
+                worker *w = &workers[t];
+                const char *last = atomic_load_explicit(&w->last, memory_order_relaxed);
+                printf("#   thread %d: %s, iteration %ld of %ld, %ld calls; last: %s "
+                       "(line %d)\n", t, atomic_load(&w->finished) ? "ended" : "running",
+                       atomic_load_explicit(&w->at_iteration, memory_order_relaxed),
+                       w->iterations, atomic_load_explicit(&w->beats, memory_order_relaxed),
+                       last ? last : "nothing yet",
+                       atomic_load_explicit(&w->last_line, memory_order_relaxed));
+            }
+            printf("Bail out! %s: the threads stalled\n", name);
+            fflush(stdout);
+            abort();
+        }
+        struct timespec tick = {.tv_nsec = 200 * 1000 * 1000};
+        nanosleep(&tick, NULL);
+    }
 }
 
 /* Run THREADS threads for `iterations` each and check what they counted. */
@@ -561,6 +638,7 @@ static void run_round(long iterations, const char *name)
         if (pthread_create(&workers[t].thread, NULL, worker_main, &workers[t]) != 0)
             fail_msg("%s: cannot start thread %d", name, t);
     }
+    watch(name);
     for (int t = 0; t < THREADS; t++)
         pthread_join(workers[t].thread, NULL);
     pthread_barrier_destroy(&barrier);
@@ -575,23 +653,16 @@ static void run_round(long iterations, const char *name)
 }
 
 
-static double seconds(void)
+/* A count from the environment, from 1 to max, or `fallback` if unset. */
+static long count_wanted(const char *var, long fallback, long max)
 {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-static long iterations_wanted(void)
-{
-    const char *s = getenv("CUGL_STRESS_ITERATIONS");
+    const char *s = getenv(var);
     if (!s || !*s)
-        return DEFAULT_ITERATIONS;
+        return fallback;
     char *end = NULL;
     long n = strtol(s, &end, 10);
-    if (*end || n < 1 || n > 10000000) {
-        printf("Bail out! CUGL_STRESS_ITERATIONS is \"%s\"; give a count from 1 to 10000000\n",
-               s);
+    if (*end || n < 1 || n > max) {
+        printf("Bail out! %s is \"%s\"; give a count from 1 to %ld\n", var, s, max);
         exit(1);
     }
     return n;
@@ -665,7 +736,8 @@ static void make_layouts(void)
 
 int main(void)
 {
-    iterations_per_thread = iterations_wanted();
+    iterations_per_thread = count_wanted("CUGL_STRESS_ITERATIONS", DEFAULT_ITERATIONS, 10000000);
+    stall_seconds = (int)count_wanted("CUGL_STRESS_STALL_SECONDS", DEFAULT_STALL_SECONDS, 86400);
     dev = cugl_test_device();
     /* Headless GL on this device, or skip as the graphics test does. */
     cugl_app_context *probe = NULL;
