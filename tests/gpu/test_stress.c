@@ -156,11 +156,11 @@ static void still_mine(worker *w, const char *when)
 }
 
 /* A refused call returned `want` and left exactly this thread's message. */
-PRINTF_LIKE(5, 6)
-static void refused(worker *w, const char *expr, cugl_status got, cugl_status want,
+PRINTF_LIKE(6, 7)
+static void refused(worker *w, const char *expr, int line, cugl_status got, cugl_status want,
                     const char *fmt, ...)
 {
-    beat(w, expr, 0);
+    beat(w, expr, line);
     w->bad_calls++;
     va_list ap;
     va_start(ap, fmt);
@@ -177,10 +177,10 @@ static void refused(worker *w, const char *expr, cugl_status got, cugl_status wa
 /* A call that must fail: first the message of the previous one, which the
  * calls in between (this thread's successes, other threads' failures) must
  * have left alone, then this one's. */
-#define BAD(w, expr, status, ...)                             \
-    do {                                                      \
-        still_mine((w), "before " #expr);                     \
-        refused((w), #expr, (expr), (status), __VA_ARGS__);   \
+#define BAD(w, expr, status, ...)                                     \
+    do {                                                              \
+        still_mine((w), "before " #expr);                             \
+        refused((w), #expr, __LINE__, (expr), (status), __VA_ARGS__); \
     } while (0)
 
 /* ---- Patterns and checks ------------------------------------------------- */
