@@ -652,7 +652,6 @@ static void run_round(long iterations, const char *name)
     }
 }
 
-
 /* A count from the environment, from 1 to max, or `fallback` if unset. */
 static long count_wanted(const char *var, long fallback, long max)
 {
