@@ -190,6 +190,8 @@ CUGL_API cugl_status cugl_buffer_fill(cugl_buffer *buffer, const void *value,
                           "host");
     if (buffer->size == 0)
         return CUGL_OK;
+    /* The stream's device does the work, as in a copy. */
+    CUGL__TRY(cugl__device_activate(stream->device, __func__));
     CUdeviceptr p = (CUdeviceptr)buffer->ptr;
     size_t n = buffer->size / value_size;
     if (value_size == 1)

@@ -148,7 +148,7 @@ static cugl_status import(cugl_view **out, const DLTensor *t, bool readonly, voi
         CUGL__TRY(cugl__stream_check(d.consumer_stream, who));
         if (d.producer_stream)
             CUGL__TRY(cugl__stream_check(d.producer_stream, who));
-        if (d.producer_stream && d.producer_stream->handle != d.consumer_stream->handle)
+        if (d.producer_stream && !cugl__same_stream(d.producer_stream, d.consumer_stream))
             CUGL__TRY(cugl_stream_wait_stream(d.consumer_stream, d.producer_stream));
     }
 

@@ -69,6 +69,13 @@ cugl_status cugl__event_record(cugl_event *event, cugl_stream *stream, const cha
 {
     CUGL__TRY(cugl__event_check(event, who));
     CUGL__TRY(cugl__stream_check(stream, who));
+    if (event->device && stream->device && event->device != stream->device)
+        return cugl__fail(CUGL_ERROR_INVALID_ARGUMENT, who,
+                          "the event belongs to device %d and the stream to device %d; an "
+                          "event is recorded on a stream of its own device (a stream of "
+                          "another device can wait for it)",
+                          event->device->ordinal, stream->device->ordinal);
+    CUGL__TRY(cugl__stream_enter(stream, who));
     CUGL__TRY(CUGL_CU_AS(who, cuEventRecord, event->handle, stream->handle));
     event->recorded = true;
     return CUGL_OK;

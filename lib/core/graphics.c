@@ -300,16 +300,25 @@ static void unlink_from(cugl_graphics_resource *res, link *l)
 }
 
 static cugl_status unmap(cugl_graphics_resource *res, cugl_stream *stream, const char *who);
+static cugl_status check_unmap_stream(const cugl_graphics_resource *res,
+                                      const cugl_stream *stream, const char *who);
 
-/* A handed-out object is closing: if it owns the mapping, unmap. */
+/* A handed-out object is closing: if it owns the mapping, unmap. The
+ * object closes whatever happens, so a stream of another device is
+ * refused and the unmap ordered as if none was given: nothing stays
+ * mapped. */
 static cugl_status link_on_close(link *l, cugl_stream *stream, const char *who)
 {
     cugl_graphics_resource *res = l->resource;
     bool owner = l->owns_mapping;
     unlink_from(res, l);
-    if (owner && res->mapped && !res->closed)
+    if (!owner || !res->mapped || res->closed)
+        return CUGL_OK;
+    cugl_status refused = check_unmap_stream(res, stream, who);
+    if (refused == CUGL_OK)
         return unmap(res, stream, who);
-    return CUGL_OK;
+    cugl_status st = unmap(res, NULL, who);
+    return st != CUGL_OK ? st : refused;
 }
 
 /* The close hook of every buffer and array a mapping hands out. For an
@@ -433,6 +442,21 @@ static CUstream unmap_stream_of(const cugl_graphics_resource *res)
 {
     const cugl_stream *s = res->unmap_stream ? res->unmap_stream : res->map_stream;
     return s && !s->closed ? s->handle : NULL;
+}
+
+/* A stream an unmap of `res` may be ordered on: none (NULL), or an open
+ * stream of the resource's device. */
+static cugl_status check_unmap_stream(const cugl_graphics_resource *res,
+                                      const cugl_stream *stream, const char *who)
+{
+    if (!stream)
+        return CUGL_OK;
+    CUGL__TRY(cugl__stream_check(stream, who));
+    if (stream->device && stream->device != res->device)
+        return cugl__fail(CUGL_ERROR_INVALID_ARGUMENT, who,
+                          "the stream is on device %d, the resource on device %d",
+                          stream->device->ordinal, res->device->ordinal);
+    return CUGL_OK;
 }
 
 /* Unmap; the handed-out objects are closed either way, but a resource the
@@ -614,8 +638,7 @@ CUGL_API cugl_status cugl_graphics_resource_unmap(cugl_graphics_resource *resour
                                                   cugl_stream *stream)
 {
     CUGL__TRY(check_mapped(resource, __func__));
-    if (stream)
-        CUGL__TRY(cugl__stream_check(stream, __func__));
+    CUGL__TRY(check_unmap_stream(resource, stream, __func__));
     return unmap(resource, stream, __func__);
 }
 
@@ -674,8 +697,7 @@ CUGL_API cugl_status cugl_graphics_resource_set_unmap_stream(cugl_graphics_resou
                                                              cugl_stream *stream)
 {
     CUGL__TRY(check_mapped(resource, __func__));
-    if (stream)
-        CUGL__TRY(cugl__stream_check(stream, __func__));
+    CUGL__TRY(check_unmap_stream(resource, stream, __func__));
     cugl_stream *old = resource->unmap_stream;
     resource->unmap_stream = cugl_stream_retain(stream);
     cugl_stream_release(old);
@@ -704,8 +726,7 @@ CUGL_API cugl_status cugl_graphics_resource_close(cugl_graphics_resource *resour
 {
     if (!resource || resource->closed)
         return CUGL_OK;
-    if (stream)
-        CUGL__TRY(cugl__stream_check(stream, __func__));
+    CUGL__TRY(check_unmap_stream(resource, stream, __func__));
     cugl_status st = CUGL_OK;
     if (resource->mapped)
         st = unmap(resource, stream, __func__);

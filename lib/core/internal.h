@@ -148,6 +148,15 @@ struct cugl_stream {
 
 /* Check a stream argument: not NULL, not closed. */
 cugl_status cugl__stream_check(const cugl_stream *stream, const char *who);
+/* Make the stream's device current where the driver reads its handle
+ * against the current context: a default stream's handle (the legacy or
+ * per-thread stream) names the default stream of whatever context is
+ * current, so a default stream of device 1 used while device 0 is current
+ * would order the work on device 0's. Other streams carry their context. */
+cugl_status cugl__stream_enter(const cugl_stream *stream, const char *who);
+/* Whether two stream objects order work on the same driver stream (two
+ * devices' default streams share a handle but are not the same stream). */
+bool cugl__same_stream(const cugl_stream *a, const cugl_stream *b);
 
 /* Events (event.c). */
 struct cugl_event {

@@ -33,6 +33,7 @@ static cugl_status wait_stream(cugl_stream *stream, const char *who)
 {
     if (!stream)
         return CUGL_OK;
+    CUGL__TRY(cugl__stream_enter(stream, who));
     return CUGL_CU_AS(who, cuStreamSynchronize, stream->handle);
 }
 
@@ -47,6 +48,8 @@ static cugl_status pool_allocate(cugl_memory_resource *mr, size_t size, cugl_str
                           "out of memory: cannot allocate %zu bytes from the %s pool, which is "
                           "limited to %zu",
                           size, kind_name(mr->kind), mr->max_size);
+    /* The pool is named; the stream may be another device's. */
+    CUGL__TRY(cugl__stream_enter(stream, who));
     CUresult r = cugl__cu.cuMemAllocFromPoolAsync(&p, size, mr->pool, stream->handle);
     if (r == CUDA_ERROR_OUT_OF_MEMORY) {
         cuuint64_t reserved = 0, used = 0;
@@ -69,9 +72,12 @@ static cugl_status pool_allocate(cugl_memory_resource *mr, size_t size, cugl_str
 
 cugl_status cugl__free_async(uint64_t ptr, size_t size, cugl_stream *stream, const char *who)
 {
+    /* Where it cannot be entered, the free is still tried (the memory's
+     * pool knows its device) and the failure reported. */
+    cugl_status entered = cugl__stream_enter(stream, who);
     CUresult r = cugl__cu.cuMemFreeAsync((CUdeviceptr)ptr, stream->handle);
     if (r == CUDA_SUCCESS)
-        return CUGL_OK;
+        return entered;
     /* Not lost over one failure: once more, then synchronously (cuMemFree
      * takes stream-ordered memory too). The failure is still reported. */
     cugl_status st = cugl__cu_status(r, who, "cuMemFreeAsync");

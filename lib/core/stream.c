@@ -15,6 +15,25 @@ cugl_status cugl__stream_check(const cugl_stream *stream, const char *who)
     return CUGL_OK;
 }
 
+static bool is_default_stream(const void *handle)
+{
+    return handle == NULL || handle == (const void *)CU_STREAM_LEGACY ||
+           handle == (const void *)CU_STREAM_PER_THREAD;
+}
+
+cugl_status cugl__stream_enter(const cugl_stream *stream, const char *who)
+{
+    if (!is_default_stream(stream->handle) || !stream->device)
+        return CUGL_OK;
+    return cugl__device_activate(stream->device, who);
+}
+
+bool cugl__same_stream(const cugl_stream *a, const cugl_stream *b)
+{
+    return a == b || (a->handle == b->handle &&
+                      (!is_default_stream(a->handle) || a->device == b->device));
+}
+
 CUGL_API cugl_status cugl_stream_create(cugl_stream **out, cugl_device *device,
                                         const cugl_stream_desc *desc)
 {
@@ -49,11 +68,6 @@ CUGL_API cugl_status cugl_stream_create(cugl_stream **out, cugl_device *device,
     return CUGL_OK;
 }
 
-static bool is_default_stream(void *handle)
-{
-    return handle == NULL || handle == (void *)CU_STREAM_LEGACY ||
-           handle == (void *)CU_STREAM_PER_THREAD;
-}
 
 CUGL_API cugl_status cugl_stream_from_handle(cugl_stream **out, void *handle)
 {
@@ -129,6 +143,7 @@ CUGL_API cugl_status cugl_device_default_stream(cugl_stream **out, cugl_device *
 CUGL_API cugl_status cugl_stream_sync(cugl_stream *stream)
 {
     CUGL__TRY(cugl__stream_check(stream, __func__));
+    CUGL__TRY(cugl__stream_enter(stream, __func__));
     return CUGL_CU(cuStreamSynchronize, stream->handle);
 }
 
@@ -136,6 +151,7 @@ CUGL_API cugl_status cugl_stream_query(cugl_stream *stream, bool *done)
 {
     CUGL__TRY(cugl__stream_check(stream, __func__));
     CUGL__CHECK_NOT_NULL(done);
+    CUGL__TRY(cugl__stream_enter(stream, __func__));
     CUresult r = cugl__cu.cuStreamQuery(stream->handle);
     *done = r == CUDA_SUCCESS;
     if (r == CUDA_SUCCESS || r == CUDA_ERROR_NOT_READY)
@@ -147,6 +163,7 @@ CUGL_API cugl_status cugl_stream_wait_event(cugl_stream *stream, cugl_event *eve
 {
     CUGL__TRY(cugl__stream_check(stream, __func__));
     CUGL__TRY(cugl__event_check(event, __func__));
+    CUGL__TRY(cugl__stream_enter(stream, __func__));
     return CUGL_CU(cuStreamWaitEvent, stream->handle, event->handle, 0);
 }
 
@@ -154,12 +171,13 @@ CUGL_API cugl_status cugl_stream_wait_stream(cugl_stream *stream, cugl_stream *o
 {
     CUGL__TRY(cugl__stream_check(stream, __func__));
     CUGL__TRY(cugl__stream_check(other, __func__));
-    CUGL__CHECK_ARG(stream != other && stream->handle != other->handle,
-                    "a stream cannot wait on itself");
+    CUGL__CHECK_ARG(!cugl__same_stream(stream, other), "a stream cannot wait on itself");
     CUGL__TRY(cugl__device_activate(other->device, __func__));
     CUevent ev;
     CUGL__TRY(CUGL_CU(cuEventCreate, &ev, CU_EVENT_DISABLE_TIMING));
     cugl_status st = CUGL_CU(cuEventRecord, ev, other->handle);
+    if (st == CUGL_OK)
+        st = cugl__stream_enter(stream, __func__);
     if (st == CUGL_OK)
         st = CUGL_CU(cuStreamWaitEvent, stream->handle, ev, 0);
     /* Destroying a recorded event is safe: the wait keeps what it needs. */

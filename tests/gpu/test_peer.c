@@ -1,8 +1,9 @@
 /*
  * Several GPUs: peer queries and access, memory of device 0 written by
  * device 1 (a device pool opened to it, exportable memory mapped for it),
- * copies between the two devices' buffers, and a stream of device 0
- * waiting for an event of device 1; each refusal with its message.
+ * copies between the two devices' buffers, a stream of device 0
+ * waiting for an event of device 1, and each device's objects used with
+ * the other device's streams; each refusal with its message.
  * Skipped (77) with fewer than two CUDA devices (CUGL_TEST_NO_SKIP=1: a
  * failure), so it runs in its own suite, multi-gpu.
  */
@@ -176,6 +177,122 @@ static void streams_wait_for_the_other_device(void **state)
     cugl_memory_resource_release(mr1);
 }
 
+/*
+ * A stream of the other device, with objects of device 0, while device 0
+ * is current. Where the driver can do the work on that stream (a pool
+ * allocation, a fill, a buffer copy), it is done there and the data is
+ * right; where it cannot (an event recorded on another device's stream, an
+ * array or a view copy ordered on it), the refusal names the function and
+ * both devices. Default streams are the sharp case: their handle names the
+ * default stream of whichever context is current, so each call must make
+ * the stream's device current, and two devices' default streams are two
+ * streams, not one.
+ */
+static void stream_of_the_other_device(void **state)
+{
+    (void)state;
+    enum { SMALL = 64 * 1024 };
+    cugl_stream *default0 = NULL, *default1 = NULL;
+    assert_ok(cugl_device_default_stream(&default0, dev0));
+    assert_ok(cugl_device_default_stream(&default1, dev1));
+    assert_ok(cugl_device_set_current(dev0));
+
+    /* Device 0's pool, allocated on device 1's stream, filled there. */
+    cugl_memory_resource *pool = NULL;
+    assert_ok(cugl_device_memory_resource_create(&pool, dev0,
+                                                 &(cugl_device_memory_desc){.own_pool = true}));
+    cugl_buffer *b = NULL;
+    assert_ok(cugl_memory_resource_allocate(&b, pool, SMALL, stream1));
+    assert_int_equal(cugl_buffer_device_id(b), 0);
+    const uint32_t word = 0x5A17C0DEu;
+    assert_ok(cugl_buffer_fill(b, &word, sizeof word, stream1));
+    assert_ok(cugl_stream_sync(stream1));
+    uint32_t *host = malloc(SMALL);
+    assert_non_null(host);
+    cugl_buffer *h = NULL;
+    assert_ok(cugl_buffer_from_handle(&h, (uint64_t)(uintptr_t)host, SMALL, NULL));
+    assert_ok(cugl_buffer_copy_from(h, b, stream0));
+    assert_ok(cugl_stream_sync(stream0));
+    for (size_t i = 0; i < SMALL / 4; i++)
+        if (host[i] != word)
+            fail_msg("word %zu of the fill on device 1's stream is 0x%08x", i, host[i]);
+
+    /* The same on device 1's default stream, with device 0 current. */
+    put(b, 41, default1);
+    assert_ok(cugl_device_set_current(dev0));
+    expect(b, 41, default1, "device 0's buffer written and read on device 1's default stream");
+
+    /* Events: recorded on a stream of their own device only; waited for
+     * from either. Device 1's default stream with device 0 current. */
+    cugl_event *ev0 = NULL, *ev1 = NULL;
+    assert_ok(cugl_event_create(&ev0, dev0, NULL));
+    assert_ok(cugl_event_create(&ev1, dev1, NULL));
+    assert_ok(cugl_device_set_current(dev0));
+    assert_status(cugl_event_record(ev0, stream1), CUGL_ERROR_INVALID_ARGUMENT);
+    assert_string_equal(cugl_last_error(),
+                        "cugl_event_record: the event belongs to device 0 and the stream to "
+                        "device 1; an event is recorded on a stream of its own device (a "
+                        "stream of another device can wait for it)");
+    assert_status(cugl_stream_record(default1, ev0), CUGL_ERROR_INVALID_ARGUMENT);
+    assert_error_mentions("cugl_stream_record: the event belongs to device 0");
+    assert_ok(cugl_event_record(ev1, default1));
+    assert_ok(cugl_stream_wait_event(default0, ev1));
+    assert_ok(cugl_event_sync(ev1));
+    bool done = false;
+    assert_ok(cugl_stream_query(default1, &done));
+    assert_ok(cugl_stream_sync(default1));
+    assert_ok(cugl_stream_query(default1, &done));
+    assert_true(done);
+
+    /* Two devices' default streams are two streams: one waits on the other. */
+    assert_ok(cugl_stream_wait_stream(default0, default1));
+    assert_ok(cugl_stream_wait_stream(default1, default0));
+    assert_status(cugl_stream_wait_stream(default1, default1), CUGL_ERROR_INVALID_ARGUMENT);
+    assert_string_equal(cugl_last_error(), "cugl_stream_wait_stream: a stream cannot wait on itself");
+
+    /* Arrays and views are worked on by their own device. */
+    cugl_array *array = NULL;
+    assert_ok(cugl_array_create(&array, dev0,
+                                &(cugl_array_desc){.ndim = 1, .shape = {SMALL},
+                                                   .format = CUGL_FORMAT_U8}));
+    assert_status(cugl_array_copy_from_host(array, host, SMALL, stream1),
+                  CUGL_ERROR_INVALID_ARGUMENT);
+    assert_string_equal(cugl_last_error(),
+                        "cugl_array_copy_from_host: the stream is on device 1, the array on "
+                        "device 0");
+    cugl_buffer *b2 = NULL;
+    assert_ok(cugl_memory_resource_allocate(&b2, pool, SMALL, stream0));
+    cugl_layout layout;
+    assert_ok(cugl_layout_init(&layout, 1, (int64_t[]){SMALL}, NULL, 1));
+    cugl_view *src = NULL, *dst = NULL;
+    assert_ok(cugl_view_from_buffer(&src, b, &layout, CUGL_DTYPE_U8, true));
+    assert_ok(cugl_view_from_buffer(&dst, b2, &layout, CUGL_DTYPE_U8, false));
+    assert_status(cugl_view_copy_from(dst, src, stream1, NULL), CUGL_ERROR_INVALID_ARGUMENT);
+    assert_string_equal(cugl_last_error(),
+                        "cugl_view_copy_from: the stream is on device 1 but the views are on "
+                        "device 0");
+
+    /* Given back on device 1's default stream, device 0 current. */
+    cugl_view_release(src);
+    cugl_view_release(dst);
+    cugl_array_release(array);
+    assert_ok(cugl_device_set_current(dev0));
+    assert_ok(cugl_buffer_close(b, default1));
+    assert_ok(cugl_buffer_close(b2, stream0));
+    assert_ok(cugl_stream_sync(default1));
+    assert_ok(cugl_stream_sync(stream0));
+    cugl_pool_stats stats;
+    assert_ok(cugl_memory_resource_pool_stats(pool, &stats));
+    assert_int_equal(stats.used_current, 0);
+    cugl_buffer_release(b2);
+    cugl_buffer_release(b);
+    cugl_buffer_release(h);
+    free(host);
+    cugl_event_release(ev0);
+    cugl_event_release(ev1);
+    cugl_memory_resource_release(pool);
+}
+
 int main(void)
 {
     int count = 0;
@@ -218,6 +335,7 @@ int main(void)
         cmocka_unit_test(pool_written_by_the_other_device),
         cmocka_unit_test(exportable_memory_for_the_other_device),
         cmocka_unit_test(streams_wait_for_the_other_device),
+        cmocka_unit_test(stream_of_the_other_device),
     };
     int failed = cugl_test_run(tests);
     cugl_stream_release(stream0);

@@ -2,7 +2,8 @@
  * Shared memory of the GL GPU written by CUDA on another GPU: a headless
  * GL context on device 0, its map-free memory opened to device 1
  * (cugl_app_shared_set_writers), device 1's stream taking CUDA's turns,
- * and GL reading every frame's bytes exactly. Skipped (77) with fewer than
+ * and GL reading every frame's bytes exactly; and a registered GL buffer
+ * used with device 1's streams. Skipped (77) with fewer than
  * two CUDA devices or no headless GL on device 0 (CUGL_TEST_NO_SKIP=1: a
  * failure).
  */
@@ -77,6 +78,79 @@ static void written_by_the_other_gpu(void **state)
     cugl_app_shared_destroy(sh);
 }
 
+/*
+ * A GL buffer of device 0 registered with CUDA: streams of device 1 are
+ * refused for its map, unmap, unmap stream and close, each with the
+ * function's name and both devices, and leave it as it was; device 0's
+ * default stream, with device 1 current, maps and unmaps it.
+ */
+static void registered_buffer_and_the_other_devices_streams(void **state)
+{
+    (void)state;
+    GLuint name = 0;
+    glCreateBuffers(1, &name);
+    glNamedBufferStorage(name, N, NULL, GL_DYNAMIC_STORAGE_BIT);
+    assert_int_equal(glGetError(), GL_NO_ERROR);
+    cugl_graphics_resource *res = NULL;
+    assert_ok(cugl_graphics_resource_from_gl_buffer(&res, dev0, name, CUGL_GRAPHICS_NONE));
+    cugl_stream *default0 = NULL, *default1 = NULL, *stream0 = NULL;
+    assert_ok(cugl_stream_create(&stream0, dev0, NULL));
+    assert_ok(cugl_device_default_stream(&default0, dev0));
+    assert_ok(cugl_device_default_stream(&default1, dev1));
+    cugl_buffer *mapped = NULL;
+    assert_status(cugl_graphics_resource_map(&mapped, res, stream1), CUGL_ERROR_INVALID_ARGUMENT);
+    assert_error_mentions("cugl_graphics_resource_map: the stream is on device 1");
+    assert_null(mapped);
+    assert_false(cugl_graphics_resource_is_mapped(res));
+
+    assert_ok(cugl_device_set_current(dev1));
+    assert_ok(cugl_graphics_resource_map(&mapped, res, default0));
+    assert_true(cugl_graphics_resource_is_mapped(res));
+    assert_status(cugl_graphics_resource_unmap(res, default1), CUGL_ERROR_INVALID_ARGUMENT);
+    assert_string_equal(cugl_last_error(), "cugl_graphics_resource_unmap: the stream is on "
+                                           "device 1, the resource on device 0");
+    assert_status(cugl_graphics_resource_set_unmap_stream(res, stream1),
+                  CUGL_ERROR_INVALID_ARGUMENT);
+    assert_string_equal(cugl_last_error(), "cugl_graphics_resource_set_unmap_stream: the stream "
+                                           "is on device 1, the resource on device 0");
+    assert_status(cugl_graphics_resource_close(res, stream1), CUGL_ERROR_INVALID_ARGUMENT);
+    assert_string_equal(cugl_last_error(), "cugl_graphics_resource_close: the stream is on "
+                                           "device 1, the resource on device 0");
+    assert_true(cugl_graphics_resource_is_mapped(res));
+    assert_false(cugl_graphics_resource_is_closed(res));
+    assert_false(cugl_buffer_is_closed(mapped));
+
+    const uint32_t word = 0xC0FFEE11u;
+    assert_ok(cugl_buffer_fill(mapped, &word, sizeof word, default0));
+    assert_ok(cugl_graphics_resource_unmap(res, default0));
+    assert_ok(cugl_stream_sync(default0));
+    assert_ok(cugl_device_set_current(dev0));
+    uint32_t *got = calloc(1, N);
+    assert_non_null(got);
+    glGetNamedBufferSubData(name, 0, N, got);
+    assert_int_equal(glGetError(), GL_NO_ERROR);
+    for (size_t i = 0; i < N / 4; i++)
+        if (got[i] != word)
+            fail_msg("word %zu of the GL buffer is 0x%08x, 0x%08x was written", i, got[i], word);
+    free(got);
+    cugl_buffer_release(mapped);
+
+    /* Closing the mapped buffer on device 1's stream: refused, and the
+     * resource unmapped all the same, as with no stream. */
+    mapped = NULL;
+    assert_ok(cugl_graphics_resource_map(&mapped, res, stream0));
+    assert_status(cugl_buffer_close(mapped, stream1), CUGL_ERROR_INVALID_ARGUMENT);
+    assert_string_equal(cugl_last_error(), "cugl_buffer_close: the stream is on device 1, the "
+                                           "resource on device 0");
+    assert_true(cugl_buffer_is_closed(mapped));
+    assert_false(cugl_graphics_resource_is_mapped(res));
+    cugl_buffer_release(mapped);
+    assert_ok(cugl_graphics_resource_close(res, NULL));
+    cugl_graphics_resource_release(res);
+    cugl_stream_release(stream0);
+    glDeleteBuffers(1, &name);
+}
+
 int main(void)
 {
     int count = 0;
@@ -104,7 +178,10 @@ int main(void)
         printf("Bail out! %s\n", cugl_last_error());
         return 1;
     }
-    const struct CMUnitTest tests[] = {cmocka_unit_test(written_by_the_other_gpu)};
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(written_by_the_other_gpu),
+        cmocka_unit_test(registered_buffer_and_the_other_devices_streams),
+    };
     int failed = cugl_test_run(tests);
     cugl_app_context_destroy(ctx);
     cugl_stream_release(stream1);

@@ -39,7 +39,10 @@ CUGL_API cugl_status cugl_event_create(cugl_event **out, cugl_device *device,
 
 /**
  * Capture the work queued on `stream` so far; the event completes with it.
- * @errors CUGL_ERROR_INVALID_ARGUMENT, CUGL_ERROR_CLOSED, CUGL_ERROR_CUDA.
+ * The stream must be of the event's device (streams of any device can wait
+ * for the event).
+ * @errors CUGL_ERROR_INVALID_ARGUMENT (NULL, or a stream of another
+ *   device), CUGL_ERROR_CLOSED, CUGL_ERROR_CUDA.
  * @thread_safety Any thread; an object must not be closed while another thread uses it.
  * @param event the event.
  * @param stream the stream whose work so far it marks.

@@ -223,8 +223,9 @@ CUGL_API cugl_status cugl_graphics_resource_array(cugl_array **out,
  * same (with close's stream as the override). The buffers and arrays taken
  * from the mapping are closed even when the driver fails; the resource then
  * stays mapped, and unmap or close may try again.
- * @errors CUGL_ERROR_INVALID_ARGUMENT, CUGL_ERROR_CLOSED (resource or
- *   stream), CUGL_ERROR_INVALID_STATE (not mapped), CUGL_ERROR_CUDA.
+ * @errors CUGL_ERROR_INVALID_ARGUMENT (NULL, or a stream of another
+ *   device), CUGL_ERROR_CLOSED (resource or stream), CUGL_ERROR_INVALID_STATE
+ *   (not mapped), CUGL_ERROR_CUDA.
  * @thread_safety The thread whose current GL context owns the GL objects (registration, map and
  *   unmap talk to GL).
  * @param resource the resource.
@@ -266,7 +267,8 @@ CUGL_API cugl_status cugl_graphics_resource_set_map_flags(cugl_graphics_resource
 /**
  * Unregister (unmapping first, on `stream` or as unmap would, if mapped).
  * Idempotent. The GL context must still be current.
- * @errors CUGL_ERROR_CLOSED (stream), CUGL_ERROR_CUDA (the resource is
+ * @errors CUGL_ERROR_CLOSED (stream), CUGL_ERROR_INVALID_ARGUMENT (a stream
+ *   of another device; nothing is done), CUGL_ERROR_CUDA (the resource is
  *   closed all the same).
  * @thread_safety The thread whose current GL context owns the GL objects (registration, map and
  *   unmap talk to GL).

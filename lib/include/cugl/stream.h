@@ -57,7 +57,12 @@ CUGL_API cugl_status cugl_stream_from_handle(cugl_stream **out, void *handle);
 
 /**
  * The device's legacy default stream (a non-owning, process-wide wrapper;
- * close and release are no-ops on it).
+ * close and release are no-ops on it). The driver's handle of a default
+ * stream names the default stream of the current context, so every cugl
+ * function given this wrapper makes its device current first, and the
+ * default streams of two devices are two streams (one may wait on the
+ * other). A wrapper from cugl_stream_from_handle(NULL) is bound the same
+ * way to the device current when it was made.
  * @errors CUGL_ERROR_INVALID_ARGUMENT, CUGL_ERROR_INVALID_STATE (device not
  *   initialized), CUGL_ERROR_NOT_SUPPORTED (device ordinal 64 or above),
  *   CUGL_ERROR_OUT_OF_MEMORY, CUGL_ERROR_CUDA.
@@ -114,7 +119,8 @@ CUGL_API cugl_status cugl_stream_wait_stream(cugl_stream *stream, cugl_stream *o
 /**
  * Record `event` on `stream`: it completes when the work queued so far does.
  * Same as cugl_event_record(event, stream).
- * @errors CUGL_ERROR_INVALID_ARGUMENT, CUGL_ERROR_CLOSED, CUGL_ERROR_CUDA.
+ * @errors CUGL_ERROR_INVALID_ARGUMENT (NULL, or an event of another
+ *   device), CUGL_ERROR_CLOSED, CUGL_ERROR_CUDA.
  * @thread_safety Any thread; an object must not be closed while another thread uses it.
  * @param stream the stream.
  * @param event the event to record on it.
