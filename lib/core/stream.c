@@ -68,7 +68,6 @@ CUGL_API cugl_status cugl_stream_create(cugl_stream **out, cugl_device *device,
     return CUGL_OK;
 }
 
-
 CUGL_API cugl_status cugl_stream_from_handle(cugl_stream **out, void *handle)
 {
     CUGL__CHECK_NOT_NULL(out);
