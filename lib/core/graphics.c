@@ -730,14 +730,13 @@ CUGL_API cugl_status cugl_graphics_resource_close(cugl_graphics_resource *resour
     cugl_status st = CUGL_OK;
     if (resource->mapped)
         st = unmap(resource, stream, __func__);
+    /* Unregistered even where the device cannot be made current: the
+     * handle knows its context, and a registration left behind holds the
+     * driver's memory until the process ends. */
     cugl_status act = cugl__device_activate(resource->device, __func__);
-    if (act == CUGL_OK) {
-        cugl_status un = CUGL_CU(cuGraphicsUnregisterResource, resource->handle);
-        if (st == CUGL_OK)
-            st = un;
-    } else if (st == CUGL_OK) {
-        st = act;
-    }
+    cugl_status un = CUGL_CU(cuGraphicsUnregisterResource, resource->handle);
+    if (st == CUGL_OK)
+        st = act != CUGL_OK ? act : un;
     /* Closed whatever the driver said: nothing of it is used again. */
     resource->mapped = false;
     forget_streams(resource);

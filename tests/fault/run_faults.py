@@ -97,6 +97,25 @@ def source_sites(src):
     return sites
 
 
+def drivers_leak(out):
+    """Where LeakSanitizer's report is all there is to a failed run and no
+    block of it has a frame in cugl, the tests or the demos (a registration
+    the driver did not undo holds the driver's memory, from code it maps
+    without a file): what it says it lost, else None."""
+    lines = out.splitlines()
+    if not any('ERROR: LeakSanitizer' in l for l in lines):
+        return None
+    if any(m in l for l in lines for m in CRASH_MARKS if 'LeakSanitizer' not in m):
+        return None
+    frames = [l for l in lines if re.match(r'\s*#\d+ 0x', l)]
+    ours = re.compile(r'libcugl|libcuda_fault|fault_scenario| in cugl'
+                      r'|\b(lib|tests|demos)/[\w/]+\.(c|cpp|h):\d')
+    if any(ours.search(f) for f in frames):
+        return None
+    summary = [l for l in lines if 'SUMMARY: AddressSanitizer:' in l]
+    return summary[0].split('SUMMARY: AddressSanitizer: ')[1] if summary else 'memory'
+
+
 class Sweep:
     def __init__(self, args):
         self.args = args
@@ -192,6 +211,11 @@ class Sweep:
             if rc == 0:
                 return None
             defects = [l for l in out.splitlines() if l.startswith('DEFECT')]
+            driver_kept = drivers_leak(out)
+            if driver_kept and not defects and 'failed in a release: ' in out:
+                self.release_kept.append("a release's %s failed: the driver kept %s"
+                                         % (failed[0], driver_kept))
+                return None
             kind = 'defect' if rc == 1 else 'crash or exit %s' % rc
             return '%s\n    %s' % (kind, '\n    '.join(defects or out.splitlines()[-5:]))
 

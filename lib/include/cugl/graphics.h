@@ -266,7 +266,8 @@ CUGL_API cugl_status cugl_graphics_resource_set_map_flags(cugl_graphics_resource
 
 /**
  * Unregister (unmapping first, on `stream` or as unmap would, if mapped).
- * Idempotent. The GL context must still be current.
+ * Idempotent. The GL context must still be current. The unregistration is
+ * asked of the driver even where the device cannot be made current.
  * @errors CUGL_ERROR_CLOSED (stream), CUGL_ERROR_INVALID_ARGUMENT (a stream
  *   of another device; nothing is done), CUGL_ERROR_CUDA (the resource is
  *   closed all the same).
