@@ -46,6 +46,10 @@ CRASH_MARKS = ('ERROR: AddressSanitizer', 'ERROR: LeakSanitizer', 'runtime error
 
 DEMO_PATHS = ('map', 'shared', 'host')
 
+# Driver calls that release: what one of them failed to release stays the
+# driver's.
+RELEASES = re.compile(r'Destroy|Unregister|Release|Free|Unload|Unmap')
+
 
 def run(cmd, env, timeout=120):
     try:
@@ -269,7 +273,8 @@ class Sweep:
         if rc == 'timeout':
             return 'hung (timed out)'
         if isinstance(rc, int) and (rc < 0 or rc >= 128):
-            return 'crashed (exit %d)' % rc
+            said = [l for l in out.splitlines() if 'SUMMARY:' in l or 'ERROR:' in l]
+            return 'crashed (exit %d)%s' % (rc, ''.join('\n    ' + l for l in said[:5]))
         marks = [l for l in out.splitlines() if any(m in l for m in CRASH_MARKS)]
         if marks:
             return 'crashed:\n    ' + '\n    '.join(marks[:5])
@@ -284,6 +289,11 @@ class Sweep:
 
     def judge_demo(self, rc, out, failed):
         wrong = self.crashed(rc, out)
+        driver_kept = drivers_leak(out)
+        if wrong and driver_kept and failed and RELEASES.search(failed[0]):
+            self.release_kept.append("a release's %s failed: the driver kept %s"
+                                     % (failed[0], driver_kept))
+            return None
         if wrong:
             return wrong
         if rc != 0 and failed and failed[0] not in out:
