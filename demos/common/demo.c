@@ -746,12 +746,13 @@ static void soak_line(demo *d)
     double median = d->soak_count ? d->soak_ms[d->soak_count / 2] : 0;
     size_t free_bytes = 0, total_bytes = 0;
     bool mem = cugl_device_memory_info(d->gl_device, &free_bytes, &total_bytes) == CUGL_OK;
+    long long objects = cugl_live_objects(), bytes = cugl_live_bytes();
     double handover = measure_handover(d, false);
     printf("soak: frame %ld: host %ld KiB, heap %lld bytes, %d files, device %.1f MiB used, "
-           "frame %.3f ms (median of %ld), hand-over %.3f ms\n",
+           "cugl %lld objects %lld bytes, frame %.3f ms (median of %ld), hand-over %.3f ms\n",
            d->frame + 1, resident_kib(), heap_bytes(), open_files(),
-           mem ? (double)(total_bytes - free_bytes) / (1 << 20) : -1.0, median, d->soak_count,
-           handover);
+           mem ? (double)(total_bytes - free_bytes) / (1 << 20) : -1.0, objects, bytes, median,
+           d->soak_count, handover);
     fflush(stdout);
     d->soak_count = 0;
 }

@@ -105,8 +105,9 @@ void demo_options_usage(const demo_info *info, FILE *f)
         fprintf(f, "                           %-7s %s\n", interops[i].name, interops[i].help);
     fprintf(f, "  --bench                print per-phase frame times at exit\n"
                "  --soak N               every N frames, print what the process holds (host\n"
-               "                         memory, malloc's heap, open files, device memory) and\n"
-               "                         the median frame and a hand-over since the last line\n"
+               "                         memory, malloc's heap, open files, device memory,\n"
+               "                         cugl's live objects and bytes) and the median frame\n"
+               "                         and a hand-over since the last line\n"
                "  --pipelined            GL shows CUDA's output a frame late and neither waits\n"
                "                         (shared memory, and on map two objects in turn;\n"
                "                         windows without --frames pipeline shared memory anyway;\n"

@@ -8,7 +8,6 @@
 
 #include "cugl/cugl.h"
 #include "driver.h"
-#include "live.h"
 
 #if defined(__GNUC__)
 #define CUGL__PRINTF(fmt, args) __attribute__((format(printf, fmt, args)))
@@ -48,7 +47,7 @@ typedef struct cugl__ref {
     atomic_int count;
 } cugl__ref;
 
-/* The counts behind cugl__live_objects and cugl__live_bytes (live.c). */
+/* The counts behind cugl_live_objects and cugl_live_bytes (live.c). */
 extern atomic_llong cugl__live_object_count;
 extern atomic_llong cugl__live_byte_count;
 

@@ -18,7 +18,6 @@
 
 #include "gpu_bytes.h"
 #include "gpu_kernels.h"
-#include "live.h"
 
 extern const unsigned char cugl_texture_kernels_fatbin[];
 extern const size_t cugl_texture_kernels_fatbin_size;
@@ -329,7 +328,7 @@ static void memory_until_refused(void **state)
     const memory_case *c = *state;
     if (!gpu_memory_kind_applies(&props, c->kind, c->name))
         return;
-    const int64_t bytes_before = cugl__live_bytes(), objects_before = cugl__live_objects();
+    const int64_t bytes_before = cugl_live_bytes(), objects_before = cugl_live_objects();
     cugl_memory_resource *mr = NULL;
     assert_ok(c->make(&mr));
     keep(mr, drop_memory_resource);
@@ -375,11 +374,11 @@ static void memory_until_refused(void **state)
 
     /* What this process holds through cugl: the device's free memory
      * moves with other processes and with tools inside this one. */
-    if (cugl__live_bytes() != bytes_before || cugl__live_objects() != objects_before)
+    if (cugl_live_bytes() != bytes_before || cugl_live_objects() != objects_before)
         fail_msg("%s: cugl held %lld bytes and %lld objects before, %lld and %lld after "
                  "everything was given back",
                  c->name, (long long)bytes_before, (long long)objects_before,
-                 (long long)cugl__live_bytes(), (long long)cugl__live_objects());
+                 (long long)cugl_live_bytes(), (long long)cugl_live_objects());
 }
 
 /* ---- GL buffer registrations ---------------------------------------------- */

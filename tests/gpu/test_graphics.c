@@ -10,7 +10,6 @@
 #include <glad/egl.h>
 
 #include "gpu_bytes.h"
-#include "live.h"
 #include "gpu_kernels.h"
 
 extern const unsigned char cugl_texture_kernels_fatbin[];
@@ -679,7 +678,7 @@ static void ten_thousand_cycles(void **state)
     assert_ok(cugl_stream_sync(stream));
     /* What this process holds through cugl, not the device's free memory:
      * other processes, and compute-sanitizer within this one, move that. */
-    const int64_t objects_before = cugl__live_objects(), bytes_before = cugl__live_bytes();
+    const int64_t objects_before = cugl_live_objects(), bytes_before = cugl_live_bytes();
     for (int i = 0; i < 10000; i++) {
         cugl_buffer *b = NULL;
         assert_ok(cugl_graphics_resource_map(&b, r, stream));
@@ -693,10 +692,10 @@ static void ten_thousand_cycles(void **state)
     assert_ok(cugl_stream_sync(stream));
     print_message("# 10,000 buffer and 1,000 image map/unmap cycles: cugl objects %lld -> %lld, "
                   "bytes %lld -> %lld\n",
-                  (long long)objects_before, (long long)cugl__live_objects(),
-                  (long long)bytes_before, (long long)cugl__live_bytes());
-    assert_int_equal(cugl__live_objects(), objects_before);
-    assert_int_equal(cugl__live_bytes(), bytes_before);
+                  (long long)objects_before, (long long)cugl_live_objects(),
+                  (long long)bytes_before, (long long)cugl_live_bytes());
+    assert_int_equal(cugl_live_objects(), objects_before);
+    assert_int_equal(cugl_live_bytes(), bytes_before);
     /* Each resource maps again: nothing was left mapped. */
     cugl_buffer *again = NULL;
     assert_ok(cugl_graphics_resource_map(&again, r, stream));

@@ -7,7 +7,6 @@
  * (Buffers: test_buffer.c. IPC pools: test_buffer_ipc.c.)
  */
 #include "gpu_bytes.h"
-#include "live.h"
 
 static cugl_device *dev;
 static int ordinal;
@@ -510,8 +509,8 @@ static void allocations_give_all_memory_back(void **state)
     for (int round = 0; round < 2; round++) {
         int cycles = round == 0 ? WARMUP : CYCLES;
         if (round == 1) {
-            bytes_before = cugl__live_bytes();
-            objects_before = cugl__live_objects();
+            bytes_before = cugl_live_bytes();
+            objects_before = cugl_live_objects();
         }
         for (int i = 0; i < cycles; i++) {
             cugl_buffer **slot = &ring[i % RING];
@@ -540,11 +539,11 @@ static void allocations_give_all_memory_back(void **state)
     printf("# %d cycles, %llu bytes allocated in all; cugl holds %lld bytes and %lld objects "
            "before, %lld and %lld after\n",
            (int)CYCLES, (unsigned long long)total, (long long)bytes_before,
-           (long long)objects_before, (long long)cugl__live_bytes(),
-           (long long)cugl__live_objects());
+           (long long)objects_before, (long long)cugl_live_bytes(),
+           (long long)cugl_live_objects());
     assert_true(total > (uint64_t)800 * MiB);
-    assert_int_equal(cugl__live_bytes(), bytes_before);
-    assert_int_equal(cugl__live_objects(), objects_before);
+    assert_int_equal(cugl_live_bytes(), bytes_before);
+    assert_int_equal(cugl_live_objects(), objects_before);
     cugl_pool_stats s = pool_stats(mr);
     assert_true(s.used_high >= 3 * MiB);
     cugl_memory_resource_release(mr);

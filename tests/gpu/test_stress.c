@@ -26,7 +26,6 @@
 
 #include "cugl_test.h"
 #include "gpu_proc.h"
-#include "live.h"
 
 #if defined(__GNUC__)
 #define PRINTF_LIKE(fmt, args) __attribute__((format(printf, fmt, args)))
@@ -684,7 +683,7 @@ static void eight_threads(void **state)
     run_round(1, "warm-up");
     assert_ok(cugl_device_sync(dev));
     const int fds_before = gpu_open_fds();
-    const int64_t objects_before = cugl__live_objects(), bytes_before = cugl__live_bytes();
+    const int64_t objects_before = cugl_live_objects(), bytes_before = cugl_live_bytes();
 
     const double start = seconds();
     run_round(iterations_per_thread, "stress");
@@ -696,10 +695,10 @@ static void eight_threads(void **state)
     if (stats.used_current != 0)
         fail_msg("the shared pool has %llu bytes in use after every buffer was released",
                  (unsigned long long)stats.used_current);
-    if (cugl__live_objects() != objects_before || cugl__live_bytes() != bytes_before)
+    if (cugl_live_objects() != objects_before || cugl_live_bytes() != bytes_before)
         fail_msg("cugl held %lld objects and %lld bytes before the threads, %lld and %lld after",
                  (long long)objects_before, (long long)bytes_before,
-                 (long long)cugl__live_objects(), (long long)cugl__live_bytes());
+                 (long long)cugl_live_objects(), (long long)cugl_live_bytes());
     const int fds_after = gpu_open_fds();
     if (fds_after != fds_before)
         fail_msg("%d file descriptors open before the threads ran, %d after", fds_before,

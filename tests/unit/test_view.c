@@ -145,6 +145,36 @@ static void random_copies_match_the_oracle(void **state)
     }
 }
 
+/* cugl_live_objects follows what is made and released to its last
+ * reference; a view keeps its buffer alive, and counted, after the caller's
+ * release. Host buffers hold no bytes from a memory resource. */
+static void live_counts_follow_objects(void **state)
+{
+    (void)state;
+    const int64_t objects = cugl_live_objects(), bytes = cugl_live_bytes();
+    float data[8] = {0};
+    cugl_buffer *b = host_buffer(data, sizeof data);
+    assert_int_equal(cugl_live_objects(), objects + 1);
+    int64_t shape[] = {8};
+    cugl_layout l;
+    assert_ok(cugl_layout_init(&l, 1, shape, NULL, 4));
+    cugl_view *v;
+    assert_ok(cugl_view_from_buffer(&v, b, &l, CUGL_DTYPE_F32, false));
+    assert_int_equal(cugl_live_objects(), objects + 2);
+    cugl_buffer_release(b);
+    assert_int_equal(cugl_live_objects(), objects + 2);
+    cugl_view *refused = NULL;
+    int64_t too_long[] = {9};
+    assert_ok(cugl_layout_init(&l, 1, too_long, NULL, 4));
+    assert_int_equal(cugl_view_from_buffer(&refused, b, &l, CUGL_DTYPE_F32, false),
+                     CUGL_ERROR_INVALID_ARGUMENT);
+    assert_null(refused);
+    assert_int_equal(cugl_live_objects(), objects + 2);
+    cugl_view_release(v);
+    assert_int_equal(cugl_live_objects(), objects);
+    assert_int_equal(cugl_live_bytes(), bytes);
+}
+
 /* Views: attributes, the buffer they keep, views of views. */
 static void views_of_host_memory(void **state)
 {
@@ -603,6 +633,7 @@ int main(void)
         cmocka_unit_test(every_error_branch),
         cmocka_unit_test(dlpack_cpu_round_trip),
         cmocka_unit_test(outside_run_defects),
+        cmocka_unit_test(live_counts_follow_objects),
         cmocka_unit_test(interleaved_views_do_not_overlap),
         cmocka_unit_test(random_copies_match_the_oracle),
     };

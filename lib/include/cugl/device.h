@@ -191,6 +191,28 @@ CUGL_API cugl_status cugl_device_memory_info(cugl_device *device, size_t *free_b
                                              size_t *total_bytes);
 
 /**
+ * The objects this process holds through libcugl: created and not yet
+ * released to their last reference (buffers, arrays, mipmapped arrays,
+ * views, streams, events, memory resources, graphics resources, textures,
+ * surfaces, modules and kernels; not devices, which live as long as the
+ * process). Counted by the library, so a leak check measures this process
+ * alone, where the device's free memory moves with every process on it.
+ * @thread_safety Any thread; a count taken while other threads create or
+ *   release objects is a count of some moment between.
+ * @return the number of live objects.
+ */
+CUGL_API int64_t cugl_live_objects(void);
+
+/**
+ * The bytes this process holds from memory resources: allocated and not yet
+ * given back (the size each deallocation names), on every device and of
+ * every kind (device, pinned, managed, exportable, imported).
+ * @thread_safety Any thread; as cugl_live_objects().
+ * @return the number of live bytes.
+ */
+CUGL_API int64_t cugl_live_bytes(void);
+
+/**
  * The raw CUdevice (an int) of the device; -1 for NULL.
  * @thread_safety Any thread.
  * @param device the device, or NULL.
