@@ -207,22 +207,7 @@ class Sweep:
             sys.exit(1)
         self.reached |= {self.where(s) for s in sites if s.startswith('libcugl')}
         print('the scenario: a round makes %d driver calls' % calls)
-
-        def judge(rc, out, failed):
-            kept = [l for l in out.splitlines() if l.startswith("a release's")]
-            if kept:
-                self.release_kept.append(kept[0])
-            if rc == 0:
-                return None
-            defects = [l for l in out.splitlines() if l.startswith('DEFECT')]
-            driver_kept = drivers_leak(out)
-            if driver_kept and not defects and 'failed in a release: ' in out:
-                self.release_kept.append("a release's %s failed: the driver kept %s"
-                                         % (failed[0], driver_kept))
-                return None
-            kind = 'defect' if rc == 1 else 'crash or exit %s' % rc
-            return '%s\n    %s' % (kind, '\n    '.join(defects or out.splitlines()[-5:]))
-
+        judge = self.judge_scenario
         jobs = [([a.scenario], {'CUGL_FAULT_CALL': str(n), 'CUGL_FAULT_RESULT': r}, judge)
                 for r in a.results for n in range(1, calls + 1)]
         # The driver's loading: each of its first calls failed in turn.
@@ -284,6 +269,21 @@ class Sweep:
         if marks:
             return 'crashed:\n    ' + '\n    '.join(marks[:5])
         return None
+
+    def judge_scenario(self, rc, out, failed):
+        kept = [l for l in out.splitlines() if l.startswith("a release's")]
+        if kept:
+            self.release_kept.append(kept[0])
+        if rc == 0:
+            return None
+        defects = [l for l in out.splitlines() if l.startswith('DEFECT')]
+        driver_kept = drivers_leak(out)
+        if driver_kept and not defects and 'failed in a release: ' in out:
+            self.release_kept.append("a release's %s failed: the driver kept %s"
+                                     % (failed[0], driver_kept))
+            return None
+        kind = 'defect' if rc == 1 else 'crash or exit %s' % rc
+        return '%s\n    %s' % (kind, '\n    '.join(defects or out.splitlines()[-5:]))
 
     def judge_test(self, rc, out, failed):
         # A test whose check failed jumps out of its case and leaves what it
@@ -356,4 +356,5 @@ def main():
     print('0 crashes, 0 defects')
 
 
-main()
+if __name__ == '__main__':
+    main()
