@@ -21,7 +21,8 @@ its checks, since its call failed. A demo that exits non-zero must say
 which driver call failed; one that exits 0 carried on past it (a fallback).
 
 Prints the runs, the driver functions and call sites failed at least once,
-the call sites reached, and the call sites in lib/ for comparison; exits 1
+the call sites reached, the call sites in lib/ for comparison and those of
+them no run reached; exits 1
 when a run crashed or found a defect, 77 (skip) without a GPU.
 
 usage: run_faults.py SCENARIO SHIM LIBCUGL SOURCE_DIR [RESULT ...]
@@ -99,6 +100,13 @@ def source_sites(src):
             for m in pat.finditer(line):
                 sites.append((os.path.relpath(f, src), n, m.group(1)))
     return sites
+
+
+def unreached(static, reached):
+    """The call sites of lib/ (source_sites) at none of the reached
+    file:line places (Sweep.where), as file:line:function."""
+    return ['%s:%d:%s' % (os.path.basename(f), n, fn) for f, n, fn in static
+            if '%s:%d' % (os.path.basename(f), n) not in reached]
 
 
 def drivers_leak(out):
@@ -347,6 +355,10 @@ def main():
     unfailed = sorted(s.reached - s.sites)
     if unfailed:
         print('reached, never failed: ' + ' '.join(unfailed))
+    never = unreached(static, s.reached)
+    if never:
+        print('call sites in lib/ no run reached (%d, by file and line): %s'
+              % (len(never), ' '.join(never)))
     shutil.rmtree(s.tmp, ignore_errors=True)
     if s.failures:
         print('%d run(s) failed:' % len(s.failures))

@@ -119,6 +119,19 @@ class JudgeDemo(unittest.TestCase):
         self.assertIn('without naming', sweep().judge_demo(1, 'sinewave: failed\n', ALLOC))
 
 
+class Unreached(unittest.TestCase):
+    def test_sites_no_run_reached(self):
+        static = [('lib/core/graphics.c', 735, 'cuGraphicsUnregisterResource'),
+                  ('lib/core/memory.c', 88, 'cuMemPoolDestroy'),
+                  ('lib/core/peer.c', 40, 'cuCtxEnablePeerAccess')]
+        reached = {'graphics.c:735', 'memory.c:88', 'libcugl.so.0+0x99'}
+        self.assertEqual(run_faults.unreached(static, reached),
+                         ['peer.c:40:cuCtxEnablePeerAccess'])
+        self.assertEqual(run_faults.unreached(static, set()),
+                         ['graphics.c:735:cuGraphicsUnregisterResource',
+                          'memory.c:88:cuMemPoolDestroy', 'peer.c:40:cuCtxEnablePeerAccess'])
+
+
 class JudgeTest(unittest.TestCase):
     def test_a_tests_own_leak_after_a_failed_check(self):
         self.assertIsNone(sweep().judge_test(1, CUGLS, ALLOC))
