@@ -69,7 +69,7 @@ cugl_status cugl__event_record(cugl_event *event, cugl_stream *stream, const cha
 {
     CUGL__TRY(cugl__event_check(event, who));
     CUGL__TRY(cugl__stream_check(stream, who));
-    if (event->device && stream->device && event->device != stream->device)
+    if (event->device != stream->device)
         return cugl__fail(CUGL_ERROR_INVALID_ARGUMENT, who,
                           "the event belongs to device %d and the stream to device %d; an "
                           "event is recorded on a stream of its own device (a stream of "

@@ -452,7 +452,7 @@ static cugl_status check_unmap_stream(const cugl_graphics_resource *res,
     if (!stream)
         return CUGL_OK;
     CUGL__TRY(cugl__stream_check(stream, who));
-    if (stream->device && stream->device != res->device)
+    if (stream->device != res->device)
         return cugl__fail(CUGL_ERROR_INVALID_ARGUMENT, who,
                           "the stream is on device %d, the resource on device %d",
                           stream->device->ordinal, res->device->ordinal);

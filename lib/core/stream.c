@@ -23,7 +23,7 @@ static bool is_default_stream(const void *handle)
 
 cugl_status cugl__stream_enter(const cugl_stream *stream, const char *who)
 {
-    if (!is_default_stream(stream->handle) || !stream->device)
+    if (!is_default_stream(stream->handle))
         return CUGL_OK;
     return cugl__device_activate(stream->device, who);
 }

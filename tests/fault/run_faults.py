@@ -302,10 +302,10 @@ class Sweep:
 
     def judge_demo(self, rc, out, failed):
         wrong = self.crashed(rc, out)
-        driver_kept = drivers_leak(out)
-        if wrong and driver_kept and failed and RELEASES.search(failed[0]):
+        kept = wrong and failed and RELEASES.search(failed[0]) and drivers_leak(out)
+        if kept:
             self.release_kept.append("a release's %s failed: the driver kept %s"
-                                     % (failed[0], driver_kept))
+                                     % (failed[0], kept))
             return None
         if wrong:
             return wrong

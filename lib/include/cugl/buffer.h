@@ -238,7 +238,9 @@ CUGL_API bool cugl_buffer_is_closed(const cugl_buffer *buffer);
  * open deallocation stream, stream-ordered memory is freed once the device
  * has finished all its work.
  * @errors CUGL_ERROR_CLOSED (`stream` closed: nothing is freed),
- *   CUGL_ERROR_CUDA (the memory is forgotten, or the unmap failed and the
+ *   CUGL_ERROR_INVALID_ARGUMENT (a mapped buffer given a stream of another
+ *   device than its resource's: the buffer closes all the same, and the
+ *   resource is unmapped as with no stream), CUGL_ERROR_CUDA (the memory is forgotten, or the unmap failed and the
  *   resource stays mapped; the driver's error is reported).
  * @thread_safety Any thread, once no other thread uses the object.
  * @param buffer the buffer.

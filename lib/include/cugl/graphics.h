@@ -240,7 +240,8 @@ CUGL_API cugl_status cugl_graphics_resource_unmap(cugl_graphics_resource *resour
  * While mapped: the stream the eventual unmap is ordered on, when the call
  * that unmaps names none (cuda.core's unmap(stream=...) override for the
  * buffer's close). NULL restores the mapping stream.
- * @errors CUGL_ERROR_INVALID_ARGUMENT, CUGL_ERROR_CLOSED,
+ * @errors CUGL_ERROR_INVALID_ARGUMENT (NULL resource, or a stream of another
+ *   device), CUGL_ERROR_CLOSED,
  *   CUGL_ERROR_INVALID_STATE (not mapped).
  * @thread_safety Any thread; not concurrently with a map, unmap or close of the same resource.
  * @param resource the resource.
