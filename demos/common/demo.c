@@ -217,19 +217,21 @@ static int set_up_server(demo *d)
         return DEMO_RUN;
 #if CUGL_APP_HAS_SERVE
     const char *token = d->opt.serve_token ? d->opt.serve_token : getenv("CUGL_SERVE_TOKEN");
-    const char *address = d->opt.serve_address[0] ? d->opt.serve_address : "127.0.0.1";
     cugl_app_server_desc desc = {
-        .address = address,
+        .address = d->opt.serve_address,
         .port = d->opt.serve_port,
         .token = token,
         .name = d->info->program,
     };
     if (cugl_app_server_create(&d->server, d->ctx, &desc) != CUGL_OK)
         return demo_fail(d, "--serve");
-    bool v6 = strchr(address, ':') != NULL;
-    printf("%s: serving on http://%s%s%s:%d/%s%s\n", d->info->program, v6 ? "[" : "", address,
-           v6 ? "]" : "", cugl_app_server_port(d->server), token && *token ? "?token=" : "",
-           token && *token ? token : "");
+    const char *address;
+    for (int i = 0; (address = cugl_app_server_address(d->server, i)); i++) {
+        bool v6 = strchr(address, ':') != NULL;
+        printf("%s: serving on http://%s%s%s:%d/%s%s\n", d->info->program, v6 ? "[" : "",
+               address, v6 ? "]" : "", cugl_app_server_port(d->server),
+               token && *token ? "?token=" : "", token && *token ? token : "");
+    }
     fflush(stdout);
     struct sigaction sa = {.sa_handler = ask_stop};
     sigemptyset(&sa.sa_mask);

@@ -94,6 +94,10 @@ struct cugl_app_server {
     int encoder_count;
 
     struct lws_context *lws;
+    /* The numeric addresses listened on (a vhost each), all on `port`. */
+    char addresses[CUGL_APP_SERVE_MAX_ADDRESSES][64];
+    char vhost_names[CUGL_APP_SERVE_MAX_ADDRESSES][16];
+    int address_count;
     pthread_t network;
     bool network_started;
     atomic_bool network_stop;
@@ -221,11 +225,48 @@ static int http_reply(struct lws *wsi, unsigned status, const char *type, size_t
     return 0;
 }
 
+/* Whether the upgrade asks for the subprotocol `name` among those it lists. */
+static bool offers_subprotocol(struct lws *wsi, const char *name)
+{
+    char list[256];
+    if (lws_hdr_copy(wsi, list, (int)sizeof list, WSI_TOKEN_PROTOCOL) <= 0)
+        return false;
+    for (char *save = NULL, *p = strtok_r(list, ", \t", &save); p;
+         p = strtok_r(NULL, ", \t", &save))
+        if (strcmp(p, name) == 0)
+            return true;
+    return false;
+}
+
+/* An upgrade is answered with an HTTP status unless its path, token,
+ * subprotocol and the viewer count all allow it: >0 when refused. */
+static int confirm_upgrade(cugl_app_server *s, struct lws *wsi)
+{
+    char uri[64];
+    unsigned status = 0;
+    const char *why = NULL;
+    if (lws_hdr_copy(wsi, uri, (int)sizeof uri, WSI_TOKEN_GET_URI) <= 0 ||
+        strcmp(uri, "/ws") != 0)
+        status = HTTP_STATUS_NOT_FOUND, why = "the WebSocket is /ws";
+    else if (!token_ok(s, wsi))
+        status = HTTP_STATUS_FORBIDDEN, why = "this server wants ?token=...";
+    else if (!offers_subprotocol(wsi, CUGL_APP_SERVE_SUBPROTOCOL))
+        status = HTTP_STATUS_BAD_REQUEST,
+        why = "the WebSocket's subprotocol must be " CUGL_APP_SERVE_SUBPROTOCOL;
+    else if (atomic_load(&s->viewers) >= CUGL_APP_SERVE_MAX_VIEWERS)
+        status = HTTP_STATUS_SERVICE_UNAVAILABLE, why = "too many viewers";
+    if (!status)
+        return 0;
+    return lws_return_http_status(wsi, status, why) ? -1 : 1;
+}
+
 static int http_callback(struct lws *wsi, enum lws_callback_reasons reason, void *user, void *in,
                          size_t len)
 {
     cugl_app_server *s = server_of(wsi);
     switch (reason) {
+    case LWS_CALLBACK_HTTP_CONFIRM_UPGRADE:
+        return confirm_upgrade(s, wsi);
     case LWS_CALLBACK_HTTP: {
         const char *uri = in;
         if (strcmp(uri, "/") != 0 && strcmp(uri, "/index.html") != 0) {
@@ -300,7 +341,7 @@ static int ws_callback(struct lws *wsi, enum lws_callback_reasons reason, void *
     viewer *v = user;
     switch (reason) {
     case LWS_CALLBACK_FILTER_PROTOCOL_CONNECTION:
-        /* Non-zero refuses the upgrade. */
+        /* confirm_upgrade answered every refusal with a status already. */
         return !token_ok(s, wsi) || atomic_load(&s->viewers) >= CUGL_APP_SERVE_MAX_VIEWERS;
     case LWS_CALLBACK_ESTABLISHED:
         v->sent = -1;
@@ -357,7 +398,7 @@ static int ws_callback(struct lws *wsi, enum lws_callback_reasons reason, void *
 
 static const struct lws_protocols protocols[3] = {
     {"http", http_callback, 0, 0, 0, NULL, 0},
-    {"cugl-frames", ws_callback, sizeof(viewer), CUGL_APP_SERVE_MAX_MESSAGE, 0, NULL, 0},
+    {CUGL_APP_SERVE_SUBPROTOCOL, ws_callback, sizeof(viewer), CUGL_APP_SERVE_MAX_MESSAGE, 0, NULL, 0},
     {NULL, NULL, 0, 0, 0, NULL, 0},
 };
 
@@ -372,11 +413,12 @@ static void *network_main(void *arg)
 
 /* ---- Create and destroy ------------------------------------------------------- */
 
-/* Why `address`:`port` cannot be listened on, from a bind of our own. */
+/* Why the numeric `address`:`port` cannot be listened on, from a bind of
+ * our own. */
 static void bind_failure(char *why, size_t size, const char *address, int port)
 {
     struct addrinfo hints = {.ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM,
-                             .ai_flags = AI_PASSIVE}, *ai = NULL;
+                             .ai_flags = AI_NUMERICHOST | AI_NUMERICSERV}, *ai = NULL;
     char service[16];
     snprintf(service, sizeof service, "%d", port);
     int rc = getaddrinfo(address, service, &hints, &ai);
@@ -386,12 +428,99 @@ static void bind_failure(char *why, size_t size, const char *address, int port)
     }
     int fd = socket(ai->ai_family, ai->ai_socktype, ai->ai_protocol);
     if (fd < 0 || bind(fd, ai->ai_addr, ai->ai_addrlen) != 0 || listen(fd, 1) != 0)
-        snprintf(why, size, "%s", strerror(errno));
+        snprintf(why, size, "%s%s", strerror(errno),
+                 errno == EADDRNOTAVAIL ? " (not an address of this host)" : "");
     else
         snprintf(why, size, "libwebsockets could not listen there");
     if (fd >= 0)
         close(fd);
     freeaddrinfo(ai);
+}
+
+/* The numeric addresses `address` names: a literal itself, a host name
+ * each IPv4 and IPv6 address it resolves to, once. Their count, or 0 with
+ * the reason in `why`. */
+static int resolve(cugl_app_server *s, const char *address, char *why, size_t size)
+{
+    struct addrinfo hints = {.ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM}, *ai = NULL;
+    int rc = getaddrinfo(address, NULL, &hints, &ai);
+    if (rc != 0) {
+        snprintf(why, size, "%s", gai_strerror(rc));
+        return 0;
+    }
+    int n = 0;
+    for (struct addrinfo *a = ai; a && n < CUGL_APP_SERVE_MAX_ADDRESSES; a = a->ai_next) {
+        char host[sizeof s->addresses[0]];
+        if ((a->ai_family != AF_INET && a->ai_family != AF_INET6) ||
+            getnameinfo(a->ai_addr, a->ai_addrlen, host, sizeof host, NULL, 0, NI_NUMERICHOST))
+            continue;
+        bool seen = false;
+        for (int i = 0; i < n; i++)
+            seen = seen || strcmp(s->addresses[i], host) == 0;
+        if (!seen)
+            memcpy(s->addresses[n++], host, sizeof host);
+    }
+    freeaddrinfo(ai);
+    if (n == 0)
+        snprintf(why, size, "it names no IPv4 or IPv6 address");
+    return n;
+}
+
+/* A vhost listening on s->addresses[i] alone (an IPv4 address without the
+ * IPv6 wildcard libwebsockets would otherwise bind), or NULL. */
+static struct lws_vhost *listen_on(cugl_app_server *s, int i, int port)
+{
+    const char *address = s->addresses[i];
+    snprintf(s->vhost_names[i], sizeof s->vhost_names[i], "cugl-%d", i);
+    struct lws_context_creation_info info = {0};
+    info.vhost_name = s->vhost_names[i];
+    info.iface = address;
+    info.port = port;
+    info.protocols = protocols;
+    info.options = LWS_SERVER_OPTION_FAIL_UPON_UNABLE_TO_BIND | LWS_SERVER_OPTION_VALIDATE_UTF8;
+    if (!strchr(address, ':'))
+        info.options |= LWS_SERVER_OPTION_DISABLE_IPV6;
+    return lws_create_vhost(s->lws, &info);
+}
+
+/* Listen on every address `address` names, all on one port: a literal must
+ * be bound; of a host name's addresses, those this host cannot bind are left
+ * out, and at least one must be bound. */
+static cugl_status listen_all(cugl_app_server *s, const char *who, const char *address, int port)
+{
+    char why[256] = "";
+    int count = resolve(s, address, why, sizeof why);
+    if (count == 0)
+        return cugl_report_error(CUGL_ERROR_INVALID_ARGUMENT, who, "cannot serve on %s: %s",
+                                 address, why);
+    bool literal = count == 1 && strcmp(s->addresses[0], address) == 0;
+    int bound = 0;
+    lws_set_log_level(0, NULL); /* its bind errors: ours say more */
+    for (int i = 0; i < count; i++) {
+        struct lws_vhost *vh = listen_on(s, i, s->port ? s->port : port);
+        int got = vh ? lws_get_vhost_listen_port(vh) : 0;
+        if (got > 0) {
+            s->port = got;
+            if (bound != i)
+                memcpy(s->addresses[bound], s->addresses[i], sizeof s->addresses[i]);
+            bound++;
+            continue;
+        }
+        if (vh)
+            lws_vhost_destroy(vh);
+        if (!why[0] || literal)
+            bind_failure(why, sizeof why, s->addresses[i], s->port ? s->port : port);
+        if (literal)
+            break;
+    }
+    lws_set_log_level(LLL_ERR, NULL);
+    s->address_count = bound;
+    if (bound == 0)
+        return cugl_report_error(CUGL_ERROR_INVALID_STATE, who,
+                                 "cannot serve on %s%s%s%s port %d: %s", address,
+                                 literal ? "" : " (", literal ? "" : s->addresses[0],
+                                 literal ? "" : ")", port, why);
+    return CUGL_OK;
 }
 
 static bool token_chars_ok(const char *t)
@@ -473,22 +602,18 @@ CUGL_API cugl_status cugl_app_server_create(cugl_app_server **out, cugl_app_cont
     const char *address = desc->address && *desc->address ? desc->address : "127.0.0.1";
     lws_set_log_level(LLL_ERR, NULL);
     struct lws_context_creation_info info = {0};
-    info.port = desc->port;
-    info.iface = address;
-    info.protocols = protocols;
+    info.port = CONTEXT_PORT_NO_LISTEN;
     info.user = s;
     info.gid = (gid_t)-1;
     info.uid = (uid_t)-1;
-    info.options = LWS_SERVER_OPTION_FAIL_UPON_UNABLE_TO_BIND | LWS_SERVER_OPTION_VALIDATE_UTF8;
+    info.options = LWS_SERVER_OPTION_EXPLICIT_VHOSTS;
     s->lws = lws_create_context(&info);
-    struct lws_vhost *vh = s->lws ? lws_get_vhost_by_name(s->lws, "default") : NULL;
-    s->port = vh ? lws_get_vhost_listen_port(vh) : 0;
-    if (!s->lws || s->port <= 0) {
-        char why[256];
-        bind_failure(why, sizeof why, address, desc->port);
+    cugl_status st = s->lws ? listen_all(s, __func__, address, desc->port)
+                            : CUGL__APP_FAIL(CUGL_ERROR_OUT_OF_MEMORY,
+                                             "libwebsockets cannot make a context");
+    if (st != CUGL_OK) {
         cugl_app_server_destroy(s);
-        return CUGL__APP_FAIL(CUGL_ERROR_INVALID_STATE, "cannot serve on %s port %d: %s",
-                              address, desc->port, why);
+        return st;
     }
     int encoders = desc->encoders ? desc->encoders : 2;
     for (; s->encoder_count < encoders; s->encoder_count++)
@@ -637,6 +762,11 @@ CUGL_API cugl_status cugl_app_server_set_stats(cugl_app_server *s, const char *t
 CUGL_API int cugl_app_server_port(const cugl_app_server *s)
 {
     return s ? s->port : 0;
+}
+
+CUGL_API const char *cugl_app_server_address(const cugl_app_server *s, int i)
+{
+    return s && i >= 0 && i < s->address_count ? s->addresses[i] : NULL;
 }
 
 CUGL_API int cugl_app_server_viewers(const cugl_app_server *s)

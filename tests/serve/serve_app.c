@@ -6,8 +6,10 @@
  * changes the picture. It prints "serving on http://ADDR:PORT/" once the
  * server listens, and "view YAW PITCH" whenever the view changes.
  *
- * usage: serve_app [--port N] [--token T] [--size WxH] [--frames N]
- *                  [--screenshot FILE]
+ * usage: serve_app [--address A] [--port N] [--token T] [--size WxH]
+ *                  [--frames N] [--screenshot FILE]
+ *   --address A     where to listen (cugl_app_server_desc.address); a line
+ *                   "serving on ..." for each address bound
  *   --frames N      exit after N frames (default: when stdin closes)
  *   --screenshot F  write frame 0 as a PNG (the picture before any input)
  */
@@ -64,7 +66,9 @@ int main(int argc, char **argv)
     const char *screenshot = NULL;
     for (int i = 1; i < argc; i++) {
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-        if (strcmp(argv[i], "--port") == 0 && v)
+        if (strcmp(argv[i], "--address") == 0 && v)
+            desc.address = argv[++i];
+        else if (strcmp(argv[i], "--port") == 0 && v)
             desc.port = atoi(argv[++i]);
         else if (strcmp(argv[i], "--token") == 0 && v)
             desc.token = argv[++i];
@@ -92,7 +96,10 @@ int main(int argc, char **argv)
     cugl_app_server *server = NULL;
     if (cugl_app_server_create(&server, ctx, &desc) != CUGL_OK)
         die("cannot serve");
-    printf("serving on http://127.0.0.1:%d/\n", cugl_app_server_port(server));
+    const char *address;
+    for (int i = 0; (address = cugl_app_server_address(server, i)); i++)
+        printf("serving on http://%s%s%s:%d/\n", strchr(address, ':') ? "[" : "", address,
+               strchr(address, ':') ? "]" : "", cugl_app_server_port(server));
     fflush(stdout);
 
     cugl_app_camera cam;

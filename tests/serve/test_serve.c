@@ -271,6 +271,45 @@ static void bad_token_is_refused(void **state)
     ws_client_close(c);
 }
 
+/* Every refused upgrade is answered with an HTTP status, and none opens
+ * a WebSocket: the token first, then the subprotocol, then the path. */
+static void refused_upgrades_get_a_status(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *path, *token, *subprotocols;
+        int status;
+    } cases[] = {
+        {"/ws", NULL, "cugl-frames", 403},
+        {"/ws", "wrong", "cugl-frames", 403},
+        {"/ws", TOKEN "x", "cugl-frames", 403},
+        {"/ws", NULL, NULL, 403},
+        {"/ws", TOKEN, NULL, 400},
+        {"/ws", TOKEN, "", 400},
+        {"/ws", TOKEN, "chat", 400},
+        {"/ws", TOKEN, "cugl-frames-2, chat", 400},
+        {"/ws", "wrong", "chat", 403},
+        {"/other", TOKEN, "cugl-frames", 404},
+        {"/", TOKEN, "cugl-frames", 404},
+        {"/ws", TOKEN, "chat, cugl-frames", 101},
+        {"/ws", TOKEN, "cugl-frames", 101},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        int fd = raw_connect(port);
+        assert_true(fd >= 0);
+        int got = raw_upgrade_to(fd, cases[i].path, cases[i].token, cases[i].subprotocols);
+        if (got != cases[i].status)
+            fail_msg("upgrade to %s, token %s, subprotocols \"%s\": HTTP %d, want %d",
+                     cases[i].path, cases[i].token ? cases[i].token : "(none)",
+                     cases[i].subprotocols ? cases[i].subprotocols : "(no header)", got,
+                     cases[i].status);
+        /* A refusal ends the connection; nothing is sent as a WebSocket. */
+        if (got != 101)
+            assert_true(raw_closed_by_peer(fd, 5));
+        close(fd);
+    }
+}
+
 static void several_viewers(void **state)
 {
     (void)state;
@@ -473,6 +512,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(page_and_token),
         cmocka_unit_test(frames_match_the_picture),
         cmocka_unit_test(bad_token_is_refused),
+        cmocka_unit_test(refused_upgrades_get_a_status),
         cmocka_unit_test(several_viewers),
         cmocka_unit_test(input_reaches_the_program),
         cmocka_unit_test(hostile_clients_lose_only_themselves),

@@ -310,12 +310,19 @@ static int read_status(int fd)
 
 int raw_upgrade(int fd, const char *token)
 {
-    char req[512];
+    return raw_upgrade_to(fd, "/ws", token, "cugl-frames");
+}
+
+int raw_upgrade_to(int fd, const char *path, const char *token, const char *subprotocols)
+{
+    char req[768];
     snprintf(req, sizeof req,
-             "GET /ws%s%s HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\n"
+             "GET %s%s%s HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\n"
              "Connection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n"
-             "Sec-WebSocket-Version: 13\r\nSec-WebSocket-Protocol: cugl-frames\r\n\r\n",
-             token ? "?token=" : "", token ? token : "");
+             "Sec-WebSocket-Version: 13\r\n%s%s%s\r\n",
+             path, token ? "?token=" : "", token ? token : "",
+             subprotocols ? "Sec-WebSocket-Protocol: " : "", subprotocols ? subprotocols : "",
+             subprotocols ? "\r\n" : "");
     if (!send_all(fd, req, strlen(req)))
         return -1;
     return read_status(fd);

@@ -55,6 +55,10 @@ int raw_connect(int port);
  * status line: the HTTP status (101 when upgraded), or -1. */
 int raw_upgrade(int fd, const char *token);
 
+/* The same for any path, token and Sec-WebSocket-Protocol list (NULL:
+ * no such header). */
+int raw_upgrade_to(int fd, const char *path, const char *token, const char *subprotocols);
+
 /* An HTTP GET of `path`: the reply's status, or -1. */
 int raw_http_status(int port, const char *path);
 

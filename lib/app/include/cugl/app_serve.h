@@ -5,22 +5,52 @@
  * sent back into the context's input.
  *
  * Built where libwebsockets and libjpeg-turbo are (Meson feature `serve`;
- * CUGL_APP_HAS_SERVE is 1 then). A server serves one page, `/`, with a
- * canvas that shows the frames, the program's name, size, frame rate and
- * its timings; the page's WebSocket, `/ws`, carries the frames one way and
- * input events the other:
+ * CUGL_APP_HAS_SERVE is 1 then).
+ *
+ * Where it listens: on exactly the addresses it is given and no other.
+ * NULL or "" is 127.0.0.1 alone (IPv4 loopback); "::1" is IPv6 loopback;
+ * a host name ("localhost") is resolved and each of its addresses that this
+ * host has is bound (at least one must be); a literal that is not this
+ * host's is refused with the system's reason. "0.0.0.0" or "::" listen on
+ * every address of the host: anyone who can reach it can watch and drive
+ * the program, so give a token then (and keep it off plain-HTTP networks
+ * you do not trust). cugl_app_server_address names what was bound.
+ *
+ * The protocol, for writing a viewer of one's own (the page the server
+ * serves is one):
+ *
+ *   GET /  (or /index.html)  the page: HTML with a canvas that shows the
+ *                   frames, the program's name, size, frame rate and its
+ *                   timings. Other paths: 404.
+ *   GET /ws         the WebSocket (RFC 6455). The upgrade must ask for the
+ *                   subprotocol CUGL_APP_SERVE_SUBPROTOCOL ("cugl-frames")
+ *                   in Sec-WebSocket-Protocol; the reply names it.
+ *   ?token=T        with a token set, both the page and /ws want it as this
+ *                   query argument.
+ *
+ * Refusals are HTTP statuses, and no WebSocket is opened: 403 for a missing
+ * or wrong token (the page too), 400 for an upgrade without the subprotocol,
+ * 404 for an upgrade to another path, 503 when CUGL_APP_SERVE_MAX_VIEWERS
+ * viewers are connected already.
+ *
+ * Messages on the WebSocket:
  *
  *   server -> page  one binary message a frame: a 4-byte little-endian
- *                   length N, N bytes of JSON ({"frame":12,"width":1024,
- *                   "height":768,"name":"...","fps":59.9,"viewers":1,
- *                   "events":40,"stats":"..."}: "events" counts the viewers'
- *                   events this frame shows, for measuring latency),
- *                   then a JPEG of the frame
+ *                   length N, N bytes of UTF-8 JSON, then a baseline JPEG
+ *                   of the frame, rows top to bottom. The JSON's fields:
+ *                   "frame" (the context's frame number), "width",
+ *                   "height" (the picture's), "name" (the program's),
+ *                   "fps" (the program's rendering rate, frames a second),
+ *                   "viewers" (connected now), "events" (how many of the
+ *                   viewers' events this frame shows, for measuring
+ *                   latency), "stats" (cugl_app_server_set_stats' text).
+ *                   A viewer should ignore fields it does not know.
  *   page -> server  text messages of event lines in the input-replay format
  *                   of cugl/app.h ("0 move 412 300\n0 button left down"),
  *                   the frame number ignored: each enters the context's
  *                   input as the window's own events do
- *                   (cugl_app_context_push_event) at the next present
+ *                   (cugl_app_context_push_event) at the next present.
+ *                   `resize` up to CUGL_APP_SERVE_MAX_RESIZE pixels a side.
  *
  * After each frame is rendered, cugl_app_server_frame starts a copy of the
  * framebuffer into mapped (pinned) GL memory, and hands copies that have
@@ -29,11 +59,9 @@
  * its connection can take one: a slow viewer skips frames and never holds
  * the program back.
  *
- * Safety: the server binds to 127.0.0.1 unless told otherwise. With a
- * token, the page and the WebSocket want it as `?token=...` and refuse
- * (HTTP 403) without it. A message from the page longer than
- * CUGL_APP_SERVE_MAX_MESSAGE bytes, a line that is no event, a binary
- * message or a `close` event disconnects that viewer; the program goes on.
+ * A message from the page longer than CUGL_APP_SERVE_MAX_MESSAGE bytes, a
+ * line that is no event, a binary message or a `close` event disconnects
+ * that viewer; the program goes on.
  *
  * Threads: the server has a thread of its own for the network and
  * `encoders` threads for JPEG; its functions are called from the thread
@@ -56,12 +84,16 @@ enum {
     CUGL_APP_SERVE_MAX_TOKEN = 128,     /**< bytes of a token */
     CUGL_APP_SERVE_MAX_STATS = 1024,    /**< bytes of the stats text */
     CUGL_APP_SERVE_MAX_RESIZE = 8192,   /**< the largest size a page may ask for */
+    CUGL_APP_SERVE_MAX_ADDRESSES = 8,   /**< addresses one server listens on */
 };
+
+/** The WebSocket subprotocol a viewer must ask for. */
+#define CUGL_APP_SERVE_SUBPROTOCOL "cugl-frames"
 
 /** What cugl_app_server_create serves, and where. */
 typedef struct cugl_app_server_desc {
-    /** The address to bind to: an IPv4 or IPv6 literal, or a host name;
-     * NULL: 127.0.0.1. */
+    /** Where to listen: an IPv4 or IPv6 literal, or a host name (each of
+     * its addresses this host has); NULL or "": 127.0.0.1 alone. */
     const char *address;
     /** The TCP port; 0: one the system picks (cugl_app_server_port says which). */
     int port;
@@ -84,7 +116,9 @@ typedef struct cugl_app_server_desc {
  *   characters), CUGL_ERROR_NOT_SUPPORTED (this build has no server: it
  *   needs libwebsockets-dev and libturbojpeg0-dev), CUGL_ERROR_INVALID_STATE
  *   (the address cannot be bound: the message names it and the system's
- *   reason), CUGL_ERROR_OUT_OF_MEMORY, CUGL_ERROR_GL.
+ *   reason: not an address of this host, in use, ...), CUGL_ERROR_INVALID_ARGUMENT
+ *   also for a host name that does not resolve, CUGL_ERROR_OUT_OF_MEMORY,
+ *   CUGL_ERROR_GL.
  * @thread_safety The thread whose GL context is current.
  * @param[out] out Receives the server.
  * @param ctx The context whose frames are served; it must outlive the server.
@@ -135,6 +169,16 @@ CUGL_API cugl_status cugl_app_server_set_stats(cugl_app_server *server, const ch
  * @return The TCP port.
  */
 CUGL_API int cugl_app_server_port(const cugl_app_server *server);
+
+/**
+ * The `i`th address the server listens on (numeric: "127.0.0.1", "::1"),
+ * all on cugl_app_server_port; NULL past the last or for NULL.
+ * @errors none. @thread_safety Any thread.
+ * @param server The server.
+ * @param i From 0.
+ * @return The address, held by the server (valid while it lives), or NULL.
+ */
+CUGL_API const char *cugl_app_server_address(const cugl_app_server *server, int i);
 
 /**
  * Viewers connected now; 0 for NULL.
