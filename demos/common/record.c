@@ -84,10 +84,12 @@ static const char *exit_text(int status, char *buf, size_t size)
 /* Start ffmpeg reading raw RGBA frames of this size from a pipe. */
 static void start_ffmpeg(demo_recorder *r, int width, int height)
 {
-    char target[sizeof r->mp4 + 8], out[2 * sizeof target], cmd[3 * sizeof target];
+    char target[sizeof r->mp4_partial + 8], out[2 * sizeof target], cmd[3 * sizeof target];
     snprintf(r->mp4, sizeof r->mp4, "%s/%s.mp4", r->dir, r->name);
+    snprintf(r->mp4_partial, sizeof r->mp4_partial, "%s/.%s.mp4.%ld.tmp", r->dir, r->name,
+             (long)getpid());
     /* "file:" so that ffmpeg takes no name for an option or a protocol. */
-    snprintf(target, sizeof target, "file:%s", r->mp4);
+    snprintf(target, sizeof target, "file:%s", r->mp4_partial);
     if (!quote(out, sizeof out, target)) {
         fprintf(stderr, "%s: --record: no MP4: the folder's name is too long to pass to ffmpeg\n",
                 r->program);
@@ -96,7 +98,7 @@ static void start_ffmpeg(demo_recorder *r, int width, int height)
     /* Even sizes for yuv420p; frames arrive top row first. */
     snprintf(cmd, sizeof cmd,
              "ffmpeg -y -loglevel error -f rawvideo -pixel_format rgba -video_size %dx%d "
-             "-framerate 60 -i - -vf 'pad=ceil(iw/2)*2:ceil(ih/2)*2' -pix_fmt yuv420p %s",
+             "-framerate 60 -i - -vf 'pad=ceil(iw/2)*2:ceil(ih/2)*2' -pix_fmt yuv420p -f mp4 %s",
              width, height, out);
     signal(SIGPIPE, SIG_IGN); /* a failing ffmpeg must not kill the demo */
     r->ffmpeg = popen(cmd, "w");
@@ -105,6 +107,21 @@ static void start_ffmpeg(demo_recorder *r, int width, int height)
                 strerror(errno));
     r->ffmpeg_width = width;
     r->ffmpeg_height = height;
+}
+
+/* Wait for ffmpeg; its MP4 replaces the old one only where it succeeded.
+ * Returns pclose's status. */
+static int finish_mp4(demo_recorder *r)
+{
+    int rc = pclose(r->ffmpeg);
+    r->ffmpeg = NULL;
+    if (rc == 0 && rename(r->mp4_partial, r->mp4) != 0) {
+        fprintf(stderr, "%s: --record: cannot put the MP4 in place as %s: %s\n", r->program,
+                r->mp4, strerror(errno));
+        rc = -1;
+    }
+    unlink(r->mp4_partial); /* where it was not renamed */
+    return rc;
 }
 
 cugl_status demo_recorder_frame(demo_recorder *r, const uint8_t *rgba, int width, int height,
@@ -119,8 +136,7 @@ cugl_status demo_recorder_frame(demo_recorder *r, const uint8_t *rgba, int width
         start_ffmpeg(r, width, height);
     if (r->ffmpeg && (width != r->ffmpeg_width || height != r->ffmpeg_height)) {
         char why[48];
-        int rc = pclose(r->ffmpeg);
-        r->ffmpeg = NULL;
+        int rc = finish_mp4(r);
         if (rc == 0)
             fprintf(r->log, "%s: --record: the frame size changed; %s ends before frame %ld\n",
                    r->program, r->mp4, frame);
@@ -131,8 +147,7 @@ cugl_status demo_recorder_frame(demo_recorder *r, const uint8_t *rgba, int width
     size_t size = (size_t)width * (size_t)height * 4;
     if (r->ffmpeg && fwrite(rgba, 1, size, r->ffmpeg) != size) {
         char why[48];
-        int rc = pclose(r->ffmpeg);
-        r->ffmpeg = NULL;
+        int rc = finish_mp4(r);
         fprintf(stderr, "%s: --record: ffmpeg stopped taking frames (%s); no MP4\n", r->program,
                 exit_text(rc, why, sizeof why));
     }
@@ -148,8 +163,7 @@ void demo_recorder_close(demo_recorder *r)
                r->recorded == 1 ? "" : "s", r->dir, r->name);
     if (r->ffmpeg) {
         char why[48];
-        int rc = pclose(r->ffmpeg);
-        r->ffmpeg = NULL;
+        int rc = finish_mp4(r);
         if (rc == 0)
             fprintf(r->log, "%s: and as %s\n", r->program, r->mp4);
         else

@@ -1,7 +1,10 @@
 /*
  * record.h - --record DIR: every frame as DIR/<name>-NNNNNN.png and, where
  * ffmpeg is on PATH, the same frames piped to it for DIR/<name>.mp4 (H.264,
- * 60 frames a second). Needs no GPU and no GL context (libpng through
+ * 60 frames a second). Each file replaces an older one only once it is
+ * whole (the PNGs as cugl_app_write_file does; the MP4 is written beside
+ * its name and renamed when ffmpeg succeeds), so a failed run leaves the
+ * last good recording. Needs no GPU and no GL context (libpng through
  * libcugl-app), so the unit tests run it anywhere.
  */
 #ifndef CUGL_DEMO_RECORD_H
@@ -22,6 +25,7 @@ typedef struct demo_recorder {
     int ffmpeg_width, ffmpeg_height; /* the size ffmpeg was started with */
     long recorded;                   /* frames written */
     char mp4[DEMO_RECORD_PATH_MAX];
+    char mp4_partial[DEMO_RECORD_PATH_MAX + 32]; /* ffmpeg writes here; renamed when whole */
 } demo_recorder;
 
 /**

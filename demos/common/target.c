@@ -251,15 +251,9 @@ int demo_target_dump(demo_target *t, demo *d)
         free(data);
         return demo_fail(d, "--dump-vertices");
     }
-    FILE *f = fopen(path, "wb");
-    bool ok = f && fwrite(data, 1, t->size, f) == t->size;
-    ok = f && fclose(f) == 0 && ok;
+    cugl_status st = cugl_app_write_file(path, data, t->size);
     free(data);
-    if (!ok) {
-        perror(path);
-        return 1;
-    }
-    return 0;
+    return st == CUGL_OK ? 0 : demo_fail(d, "--dump-vertices");
 }
 
 int demo_target_fail(const demo *d, cugl_status status, const char *what)

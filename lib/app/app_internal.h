@@ -16,6 +16,21 @@
 
 #define CUGL__APP_FAIL(status, ...) cugl_report_error((status), __func__, __VA_ARGS__)
 
+/* st, with a failure's message prefixed by `who` where the call that failed
+ * was another's (a libcugl call: its message names it and the driver's), so
+ * that a public function's failure always names that function. */
+cugl_status cugl__app_as_own(cugl_status st, const char *who);
+
+/* file.c: a file written beside its path and renamed over it when whole
+ * (a device or pipe is written in place): open, write to `file`, then
+ * commit (which reports a failed write and leaves the old content) or
+ * abandon. Messages name `who`. */
+typedef struct cugl__app_file {
+    FILE *file;
+    char *target;    /* what is replaced: the path, or the file its link names */
+    char *temporary; /* NULL when written in place */
+    bool in_place;
+} cugl__app_file;
 /* A growable list of events. */
 typedef struct cugl__app_events {
     cugl_app_event *items;
@@ -53,7 +68,8 @@ struct cugl_app_context {
     size_t replay_next;
     cugl__app_events pushed;       /* from any thread, applied at the next present */
     pthread_mutex_t pushed_lock;
-    FILE *record;                  /* every event applied goes here */
+    cugl__app_file record;         /* every event applied goes here */
+    char *record_path;
     bool record_failed;
 
     /* cugl_app_blit's program, vertex array and samplers (nearest, linear),
@@ -62,6 +78,14 @@ struct cugl_app_context {
     GLuint blit_buffer_program; /* cugl_app_blit_rgba8_buffer's */
     GLuint pack_program;        /* cugl_app_pack_rgba8's */
 };
+
+cugl_status cugl__app_file_open(cugl__app_file *f, const char *who, const char *path);
+cugl_status cugl__app_file_commit(cugl__app_file *f, const char *who, const char *path);
+void cugl__app_file_abandon(cugl__app_file *f);
+
+/* png.c: cugl_app_write_png, its messages naming `who`. */
+cugl_status cugl__app_write_png(const char *who, const char *path, const uint8_t *rgba,
+                                int width, int height);
 
 /* window.c */
 cugl_status cugl__app_window_create(cugl_app_context *ctx, const cugl_app_context_desc *desc,

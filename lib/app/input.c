@@ -47,9 +47,10 @@ cugl_status cugl__app_input_init(cugl_app_context *ctx)
 
 void cugl__app_input_free(cugl_app_context *ctx)
 {
-    if (ctx->record)
-        fclose(ctx->record);
-    ctx->record = NULL;
+    if (ctx->record.file)
+        (void)cugl__app_file_commit(&ctx->record, "cugl_app_context_destroy", ctx->record_path);
+    free(ctx->record_path);
+    ctx->record_path = NULL;
     events_free(&ctx->replay);
     events_free(&ctx->pushed);
     pthread_mutex_destroy(&ctx->pushed_lock);
@@ -57,13 +58,13 @@ void cugl__app_input_free(cugl_app_context *ctx)
 
 static void write_down(cugl_app_context *ctx, const cugl_app_event *ev, long frame)
 {
-    if (!ctx->record)
+    if (!ctx->record.file)
         return;
     cugl_app_event stamped = *ev;
     stamped.frame = frame;
     char line[CUGL_APP_EVENT_MAX_LINE + 1];
     int n = cugl_app_event_format(line, sizeof line, &stamped);
-    if (n < 0 || (size_t)n >= sizeof line || fprintf(ctx->record, "%s\n", line) < 0)
+    if (n < 0 || (size_t)n >= sizeof line || fprintf(ctx->record.file, "%s\n", line) < 0)
         ctx->record_failed = true;
 }
 
@@ -168,8 +169,6 @@ cugl_status cugl__app_input_present(cugl_app_context *ctx)
     apply_replay(ctx, next);
     ctx->frame = next;
     publish(ctx);
-    if (ctx->record && fflush(ctx->record) != 0)
-        ctx->record_failed = true;
     return CUGL_OK;
 }
 
@@ -232,22 +231,31 @@ CUGL_API cugl_status cugl_app_context_record(cugl_app_context *ctx, const char *
     if (!ctx)
         return CUGL__APP_FAIL(CUGL_ERROR_INVALID_ARGUMENT, "ctx is NULL");
     cugl_status st = CUGL_OK;
-    if (ctx->record) {
-        bool failed = ctx->record_failed;
-        failed = fclose(ctx->record) != 0 || failed;
-        ctx->record = NULL;
-        ctx->record_failed = false;
-        if (failed)
+    if (ctx->record.file) {
+        /* The recording becomes the file now, whole, or not at all. */
+        if (ctx->record_failed) {
+            cugl__app_file_abandon(&ctx->record);
             st = CUGL__APP_FAIL(CUGL_ERROR_INVALID_STATE,
-                                "writing the recorded events failed (disk full?)");
+                                "writing the recorded events to %s failed (disk full?); what "
+                                "was there is left as it was", ctx->record_path);
+        } else {
+            st = cugl__app_file_commit(&ctx->record, __func__, ctx->record_path);
+        }
+        ctx->record_failed = false;
+        free(ctx->record_path);
+        ctx->record_path = NULL;
     }
     if (!path || st != CUGL_OK)
         return st;
-    ctx->record = fopen(path, "w");
-    if (!ctx->record)
-        return CUGL__APP_FAIL(CUGL_ERROR_INVALID_ARGUMENT, "cannot write %s: %s", path,
-                              strerror(errno));
-    if (fprintf(ctx->record, "# cugl input events: <frame> <event> ...\n") < 0)
+    if (!(ctx->record_path = strdup(path)))
+        return CUGL__APP_FAIL(CUGL_ERROR_OUT_OF_MEMORY, "no memory for a file name");
+    st = cugl__app_file_open(&ctx->record, __func__, path);
+    if (st != CUGL_OK) {
+        free(ctx->record_path);
+        ctx->record_path = NULL;
+        return st;
+    }
+    if (fprintf(ctx->record.file, "# cugl input events: <frame> <event> ...\n") < 0)
         ctx->record_failed = true;
     return CUGL_OK;
 }

@@ -75,36 +75,47 @@ static bool write_body(png_job *job)
     return true;
 }
 
-CUGL_API cugl_status cugl_app_write_png(const char *path, const uint8_t *rgba, int width,
-                                        int height)
+cugl_status cugl__app_write_png(const char *who, const char *path, const uint8_t *rgba,
+                                int width, int height)
 {
     if (!path)
-        return CUGL__APP_FAIL(CUGL_ERROR_INVALID_ARGUMENT, "path is NULL");
+        return cugl_report_error(CUGL_ERROR_INVALID_ARGUMENT, who, "path is NULL");
     if (!rgba)
-        return CUGL__APP_FAIL(CUGL_ERROR_INVALID_ARGUMENT, "rgba is NULL");
+        return cugl_report_error(CUGL_ERROR_INVALID_ARGUMENT, who, "rgba is NULL");
     if (width <= 0 || height <= 0)
-        return CUGL__APP_FAIL(CUGL_ERROR_INVALID_ARGUMENT, "%s: size %d x %d is not positive",
-                              path, width, height);
+        return cugl_report_error(CUGL_ERROR_INVALID_ARGUMENT, who,
+                                 "%s: size %d x %d is not positive", path, width, height);
     png_job job = {.path = path, .rgba = rgba, .width = width, .height = height};
-    job.file = fopen(path, "wb");
-    if (!job.file)
-        return open_failed(__func__, path, "writing");
+    cugl__app_file out;
+    cugl_status st = cugl__app_file_open(&out, who, path);
+    if (st != CUGL_OK)
+        return st;
+    job.file = out.file;
     job.png = png_create_write_struct(PNG_LIBPNG_VER_STRING, &job, on_error, on_warning);
     job.info = job.png ? png_create_info_struct(job.png) : NULL;
     bool made = job.info != NULL, ok = made && write_body(&job);
+    int write_errno = ferror(job.file) ? errno : 0;
     png_destroy_write_struct(job.png ? &job.png : NULL, job.info ? &job.info : NULL);
-    int closed = fclose(job.file), close_errno = errno;
-    if (ok && closed == 0)
-        return CUGL_OK;
-    remove(path); /* no half-written image left behind */
+    if (ok)
+        return cugl__app_file_commit(&out, who, path);
+    cugl__app_file_abandon(&out); /* what was at the path stays */
     if (!made)
-        return CUGL__APP_FAIL(CUGL_ERROR_OUT_OF_MEMORY, "%s: libpng has no memory", path);
-    if (!ok)
-        return CUGL__APP_FAIL(CUGL_ERROR_INVALID_ARGUMENT, "%s: libpng: %s", path,
-                              job.message);
-    char text[128];
-    errno_text(close_errno, text, sizeof text);
-    return CUGL__APP_FAIL(CUGL_ERROR_INVALID_ARGUMENT, "%s: writing failed: %s", path, text);
+        return cugl_report_error(CUGL_ERROR_OUT_OF_MEMORY, who, "%s: libpng has no memory", path);
+    if (write_errno) {
+        char text[128];
+        errno_text(write_errno, text, sizeof text);
+        return cugl_report_error(CUGL_ERROR_INVALID_ARGUMENT, who,
+                                 "writing %s failed: %s; what was there is left as it was", path,
+                                 text);
+    }
+    return cugl_report_error(CUGL_ERROR_INVALID_ARGUMENT, who, "%s: libpng: %s", path,
+                             job.message);
+}
+
+CUGL_API cugl_status cugl_app_write_png(const char *path, const uint8_t *rgba, int width,
+                                        int height)
+{
+    return cugl__app_write_png(__func__, path, rgba, width, height);
 }
 
 /* Any colour type and depth becomes 8-bit RGBA. */

@@ -23,17 +23,15 @@ static cugl_status flip_rows(uint8_t *rgba, size_t row, int height)
     return CUGL_OK;
 }
 
-CUGL_API cugl_status cugl_app_read_pixels(uint8_t *rgba, size_t size, cugl_app_context *ctx)
+/* cugl_app_read_pixels, its messages naming `who`. */
+static cugl_status read_pixels(const char *who, uint8_t *rgba, size_t size,
+                               cugl_app_context *ctx)
 {
-    if (!ctx)
-        return CUGL__APP_FAIL(CUGL_ERROR_INVALID_ARGUMENT, "ctx is NULL");
-    if (!rgba)
-        return CUGL__APP_FAIL(CUGL_ERROR_INVALID_ARGUMENT, "rgba is NULL");
     size_t row = (size_t)ctx->width * 4, need = row * (size_t)ctx->height;
     if (size < need)
-        return CUGL__APP_FAIL(CUGL_ERROR_INVALID_ARGUMENT,
-                              "rgba has %zu bytes; the %d x %d framebuffer needs %zu", size,
-                              ctx->width, ctx->height, need);
+        return cugl_report_error(CUGL_ERROR_INVALID_ARGUMENT, who,
+                                 "rgba has %zu bytes; the %d x %d framebuffer needs %zu", size,
+                                 ctx->width, ctx->height, need);
     if (need == 0)
         return CUGL_OK; /* a minimised window */
 
@@ -52,12 +50,22 @@ CUGL_API cugl_status cugl_app_read_pixels(uint8_t *rgba, size_t size, cugl_app_c
     glBindBuffer(GL_PIXEL_PACK_BUFFER, (GLuint)pack_buffer);
     glBindFramebuffer(GL_READ_FRAMEBUFFER, (GLuint)read_fbo);
     if (error != GL_NO_ERROR)
-        return CUGL__APP_FAIL(CUGL_ERROR_GL, "glReadPixels of the %d x %d framebuffer %u: GL error 0x%x",
-                              ctx->width, ctx->height, ctx->fbo, error);
+        return cugl_report_error(CUGL_ERROR_GL, who,
+                                 "glReadPixels of the %d x %d framebuffer %u: GL error 0x%x",
+                                 ctx->width, ctx->height, ctx->fbo, error);
     if (flip_rows(rgba, row, ctx->height) != CUGL_OK)
-        return CUGL__APP_FAIL(CUGL_ERROR_OUT_OF_MEMORY, "no memory for a row of %zu bytes",
-                              row);
+        return cugl_report_error(CUGL_ERROR_OUT_OF_MEMORY, who,
+                                 "no memory for a row of %zu bytes", row);
     return CUGL_OK;
+}
+
+CUGL_API cugl_status cugl_app_read_pixels(uint8_t *rgba, size_t size, cugl_app_context *ctx)
+{
+    if (!ctx)
+        return CUGL__APP_FAIL(CUGL_ERROR_INVALID_ARGUMENT, "ctx is NULL");
+    if (!rgba)
+        return CUGL__APP_FAIL(CUGL_ERROR_INVALID_ARGUMENT, "rgba is NULL");
+    return read_pixels(__func__, rgba, size, ctx);
 }
 
 CUGL_API cugl_status cugl_app_screenshot(cugl_app_context *ctx, const char *path)
@@ -75,9 +83,9 @@ CUGL_API cugl_status cugl_app_screenshot(cugl_app_context *ctx, const char *path
     if (!rgba)
         return CUGL__APP_FAIL(CUGL_ERROR_OUT_OF_MEMORY, "no memory for %zu bytes of pixels",
                               size);
-    cugl_status st = cugl_app_read_pixels(rgba, size, ctx);
+    cugl_status st = read_pixels(__func__, rgba, size, ctx);
     if (st == CUGL_OK)
-        st = cugl_app_write_png(path, rgba, ctx->width, ctx->height);
+        st = cugl__app_write_png(__func__, path, rgba, ctx->width, ctx->height);
     free(rgba);
     return st;
 }

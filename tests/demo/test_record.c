@@ -3,7 +3,8 @@
  * numbered PNGs that read back exactly and, where ffmpeg is installed (the
  * set-up script installs it), an MP4 with one video frame per frame that
  * ffprobe counts; a frame of another size ends the MP4 there; folder names
- * with quotes and spaces reach ffmpeg intact; bad folders are refused.
+ * with quotes and spaces reach ffmpeg intact; a failing ffmpeg leaves the
+ * earlier MP4 as it was; bad folders are refused.
  */
 #include <stdlib.h>
 #include <sys/stat.h>
@@ -131,6 +132,56 @@ static void a_size_change_ends_the_mp4(void **state)
     record_into(dir, w, h, 5, 3);
 }
 
+/* An ffmpeg that fails part way: the MP4 of an earlier run stays as it
+ * was, and ffmpeg's partial file goes. */
+static void a_failed_mp4_keeps_the_old_one(void **state)
+{
+    (void)state;
+    char dir[400], bin[400], fake[500], mp4[500], cmd[1200];
+    snprintf(dir, sizeof dir, "%s/failing", base);
+    snprintf(bin, sizeof bin, "%s/bin", base);
+    assert_int_equal(mkdir(dir, 0755), 0);
+    assert_int_equal(mkdir(bin, 0755), 0);
+    snprintf(fake, sizeof fake, "%s/ffmpeg", bin);
+    FILE *f = fopen(fake, "w");
+    assert_non_null(f);
+    fputs("#!/bin/sh\nfor a; do out=$a; done\nprintf partial > \"${out#file:}\"\n"
+          "cat > /dev/null\nexit 1\n", f);
+    assert_int_equal(fclose(f), 0);
+    assert_int_equal(chmod(fake, 0755), 0);
+    snprintf(mp4, sizeof mp4, "%s/test.mp4", dir);
+    f = fopen(mp4, "w");
+    assert_non_null(f);
+    fputs("the last good recording", f);
+    assert_int_equal(fclose(f), 0);
+
+    char *saved = strdup(getenv("PATH") ? getenv("PATH") : "/usr/bin:/bin");
+    char path[1400];
+    snprintf(path, sizeof path, "%s:%s", bin, saved);
+    setenv("PATH", path, 1);
+    demo_recorder r;
+    assert_int_equal(demo_recorder_open(&r, "cugl-test", "test", dir), 0);
+    r.log = stderr;
+    for (int i = 0; i < 3; i++) {
+        uint8_t *p = frame_pixels(16, 8, i);
+        assert_ok(demo_recorder_frame(&r, p, 16, 8, i));
+        free(p);
+    }
+    demo_recorder_close(&r);
+    setenv("PATH", saved, 1);
+    free(saved);
+
+    f = fopen(mp4, "r");
+    assert_non_null(f);
+    char got[64] = "";
+    assert_non_null(fgets(got, sizeof got, f));
+    fclose(f);
+    assert_string_equal(got, "the last good recording");
+    /* The three PNGs and the old MP4, and nothing else. */
+    snprintf(cmd, sizeof cmd, "test $(ls -A '%s' | wc -l) -eq 4", dir);
+    assert_int_equal(system(cmd), 0);
+}
+
 static void bad_folders_are_refused(void **state)
 {
     (void)state;
@@ -158,6 +209,7 @@ int main(void)
         cmocka_unit_test(frames_become_pngs_and_an_mp4),
         cmocka_unit_test(awkward_folder_names),
         cmocka_unit_test(a_size_change_ends_the_mp4),
+        cmocka_unit_test(a_failed_mp4_keeps_the_old_one),
         cmocka_unit_test(bad_folders_are_refused),
     };
     int rc = cugl_test_run(tests);

@@ -5,6 +5,11 @@
  * framebuffer, a close or Escape asks to close, recordings read back as the
  * events that were applied, and bad events are refused.
  */
+#include <float.h>
+#include <math.h>
+#include <signal.h>
+#include <stddef.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <cugl/app.h>
@@ -204,6 +209,62 @@ static void recording_reads_back(void **state)
     cugl_app_context_destroy(ctx);
 }
 
+/* A recording appears only when it stops, whole: while it runs, and when
+ * its writing fails (here a file-size limit, as a full disk), the file of
+ * the last recording is left as it was, with no temporary file beside it. */
+static void recording_replaces_the_file_whole(void **state)
+{
+    (void)state;
+    cugl_app_context *ctx = new_context();
+    char path[320];
+    snprintf(path, sizeof path, "%s", tmp_path("kept.txt"));
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs("0 move 5 5\n", f);
+    assert_int_equal(fclose(f), 0);
+
+    assert_ok(cugl_app_context_record(ctx, path));
+    cugl_app_event ev = move(0, 7, 8);
+    assert_ok(cugl_app_context_push_event(ctx, &ev));
+    assert_ok(cugl_app_context_present(ctx));
+    cugl_app_event *events = NULL;
+    size_t n = 0;
+    assert_ok(cugl_app_events_read(&events, &n, path)); /* the old one, still */
+    assert_int_equal(n, 1);
+    assert_true(events[0].x == 5);
+    cugl_app_events_free(events);
+
+    struct rlimit saved, limited;
+    assert_int_equal(getrlimit(RLIMIT_FSIZE, &saved), 0);
+    void (*old_handler)(int) = signal(SIGXFSZ, SIG_IGN);
+    limited = (struct rlimit){.rlim_cur = 64, .rlim_max = saved.rlim_max};
+    assert_int_equal(setrlimit(RLIMIT_FSIZE, &limited), 0);
+    for (int i = 0; i < 100; i++) {
+        cugl_app_event drag = move(0, i, i);
+        assert_ok(cugl_app_context_push_event(ctx, &drag));
+        assert_ok(cugl_app_context_present(ctx));
+    }
+    cugl_status st = cugl_app_context_record(ctx, NULL);
+    char error[512];
+    snprintf(error, sizeof error, "%s", cugl_last_error());
+    assert_int_equal(setrlimit(RLIMIT_FSIZE, &saved), 0);
+    signal(SIGXFSZ, old_handler);
+    assert_int_not_equal(st, CUGL_OK);
+    note(error);
+    assert_true(strncmp(error, "cugl_app_context_record: ", 25) == 0);
+    assert_non_null(strstr(error, path));
+    assert_non_null(strstr(error, "what was there is left as it was"));
+    assert_ok(cugl_app_events_read(&events, &n, path));
+    assert_int_equal(n, 1);
+    assert_true(events[0].x == 5);
+    cugl_app_events_free(events);
+    char cmd[400];
+    snprintf(cmd, sizeof cmd, "test $(ls -A '%s' | grep -c kept) -eq 1", app_test_dir);
+    assert_int_equal(system(cmd), 0);
+    unlink(path);
+    cugl_app_context_destroy(ctx);
+}
+
 /* The orbit camera follows a replayed drag and wheel, as it follows the mouse. */
 static void camera_follows_events(void **state)
 {
@@ -246,12 +307,87 @@ static void camera_without_input_stays(void **state)
     cugl_app_camera_init(&cam);
     cam.pitch = 0.3f;
     before = cam;
-    cugl_app_camera_update(&cam, NULL, 0.1f);
+    assert_status(cugl_app_camera_update(&cam, NULL, 0.1f), CUGL_ERROR_INVALID_ARGUMENT);
+    assert_string_equal(cugl_last_error(), "cugl_app_camera_update: ctx is NULL");
     assert_memory_equal(&cam, &before, sizeof cam);
     /* A context without input events leaves it as it is. */
-    cugl_app_camera_update(&cam, ctx, 0.1f);
+    assert_ok(cugl_app_camera_update(&cam, ctx, 0.1f));
     assert_memory_equal(&cam, &before, sizeof cam);
-    cugl_app_camera_update(NULL, ctx, 0.1f);
+    assert_status(cugl_app_camera_update(NULL, ctx, 0.1f), CUGL_ERROR_INVALID_ARGUMENT);
+    cugl_app_context_destroy(ctx);
+}
+
+/* Time steps and drags of any size, and cameras that make no view: the
+ * camera stays a view, or the call is refused and it stays as it was. */
+static void camera_survives_hostile_numbers(void **state)
+{
+    (void)state;
+    cugl_app_context *ctx = new_context();
+    const cugl_app_event held[] = {key(0, 'A', true), key(0, 'W', true), move(0, 0, 0),
+                                   button(0, 0, true), button(0, 1, true),
+                                   move(1, 1e6, -1e6),
+                                   {.frame = 2, .type = CUGL_APP_EVENT_SCROLL, .y = -1000}};
+    assert_ok(cugl_app_context_replay(ctx, held, sizeof held / sizeof held[0]));
+    cugl_app_camera cam, before;
+    cugl_app_camera_init(&cam);
+    for (int frame = 0; frame < 4; frame++) {
+        before = cam;
+        const float bad_steps[] = {INFINITY, -INFINITY, NAN};
+        for (size_t i = 0; i < sizeof bad_steps / sizeof bad_steps[0]; i++) {
+            assert_status(cugl_app_camera_update(&cam, ctx, bad_steps[i]),
+                          CUGL_ERROR_INVALID_ARGUMENT);
+            assert_non_null(strstr(cugl_last_error(), "cugl_app_camera_update: dt_seconds is "));
+            assert_memory_equal(&cam, &before, sizeof cam);
+        }
+        const float steps[] = {FLT_MAX, 1e30f, 3.0f, -FLT_MAX, FLT_MIN};
+        for (size_t i = 0; i < sizeof steps / sizeof steps[0]; i++) {
+            assert_ok(cugl_app_camera_update(&cam, ctx, steps[i]));
+            assert_true(isfinite(cam.yaw) && fabsf(cam.yaw) <= 3.1416f);
+            assert_true(isfinite(cam.pitch) && fabsf(cam.pitch) <= 1.5534f);
+            assert_true(isfinite(cam.distance) && cam.distance > 0);
+            for (int c = 0; c < 3; c++)
+                assert_true(isfinite(cam.target[c]));
+            float view[16], proj[16];
+            assert_ok(cugl_app_camera_matrices(view, proj, &cam, 1.5f));
+            for (int k = 0; k < 16; k++)
+                assert_true(isfinite(view[k]) && isfinite(proj[k]));
+        }
+        assert_ok(cugl_app_context_present(ctx));
+    }
+
+    /* Cameras that make no view are refused, by both calls. */
+    static const struct {
+        const char *what;
+        size_t offset;
+        float value;
+    } broken[] = {
+        {"target", offsetof(cugl_app_camera, target), NAN},
+        {"distance", offsetof(cugl_app_camera, distance), 0},
+        {"distance", offsetof(cugl_app_camera, distance), INFINITY},
+        {"yaw", offsetof(cugl_app_camera, yaw), NAN},
+        {"pitch", offsetof(cugl_app_camera, pitch), -INFINITY},
+        {"fov_y", offsetof(cugl_app_camera, fov_y), 4.0f},
+        {"z_near or z_far", offsetof(cugl_app_camera, z_near), 0},
+        {"z_near or z_far", offsetof(cugl_app_camera, z_far), 0.001f},
+    };
+    for (size_t i = 0; i < sizeof broken / sizeof broken[0]; i++) {
+        cugl_app_camera_init(&cam);
+        memcpy((char *)&cam + broken[i].offset, &broken[i].value, sizeof(float));
+        before = cam;
+        char want[96];
+        snprintf(want, sizeof want, "cugl_app_camera_update: the camera's %s makes no view",
+                 broken[i].what);
+        assert_status(cugl_app_camera_update(&cam, ctx, 0.1f), CUGL_ERROR_INVALID_ARGUMENT);
+        assert_true(strncmp(cugl_last_error(), want, strlen(want)) == 0);
+        assert_memory_equal(&cam, &before, sizeof cam);
+        float view[16] = {0};
+        assert_status(cugl_app_camera_matrices(view, NULL, &cam, 1), CUGL_ERROR_INVALID_ARGUMENT);
+        assert_true(strncmp(cugl_last_error(), "cugl_app_camera_matrices: the camera's ", 39) == 0);
+        assert_true(view[0] == 0);
+    }
+    cugl_app_camera_init(&cam);
+    assert_status(cugl_app_camera_matrices(NULL, NULL, &cam, NAN), CUGL_ERROR_INVALID_ARGUMENT);
+    assert_string_equal(cugl_last_error(), "cugl_app_camera_matrices: aspect is nan: not a ratio");
     cugl_app_context_destroy(ctx);
 }
 
@@ -310,9 +446,9 @@ static void refusals(void **state)
 
     assert_status(cugl_app_context_record(ctx, "/nonexistent/cugl/events.txt"),
                   CUGL_ERROR_INVALID_ARGUMENT);
-    assert_string_equal(cugl_last_error(), "cugl_app_context_record: cannot write "
-                                           "/nonexistent/cugl/events.txt: No such file or "
-                                           "directory");
+    assert_string_equal(cugl_last_error(), "cugl_app_context_record: cannot open "
+                                           "/nonexistent/cugl/events.txt for writing: No such "
+                                           "file or directory");
     assert_ok(cugl_app_context_record(ctx, NULL)); /* not recording: nothing to stop */
     cugl_app_context_destroy(ctx);
 }
@@ -326,8 +462,10 @@ int main(void)
         cmocka_unit_test(replay_follows_frames),
         cmocka_unit_test(resize_resizes_the_framebuffer),
         cmocka_unit_test(recording_reads_back),
+        cmocka_unit_test(recording_replaces_the_file_whole),
         cmocka_unit_test(camera_follows_events),
         cmocka_unit_test(camera_without_input_stays),
+        cmocka_unit_test(camera_survives_hostile_numbers),
         cmocka_unit_test(refusals),
     };
     int failed = cugl_test_run(tests);

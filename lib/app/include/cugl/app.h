@@ -235,6 +235,7 @@ typedef enum cugl_app_event_type {
 enum {
     CUGL_APP_EVENT_MAX_LINE = 256,      /**< bytes of a line, its end excluded */
     CUGL_APP_EVENT_MAX_COUNT = 1000000, /**< events of a file */
+    CUGL_APP_EVENT_MAX_LINES = 4000000, /**< lines of a file, comments and blank ones too */
     CUGL_APP_EVENT_MAX_FRAME = 1000000000, /**< the largest frame an event names */
     CUGL_APP_EVENT_MAX_PENDING = 4096, /**< pushed events awaiting a present */
 };
@@ -282,8 +283,10 @@ CUGL_API int cugl_app_event_format(char *out, size_t size, const cugl_app_event 
  * Every event of a file (comments skipped), in order; frames never
  * decrease. Free *out with cugl_app_events_free.
  * @errors CUGL_ERROR_INVALID_ARGUMENT (NULL; the file cannot be read; a
- *   line is not an event, or goes back in time: "<path>:<line>: ..."; more
- *   than CUGL_APP_EVENT_MAX_COUNT events), CUGL_ERROR_OUT_OF_MEMORY.
+ *   line is not an event, goes back in time, is too long or holds a NUL
+ *   byte: "<path>:<line>: ..."; more than CUGL_APP_EVENT_MAX_COUNT events
+ *   or CUGL_APP_EVENT_MAX_LINES lines: an endless file such as /dev/zero
+ *   ends there), CUGL_ERROR_OUT_OF_MEMORY.
  * @thread_safety Any thread.
  * @param[out] out the events, a new array; NULL for a file without events, and on failure.
  * @param[out] count the number of events; 0 on failure.
@@ -341,12 +344,17 @@ CUGL_API cugl_status cugl_app_context_replay(cugl_app_context *ctx,
 CUGL_API bool cugl_app_context_replay_done(const cugl_app_context *ctx);
 
 /**
- * Write every event the context applies from now on to the file `path`
- * (replaced), one line each with the frame that first saw it: a file
- * cugl_app_events_read and a replay take back. NULL stops (closing the
- * file); destroying the context stops too.
- * @errors CUGL_ERROR_INVALID_ARGUMENT (NULL ctx; the file cannot be made),
- *   CUGL_ERROR_INVALID_STATE (stopping, when writing a line had failed).
+ * Write every event the context applies from now on to the file `path`,
+ * one line each with the frame that first saw it: a file
+ * cugl_app_events_read and a replay take back. The lines go to a temporary
+ * file beside `path`, which replaces the file at `path` when the recording
+ * stops (as cugl_app_write_file does): a recording whose writing failed
+ * leaves what was at `path` untouched and no temporary file. NULL stops;
+ * destroying the context stops too (and cannot report a failure: stop
+ * first where that matters).
+ * @errors CUGL_ERROR_INVALID_ARGUMENT (NULL ctx; the file cannot be made;
+ *   stopping, when the file cannot be put in place), CUGL_ERROR_INVALID_STATE
+ *   (stopping, when writing a line had failed), CUGL_ERROR_OUT_OF_MEMORY.
  * @thread_safety The thread that uses the context.
  * @param ctx the context.
  * @param path the file to write, or NULL to stop recording.
@@ -458,7 +466,8 @@ CUGL_API cugl_status cugl_app_pack_rgba8(cugl_app_context *ctx, GLuint texture, 
 
 /**
  * Read and discard every pending GL error, so that the next
- * cugl_app_check_gl() sees only what follows.
+ * cugl_app_check_gl() sees only what follows. Before GL is loaded (no
+ * context made yet), nothing.
  * @errors none.
  * @thread_safety The thread whose GL context is current.
  */
@@ -468,11 +477,13 @@ CUGL_API void cugl_app_drain_gl_errors(void);
  * CUGL_OK when glGetError() has nothing; else CUGL_ERROR_GL, reported as
  * "<function>: <what>: GL error 0x0502" (cugl_report_error), with the
  * remaining errors drained.
- * @errors CUGL_ERROR_GL.
+ * @errors CUGL_ERROR_GL; CUGL_ERROR_INVALID_STATE before GL is loaded (no
+ *   context made yet: that message starts "cugl_app_check_gl: ").
  * @thread_safety The thread whose GL context is current.
- * @param function the name the message starts with (the caller's, as a rule).
- * @param what what was just done, for the message.
- * @return CUGL_OK, or CUGL_ERROR_GL.
+ * @param function the name the message starts with (the caller's, as a
+ *   rule); NULL: "cugl_app_check_gl".
+ * @param what what was just done, for the message; NULL: "(no description)".
+ * @return CUGL_OK, CUGL_ERROR_GL or CUGL_ERROR_INVALID_STATE.
  */
 CUGL_API cugl_status cugl_app_check_gl(const char *function, const char *what);
 
@@ -531,13 +542,36 @@ CUGL_API cugl_status cugl_app_choose_interop(cugl_app_interop *out, char *reason
 CUGL_API cugl_status cugl_app_read_pixels(uint8_t *rgba, size_t size, cugl_app_context *ctx);
 
 /**
- * Write RGBA8 pixels (rows top to bottom) as an 8-bit RGBA PNG. A failed
- * write leaves no file behind.
+ * Write `size` bytes as the whole of the file at `path`, replacing it only
+ * once every byte is written: the bytes go to a temporary file beside it
+ * (".<name>.<pid>-<n>.tmp", needing write permission in its folder) that is
+ * renamed over the path. A failed write (a full disk, a file-size limit)
+ * leaves what was at the path untouched and no temporary file. A symbolic
+ * link's target is what is replaced; a device or pipe at the path (such as
+ * /dev/null) is written in place and never replaced or removed; a
+ * directory is refused. Every file libcugl-app writes is written this way
+ * (PNGs, recorded input events).
+ * @errors CUGL_ERROR_INVALID_ARGUMENT (NULL path, NULL data with a size, a
+ *   directory at the path, the file cannot be opened or written: the path
+ *   and the system's reason are in the message), CUGL_ERROR_OUT_OF_MEMORY.
+ * @thread_safety Any thread; two writes of one path at once leave one of
+ *   them whole.
+ * @param path the file to write.
+ * @param data the bytes; NULL only when size is 0.
+ * @param size how many.
+ * @return CUGL_OK, or an error status (see Errors).
+ */
+CUGL_API cugl_status cugl_app_write_file(const char *path, const void *data, size_t size);
+
+/**
+ * Write RGBA8 pixels (rows top to bottom) as an 8-bit RGBA PNG, replacing
+ * the file at `path` only once the image is whole, as cugl_app_write_file
+ * does: a failed write leaves what was there untouched.
  * @errors CUGL_ERROR_INVALID_ARGUMENT (NULL, size not positive, the file
  *   cannot be opened or written: the path and the system's or libpng's
  *   reason are in the message), CUGL_ERROR_OUT_OF_MEMORY.
  * @thread_safety Any thread.
- * @param path the file to write (replaced).
+ * @param path the file to write.
  * @param rgba width * height * 4 bytes, rows without padding.
  * @param width the image's width in pixels.
  * @param height the image's height in pixels.
@@ -598,26 +632,36 @@ CUGL_API void cugl_app_camera_init(cugl_app_camera *cam);
 /**
  * Left drag orbits, right drag pans the target, wheel zooms, arrow keys
  * and W/A/S/D orbit, R resets, from the context's input of this frame
- * (a window's, replayed or pushed: headless contexts too). `ctx` NULL: no
- * change.
+ * (a window's, replayed or pushed: headless contexts too). The camera stays
+ * a view whatever the input: yaw within -pi .. pi, pitch within +-89
+ * degrees, distance within 1e-4 .. 1e30, a pan that would leave float's
+ * range is not taken.
+ * @errors CUGL_ERROR_INVALID_ARGUMENT (NULL; dt_seconds not finite; a
+ *   camera whose numbers make no view: not finite, distance not positive,
+ *   fov_y outside 0 .. pi, not 0 < z_near < z_far): the camera is unchanged.
  * @thread_safety The thread that uses the context, with it current where GL is called.
- * @param[in,out] cam the camera; NULL: no change.
- * @param ctx the context whose input of this frame moves it, or NULL.
+ * @param[in,out] cam the camera.
+ * @param ctx the context whose input of this frame moves it.
  * @param dt_seconds seconds since the previous update: keys orbit 1.5 radians a second (not
  *   positive: keys do not orbit).
+ * @return CUGL_OK, or an error status (see Errors).
  */
-CUGL_API void cugl_app_camera_update(cugl_app_camera *cam, const cugl_app_context *ctx,
-                                     float dt_seconds);
+CUGL_API cugl_status cugl_app_camera_update(cugl_app_camera *cam, const cugl_app_context *ctx,
+                                            float dt_seconds);
 /**
  * Column-major 4x4 view and projection matrices, ready for glUniformMatrix4fv.
+ * @errors CUGL_ERROR_INVALID_ARGUMENT (NULL cam; aspect not finite; a
+ *   camera whose numbers make no view, as for cugl_app_camera_update):
+ *   nothing is written.
  * @thread_safety Any thread.
  * @param[out] view the view matrix, or NULL.
  * @param[out] proj the projection matrix, or NULL.
- * @param cam the camera; NULL: nothing is written.
+ * @param cam the camera.
  * @param aspect the viewport's width over its height; not positive: 1.
+ * @return CUGL_OK, or an error status (see Errors).
  */
-CUGL_API void cugl_app_camera_matrices(float view[16], float proj[16],
-                                       const cugl_app_camera *cam, float aspect);
+CUGL_API cugl_status cugl_app_camera_matrices(float view[16], float proj[16],
+                                              const cugl_app_camera *cam, float aspect);
 /**
  * Where the eye is (pitch limited to +-89 degrees).
  * @thread_safety Any thread.
