@@ -17,6 +17,7 @@
 #define ORBIT_PER_SECOND 1.5f   /* radians per second a key is held */
 #define ZOOM_PER_STEP 0.9f      /* distance factor per wheel step */
 #define MIN_DISTANCE 1e-4f
+#define MAX_DISTANCE 1e30f      /* the eye's coordinates stay finite */
 
 CUGL_API void cugl_app_camera_init(cugl_app_camera *cam)
 {
@@ -68,45 +69,97 @@ static void pan(cugl_app_camera *cam, const cugl_app_context *ctx, double dx, do
     glm_vec3_muladds(up, (float)dy * per_pixel, cam->target);
 }
 
-CUGL_API void cugl_app_camera_update(cugl_app_camera *cam, const cugl_app_context *ctx,
-                                     float dt_seconds)
+/* Whether the camera's numbers make a view: finite, a positive distance, a
+ * field of view inside 0 .. pi, 0 < z_near < z_far. */
+static cugl_status check_camera(const char *who, const cugl_app_camera *cam)
+{
+    const float *f = cam->target;
+    const char *bad = !isfinite(f[0]) || !isfinite(f[1]) || !isfinite(f[2]) ? "target"
+                      : !isfinite(cam->distance) || cam->distance <= 0   ? "distance"
+                      : !isfinite(cam->yaw)                              ? "yaw"
+                      : !isfinite(cam->pitch)                            ? "pitch"
+                      : !(cam->fov_y > 0 && cam->fov_y < GLM_PIf)        ? "fov_y"
+                      : !(cam->z_near > 0 && cam->z_far > cam->z_near && isfinite(cam->z_far))
+                          ? "z_near or z_far"
+                          : NULL;
+    if (!bad)
+        return CUGL_OK;
+    return cugl_report_error(CUGL_ERROR_INVALID_ARGUMENT, who,
+                             "the camera's %s makes no view (target %g %g %g, distance %g, yaw "
+                             "%g, pitch %g, fov_y %g, z_near %g, z_far %g)",
+                             bad, (double)f[0], (double)f[1], (double)f[2],
+                             (double)cam->distance, (double)cam->yaw, (double)cam->pitch,
+                             (double)cam->fov_y, (double)cam->z_near, (double)cam->z_far);
+}
+
+/* yaw + turn within -pi .. pi, for any finite turn however large. */
+static float turned(float yaw, double turn)
+{
+    return (float)remainder((double)yaw + fmod(turn, 2.0 * GLM_PI), 2.0 * GLM_PI);
+}
+
+/* pitch + rise within the pitch limits, for any rise however large. */
+static float raised(float pitch, double rise)
+{
+    return (float)fmax(fmin((double)pitch + rise, PITCH_LIMIT), -PITCH_LIMIT);
+}
+
+CUGL_API cugl_status cugl_app_camera_update(cugl_app_camera *cam, const cugl_app_context *ctx,
+                                            float dt_seconds)
 {
     if (!cam || !ctx)
-        return;
+        return CUGL__APP_FAIL(CUGL_ERROR_INVALID_ARGUMENT, "%s is NULL", !cam ? "cam" : "ctx");
+    if (!isfinite(dt_seconds))
+        return CUGL__APP_FAIL(CUGL_ERROR_INVALID_ARGUMENT,
+                              "dt_seconds is %g: not a number of seconds", (double)dt_seconds);
+    cugl_status st = check_camera(__func__, cam);
+    if (st != CUGL_OK)
+        return st;
     if (cugl_app_key_down(ctx, GLFW_KEY_R)) {
         cugl_app_camera_init(cam);
-        return;
+        return CUGL_OK;
     }
     const cugl_app_input *in = &ctx->input;
     if (in->left) {
-        cam->yaw -= (float)in->dx * ORBIT_PER_PIXEL;
-        cam->pitch += (float)in->dy * ORBIT_PER_PIXEL;
+        cam->yaw = turned(cam->yaw, -in->dx * ORBIT_PER_PIXEL);
+        cam->pitch = raised(cam->pitch, in->dy * ORBIT_PER_PIXEL);
     }
-    if (in->right)
+    if (in->right) {
+        float target[3] = {cam->target[0], cam->target[1], cam->target[2]};
         pan(cam, ctx, in->dx, in->dy);
+        if (!isfinite(cam->target[0]) || !isfinite(cam->target[1]) || !isfinite(cam->target[2]))
+            memcpy(cam->target, target, sizeof target); /* a drag past float's range */
+    }
     if (in->scroll != 0)
-        cam->distance = glm_max(cam->distance * powf(ZOOM_PER_STEP, (float)in->scroll),
-                                MIN_DISTANCE);
+        cam->distance = (float)glm_clamp(cam->distance * pow(ZOOM_PER_STEP, in->scroll),
+                                         MIN_DISTANCE, MAX_DISTANCE);
 
-    float step = ORBIT_PER_SECOND * (dt_seconds > 0 ? dt_seconds : 0);
+    double step = ORBIT_PER_SECOND * (dt_seconds > 0 ? (double)dt_seconds : 0.0);
     if (key(ctx, GLFW_KEY_LEFT, GLFW_KEY_A))
-        cam->yaw -= step;
+        cam->yaw = turned(cam->yaw, -step);
     if (key(ctx, GLFW_KEY_RIGHT, GLFW_KEY_D))
-        cam->yaw += step;
+        cam->yaw = turned(cam->yaw, step);
     if (key(ctx, GLFW_KEY_UP, GLFW_KEY_W))
-        cam->pitch += step;
+        cam->pitch = raised(cam->pitch, step);
     if (key(ctx, GLFW_KEY_DOWN, GLFW_KEY_S))
-        cam->pitch -= step;
+        cam->pitch = raised(cam->pitch, -step);
 
     cam->pitch = clamp_pitch(cam->pitch);
-    cam->yaw = remainderf(cam->yaw, 2.0f * GLM_PIf);
+    cam->yaw = turned(cam->yaw, 0);
+    return CUGL_OK;
 }
 
-CUGL_API void cugl_app_camera_matrices(float view[16], float proj[16],
-                                       const cugl_app_camera *cam, float aspect)
+CUGL_API cugl_status cugl_app_camera_matrices(float view[16], float proj[16],
+                                              const cugl_app_camera *cam, float aspect)
 {
     if (!cam)
-        return;
+        return CUGL__APP_FAIL(CUGL_ERROR_INVALID_ARGUMENT, "cam is NULL");
+    if (!isfinite(aspect))
+        return CUGL__APP_FAIL(CUGL_ERROR_INVALID_ARGUMENT, "aspect is %g: not a ratio",
+                              (double)aspect);
+    cugl_status st = check_camera(__func__, cam);
+    if (st != CUGL_OK)
+        return st;
     vec3 eye, up = {0, 1, 0}, target = {cam->target[0], cam->target[1], cam->target[2]};
     mat4 v, p;
     cugl_app_camera_eye(eye, cam);
@@ -116,4 +169,5 @@ CUGL_API void cugl_app_camera_matrices(float view[16], float proj[16],
         memcpy(view, v, sizeof v);
     if (proj)
         memcpy(proj, p, sizeof p);
+    return CUGL_OK;
 }

@@ -333,6 +333,25 @@ static bool blank(const char *line)
     return *line == '\0' || *line == '#';
 }
 
+/* The next line of `f` into line[size] (its newline kept, NUL-ended): its
+ * length, size - 1 without a newline when it does not fit; 0 at the end;
+ * -1 for a NUL byte (not text). At most size - 1 bytes are read, so an
+ * endless file without lines (/dev/zero) ends here too. */
+static long read_line(FILE *f, char *line, size_t size)
+{
+    size_t n = 0;
+    int c;
+    while (n + 1 < size && (c = getc(f)) != EOF) {
+        if (c == '\0')
+            return -1;
+        line[n++] = (char)c;
+        if (c == '\n')
+            break;
+    }
+    line[n] = '\0';
+    return (long)n;
+}
+
 CUGL_API cugl_status cugl_app_events_read(cugl_app_event **out, size_t *count, const char *path)
 {
     if (!out || !count || !path)
@@ -350,12 +369,23 @@ CUGL_API cugl_status cugl_app_events_read(cugl_app_event **out, size_t *count, c
     char line[CUGL_APP_EVENT_MAX_LINE + 2];
     long number = 0;
     long last_frame = 0;
-    while (st == CUGL_OK && fgets(line, sizeof line, f)) {
+    long got;
+    while (st == CUGL_OK && (got = read_line(f, line, sizeof line)) != 0) {
         number++;
-        size_t len = strlen(line);
+        size_t len = (size_t)got;
+        if (got < 0) {
+            st = CUGL__APP_FAIL(CUGL_ERROR_INVALID_ARGUMENT, "%s:%ld: a NUL byte: not text",
+                                path, number);
+            break;
+        }
         if (len == sizeof line - 1 && line[len - 1] != '\n') {
             st = CUGL__APP_FAIL(CUGL_ERROR_INVALID_ARGUMENT, "%s:%ld: longer than %d bytes",
                                 path, number, CUGL_APP_EVENT_MAX_LINE);
+            break;
+        }
+        if (number > CUGL_APP_EVENT_MAX_LINES) {
+            st = CUGL__APP_FAIL(CUGL_ERROR_INVALID_ARGUMENT, "%s: more than %d lines", path,
+                                CUGL_APP_EVENT_MAX_LINES);
             break;
         }
         if (blank(line))

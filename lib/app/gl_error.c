@@ -2,6 +2,8 @@
  * gl_error.c - GL's error flags, read one way for all of libcugl-app and
  * the programs on it (cugl/app.h).
  */
+#include <string.h>
+
 #include "app_internal.h"
 
 /* GL keeps one flag per error kind; a few reads clear a broken driver's too. */
@@ -9,15 +11,38 @@ enum { MAX_GL_ERRORS = 16 };
 
 CUGL_API void cugl_app_drain_gl_errors(void)
 {
+    if (!glad_glGetError)
+        return; /* GL not loaded: no context was ever made */
     for (int i = 0; i < MAX_GL_ERRORS && glGetError() != GL_NO_ERROR; i++) {
     }
 }
 
 CUGL_API cugl_status cugl_app_check_gl(const char *function, const char *what)
 {
+    if (!function)
+        function = __func__;
+    if (!what)
+        what = "(no description)";
+    if (!glad_glGetError)
+        return cugl_report_error(CUGL_ERROR_INVALID_STATE, __func__,
+                                 "GL is not loaded: create a context first "
+                                 "(cugl_app_context_create); checked for %.64s: %.64s",
+                                 function, what);
     GLenum e = glGetError();
     if (e == GL_NO_ERROR)
         return CUGL_OK;
     cugl_app_drain_gl_errors();
     return cugl_report_error(CUGL_ERROR_GL, function, "%s: GL error 0x%04x", what, e);
+}
+
+cugl_status cugl__app_as_own(cugl_status st, const char *who)
+{
+    if (st == CUGL_OK)
+        return st;
+    char msg[1024];
+    snprintf(msg, sizeof msg, "%s", cugl_last_error());
+    size_t n = strlen(who);
+    if (strncmp(msg, who, n) == 0 && msg[n] == ':')
+        return st;
+    return cugl_report_error(st, who, "%s", msg);
 }

@@ -536,60 +536,46 @@ static cugl_status shared_gl_end_impl(cugl_app_shared *s)
 
 /* ---- the public calls: failures of what they call are named by them ---- */
 
-/* st, with a failure's message prefixed by `who` where the call that failed
- * was another's (a libcugl call: its message names it and the driver's). */
-static cugl_status as_own(cugl_status st, const char *who)
-{
-    if (st == CUGL_OK)
-        return st;
-    char msg[1024];
-    snprintf(msg, sizeof msg, "%s", cugl_last_error());
-    size_t n = strlen(who);
-    if (strncmp(msg, who, n) == 0 && msg[n] == ':')
-        return st;
-    return cugl_report_error(st, who, "%s", msg);
-}
-
 CUGL_API cugl_status cugl_app_shared_buffer_create(cugl_app_shared **out, cugl_device *device,
                                                    size_t size)
 {
-    return as_own(shared_buffer_create_impl(out, device, size), __func__);
+    return cugl__app_as_own(shared_buffer_create_impl(out, device, size), __func__);
 }
 
 CUGL_API cugl_status cugl_app_shared_texture_create(cugl_app_shared **out, cugl_device *device,
                                                     GLenum gl_internal_format, int width,
                                                     int height)
 {
-    return as_own(shared_texture_create_impl(out, device, gl_internal_format, width, height), __func__);
+    return cugl__app_as_own(shared_texture_create_impl(out, device, gl_internal_format, width, height), __func__);
 }
 
 CUGL_API cugl_status cugl_app_shared_set_pipelined(cugl_app_shared *s, bool on)
 {
-    return as_own(shared_set_pipelined_impl(s, on), __func__);
+    return cugl__app_as_own(shared_set_pipelined_impl(s, on), __func__);
 }
 
 CUGL_API cugl_status cugl_app_shared_set_writers(cugl_app_shared *s,
                                                 cugl_device *const *devices, int count)
 {
-    return as_own(shared_set_writers_impl(s, devices, count), __func__);
+    return cugl__app_as_own(shared_set_writers_impl(s, devices, count), __func__);
 }
 
 CUGL_API cugl_status cugl_app_shared_cuda_begin(cugl_app_shared *s, cugl_stream *stream)
 {
-    return as_own(shared_cuda_begin_impl(s, stream), __func__);
+    return cugl__app_as_own(shared_cuda_begin_impl(s, stream), __func__);
 }
 
 CUGL_API cugl_status cugl_app_shared_cuda_end(cugl_app_shared *s, cugl_stream *stream)
 {
-    return as_own(shared_cuda_end_impl(s, stream), __func__);
+    return cugl__app_as_own(shared_cuda_end_impl(s, stream), __func__);
 }
 
 CUGL_API cugl_status cugl_app_shared_gl_begin(cugl_app_shared *s)
 {
-    return as_own(shared_gl_begin_impl(s), __func__);
+    return cugl__app_as_own(shared_gl_begin_impl(s), __func__);
 }
 
 CUGL_API cugl_status cugl_app_shared_gl_end(cugl_app_shared *s)
 {
-    return as_own(shared_gl_end_impl(s), __func__);
+    return cugl__app_as_own(shared_gl_end_impl(s), __func__);
 }

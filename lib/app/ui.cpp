@@ -13,8 +13,10 @@
  * its own ImGui keeps it.
  */
 #include <cfloat>
+#include <climits>
 #include <cmath>
 #include <cstdarg>
+#include <cstdio>
 #include <new>
 
 #include "cugl/app_ui.h"
@@ -32,6 +34,8 @@ struct cugl_app_ui {
     ImGuiContext *imgui;
     bool in_frame;
     bool wants_mouse;
+    /* The frame's first refused widget: cugl_app_ui_end reports it. */
+    char refusal[512];
 };
 
 namespace {
@@ -94,6 +98,33 @@ static_assert(GLFW_KEY_LAST < sizeof(ImGuiIO::KeysDown) / sizeof(bool),
 /* The panel's values are typed in by dragging only: there is no text input
  * (the context's input has keys, not characters). */
 const ImGuiSliderFlags slider_flags = ImGuiSliderFlags_AlwaysClamp | ImGuiSliderFlags_NoInput;
+
+/* A widget the panel refuses (Dear ImGui would abort on it): reported now,
+ * as the thread's last error, and again by cugl_app_ui_end, which fails
+ * the frame; the widget is not drawn and returns false. */
+bool refuse(cugl_app_ui *ui, const char *who, const char *fmt, ...)
+{
+    char text[400];
+    va_list args;
+    va_start(args, fmt);
+    vsnprintf(text, sizeof text, fmt, args);
+    va_end(args);
+    cugl_report_error(CUGL_ERROR_INVALID_ARGUMENT, who, "%s", text);
+    if (!ui->refusal[0])
+        snprintf(ui->refusal, sizeof ui->refusal, "%s: %s", who, text);
+    return false;
+}
+
+/* Whether a widget may be drawn: a frame is open and its label names it
+ * (Dear ImGui takes an empty label for the window's own ID). */
+bool widget_ok(cugl_app_ui *ui, const char *who, const char *label)
+{
+    if (!ui || !ui->in_frame)
+        return false;
+    if (!label || !label[0])
+        return refuse(ui, who, "%s label: every widget needs one", label ? "an empty" : "a NULL");
+    return true;
+}
 
 /* End an open frame without drawing it. */
 void drop_frame(cugl_app_ui *ui)
@@ -203,6 +234,7 @@ CUGL_API void cugl_app_ui_begin(cugl_app_ui *ui, float dt, const char *title)
         return;
     Current current(ui);
     drop_frame(ui);
+    ui->refusal[0] = '\0';
     ImGuiIO &io = ImGui::GetIO();
     feed_input(io, ui->ctx, dt);
     ImGui_ImplOpenGL3_NewFrame();
@@ -212,7 +244,7 @@ CUGL_API void cugl_app_ui_begin(cugl_app_ui *ui, float dt, const char *title)
     /* Always at the top left and sized by its widgets: nothing of the
      * layout depends on what an earlier run did. */
     ImGui::SetNextWindowPos(ImVec2(0.0f, 0.0f), ImGuiCond_Always);
-    ImGui::Begin(title ? title : "cugl", nullptr,
+    ImGui::Begin(title && title[0] ? title : "cugl", nullptr,
                  ImGuiWindowFlags_AlwaysAutoResize | ImGuiWindowFlags_NoMove |
                      ImGuiWindowFlags_NoSavedSettings);
     ui->in_frame = true;
@@ -221,8 +253,17 @@ CUGL_API void cugl_app_ui_begin(cugl_app_ui *ui, float dt, const char *title)
 CUGL_API bool cugl_app_ui_slider_float(cugl_app_ui *ui, const char *label, float *value,
                                        float min, float max)
 {
-    if (!ui || !ui->in_frame || !label || !value)
+    if (!widget_ok(ui, __func__, label))
         return false;
+    /* Dear ImGui's sliders take bounds within half float's range. */
+    if (!(std::fabs(min) <= FLT_MAX / 2 && std::fabs(max) <= FLT_MAX / 2))
+        return refuse(ui, __func__, "\"%s\": bounds %g .. %g are not finite numbers within "
+                                    "+-FLT_MAX/2", label, (double)min, (double)max);
+    if (!value)
+        return refuse(ui, __func__, "\"%s\": value is NULL", label);
+    if (!std::isfinite(*value))
+        return refuse(ui, __func__, "\"%s\": the value is %g, not a number to show", label,
+                      (double)*value);
     Current current(ui);
     return ImGui::SliderFloat(label, value, min, max, "%.3f", slider_flags);
 }
@@ -230,16 +271,24 @@ CUGL_API bool cugl_app_ui_slider_float(cugl_app_ui *ui, const char *label, float
 CUGL_API bool cugl_app_ui_slider_int(cugl_app_ui *ui, const char *label, int *value, int min,
                                      int max)
 {
-    if (!ui || !ui->in_frame || !label || !value)
+    if (!widget_ok(ui, __func__, label))
         return false;
+    /* Dear ImGui's sliders take bounds within half int's range. */
+    if (min < INT_MIN / 2 || max > INT_MAX / 2 || max < INT_MIN / 2 || min > INT_MAX / 2)
+        return refuse(ui, __func__, "\"%s\": bounds %d .. %d are not within %d .. %d", label,
+                      min, max, INT_MIN / 2, INT_MAX / 2);
+    if (!value)
+        return refuse(ui, __func__, "\"%s\": value is NULL", label);
     Current current(ui);
     return ImGui::SliderInt(label, value, min, max, "%d", slider_flags);
 }
 
 CUGL_API bool cugl_app_ui_checkbox(cugl_app_ui *ui, const char *label, bool *value)
 {
-    if (!ui || !ui->in_frame || !label || !value)
+    if (!widget_ok(ui, __func__, label))
         return false;
+    if (!value)
+        return refuse(ui, __func__, "\"%s\": value is NULL", label);
     Current current(ui);
     return ImGui::Checkbox(label, value);
 }
@@ -247,8 +296,16 @@ CUGL_API bool cugl_app_ui_checkbox(cugl_app_ui *ui, const char *label, bool *val
 CUGL_API bool cugl_app_ui_combo(cugl_app_ui *ui, const char *label, int *current_item,
                                 const char *const *items, int count)
 {
-    if (!ui || !ui->in_frame || !label || !current_item || !items || count <= 0)
+    if (!widget_ok(ui, __func__, label))
         return false;
+    if (!current_item || !items)
+        return refuse(ui, __func__, "\"%s\": %s is NULL", label,
+                      !current_item ? "current" : "items");
+    if (count <= 0)
+        return false; /* nothing to choose from: nothing drawn */
+    for (int i = 0; i < count; i++)
+        if (!items[i])
+            return refuse(ui, __func__, "\"%s\": item %d of %d is NULL", label, i, count);
     Current current(ui);
     return ImGui::Combo(label, current_item, items, count);
 }
@@ -267,12 +324,16 @@ CUGL_API void cugl_app_ui_text(cugl_app_ui *ui, const char *fmt, ...)
 CUGL_API void cugl_app_ui_plot(cugl_app_ui *ui, const char *label, const float *values,
                                int count, float scale_max)
 {
-    if (!ui || !ui->in_frame || !label)
+    if (!widget_ok(ui, __func__, label))
         return;
+    if (count < 0) {
+        refuse(ui, __func__, "\"%s\": count %d is negative", label, count);
+        return;
+    }
     Current current(ui);
     /* 0 at the bottom keeps a flat history from filling the plot with noise. */
     ImGui::PlotLines(label, values, values ? count : 0, 0, nullptr, 0.0f,
-                     scale_max > 0.0f ? scale_max : FLT_MAX,
+                     scale_max > 0.0f && scale_max <= FLT_MAX ? scale_max : FLT_MAX,
                      ImVec2(0.0f, 4.0f * ImGui::GetFrameHeight()));
 }
 
@@ -289,7 +350,11 @@ CUGL_API cugl_status cugl_app_ui_end(cugl_app_ui *ui)
     ui->in_frame = false;
     cugl_app_drain_gl_errors();
     ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
-    return cugl_app_check_gl(__func__, "drawing the panel");
+    cugl_status st = cugl_app_check_gl(__func__, "drawing the panel");
+    if (st == CUGL_OK && ui->refusal[0])
+        st = FAIL(CUGL_ERROR_INVALID_ARGUMENT, "a widget was refused and left out: %s",
+                  ui->refusal);
+    return st;
 }
 
 CUGL_API bool cugl_app_ui_wants_mouse(const cugl_app_ui *ui)

@@ -5,6 +5,9 @@
  * as a replay or a remote viewer gives them), plots the timer's newest
  * frame, and refuses misuse.
  */
+#include <float.h>
+#include <limits.h>
+#include <math.h>
 #include <stdlib.h>
 
 #include <cugl/app_ui.h>
@@ -329,6 +332,72 @@ static void refusals(void **state)
     cugl_app_ui_destroy(ui);
 }
 
+/* Widgets Dear ImGui would abort on are refused, each with a message naming
+ * the function, and the frame's end reports the first; the program and the
+ * panel go on, and the next frame is clean. */
+static void hostile_widgets_are_refused(void **state)
+{
+    (void)state;
+    cugl_app_ui *ui = NULL;
+    assert_ok(cugl_app_ui_create(&ui, ctx));
+    static const struct {
+        float min, max, value;
+    } bad_floats[] = {
+        {NAN, 1, 0}, {0, NAN, 0}, {-INFINITY, 1, 0}, {0, INFINITY, 0}, {-FLT_MAX, 1, 0},
+        {0, FLT_MAX, 0}, {-FLT_MAX, FLT_MAX, 0}, {0, 1, NAN}, {0, 1, INFINITY},
+    };
+    static const int bad_ints[][2] = {{INT_MIN, INT_MAX}, {INT_MIN, 0}, {0, INT_MAX},
+                                      {INT_MAX, INT_MIN}};
+    for (int round = 0; round < 2; round++) {
+        cugl_app_ui_begin(ui, 1.0f / 60.0f, "");
+        for (size_t i = 0; i < sizeof bad_floats / sizeof bad_floats[0]; i++) {
+            float v = bad_floats[i].value;
+            assert_false(cugl_app_ui_slider_float(ui, "f", &v, bad_floats[i].min,
+                                                  bad_floats[i].max));
+            assert_true(strncmp(cugl_last_error(), "cugl_app_ui_slider_float: \"f\": ", 30) == 0);
+        }
+        for (size_t i = 0; i < sizeof bad_ints / sizeof bad_ints[0]; i++) {
+            int v = 0;
+            assert_false(cugl_app_ui_slider_int(ui, "i", &v, bad_ints[i][0], bad_ints[i][1]));
+            assert_true(strncmp(cugl_last_error(), "cugl_app_ui_slider_int: \"i\": bounds ", 34) ==
+                        0);
+        }
+        bool b = false;
+        float f = 0.5f;
+        int n = 0;
+        const char *holes[] = {"one", NULL, "three"};
+        assert_false(cugl_app_ui_checkbox(ui, "", &b));
+        assert_string_equal(cugl_last_error(),
+                            "cugl_app_ui_checkbox: an empty label: every widget needs one");
+        assert_false(cugl_app_ui_slider_float(ui, "", &f, 0, 1));
+        assert_false(cugl_app_ui_slider_int(ui, "", &n, 0, 1));
+        assert_false(cugl_app_ui_combo(ui, "", &n, shapes, 3));
+        assert_false(cugl_app_ui_combo(ui, "holes", &n, holes, 3));
+        assert_string_equal(cugl_last_error(), "cugl_app_ui_combo: \"holes\": item 1 of 3 is NULL");
+        assert_false(cugl_app_ui_checkbox(ui, "b", NULL));
+        assert_string_equal(cugl_last_error(), "cugl_app_ui_checkbox: \"b\": value is NULL");
+        cugl_app_ui_plot(ui, "", NULL, 0, 1);
+        cugl_app_ui_plot(ui, "p", &f, -1, NAN);
+        assert_string_equal(cugl_last_error(), "cugl_app_ui_plot: \"p\": count -1 is negative");
+        /* A good widget still works in the same frame. */
+        assert_false(cugl_app_ui_slider_float(ui, "fine", &f, -FLT_MAX / 2, FLT_MAX / 2));
+        assert_false(cugl_app_ui_slider_int(ui, "fine int", &n, INT_MIN / 2, INT_MAX / 2));
+        clear();
+        assert_status(cugl_app_ui_end(ui), CUGL_ERROR_INVALID_ARGUMENT);
+        assert_string_equal(cugl_last_error(),
+                            "cugl_app_ui_end: a widget was refused and left out: "
+                            "cugl_app_ui_slider_float: \"f\": bounds nan .. 1 are not finite "
+                            "numbers within +-FLT_MAX/2");
+    }
+    /* The next frame, with good widgets only, ends well. */
+    cugl_app_ui_begin(ui, 1.0f / 60.0f, NULL);
+    float f = 0.5f;
+    cugl_app_ui_slider_float(ui, "f", &f, 0, 1);
+    clear();
+    assert_ok(cugl_app_ui_end(ui));
+    cugl_app_ui_destroy(ui);
+}
+
 int main(void)
 {
     ctx = app_test_headless(W, H);
@@ -338,6 +407,7 @@ int main(void)
         cmocka_unit_test(pushed_click_flips_the_checkbox),
         cmocka_unit_test(timer_last_feeds_a_plot),
         cmocka_unit_test(refusals),
+        cmocka_unit_test(hostile_widgets_are_refused),
     };
     int failed = cugl_test_run(tests);
     cugl_app_context_destroy(ctx);

@@ -5,6 +5,7 @@
 #ifndef CUGL_TEST_BAD_INPUT_H
 #define CUGL_TEST_BAD_INPUT_H
 
+#include <float.h>
 #include <limits.h>
 #include <math.h>
 #include <stdint.h>
@@ -27,5 +28,16 @@ void *scratch_at(int slot);
 
 /* The same slot, filled with 0xff bytes now (the call's argument). */
 void *scratch_ff(int slot);
+
+/* A string of 1 MiB ('a's), for every string argument. */
+const char *huge_string(void);
+
+/* A stream made outside the wrapper under test (its raw CUstream), where a
+ * device is; NULL elsewhere. */
+void *foreign_stream(void);
+
+/* A closed object of the kind named ("cugl_stream", ...; a view: one of a
+ * closed buffer), made once where a device is; NULL elsewhere. */
+void *bad_object(const char *kind);
 
 #endif /* CUGL_TEST_BAD_INPUT_H */

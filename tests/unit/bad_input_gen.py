@@ -9,7 +9,13 @@ of each parameter in turn; the same from a call with every pointer at
 scratch memory, and from one with every value at its most hostile (0xff
 scratch, the last of the values below). The values by type:
 
-  an object handle (cugl_buffer *, ...)  NULL
+  an object handle (cugl_buffer *, ...)  NULL, and where a device is there
+                                         (bad_object() in test_bad_input.c) a
+                                         closed object of its kind
+  a raw driver handle of foreign code    valid ones only (the default streams
+  (cugl_stream_from_handle's)            and a stream made elsewhere): such a
+                                         handle cannot be checked, and a
+                                         garbage one may crash the driver
   any other pointer (outputs, shapes, descs, host memory)
                                          NULL, zeroed scratch memory, and
                                          where what it points to holds no
@@ -20,8 +26,11 @@ scratch, the last of the values below). The values by type:
   sizes, counts, integers, enums, floats  0, -1 or the type's extremes,
                                           halves of them that overflow when
                                           doubled, out-of-range enum values,
-                                          NaN
-  strings (const char *)                  NULL, ""
+                                          NaN, infinities, FLT_MAX
+  strings (const char *)                  NULL, "", a string of 1 MiB; a path
+                                          also / (a directory in the way) and,
+                                          to read, /dev/zero (a file without
+                                          end)
 
 tests/unit/test_bad_input.c runs the table (without a GPU) and checks that
 no call crashes or trips a sanitizer, and that every call returning a
@@ -43,8 +52,16 @@ HANDLES = {'cugl_device', 'cugl_stream', 'cugl_event', 'cugl_module', 'cugl_kern
 # Functions that touch GL or the display whatever their arguments: called
 # without a GL context they would use GL's unloaded entry points, or make a
 # window. The gl suite tests them.
-SKIP = {'cugl_app_drain_gl_errors', 'cugl_app_check_gl', 'cugl_app_program',
-        'cugl_app_compute_program', 'cugl_app_context_create'}
+SKIP = {'cugl_app_context_create'}
+
+# Raw driver handles a caller brings from its own CUDA code: only valid
+# ones (a garbage CUstream is undefined behaviour in the driver itself).
+FOREIGN = {('cugl_stream_from_handle', 'handle'): ['NULL', '(void *)1', '(void *)2',
+                                                   'foreign_stream()']}
+
+# Objects a device can make and close: a closed one is bad input too.
+CLOSABLE = {'cugl_stream', 'cugl_event', 'cugl_memory_resource', 'cugl_buffer', 'cugl_array',
+            'cugl_mipmapped_array', 'cugl_texture', 'cugl_surface', 'cugl_view'}
 
 SCALARS = {
     'size_t': ['0', '1', '(size_t)1 << 40', 'SIZE_MAX / 2 + 1', 'SIZE_MAX'],
@@ -55,8 +72,8 @@ SCALARS = {
     'uint32_t': ['0', 'UINT32_MAX / 2 + 1', 'UINT32_MAX'],
     'uint8_t': ['0', 'UINT8_MAX'],
     'bool': ['false', 'true'],
-    'float': ['0.0f', 'NAN', '-1.0f'],
-    'double': ['0.0', 'NAN'],
+    'float': ['0.0f', 'NAN', '-1.0f', 'INFINITY', '-INFINITY', 'FLT_MAX', '-FLT_MAX'],
+    'double': ['0.0', 'NAN', 'INFINITY', '-INFINITY', 'DBL_MAX'],
     'GLuint': ['0', '12345'],
     'GLenum': ['0', '0x1234'],
 }
@@ -91,10 +108,12 @@ def plain_structs(text):
             PLAIN_STRUCTS.add(m.group(2))
 
 
-def values(param):
+def values(param, function=''):
     """(C type for a cast, list of C expressions) for one parameter."""
     m = re.match(r'(.*?)(\w+)\s*(\[[^\]]*\])?$', param)
-    ctype, array = m.group(1).strip(), m.group(3)
+    ctype, name, array = m.group(1).strip(), m.group(2), m.group(3)
+    if (function, name) in FOREIGN:
+        return FOREIGN[(function, name)]
     if array:  # size_t shape[3], float view[16]: a pointer
         ctype = ctype + ' *'
     base = ctype.replace('const ', '').replace('*', '').strip()
@@ -110,7 +129,17 @@ def values(param):
             return [f'({base})0', f'({base})-1', f'({base})9999']
         raise SystemExit(f'bad_input_gen.py: no values for type {ctype!r} in {param!r}')
     if base == 'char' and stars == 1 and 'const' in ctype:
-        return ['NULL', '""']
+        strings = ['NULL', '""', 'huge_string()']
+        if name == 'path':
+            # A file without end to read; a directory in the way to write
+            # (a path that works would make the writer read as many pixels
+            # or bytes as the sizes say: the caller's contract, not
+            # something a table of scratch memory can keep).
+            reads = function.startswith(('cugl_app_read', 'cugl_app_events_read'))
+            strings += ['"/dev/zero"', '"/"'] if reads else ['"/"']
+        return strings
+    if stars == 1 and base in CLOSABLE:
+        return ['NULL', f'({base} *)bad_object("{base}")']
     if stars == 1 and base in HANDLES:
         return ['NULL']
     if stars == 1 and (base in SCALARS or base in PLAIN_STRUCTS or base == 'void'):
@@ -131,7 +160,7 @@ def main():
             ret, name, params = ' '.join(m.group(1).split()), m.group(2), split_params(m.group(3))
             if '...' in params or name in SKIP:
                 continue
-            vals = [values(p) for p in params]
+            vals = [values(p, name) for p in params]
             # What frees takes only what it handed out: NULL is the bad input here.
             if name.endswith(('_free', '_destroy', '_release', '_close')):
                 vals = [['NULL'] if v and v[0] == 'NULL' else v for v in vals]
@@ -198,7 +227,8 @@ def main():
                 f.write('#endif\n')
         f.write('\nconst bad_input_case bad_input_cases[] = {\n')
         for i, (name, status, args, done, guard) in enumerate(calls):
-            row = f'    {{"{name}", {"true" if status else "false"}, call_{i}, "{args}"}},\n'
+            quoted = args.replace('\\', '\\\\').replace('"', '\\"')
+            row = f'    {{"{name}", {"true" if status else "false"}, call_{i}, "{quoted}"}},\n'
             f.write(f'#if {guard}\n{row}#endif\n' if guard else row)
         f.write('};\n')
         f.write('const size_t bad_input_count = sizeof bad_input_cases / sizeof bad_input_cases[0];\n')

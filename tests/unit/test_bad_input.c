@@ -2,9 +2,11 @@
  * Every public function of libcugl, called with bad values (the table
  * bad_input_gen.py makes from the headers): NULL outputs and handles,
  * zeroed descs and shapes, descs and shapes of 0xff bytes, sizes of 0 and SIZE_MAX, negative and extreme
- * integers, enums out of range, NaN. Here there is no GPU (the unit suite;
- * the sanitized build runs it too). Each call must return: no crash, no
- * sanitizer report. Each one that returns a status other than CUGL_OK must
+ * integers, enums out of range, NaN and infinities, empty, huge and endless
+ * (/dev/zero) strings and paths, and where a device is, closed objects of
+ * every kind. The unit suite runs it with a driver where there is one (the
+ * GPU machine) and without (CI); the sanitized builds run it too. Each call
+ * must return: no crash, no sanitizer report. Each one that returns a status other than CUGL_OK must
  * leave a message that starts with "<function>: ", and says something.
  * Calls that succeed are fine: a zeroed layout of 0 axes is a valid scalar.
  */
@@ -30,6 +32,132 @@ void *scratch_ff(int slot)
     return scratch[slot % SLOTS];
 }
 
+const char *huge_string(void)
+{
+    static char text[1 << 20];
+    if (!text[0]) {
+        memset(text, 'a', sizeof text - 1);
+        text[sizeof text - 1] = '\0';
+    }
+    return text;
+}
+
+static cugl_device *device(void)
+{
+    static bool probed;
+    static cugl_device *dev;
+    if (!probed) {
+        probed = true;
+        if (cugl_device_get(&dev, 0) != CUGL_OK || cugl_device_set_current(dev) != CUGL_OK)
+            dev = NULL;
+    }
+    return dev;
+}
+
+void *foreign_stream(void)
+{
+    static cugl_stream *stream;
+    if (!stream && device() && cugl_stream_create(&stream, device(), NULL) != CUGL_OK)
+        stream = NULL;
+    return stream ? cugl_stream_handle(stream) : NULL;
+}
+
+/* Each kind of object, made and closed (a view: made over a buffer that is
+ * then closed). Kept for the process: the calls must not free them. */
+static void *make_closed(const char *kind, cugl_device *dev)
+{
+    cugl_stream *stream = NULL;
+    if (cugl_device_default_stream(&stream, dev) != CUGL_OK)
+        return NULL;
+    const cugl_array_desc array_desc = {
+        .ndim = 2, .shape = {16, 16}, .format = CUGL_FORMAT_F32, .surface_load_store = true};
+    if (strcmp(kind, "cugl_stream") == 0) {
+        cugl_stream *s = NULL;
+        if (cugl_stream_create(&s, dev, NULL) == CUGL_OK)
+            cugl_stream_close(s);
+        return s;
+    }
+    if (strcmp(kind, "cugl_event") == 0) {
+        cugl_event *e = NULL;
+        if (cugl_event_create(&e, dev, NULL) == CUGL_OK)
+            cugl_event_close(e);
+        return e;
+    }
+    if (strcmp(kind, "cugl_memory_resource") == 0) {
+        cugl_memory_resource *mr = NULL;
+        if (cugl_device_memory_resource_create(&mr, dev, NULL) == CUGL_OK)
+            cugl_memory_resource_close(mr);
+        return mr;
+    }
+    if (strcmp(kind, "cugl_buffer") == 0 || strcmp(kind, "cugl_view") == 0) {
+        cugl_memory_resource *mr = NULL;
+        cugl_buffer *b = NULL;
+        cugl_view *v = NULL;
+        if (cugl_device_memory_resource_create(&mr, dev, NULL) != CUGL_OK)
+            return NULL;
+        if (cugl_memory_resource_allocate(&b, mr, 4096, stream) == CUGL_OK) {
+            cugl_layout layout;
+            int64_t shape[1] = {1024};
+            if (strcmp(kind, "cugl_view") == 0 &&
+                (cugl_layout_init(&layout, 1, shape, NULL, 4) != CUGL_OK ||
+                 cugl_view_from_buffer(&v, b, &layout, (cugl_dtype){CUGL_DTYPE_FLOAT, 32, 1},
+                                       false) != CUGL_OK))
+                v = NULL;
+            cugl_buffer_close(b, stream);
+            cugl_stream_sync(stream);
+        }
+        return strcmp(kind, "cugl_view") == 0 ? (void *)v : (void *)b;
+    }
+    if (strcmp(kind, "cugl_array") == 0) {
+        cugl_array *a = NULL;
+        if (cugl_array_create(&a, dev, &array_desc) == CUGL_OK)
+            cugl_array_close(a);
+        return a;
+    }
+    if (strcmp(kind, "cugl_mipmapped_array") == 0) {
+        cugl_mipmapped_array *m = NULL;
+        if (cugl_mipmapped_array_create(&m, dev, &array_desc, 3) == CUGL_OK)
+            cugl_mipmapped_array_close(m);
+        return m;
+    }
+    if (strcmp(kind, "cugl_texture") == 0 || strcmp(kind, "cugl_surface") == 0) {
+        cugl_array *a = NULL;
+        if (cugl_array_create(&a, dev, &array_desc) != CUGL_OK)
+            return NULL;
+        const cugl_resource_desc res = {.kind = CUGL_RESOURCE_ARRAY, .array = a};
+        if (strcmp(kind, "cugl_texture") == 0) {
+            cugl_texture *t = NULL;
+            if (cugl_texture_create(&t, dev, &res, NULL) == CUGL_OK)
+                cugl_texture_close(t);
+            return t;
+        }
+        cugl_surface *sf = NULL;
+        if (cugl_surface_create(&sf, dev, &res) == CUGL_OK)
+            cugl_surface_close(sf);
+        return sf;
+    }
+    return NULL;
+}
+
+void *bad_object(const char *kind)
+{
+    static const char *kinds[16];
+    static void *objects[16];
+    if (!device())
+        return NULL;
+    int i = 0;
+    for (; i < 16 && kinds[i]; i++)
+        if (strcmp(kinds[i], kind) == 0)
+            return objects[i];
+    if (i == 16)
+        return NULL;
+    kinds[i] = kind;
+    objects[i] = make_closed(kind, device());
+    if (!objects[i])
+        printf("# could not make a closed %s: %s\n", kind, cugl_last_error());
+    return objects[i];
+}
+
 static void every_function_refuses_cleanly(void **state)
 {
     (void)state;
@@ -51,9 +179,10 @@ static void every_function_refuses_cleanly(void **state)
             failures++;
         }
     }
-    printf("# %zu calls of bad input, %zu refused with a status; %zu messages not naming the "
-           "function\n",
-           bad_input_count, refused, failures);
+    printf("# %zu calls of bad input (%s), %zu refused with a status; %zu messages not naming "
+           "the function\n",
+           bad_input_count, device() ? "a device is here: closed objects too" : "no device",
+           refused, failures);
     assert_int_equal(failures, 0);
     assert_true(bad_input_count >= 100); /* the table is not empty: every header was read */
 }

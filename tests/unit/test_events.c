@@ -272,9 +272,48 @@ static void refuses_bad_files(void **state)
     assert_string_equal(cugl_last_error(), "cugl_app_events_read: path is NULL");
 }
 
+/* Files that never end a line, or never end: each read stops with a
+ * message, never runs forever. */
+static void endless_files_end(void **state)
+{
+    (void)state;
+    cugl_app_event *events = NULL;
+    size_t n = 0;
+    assert_status(cugl_app_events_read(&events, &n, "/dev/zero"), CUGL_ERROR_INVALID_ARGUMENT);
+    assert_string_equal(cugl_last_error(), "cugl_app_events_read: /dev/zero:1: a NUL byte: not text");
+    assert_null(events);
+    assert_int_equal(n, 0);
+
+    /* A NUL in the middle of an event line. */
+    char path[256];
+    snprintf(path, sizeof path, "%s", file_of("0 move 1 2\n1 mo"));
+    FILE *f = fopen(path, "ab");
+    assert_non_null(f);
+    fwrite("\0ve 3 4\n", 1, 8, f);
+    fclose(f);
+    assert_status(cugl_app_events_read(&events, &n, path), CUGL_ERROR_INVALID_ARGUMENT);
+    char want[512];
+    snprintf(want, sizeof want, "cugl_app_events_read: %s:2: a NUL byte: not text", path);
+    assert_string_equal(cugl_last_error(), want);
+
+    /* One blank line more than a file may have. */
+    f = fopen(path, "wb");
+    assert_non_null(f);
+    for (long i = 0; i <= CUGL_APP_EVENT_MAX_LINES; i++)
+        putc('\n', f);
+    fclose(f);
+    assert_status(cugl_app_events_read(&events, &n, path), CUGL_ERROR_INVALID_ARGUMENT);
+    snprintf(want, sizeof want, "cugl_app_events_read: %s: more than %d lines", path,
+             CUGL_APP_EVENT_MAX_LINES);
+    assert_string_equal(cugl_last_error(), want);
+    assert_null(events);
+    unlink(path);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(endless_files_end),
         cmocka_unit_test(parses_every_kind), cmocka_unit_test(formats_back),
         cmocka_unit_test(refuses_bad_lines), cmocka_unit_test(reads_files),
         cmocka_unit_test(refuses_bad_files),
