@@ -43,7 +43,10 @@ CUGL_API cugl_status cugl_stream_create(cugl_stream **out, cugl_device *device,
  * legacy default stream, (void *)2 for the per-thread default stream).
  * The wrapper never destroys the stream; its handle is the one given (for
  * NULL: (void *)1). The stream's device is read from its context; for the
- * default streams it is the current device.
+ * default streams it is the current device. A raw handle cannot be checked:
+ * one that is not a live CUstream (freed, or not a stream at all) is
+ * undefined behaviour in the driver itself, which may crash; only handles
+ * the caller's own CUDA code made and still holds belong here.
  * @errors CUGL_ERROR_INVALID_ARGUMENT (out NULL), CUGL_ERROR_NO_DRIVER,
  *   CUGL_ERROR_INVALID_STATE (a default stream and no current device; a
  *   stream of a context that is not an initialized device's primary context),

@@ -49,7 +49,7 @@ CUGL_API void cugl_app_ui_destroy(cugl_app_ui *ui);
 
 /**
  * Start a frame: take the context's input of this frame and its size, and
- * open the panel's window at the top left, titled `title` (NULL: "cugl"),
+ * open the panel's window at the top left, titled `title` (NULL or "": "cugl"),
  * sized to fit its widgets. `dt`: seconds since the previous frame; not
  * positive: 1/60. A frame still open is ended first, drawing nothing. A
  * new panel shows from its second frame (the first measures the widgets).
@@ -64,31 +64,39 @@ CUGL_API void cugl_app_ui_begin(cugl_app_ui *ui, float dt, const char *title);
 
 /**
  * A slider from min to max; `label` names it and must be unique in the panel.
- * These widgets do nothing and return false outside begin .. end.
- * @errors none. @thread_safety As cugl_app_ui_create.
+ * These widgets do nothing and return false outside begin .. end. A widget
+ * the panel cannot draw (an empty or NULL label, a NULL value, bounds that
+ * are not finite or lie past half the type's range, a value that is not a
+ * number) is refused: it is left out, returns false, leaves a message in
+ * cugl_last_error() naming the widget's function, and cugl_app_ui_end fails
+ * that frame with the first such message; the panel goes on.
+ * @errors refusals as above (CUGL_ERROR_INVALID_ARGUMENT, reported by
+ *   cugl_app_ui_end). @thread_safety As cugl_app_ui_create.
  * @pointer_lifetime `label` is read during the call, `value` read and written.
  * @param ui the panel.
  * @param label the slider's label.
  * @param[in,out] value the value shown, set by a drag, within min .. max.
- * @param min the smallest value.
- * @param max the largest value.
+ * @param min the smallest value, within +-FLT_MAX/2.
+ * @param max the largest value, within +-FLT_MAX/2.
  * @return true when the user changed `value` this frame; false otherwise, and for NULL.
  */
 CUGL_API bool cugl_app_ui_slider_float(cugl_app_ui *ui, const char *label, float *value,
                                        float min, float max);
 /**
- * An integer slider from min to max. @errors none. @thread_safety As cugl_app_ui_create.
+ * An integer slider from min to max.
+ * @errors refusals as for cugl_app_ui_slider_float. @thread_safety As cugl_app_ui_create.
  * @param ui the panel.
  * @param label the slider's label, unique in the panel.
  * @param[in,out] value the value shown, set by a drag, within min .. max.
- * @param min the smallest value.
- * @param max the largest value.
+ * @param min the smallest value, within INT_MIN/2 .. INT_MAX/2.
+ * @param max the largest value, within INT_MIN/2 .. INT_MAX/2.
  * @return true when the user changed `value` this frame; false otherwise, and for NULL.
  */
 CUGL_API bool cugl_app_ui_slider_int(cugl_app_ui *ui, const char *label, int *value, int min,
                                      int max);
 /**
- * A checkbox; a click flips `value`. @errors none. @thread_safety As cugl_app_ui_create.
+ * A checkbox; a click flips `value`.
+ * @errors refusals as for cugl_app_ui_slider_float. @thread_safety As cugl_app_ui_create.
  * @param ui the panel.
  * @param label the checkbox's label, unique in the panel.
  * @param[in,out] value the state shown, flipped by a click.
@@ -97,7 +105,8 @@ CUGL_API bool cugl_app_ui_slider_int(cugl_app_ui *ui, const char *label, int *va
 CUGL_API bool cugl_app_ui_checkbox(cugl_app_ui *ui, const char *label, bool *value);
 /**
  * A drop-down list of `count` items; `current` is the chosen one's index.
- * @errors none. @thread_safety As cugl_app_ui_create.
+ * @errors refusals as for cugl_app_ui_slider_float, and a NULL item.
+ * @thread_safety As cugl_app_ui_create.
  * @pointer_lifetime `items` are read during the call.
  * @param ui the panel.
  * @param label the list's label, unique in the panel.
@@ -125,7 +134,8 @@ CUGL_API void cugl_app_ui_text(cugl_app_ui *ui, const char *fmt, ...)
  * A line plot of `count` values (oldest first), from 0 at the bottom to
  * `scale_max` at the top (not positive: the largest value), such as the
  * recent frames' phase times of cugl_app_timer_last.
- * @errors none. @thread_safety As cugl_app_ui_create.
+ * @errors refusals as for cugl_app_ui_slider_float, and a negative count.
+ * @thread_safety As cugl_app_ui_create.
  * @pointer_lifetime `values` are read during the call.
  * @param ui the panel.
  * @param label the plot's label, unique in the panel.
@@ -142,8 +152,9 @@ CUGL_API void cugl_app_ui_plot(cugl_app_ui *ui, const char *label, const float *
  * array, buffers, texture and sampler of unit 0, active texture unit,
  * blending, culling, depth, stencil and scissor tests, viewport, scissor
  * box, polygon mode) is as it was before.
- * @errors CUGL_ERROR_INVALID_ARGUMENT (NULL), CUGL_ERROR_INVALID_STATE (no
- *   frame begun), CUGL_ERROR_GL.
+ * @errors CUGL_ERROR_INVALID_ARGUMENT (NULL; a widget of this frame was
+ *   refused: the message quotes the first refusal; the rest was drawn),
+ *   CUGL_ERROR_INVALID_STATE (no frame begun), CUGL_ERROR_GL.
  * @thread_safety As cugl_app_ui_create.
  * @param ui the panel.
  * @return CUGL_OK, or an error status (see Errors).
