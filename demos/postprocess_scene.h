@@ -6,6 +6,8 @@
 #ifndef CUGL_DEMO_POSTPROCESS_SCENE_H
 #define CUGL_DEMO_POSTPROCESS_SCENE_H
 
+#include <glad/gl.h>
+
 #include <cugl/app.h>
 
 /* One vertex buffer, each object a range of it, and the program. */

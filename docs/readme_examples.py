@@ -1,14 +1,16 @@
 #!/usr/bin/env python3
 """The C examples of the README as a C file that the build compiles.
 
-usage: readme_examples.py README.md OUTPUT.c
+usage: readme_examples.py README.md OUTPUT.c [--without-app]
 
 Each ```c block becomes a function of its own: its #include lines go to the
 top of the file, the rest into the body. What the snippets take as given
 (the caller's data, a kernel, a stream: GIVEN) is declared in the functions
 that use it, so that any other name the README uses without saying what it
 is fails the build. A
-README without C examples is an error, not an empty file.
+README without C examples is an error, not an empty file. --without-app
+leaves out the examples that include a libcugl-app header (a build
+without libcugl-app cannot compile them).
 """
 import re
 import sys
@@ -45,9 +47,12 @@ def given_in(block):
 
 def main():
     readme, output = sys.argv[1], sys.argv[2]
+    without_app = '--without-app' in sys.argv[3:]
     with open(readme, encoding="utf-8") as f:
         text = f.read()
     blocks = re.findall(r"^```c\n(.*?)^```$", text, flags=re.S | re.M)
+    if without_app:
+        blocks = [b for b in blocks if not re.search(r"#include <cugl/app", b)]
     if not blocks:
         sys.exit(f"{readme}: no ```c examples")
     includes, bodies = ["#include <stdio.h>", "#include <cugl/cugl.h>"], []

@@ -374,6 +374,10 @@ int demo_start(demo *d, const demo_info *info, int argc, char **argv)
     };
     if (cugl_app_context_create(&d->ctx, &desc) != CUGL_OK)
         return demo_fail(d, "cannot create a GL context");
+    if (!gladLoadGL(cugl_app_gl_proc)) {
+        fprintf(stderr, "%s: GLAD cannot load GL from the new context\n", info->program);
+        return demo_finish(d, 1);
+    }
     d->headless = cugl_app_context_is_headless(d->ctx);
     if (d->headless && !d->opt.headless)
         printf("%s: no display; rendering headless\n", info->program);

@@ -19,6 +19,8 @@
 #ifndef CUGL_DEMO_H
 #define CUGL_DEMO_H
 
+#include <glad/gl.h> /* the demos' own GL loader, loaded from cugl_app_gl_proc */
+
 #include <cugl/app.h>
 
 #include "demo_math.h"

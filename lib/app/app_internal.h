@@ -8,6 +8,7 @@
 #include <stdio.h>
 
 #include <glad/egl.h>
+#include <glad/gl.h>
 
 #include "cugl/app.h"
 
@@ -67,6 +68,10 @@ struct cugl_app_context {
     cugl__app_events replay;       /* events to apply when their frame comes */
     size_t replay_next;
     cugl__app_events pushed;       /* from any thread, applied at the next present */
+    /* Every event applied since the last present (taking), and those the
+     * last present published (taken: cugl_app_context_events). */
+    cugl__app_events taking, taken;
+    size_t taking_lost, taken_lost;
     pthread_mutex_t pushed_lock;
     cugl__app_file record;         /* every event applied goes here */
     char *record_path;

@@ -73,7 +73,7 @@ void cugl__app_blit_free(cugl_app_context *ctx)
     ctx->blit_samplers[0] = ctx->blit_samplers[1] = 0;
 }
 
-CUGL_API cugl_status cugl_app_blit(cugl_app_context *ctx, GLuint texture, bool linear)
+CUGL_API cugl_status cugl_app_blit(cugl_app_context *ctx, uint32_t texture, bool linear)
 {
     if (!ctx)
         return CUGL__APP_FAIL(CUGL_ERROR_INVALID_ARGUMENT, "ctx is NULL");
@@ -127,7 +127,7 @@ static cugl_status check_image_buffer(const char *who, GLuint buffer, int width,
     return CUGL_OK;
 }
 
-CUGL_API cugl_status cugl_app_blit_rgba8_buffer(cugl_app_context *ctx, GLuint buffer,
+CUGL_API cugl_status cugl_app_blit_rgba8_buffer(cugl_app_context *ctx, uint32_t buffer,
                                                 int width, int height, size_t pitch)
 {
     if (!ctx)
@@ -149,7 +149,7 @@ CUGL_API cugl_status cugl_app_blit_rgba8_buffer(cugl_app_context *ctx, GLuint bu
     return CUGL_OK;
 }
 
-CUGL_API cugl_status cugl_app_pack_rgba8(cugl_app_context *ctx, GLuint texture, GLuint buffer,
+CUGL_API cugl_status cugl_app_pack_rgba8(cugl_app_context *ctx, uint32_t texture, uint32_t buffer,
                                          int width, int height, size_t pitch)
 {
     if (!ctx)

@@ -10,6 +10,10 @@
 
 enum { DEFAULT_WIDTH = 1024, DEFAULT_HEIGHT = 768 };
 
+/* The context this thread made current last: whose platform answers
+ * cugl_app_gl_proc. */
+static _Thread_local cugl_app_context *current;
+
 static void GLAD_API_PTR debug_message(GLenum source, GLenum type, GLuint id, GLenum severity,
                                        GLsizei length, const GLchar *message,
                                        const void *user)
@@ -210,6 +214,7 @@ CUGL_API cugl_status cugl_app_context_create(cugl_app_context **out,
         free(ctx);
         return st;
     }
+    current = ctx;
     *out = ctx;
     return CUGL_OK;
 }
@@ -227,6 +232,8 @@ CUGL_API void cugl_app_context_destroy(cugl_app_context *ctx)
     else
         cugl__app_window_destroy(ctx);
     cugl__app_input_free(ctx);
+    if (current == ctx)
+        current = NULL;
     free(ctx);
 }
 
@@ -241,12 +248,23 @@ CUGL_API cugl_status cugl_app_context_make_current(cugl_app_context *ctx)
         if (glfwGetError(&why) != GLFW_NO_ERROR)
             return CUGL__APP_FAIL(CUGL_ERROR_GL, "glfwMakeContextCurrent: %s",
                                   why ? why : "unknown GLFW error");
+        current = ctx;
         return CUGL_OK;
     }
     if (!eglMakeCurrent(ctx->display, ctx->egl_surface, ctx->egl_surface, ctx->egl_context))
         return CUGL__APP_FAIL(CUGL_ERROR_GL, "eglMakeCurrent failed (EGL error 0x%x)",
                               (unsigned)eglGetError());
+    current = ctx;
     return CUGL_OK;
+}
+
+CUGL_API cugl_app_glproc cugl_app_gl_proc(const char *name)
+{
+    if (!name || !current)
+        return NULL;
+    if (current->window)
+        return (cugl_app_glproc)glfwGetProcAddress(name);
+    return (cugl_app_glproc)eglGetProcAddress(name);
 }
 
 CUGL_API bool cugl_app_context_is_headless(const cugl_app_context *ctx)
@@ -277,7 +295,7 @@ CUGL_API void cugl_app_context_size(const cugl_app_context *ctx, int *width, int
         *height = ctx ? ctx->height : 0;
 }
 
-CUGL_API GLuint cugl_app_context_framebuffer(const cugl_app_context *ctx)
+CUGL_API uint32_t cugl_app_context_framebuffer(const cugl_app_context *ctx)
 {
     return ctx ? ctx->fbo : 0;
 }

@@ -31,59 +31,20 @@ static const struct {
     const char *name;
     int key;
 } key_names[] = {
-    {"space", GLFW_KEY_SPACE},
-    {"escape", GLFW_KEY_ESCAPE},
-    {"enter", GLFW_KEY_ENTER},
-    {"tab", GLFW_KEY_TAB},
-    {"backspace", GLFW_KEY_BACKSPACE},
-    {"insert", GLFW_KEY_INSERT},
-    {"delete", GLFW_KEY_DELETE},
-    {"right", GLFW_KEY_RIGHT},
-    {"left", GLFW_KEY_LEFT},
-    {"down", GLFW_KEY_DOWN},
-    {"up", GLFW_KEY_UP},
-    {"page_up", GLFW_KEY_PAGE_UP},
-    {"page_down", GLFW_KEY_PAGE_DOWN},
-    {"home", GLFW_KEY_HOME},
-    {"end", GLFW_KEY_END},
-    {"f1", GLFW_KEY_F1},
-    {"f2", GLFW_KEY_F2},
-    {"f3", GLFW_KEY_F3},
-    {"f4", GLFW_KEY_F4},
-    {"f5", GLFW_KEY_F5},
-    {"f6", GLFW_KEY_F6},
-    {"f7", GLFW_KEY_F7},
-    {"f8", GLFW_KEY_F8},
-    {"f9", GLFW_KEY_F9},
-    {"f10", GLFW_KEY_F10},
-    {"f11", GLFW_KEY_F11},
-    {"f12", GLFW_KEY_F12},
-    {"kp_0", GLFW_KEY_KP_0},
-    {"kp_1", GLFW_KEY_KP_1},
-    {"kp_2", GLFW_KEY_KP_2},
-    {"kp_3", GLFW_KEY_KP_3},
-    {"kp_4", GLFW_KEY_KP_4},
-    {"kp_5", GLFW_KEY_KP_5},
-    {"kp_6", GLFW_KEY_KP_6},
-    {"kp_7", GLFW_KEY_KP_7},
-    {"kp_8", GLFW_KEY_KP_8},
-    {"kp_9", GLFW_KEY_KP_9},
-    {"kp_decimal", GLFW_KEY_KP_DECIMAL},
-    {"kp_divide", GLFW_KEY_KP_DIVIDE},
-    {"kp_multiply", GLFW_KEY_KP_MULTIPLY},
-    {"kp_subtract", GLFW_KEY_KP_SUBTRACT},
-    {"kp_add", GLFW_KEY_KP_ADD},
-    {"kp_enter", GLFW_KEY_KP_ENTER},
-    {"kp_equal", GLFW_KEY_KP_EQUAL},
-    {"left_shift", GLFW_KEY_LEFT_SHIFT},
-    {"left_control", GLFW_KEY_LEFT_CONTROL},
-    {"left_alt", GLFW_KEY_LEFT_ALT},
-    {"left_super", GLFW_KEY_LEFT_SUPER},
-    {"right_shift", GLFW_KEY_RIGHT_SHIFT},
-    {"right_control", GLFW_KEY_RIGHT_CONTROL},
-    {"right_alt", GLFW_KEY_RIGHT_ALT},
-    {"right_super", GLFW_KEY_RIGHT_SUPER},
+#define KEY_NAME(id, code, word) {word, code},
+    CUGL_APP_KEY_LIST(KEY_NAME)
+#undef KEY_NAME
 };
+
+/* The codes are GLFW's, so that GLFW's callbacks report them as they are. */
+#define SAME_AS_GLFW(id, code, word) \
+    _Static_assert(CUGL_APP_KEY_##id == GLFW_KEY_##id, "CUGL_APP_KEY_" #id " is GLFW's");
+CUGL_APP_KEY_LIST(SAME_AS_GLFW)
+#undef SAME_AS_GLFW
+_Static_assert(CUGL_APP_KEY_LAST == GLFW_KEY_LAST, "the last key is GLFW's");
+_Static_assert(CUGL_APP_KEY_A == GLFW_KEY_A && CUGL_APP_KEY_0 == GLFW_KEY_0 &&
+                   CUGL_APP_KEY_GRAVE_ACCENT == GLFW_KEY_GRAVE_ACCENT,
+               "typed keys are GLFW's");
 
 static const char *const button_names[] = {"left", "right", "middle"};
 

@@ -53,6 +53,8 @@ void cugl__app_input_free(cugl_app_context *ctx)
     ctx->record_path = NULL;
     events_free(&ctx->replay);
     events_free(&ctx->pushed);
+    events_free(&ctx->taking);
+    events_free(&ctx->taken);
     pthread_mutex_destroy(&ctx->pushed_lock);
 }
 
@@ -131,8 +133,14 @@ static void apply(cugl_app_context *ctx, const cugl_app_event *ev, long frame, b
     }
     if (ctx->close_requested && ctx->window)
         glfwSetWindowShouldClose(ctx->window, GLFW_TRUE);
-    if (record)
-        write_down(ctx, ev, frame);
+    if (!record)
+        return;
+    write_down(ctx, ev, frame);
+    cugl_app_event taken = *ev;
+    taken.frame = frame;
+    if (ctx->taking.count == CUGL_APP_EVENT_MAX_PER_FRAME ||
+        events_append(&ctx->taking, &taken, "cugl_app_context_present") != CUGL_OK)
+        ctx->taking_lost++;
 }
 
 void cugl__app_input_apply(cugl_app_context *ctx, const cugl_app_event *ev)
@@ -145,6 +153,13 @@ static void publish(cugl_app_context *ctx)
     ctx->input = ctx->pending;
     memcpy(ctx->keys, ctx->pending_keys, sizeof ctx->keys);
     ctx->pending.dx = ctx->pending.dy = ctx->pending.scroll = 0;
+    /* The frame's events change places with the list that fills next. */
+    cugl__app_events done = ctx->taken;
+    ctx->taken = ctx->taking;
+    ctx->taken_lost = ctx->taking_lost;
+    ctx->taking = done;
+    ctx->taking.count = 0;
+    ctx->taking_lost = 0;
 }
 
 /* Replayed events due by frame `frame`. */
@@ -262,17 +277,27 @@ CUGL_API cugl_status cugl_app_context_record(cugl_app_context *ctx, const char *
 
 CUGL_API long cugl_app_context_frame(const cugl_app_context *ctx) { return ctx ? ctx->frame : 0; }
 
+CUGL_API const cugl_app_event *cugl_app_context_events(const cugl_app_context *ctx,
+                                                       size_t *count, size_t *lost)
+{
+    if (count)
+        *count = ctx ? ctx->taken.count : 0;
+    if (lost)
+        *lost = ctx ? ctx->taken_lost : 0;
+    return ctx && ctx->taken.count ? ctx->taken.items : NULL;
+}
+
 CUGL_API const cugl_app_input *cugl_app_context_input(const cugl_app_context *ctx)
 {
     static const cugl_app_input none;
     return ctx ? &ctx->input : &none;
 }
 
-CUGL_API bool cugl_app_key_down(const cugl_app_context *ctx, int glfw_key)
+CUGL_API bool cugl_app_key_down(const cugl_app_context *ctx, int key)
 {
-    if (!ctx || glfw_key < GLFW_KEY_SPACE || glfw_key > GLFW_KEY_LAST)
+    if (!ctx || key < CUGL_APP_KEY_FIRST || key > CUGL_APP_KEY_LAST)
         return false;
-    return ctx->keys[glfw_key];
+    return ctx->keys[key];
 }
 
 CUGL_API bool cugl_app_context_should_close(const cugl_app_context *ctx)

@@ -109,7 +109,7 @@ static cugl_status check_gl(const char *who)
     return CUGL_OK;
 }
 
-CUGL_API cugl_status cugl_app_program(GLuint *out, const char *name, const char *vertex_src,
+CUGL_API cugl_status cugl_app_program(uint32_t *out, const char *name, const char *vertex_src,
                                       const char *fragment_src)
 {
     if (!out)
@@ -141,7 +141,7 @@ CUGL_API cugl_status cugl_app_program(GLuint *out, const char *name, const char 
     return cugl__app_link(out, __func__, name, shaders, count);
 }
 
-CUGL_API cugl_status cugl_app_compute_program(GLuint *out, const char *name,
+CUGL_API cugl_status cugl_app_compute_program(uint32_t *out, const char *name,
                                               const char *compute_src)
 {
     if (!out)

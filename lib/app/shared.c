@@ -200,7 +200,7 @@ static cugl_status shared_buffer_create_impl(cugl_app_shared **out, cugl_device 
 }
 
 static cugl_status shared_texture_create_impl(cugl_app_shared **out, cugl_device *device,
-                                                    GLenum gl_internal_format, int width,
+                                                    uint32_t gl_internal_format, int width,
                                                     int height)
 {
     const char *who = "cugl_app_shared_texture_create";
@@ -332,12 +332,12 @@ CUGL_API cugl_buffer *cugl_app_shared_buffer(const cugl_app_shared *s)
     return s ? s->slots[s->cuda_slot].buffer : NULL;
 }
 
-CUGL_API GLuint cugl_app_shared_gl_name(const cugl_app_shared *s)
+CUGL_API uint32_t cugl_app_shared_gl_name(const cugl_app_shared *s)
 {
     return !s ? 0 : s->texture ? s->texture : s->slots[s->gl_slot].gl_buffer;
 }
 
-CUGL_API GLuint cugl_app_shared_gl_buffer(const cugl_app_shared *s)
+CUGL_API uint32_t cugl_app_shared_gl_buffer(const cugl_app_shared *s)
 {
     return s ? s->slots[s->gl_slot].gl_buffer : 0;
 }
@@ -543,7 +543,7 @@ CUGL_API cugl_status cugl_app_shared_buffer_create(cugl_app_shared **out, cugl_d
 }
 
 CUGL_API cugl_status cugl_app_shared_texture_create(cugl_app_shared **out, cugl_device *device,
-                                                    GLenum gl_internal_format, int width,
+                                                    uint32_t gl_internal_format, int width,
                                                     int height)
 {
     return cugl__app_as_own(shared_texture_create_impl(out, device, gl_internal_format, width, height), __func__);

@@ -19,7 +19,7 @@
 #include <cstdio>
 #include <new>
 
-#include "cugl/app_ui.h"
+#include "cugl/app.h"
 
 #define GLFW_INCLUDE_NONE
 #include <GLFW/glfw3.h> /* the key codes of cugl_app_key_down */

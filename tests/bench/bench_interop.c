@@ -30,7 +30,7 @@
 #include <string.h>
 #include <time.h>
 
-#include <cugl/app.h>
+#include "test_gl.h"
 #include <cugl/app_shared.h>
 
 enum { ROUNDS = 7 };
@@ -423,6 +423,7 @@ int main(void)
         return 77;
     }
     CHECK(st);
+    test_gl_load();
     char name[256];
     cugl_device_properties props;
     CHECK(cugl_device_get_properties(dev, &props));

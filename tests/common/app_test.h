@@ -7,7 +7,7 @@
 
 #include <unistd.h>
 
-#include <cugl/app.h>
+#include "test_gl.h"
 
 #include "cugl_test.h"
 
@@ -44,6 +44,7 @@ static inline cugl_app_context *app_test_headless(int w, int h)
         printf("Bail out! %s\n", cugl_last_error());
         exit(1);
     }
+    test_gl_load();
     return ctx;
 }
 

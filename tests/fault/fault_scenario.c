@@ -34,7 +34,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include <cugl/app.h>
+#include "test_gl.h"
 #include <cugl/app_shared.h>
 #include <cugl/cugl.h>
 
@@ -501,6 +501,7 @@ int main(int argc, char **argv)
         printf("fault_scenario: no GL context: %s\n", cugl_last_error());
         return 77;
     }
+    test_gl_load();
     if (!run_round(false)) {
         fprintf(stderr, "fault_scenario: the warm-up round failed\n");
         return 2;

@@ -29,6 +29,7 @@ static cugl_app_context *new_context(void)
                                                 .height = H,
                                                 .cuda_device = -1,
                                             }));
+    test_gl_load();
     return ctx;
 }
 

@@ -14,7 +14,7 @@
  */
 #include <unistd.h>
 
-#include <cugl/app.h>
+#include "test_gl.h"
 
 #include "gpu_bytes.h"
 #include "gpu_kernels.h"
@@ -682,6 +682,8 @@ int main(void)
         printf("# no GL context: %s\n", cugl_last_error());
     else if (st != CUGL_OK)
         bail_out();
+    else
+        test_gl_load();
 
     struct CMUnitTest tests[NUM_MEMORY_CASES + 1 + NUM_OBJECT_CASES];
     size_t n = 0;

@@ -5,7 +5,7 @@
  * every target; the state machine and its errors; batched maps; map flags
  * between frames; 10,000 map/unmap cycles without growth in device memory.
  */
-#include <cugl/app.h>
+#include "test_gl.h"
 #include <cugl/app_shared.h>
 #include <glad/egl.h>
 
@@ -902,6 +902,7 @@ int main(void)
         printf("Bail out! %s\n", cugl_last_error());
         return 1;
     }
+    test_gl_load();
     printf("# GL: %s, %s\n", cugl_app_context_renderer(ctx), cugl_app_context_platform(ctx));
     if (cugl_stream_create(&stream, dev, NULL) != CUGL_OK) {
         printf("Bail out! %s\n", cugl_last_error());

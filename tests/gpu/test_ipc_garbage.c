@@ -37,7 +37,7 @@
  */
 #define _DEFAULT_SOURCE /* CMSG_SPACE, for passing descriptors */
 
-#include <cugl/app.h>
+#include "test_gl.h"
 #include <cugl/app_shared.h>
 
 #include <errno.h>
@@ -1091,6 +1091,7 @@ int main(int argc, char **argv)
         printf("Bail out! %s\n", cugl_last_error());
         return 1;
     } else {
+        test_gl_load();
         printf("# GL: %s, %s\n", cugl_app_context_renderer(ctx), cugl_app_context_platform(ctx));
     }
 

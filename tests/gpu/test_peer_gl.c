@@ -7,7 +7,7 @@
  * two CUDA devices or no headless GL on device 0 (CUGL_TEST_NO_SKIP=1: a
  * failure).
  */
-#include <cugl/app_shared.h>
+#include "test_gl.h"
 
 #include "cugl_test.h"
 #include "gpu_bytes.h"
@@ -178,6 +178,7 @@ int main(void)
         printf("Bail out! %s\n", cugl_last_error());
         return 1;
     }
+    test_gl_load();
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(written_by_the_other_gpu),
         cmocka_unit_test(registered_buffer_and_the_other_devices_streams),

@@ -22,7 +22,7 @@
 #include <stdatomic.h>
 #include <time.h>
 
-#include <cugl/app.h>
+#include "test_gl.h"
 
 #include "cugl_test.h"
 #include "gpu_proc.h"
@@ -531,6 +531,8 @@ static bool setup(worker *w)
     cugl_status st = cugl_app_context_create(
         &w->gl, &(cugl_app_context_desc){.mode = CUGL_APP_HEADLESS, .width = 16, .height = 16,
                                          .cuda_device = cugl_device_ordinal(dev)});
+    if (st == CUGL_OK)
+        test_gl_load();
     pthread_mutex_unlock(&gl_lock);
     return call_ok(w, st, "cugl_app_context_create", __LINE__);
 }
@@ -748,6 +750,7 @@ int main(void)
         printf("Bail out! %s\n", cugl_last_error());
         return 1;
     }
+    test_gl_load();
     printf("# GL: %s, %s\n", cugl_app_context_renderer(probe),
            cugl_app_context_platform(probe));
     cugl_app_context_destroy(probe);

@@ -22,6 +22,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <glad/gl.h>
+
 #include <cugl/app.h>
 #include <cugl/app_serve.h>
 
@@ -93,6 +95,8 @@ int main(int argc, char **argv)
     }
     if (st != CUGL_OK)
         die("cannot make a headless GL context");
+    if (!gladLoadGL(cugl_app_gl_proc))
+        die("GLAD cannot load GL from the context");
     cugl_app_server *server = NULL;
     if (cugl_app_server_create(&server, ctx, &desc) != CUGL_OK)
         die("cannot serve");

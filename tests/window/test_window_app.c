@@ -229,6 +229,7 @@ int main(void)
                                                    });
     if (st != CUGL_OK)
         cugl_test_skip_all(cugl_last_error());
+    test_gl_load();
     char cmd[128];
     snprintf(cmd, sizeof cmd, "xdotool search --sync --name '^%s'", title);
     FILE *p = popen(cmd, "r");

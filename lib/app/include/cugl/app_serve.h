@@ -70,7 +70,7 @@
 #ifndef CUGL_APP_SERVE_H
 #define CUGL_APP_SERVE_H
 
-#include "cugl/app.h"
+#include "cugl/app_context.h"
 
 CUGL_BEGIN_DECLS
 

@@ -30,7 +30,7 @@
 #ifndef CUGL_APP_SHARED_H
 #define CUGL_APP_SHARED_H
 
-#include "cugl/app.h"
+#include "cugl/app_context.h"
 
 CUGL_BEGIN_DECLS
 
@@ -74,7 +74,7 @@ CUGL_API cugl_status cugl_app_shared_buffer_create(cugl_app_shared **out, cugl_d
  * @return CUGL_OK, or an error status (see Errors).
  */
 CUGL_API cugl_status cugl_app_shared_texture_create(cugl_app_shared **out, cugl_device *device,
-                                                    GLenum gl_internal_format, int width,
+                                                    uint32_t gl_internal_format, int width,
                                                     int height);
 
 /**
@@ -147,7 +147,7 @@ CUGL_API cugl_buffer *cugl_app_shared_buffer(const cugl_app_shared *shared);
  * @errors none. @thread_safety Any thread, between the calls that take turns.
  * @param shared the shared object, or NULL.
  * @return the GL name of the texture or buffer; 0 for NULL. */
-CUGL_API GLuint cugl_app_shared_gl_name(const cugl_app_shared *shared);
+CUGL_API uint32_t cugl_app_shared_gl_name(const cugl_app_shared *shared);
 /** Bytes from one texture row to the next (buffers: the size); 0 for NULL.
  * @errors none. @thread_safety Any thread.
  * @param shared the shared object, or NULL.
@@ -222,7 +222,7 @@ CUGL_API cugl_status cugl_app_shared_gl_end(cugl_app_shared *shared);
  * @param shared the shared object, or NULL.
  * @return the buffer's GL name; 0 for NULL.
  */
-CUGL_API GLuint cugl_app_shared_gl_buffer(const cugl_app_shared *shared);
+CUGL_API uint32_t cugl_app_shared_gl_buffer(const cugl_app_shared *shared);
 
 /**
  * Whether gl_begin fills a shared texture from the memory (on, the

@@ -17,7 +17,7 @@
 #ifndef CUGL_APP_UI_H
 #define CUGL_APP_UI_H
 
-#include "cugl/app.h"
+#include "cugl/app_context.h"
 
 CUGL_BEGIN_DECLS
 

@@ -1,0 +1,186 @@
+/**
+ * @file cugl/app_context.h
+ * Contexts: a GLFW window or headless EGL, made current, presented.
+ *
+ * A GL 4.5 core context (a GLFW window, or headless EGL on the GPU that
+ * runs CUDA) and what libcugl-app keeps with it. libcugl-app loads GL for
+ * itself and keeps its loader private: a program draws with its own loader
+ * (GLAD, libepoxy, GLEW), loaded from cugl_app_gl_proc.
+ *
+ * Part of libcugl-app (cugl/app.h includes every part). Errors are
+ * cugl's: functions return cugl_status and leave a message in
+ * cugl_last_error().
+ */
+#ifndef CUGL_APP_CONTEXT_H
+#define CUGL_APP_CONTEXT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "cugl/cugl.h"
+
+CUGL_BEGIN_DECLS
+
+/* ---- Contexts ------------------------------------------------------------ */
+
+/**
+ * A GL context and what libcugl-app keeps with it (its input, the blit's
+ * objects, the offscreen framebuffer): a GLFW window or headless EGL. Opaque.
+ */
+typedef struct cugl_app_context cugl_app_context;
+
+/** Where a context draws (cugl_app_context_desc.mode). */
+typedef enum cugl_app_mode {
+    /** A window where a display is reachable ($DISPLAY or $WAYLAND_DISPLAY
+     * and GLFW initialises); headless otherwise. */
+    CUGL_APP_AUTO = 0,
+    CUGL_APP_WINDOW = 1,   /**< a GLFW window; without a display, an error */
+    CUGL_APP_HEADLESS = 2, /**< EGL, drawing into an offscreen framebuffer */
+} cugl_app_mode;
+
+/** What cugl_app_context_create makes; a zero field takes its default. */
+typedef struct cugl_app_context_desc {
+    cugl_app_mode mode; /**< window, headless, or CUGL_APP_AUTO (0): whichever works */
+    int width,          /**< framebuffer width in pixels; 0: 1024 */
+        height;         /**< framebuffer height in pixels; 0: 768 */
+    const char *title;  /**< window title; NULL: "cugl" */
+    bool no_vsync;      /**< vsync is on unless this is set (windows only) */
+    /** The CUDA device (ordinal) that must run GL: headless contexts use the
+     * EGL device whose EGL_CUDA_DEVICE_NV is this ordinal. -1 (any negative
+     * value): any GL, an EGL device (those that run CUDA first), Mesa's
+     * surfaceless platform or the default display (GL-only use, no interop). */
+    int cuda_device;
+    bool debug; /**< a debug context; GL errors go to stderr */
+} cugl_app_context_desc;
+
+/**
+ * Create a context, make it current on this thread and load GL with GLAD.
+ * Headless contexts render into an FBO of the given size (RGBA8 colour,
+ * depth 24) that cugl_app_context_framebuffer() names; windows render into
+ * the default framebuffer.
+ * @errors CUGL_ERROR_INVALID_ARGUMENT (NULL, negative size, a mode that is
+ *   none of the three, a headless size past GL's largest framebuffer),
+ *   CUGL_ERROR_NOT_SUPPORTED (no display for a window; no EGL display, or no
+ *   EGL device for that CUDA device, headless; GL older than 4.5),
+ *   CUGL_ERROR_OUT_OF_MEMORY, CUGL_ERROR_GL. The message says which and
+ *   what was tried.
+ * @thread_safety The thread that uses the context, with it current where GL is called.
+ * @param[out] out the new context, current on this thread; NULL on failure.
+ * @param desc what to make.
+ * @return CUGL_OK, or an error status (see Errors).
+ */
+CUGL_API cugl_status cugl_app_context_create(cugl_app_context **out,
+                                             const cugl_app_context_desc *desc);
+/**
+ * Destroy the context and everything of libcugl-app made in it (the blit's
+ * objects, the offscreen framebuffer). It is made current for that, so no
+ * context is current on this thread afterwards. NULL: no-op.
+ * @thread_safety The thread that uses the context, with it current where GL is called.
+ * @param ctx the context, or NULL.
+ */
+CUGL_API void cugl_app_context_destroy(cugl_app_context *ctx);
+
+/** A GL entry point, as loaders take them (GLAD's GLADapiproc). */
+typedef void (*cugl_app_glproc)(void);
+
+/**
+ * The address of the GL (or EGL) function `name` for the context this
+ * thread made current last (cugl_app_context_create makes the new context
+ * current), from its platform: glfwGetProcAddress for a window,
+ * eglGetProcAddress headless. Load the program's own GL loader with it
+ * once a context is made: with GLAD, gladLoadGL(cugl_app_gl_proc); with
+ * libepoxy or GLEW, nothing is needed.
+ * @errors none.
+ * @thread_safety The thread whose context is current.
+ * @param name the function's name, "glCreateBuffers" say.
+ * @return the function, or NULL where there is none, no context was made
+ *   current on this thread, or `name` is NULL.
+ */
+CUGL_API cugl_app_glproc cugl_app_gl_proc(const char *name);
+
+/**
+ * Make the context current on this thread.
+ * @thread_safety The thread that uses the context, with it current where GL is called.
+ * @param ctx the context.
+ * @return CUGL_OK; CUGL_ERROR_INVALID_ARGUMENT for NULL; CUGL_ERROR_GL where GLFW or EGL
+ *   cannot make it current (their reason is in the message).
+ */
+CUGL_API cugl_status cugl_app_context_make_current(cugl_app_context *ctx);
+/**
+ * Whether the context is headless (EGL, drawing into an offscreen framebuffer).
+ * @thread_safety The thread that uses the context, with it current where GL is called.
+ * @param ctx the context, or NULL.
+ * @return true for a headless context; false for a window or NULL.
+ */
+CUGL_API bool cugl_app_context_is_headless(const cugl_app_context *ctx);
+/**
+ * "glfw", "egl-device", "egl-surfaceless" or "egl-default".
+ * @thread_safety The thread that uses the context, with it current where GL is called.
+ * @param ctx the context, or NULL.
+ * @return one of those static strings; "" for NULL.
+ */
+CUGL_API const char *cugl_app_context_platform(const cugl_app_context *ctx);
+/**
+ * GL_RENDERER and GL_VENDOR, read at creation.
+ * @thread_safety The thread that uses the context, with it current where GL is called.
+ * @param ctx the context, or NULL.
+ * @return the GL_RENDERER string, held by the context (valid while it lives; "(unknown)"
+ *   where GL gave none); "" for NULL.
+ */
+CUGL_API const char *cugl_app_context_renderer(const cugl_app_context *ctx);
+/**
+ * GL_VENDOR, read at creation.
+ * @thread_safety The thread that uses the context, with it current where GL is called.
+ * @param ctx the context, or NULL.
+ * @return the GL_VENDOR string, held by the context (valid while it lives; "(unknown)"
+ *   where GL gave none); "" for NULL.
+ */
+CUGL_API const char *cugl_app_context_vendor(const cugl_app_context *ctx);
+/**
+ * Framebuffer size in pixels. It follows resizes: a window's, and a
+ * resize event replayed or pushed to a headless context.
+ * @thread_safety The thread that uses the context, with it current where GL is called.
+ * @param ctx the context, or NULL (both sizes 0).
+ * @param[out] width the framebuffer's width in pixels, or NULL.
+ * @param[out] height the framebuffer's height in pixels, or NULL.
+ */
+CUGL_API void cugl_app_context_size(const cugl_app_context *ctx, int *width, int *height);
+/**
+ * The framebuffer to draw into: 0 for a window, the offscreen FBO headless
+ * (made anew by a resize event: ask each frame).
+ * @thread_safety The thread that uses the context, with it current where GL is called.
+ * @param ctx the context, or NULL.
+ * @return the framebuffer's GL name; 0 for a window or NULL.
+ */
+CUGL_API uint32_t cugl_app_context_framebuffer(const cugl_app_context *ctx);
+/**
+ * The user asked to close (the close button, Escape, a close event).
+ * @thread_safety The thread that uses the context, with it current where GL is called.
+ * @param ctx the context, or NULL.
+ * @return true once a close was asked for; false before, and for NULL.
+ */
+CUGL_API bool cugl_app_context_should_close(const cugl_app_context *ctx);
+/**
+ * End a frame: swap buffers and poll the window's input (the title shows
+ * the frames per second, updated twice a second), or glFlush (headless);
+ * then apply the pushed events and the replayed ones now due, and publish
+ * them all as the next frame's input.
+ * @thread_safety The thread that uses the context, with it current where GL is called.
+ * @param ctx the context.
+ * @return CUGL_OK; CUGL_ERROR_INVALID_ARGUMENT for NULL.
+ */
+CUGL_API cugl_status cugl_app_context_present(cugl_app_context *ctx);
+/**
+ * The GLFWwindow * (NULL headless), for programs that want more input.
+ * cugl_app_context_input() is fed by the window's framebuffer-size, cursor,
+ * cursor-enter, button, scroll and key callbacks: a program that sets its
+ * own should call on to cugl's (glfwSet*Callback returns the previous one).
+ * @thread_safety The thread that uses the context, with it current where GL is called.
+ * @param ctx the context, or NULL.
+ * @return the GLFWwindow *; NULL for a headless context or NULL.
+ */
+CUGL_API void *cugl_app_context_window(cugl_app_context *ctx);
+
+CUGL_END_DECLS
+
+#endif /* CUGL_APP_CONTEXT_H */
