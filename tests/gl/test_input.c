@@ -210,6 +210,57 @@ static void recording_reads_back(void **state)
     cugl_app_context_destroy(ctx);
 }
 
+/* The frame's events, in order: a press and release between two presents
+ * are both there, though the state shows neither; the next present
+ * empties the list; past the limit, the rest is counted as lost. */
+static void events_of_the_frame(void **state)
+{
+    (void)state;
+    cugl_app_context *ctx = new_context();
+    size_t n = 99, lost = 99;
+    assert_null(cugl_app_context_events(ctx, &n, &lost));
+    assert_int_equal(n, 0);
+    assert_int_equal(lost, 0);
+    const cugl_app_event pushed[] = {move(0, 10, 20), button(0, 0, true), button(0, 0, false),
+                                     key(0, CUGL_APP_KEY_J, true), key(0, CUGL_APP_KEY_J, false),
+                                     {.type = CUGL_APP_EVENT_SCROLL, .y = -2}};
+    for (size_t i = 0; i < sizeof pushed / sizeof pushed[0]; i++)
+        assert_ok(cugl_app_context_push_event(ctx, &pushed[i]));
+    assert_ok(cugl_app_context_present(ctx));
+    const cugl_app_event *got = cugl_app_context_events(ctx, &n, &lost);
+    assert_int_equal(n, 6);
+    assert_int_equal(lost, 0);
+    for (size_t i = 0; i < n; i++) {
+        assert_int_equal(got[i].type, pushed[i].type);
+        assert_int_equal(got[i].frame, 1);
+        assert_int_equal(got[i].code, pushed[i].code);
+        assert_int_equal(got[i].down, pushed[i].down);
+    }
+    assert_true(got[0].x == 10 && got[0].y == 20 && got[5].y == -2);
+    /* The state saw the click and the key come and go: neither is held. */
+    assert_false(cugl_app_context_input(ctx)->left);
+    assert_false(cugl_app_key_down(ctx, CUGL_APP_KEY_J));
+    assert_ok(cugl_app_context_present(ctx));
+    assert_null(cugl_app_context_events(ctx, &n, NULL));
+    assert_int_equal(n, 0);
+
+    /* More than a frame keeps: the first CUGL_APP_EVENT_MAX_PER_FRAME stay. */
+    cugl_app_event *many = malloc(sizeof *many * (CUGL_APP_EVENT_MAX_PER_FRAME + 10));
+    assert_non_null(many);
+    for (int i = 0; i < CUGL_APP_EVENT_MAX_PER_FRAME + 10; i++)
+        many[i] = move(3, i % 500, 1);
+    assert_ok(cugl_app_context_replay(ctx, many, CUGL_APP_EVENT_MAX_PER_FRAME + 10));
+    assert_ok(cugl_app_context_present(ctx));
+    got = cugl_app_context_events(ctx, &n, &lost);
+    assert_int_equal(n, CUGL_APP_EVENT_MAX_PER_FRAME);
+    assert_int_equal(lost, 10);
+    assert_true(got[n - 1].x == (CUGL_APP_EVENT_MAX_PER_FRAME - 1) % 500);
+    free(many);
+    assert_null(cugl_app_context_events(NULL, &n, &lost));
+    assert_int_equal(n, 0);
+    cugl_app_context_destroy(ctx);
+}
+
 /* A recording appears only when it stops, whole: while it runs, and when
  * its writing fails (here a file-size limit, as a full disk), the file of
  * the last recording is left as it was, with no temporary file beside it. */
@@ -463,6 +514,7 @@ int main(void)
         cmocka_unit_test(replay_follows_frames),
         cmocka_unit_test(resize_resizes_the_framebuffer),
         cmocka_unit_test(recording_reads_back),
+        cmocka_unit_test(events_of_the_frame),
         cmocka_unit_test(recording_replaces_the_file_whole),
         cmocka_unit_test(camera_follows_events),
         cmocka_unit_test(camera_without_input_stays),
