@@ -129,7 +129,7 @@ typedef struct fluids {
     cugl_array *velocity_array, *dye_array;
     cugl_texture *velocity_tex, *dye_tex;
 
-    demo_target image; /* N x N RGBA8, what GL shows */
+    cugl_app_target *image; /* N x N RGBA8, what GL shows */
 } fluids;
 
 /* ---- set-up ------------------------------------------------------------------ */
@@ -195,12 +195,7 @@ static int fluids_create(fluids *f, demo *d, const fluids_options *o)
         make_sampled(&f->dye_array, &f->dye_tex, f, d, 4) != CUGL_OK)
         return demo_fail(d, "cannot create the arrays and textures the advection samples");
 
-    st = demo_target_create_texture(&f->image, d, f->n, f->n, DEMO_TO_GL);
-    /* The grid is drawn filtered, from a texture: shared memory fills it. */
-    if (st == CUGL_OK && f->image.shared) {
-        st = cugl_app_shared_set_texture_fill(f->image.shared, true);
-        f->image.drawn_from_memory = false;
-    }
+    st = demo_target_create_texture(&f->image, d, f->n, f->n, CUGL_APP_TO_GL);
     if (st != CUGL_OK)
         return demo_target_fail(d, st, "the dye texture");
     printf("%s: %dx%d cells, %d pressure sweeps a step, vorticity confinement %g\n",
@@ -213,7 +208,7 @@ static void fluids_destroy(fluids *f, demo *d)
     /* Queued kernels may still use the textures and the fields. */
     if (d->stream)
         cugl_stream_sync(d->stream);
-    demo_target_destroy(&f->image, d);
+    cugl_app_target_destroy(f->image);
     cugl_texture_release(f->velocity_tex);
     cugl_texture_release(f->dye_tex);
     cugl_array_release(f->velocity_array);
@@ -421,9 +416,9 @@ static cugl_status render(demo *d, void *user)
         f->stepped_frame = d->frame;
     }
     if (st == CUGL_OK)
-        st = demo_target_write(&f->image, d, "show", colour_dye, f);
+        st = demo_target_write(f->image, d, "show", colour_dye, f);
     if (st == CUGL_OK)
-        st = demo_target_gl_begin(&f->image, d);
+        st = cugl_app_target_gl_begin(f->image);
     if (st != CUGL_OK)
         return st;
     demo_phase_begin(d, DEMO_PHASE_DRAW, "draw", false);
@@ -432,10 +427,12 @@ static cugl_status render(demo *d, void *user)
     glClearColor(0.0f, 0.0f, 0.0f, 1.0f);
     glClear(GL_COLOR_BUFFER_BIT);
     glViewport(x, y, side, side);
-    st = cugl_app_blit(d->ctx, f->image.gl_name, true);
+    /* The grid is drawn filtered, from the image's texture. */
+    uint32_t texture = cugl_app_target_gl_name(f->image);
+    st = texture ? cugl_app_blit(d->ctx, texture, true) : cugl_last_status();
     glViewport(0, 0, d->width, d->height);
     demo_phase_end(d, DEMO_PHASE_DRAW);
-    cugl_status end = demo_target_gl_end(&f->image, d);
+    cugl_status end = cugl_app_target_gl_end(f->image);
     return st != CUGL_OK ? st : end;
 }
 

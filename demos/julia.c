@@ -29,7 +29,7 @@ static const demo_info info = {
 };
 
 typedef struct julia {
-    demo_target image; /* RGBA8, the framebuffer's size */
+    cugl_app_target *image; /* RGBA8, the framebuffer's size */
     cugl_kernel *kernel;
     julia_view view;
 } julia;
@@ -42,15 +42,15 @@ static int julia_create(julia *j, demo *d)
         return demo_fail(d, "cannot load the kernel");
     int w, h;
     cugl_app_context_size(d->ctx, &w, &h);
-    cugl_status st = demo_target_create_texture(&j->image, d, w, h, DEMO_TO_GL);
+    cugl_status st = demo_target_create_texture(&j->image, d, w, h, CUGL_APP_TO_GL);
     if (st != CUGL_OK)
         return demo_target_fail(d, st, "the texture");
     return 0;
 }
 
-static void julia_destroy(julia *j, demo *d)
+static void julia_destroy(julia *j)
 {
-    demo_target_destroy(&j->image, d);
+    cugl_app_target_destroy(j->image);
     cugl_kernel_release(j->kernel);
 }
 
@@ -149,6 +149,6 @@ int main(int argc, char **argv)
                                         .view_set = view_set,
                                         .panel = panel},
                       &j);
-    julia_destroy(&j, &d);
+    julia_destroy(&j);
     return demo_finish(&d, rc);
 }

@@ -113,9 +113,11 @@ typedef struct nbody {
     size_t bytes; /* of one position buffer: 4 floats a body */
     int cur;      /* the buffer (0 or 1) with the latest positions */
     long stepped; /* the frame whose step was taken last; -1: none */
-    demo_target pos[2]; /* the positions, CUDA's and GL's by turns */
-    /* Where a part copies them from another GPU: pos[i]'s bytes as a buffer,
-     * made once (shared memory stays put when not pipelined); else NULL. */
+    cugl_app_target *pos[2]; /* the positions, CUDA's and GL's by turns */
+    /* Where a part copies them from another GPU (parts with `local`):
+     * pos[i]'s bytes as a buffer, made at its first turn (shared memory
+     * stays put when not pipelined); else NULL. */
+    bool copies;
     cugl_buffer *pos_bytes[2];
     GLuint program, vao;
     cugl_app_camera camera;
@@ -185,7 +187,7 @@ static cugl_status make_part(nbody *s, demo *d, int i, const float *vel)
         st = cugl_memory_resource_allocate(&p->vel, p->mr, slice, p->stream);
     if (st == CUGL_OK && p->count > 0)
         st = demo_upload(p->stream, p->vel, vel + 4 * p->first, slice);
-    if (st == CUGL_OK && d->opt.interop == DEMO_INTEROP_SHARED && p->device != d->gl_device)
+    if (st == CUGL_OK && d->opt.interop == CUGL_APP_INTEROP_SHARED && p->device != d->gl_device)
         st = cugl_memory_resource_allocate(&p->local, p->mr, s->bytes, p->stream);
     return st;
 }
@@ -224,19 +226,13 @@ static int nbody_create(nbody *s, demo *d)
     }
     /* The first buffer holds the initial positions. */
     for (int i = 0; i < 2 && st == CUGL_OK; i++)
-        st = demo_target_create_buffer(&s->pos[i], d, s->bytes, DEMO_TO_GL, i == 0 ? pos : NULL);
+        st = demo_target_create_buffer(&s->pos[i], d, s->bytes, CUGL_APP_TO_GL,
+                                       i == 0 ? pos : NULL);
     free(pos);
     if (st != CUGL_OK)
         return demo_target_fail(d, st, "the position buffers");
-    bool copies = false;
     for (int i = 0; i < s->part_count; i++)
-        copies = copies || s->parts[i].local;
-    for (int i = 0; i < 2 && copies && st == CUGL_OK; i++)
-        st = cugl_buffer_from_handle(&s->pos_bytes[i],
-                                     cugl_buffer_handle(cugl_app_shared_buffer(s->pos[i].shared)),
-                                     s->bytes, NULL);
-    if (st != CUGL_OK)
-        return demo_fail(d, "cannot describe the position buffers for the peer copies");
+        s->copies = s->copies || s->parts[i].local;
     make_vertex_array(s);
     if (s->part_count > 1) {
         printf("%s: %d slices:", info.program, s->part_count);
@@ -258,7 +254,7 @@ static int nbody_create(nbody *s, demo *d)
     return 0;
 }
 
-static void nbody_destroy(nbody *s, demo *d)
+static void nbody_destroy(nbody *s)
 {
     /* Queued steps may still use the buffers. */
     for (int i = 0; i < s->part_count; i++)
@@ -266,7 +262,7 @@ static void nbody_destroy(nbody *s, demo *d)
             cugl_stream_sync(s->parts[i].stream);
     for (int i = 0; i < 2; i++) {
         cugl_buffer_release(s->pos_bytes[i]);
-        demo_target_destroy(&s->pos[i], d);
+        cugl_app_target_destroy(s->pos[i]);
     }
     for (int i = 0; i < TIMING_SLOTS; i++) {
         cugl_event_release(s->started[i]);
@@ -384,14 +380,22 @@ static cugl_status launch_step(nbody *s, demo *d, uint64_t src, uint64_t dst)
 static cugl_status step(nbody *s, demo *d)
 {
     int src = s->cur, dst = 1 - s->cur;
-    s->pos[src].cuda_writes = false;
-    s->pos[dst].cuda_writes = true;
-    demo_target *both[2] = {&s->pos[src], &s->pos[dst]};
-    demo_io io[2];
-    cugl_status st = demo_targets_cuda_begin(d, both, 2, io);
+    cugl_status st = cugl_app_target_set_cuda_use(s->pos[src], CUGL_APP_CUDA_READS);
+    if (st == CUGL_OK)
+        st = cugl_app_target_set_cuda_use(s->pos[dst], CUGL_APP_CUDA_WRITES);
     if (st != CUGL_OK)
         return st;
-    st = launch_step(s, d, io[0].source.ptr, io[1].dest.ptr);
+    cugl_app_target *both[2] = {s->pos[src], s->pos[dst]};
+    demo_io io[2];
+    st = demo_targets_cuda_begin(d, both, 2, io);
+    if (st != CUGL_OK)
+        return st;
+    for (int i = 0; i < 2 && s->copies && st == CUGL_OK; i++)
+        if (!s->pos_bytes[i == 0 ? src : dst])
+            st = cugl_buffer_from_handle(&s->pos_bytes[i == 0 ? src : dst], io[i].source.ptr,
+                                         s->bytes, NULL);
+    if (st == CUGL_OK)
+        st = launch_step(s, d, io[0].source.ptr, io[1].dest.ptr);
     /* GL must get its buffers back even when the launch failed. */
     cugl_status end = demo_targets_cuda_end(d, both, 2);
     s->cur = dst;
@@ -403,8 +407,10 @@ static void draw(nbody *s, demo *d)
 {
     float view[16], proj[16];
     cugl_app_camera_matrices(view, proj, &s->camera, (float)d->width / (float)d->height);
-    glVertexArrayVertexBuffer(s->vao, 0, s->pos[s->cur].gl_name, 0, 4 * sizeof(float));
-    glVertexArrayVertexBuffer(s->vao, 1, s->pos[1 - s->cur].gl_name, 0, 4 * sizeof(float));
+    glVertexArrayVertexBuffer(s->vao, 0, cugl_app_target_gl_name(s->pos[s->cur]), 0,
+                              4 * sizeof(float));
+    glVertexArrayVertexBuffer(s->vao, 1, cugl_app_target_gl_name(s->pos[1 - s->cur]), 0,
+                              4 * sizeof(float));
     glClearColor(0.005f, 0.006f, 0.014f, 1.0f);
     glClear(GL_COLOR_BUFFER_BIT | GL_DEPTH_BUFFER_BIT);
     glDisable(GL_DEPTH_TEST);
@@ -445,15 +451,15 @@ static cugl_status render(demo *d, void *user)
         st = step(s, d);
         s->stepped = d->frame;
     }
-    demo_target *both[2] = {&s->pos[s->cur], &s->pos[1 - s->cur]};
+    cugl_app_target *both[2] = {s->pos[s->cur], s->pos[1 - s->cur]};
     if (st == CUGL_OK)
-        st = demo_targets_gl_begin(d, both, 2);
+        st = cugl_app_targets_gl_begin(both, 2);
     if (st != CUGL_OK)
         return st;
     demo_phase_begin(d, DEMO_PHASE_DRAW, "draw", false);
     draw(s, d);
     demo_phase_end(d, DEMO_PHASE_DRAW);
-    return demo_targets_gl_end(d, both, 2);
+    return cugl_app_targets_gl_end(both, 2);
 }
 
 /* --- After the run -------------------------------------------------------------- */
@@ -461,7 +467,7 @@ static cugl_status render(demo *d, void *user)
 /* --dump-vertices: the latest positions as GL holds them, 4 floats a body. */
 static int dump_positions(nbody *s, demo *d)
 {
-    if (demo_target_dump(&s->pos[s->cur], d) != 0)
+    if (demo_target_dump(s->pos[s->cur], d) != 0)
         return 1;
     printf("%s: wrote %s (%ld bodies of 4 floats: x, y, z, mass; after %ld steps)\n",
            info.program, d->opt.dump_vertices, s->n, s->steps);
@@ -507,7 +513,7 @@ static int print_rates(nbody *s, demo *d)
            s->part_count > 1 ? " on every device, fork to join" : " kernel");
     printf("%s: %.4g interactions/s, %.1f GFLOP/s at %d flops an interaction\n", info.program,
            per_second, gflops, NBODY_FLOPS_PER_INTERACTION);
-    if (d->opt.interop == DEMO_INTEROP_HOST)
+    if (d->opt.interop == CUGL_APP_INTEROP_HOST)
         printf("%s: (on the host path nothing orders the step after GL's drawing of the last\n"
                "  frame, so the two share the GPU and the step's time includes some of GL's)\n",
                info.program);
@@ -570,6 +576,6 @@ int main(int argc, char **argv)
         rc = dump_positions(&s, &d);
     if (rc == 0 && d.opt.bench)
         rc = print_rates(&s, &d);
-    nbody_destroy(&s, &d);
+    nbody_destroy(&s);
     return demo_finish(&d, rc);
 }

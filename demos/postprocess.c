@@ -107,9 +107,9 @@ typedef struct postprocess {
 
     /* Everything below has the frame's size (frame_create). */
     int width, height;
-    GLuint fbo, depth;     /* the scene's framebuffer: scene.gl_name and a depth buffer */
-    demo_target scene;     /* GL renders it, CUDA filters it */
-    demo_target result;    /* CUDA writes it, GL shows it */
+    GLuint fbo, depth;     /* the scene's framebuffer: the scene's texture and a depth buffer */
+    cugl_app_target *scene;  /* GL renders it, CUDA filters it */
+    cugl_app_target *result; /* CUDA writes it, GL shows it */
     cugl_buffer *rows;     /* the blur's intermediate image, float4 */
     cugl_buffer *blurred;  /* the blurred image that "both" takes edges of */
 } postprocess;
@@ -122,7 +122,8 @@ static cugl_status make_framebuffer(postprocess *p)
     glCreateRenderbuffers(1, &p->depth);
     glNamedRenderbufferStorage(p->depth, GL_DEPTH_COMPONENT24, p->width, p->height);
     glCreateFramebuffers(1, &p->fbo);
-    glNamedFramebufferTexture(p->fbo, GL_COLOR_ATTACHMENT0, p->scene.gl_name, 0);
+    glNamedFramebufferTexture(p->fbo, GL_COLOR_ATTACHMENT0, cugl_app_target_gl_name(p->scene),
+                              0);
     glNamedFramebufferRenderbuffer(p->fbo, GL_DEPTH_ATTACHMENT, GL_RENDERBUFFER, p->depth);
     GLenum status = glCheckNamedFramebufferStatus(p->fbo, GL_FRAMEBUFFER);
     if (status != GL_FRAMEBUFFER_COMPLETE)
@@ -138,8 +139,9 @@ static void frame_destroy(postprocess *p, demo *d)
     /* Kernels still queued may use the memory (the targets wait for them too). */
     if (d->stream)
         cugl_stream_sync(d->stream);
-    demo_target_destroy(&p->scene, d);
-    demo_target_destroy(&p->result, d);
+    cugl_app_target_destroy(p->scene);
+    cugl_app_target_destroy(p->result);
+    p->scene = p->result = NULL;
     cugl_buffer_release(p->rows);
     cugl_buffer_release(p->blurred);
     if (p->fbo)
@@ -157,9 +159,9 @@ static cugl_status frame_create(postprocess *p, demo *d, int width, int height)
     p->width = width;
     p->height = height;
     size_t pixels = (size_t)width * (size_t)height;
-    cugl_status st = demo_target_create_texture(&p->scene, d, width, height, DEMO_FROM_GL);
+    cugl_status st = demo_target_create_texture(&p->scene, d, width, height, CUGL_APP_FROM_GL);
     if (st == CUGL_OK)
-        st = demo_target_create_texture(&p->result, d, width, height, DEMO_TO_GL);
+        st = demo_target_create_texture(&p->result, d, width, height, CUGL_APP_TO_GL);
     if (st == CUGL_OK)
         st = make_framebuffer(p);
     if (st == CUGL_OK)
@@ -212,10 +214,10 @@ static cugl_status run_filters(postprocess *p, demo *d, demo_source src, demo_de
 /* GL's scene to CUDA, filtered into the result, which GL gets back. */
 static cugl_status filter(postprocess *p, demo *d)
 {
-    cugl_status st = demo_target_gl_end(&p->scene, d);
+    cugl_status st = cugl_app_target_gl_end(p->scene);
     if (st != CUGL_OK)
         return st;
-    demo_target *both[2] = {&p->scene, &p->result};
+    cugl_app_target *both[2] = {p->scene, p->result};
     demo_io io[2];
     st = demo_targets_cuda_begin(d, both, 2, io);
     if (st != CUGL_OK)
@@ -271,22 +273,22 @@ static cugl_status render(demo *d, void *user)
     }
     if (st != CUGL_OK)
         return st;
+    st = cugl_app_target_gl_begin(p->scene);
+    if (st != CUGL_OK)
+        return st;
     demo_phase_begin(d, PHASE_SCENE, "scene", false);
     glBindFramebuffer(GL_FRAMEBUFFER, p->fbo);
     pp_scene_draw(&p->scene_gl, &p->camera, d->time, p->width, p->height);
     demo_phase_end(d, PHASE_SCENE);
     st = filter(p, d);
-    if (st == CUGL_OK)
-        st = demo_target_gl_begin(&p->result, d);
     if (st != CUGL_OK)
         return st;
     glBindFramebuffer(GL_FRAMEBUFFER, cugl_app_context_framebuffer(d->ctx));
     glViewport(0, 0, d->width, d->height);
     demo_phase_begin(d, DEMO_PHASE_DRAW, "draw", false);
-    st = demo_target_blit(&p->result, d);
+    st = cugl_app_target_draw(p->result);
     demo_phase_end(d, DEMO_PHASE_DRAW);
-    cugl_status end = demo_target_gl_end(&p->result, d);
-    return st != CUGL_OK ? st : end;
+    return st;
 }
 
 /* Everything the frames use; 0, or 1 after saying what failed. */

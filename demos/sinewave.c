@@ -28,7 +28,7 @@ static const demo_info info = {
 };
 
 typedef struct sinewave {
-    demo_target vertices; /* SINEWAVE_N^2 vertices of 6 floats, written by CUDA */
+    cugl_app_target *vertices; /* SINEWAVE_N^2 vertices of 6 floats, written by CUDA */
     GLuint indices, vao, program;
     GLsizei index_count;
     cugl_kernel *kernel;
@@ -64,7 +64,7 @@ static cugl_status make_indices(sinewave *s)
 static void make_vertex_array(sinewave *s)
 {
     glCreateVertexArrays(1, &s->vao);
-    glVertexArrayVertexBuffer(s->vao, 0, s->vertices.gl_name, 0,
+    glVertexArrayVertexBuffer(s->vao, 0, cugl_app_target_gl_name(s->vertices), 0,
                               SINEWAVE_VERTEX_FLOATS * sizeof(float));
     glVertexArrayElementBuffer(s->vao, s->indices);
     for (GLuint a = 0; a < 2; a++) {
@@ -87,18 +87,18 @@ static int sinewave_create(sinewave *s, demo *d)
     if (make_indices(s) != CUGL_OK)
         return demo_fail(d, "cannot make the index buffer");
     size_t size = (size_t)SINEWAVE_N * SINEWAVE_N * SINEWAVE_VERTEX_FLOATS * sizeof(float);
-    cugl_status st = demo_target_create_buffer(&s->vertices, d, size, DEMO_TO_GL, NULL);
+    cugl_status st = demo_target_create_buffer(&s->vertices, d, size, CUGL_APP_TO_GL, NULL);
     if (st == CUGL_OK) /* the kernel writes every vertex, every frame */
-        st = demo_target_pipeline(&s->vertices, d);
+        st = demo_target_pipeline(s->vertices, d);
     if (st != CUGL_OK)
         return demo_target_fail(d, st, "the vertex buffer");
     make_vertex_array(s);
     return 0;
 }
 
-static void sinewave_destroy(sinewave *s, demo *d)
+static void sinewave_destroy(sinewave *s)
 {
-    demo_target_destroy(&s->vertices, d);
+    cugl_app_target_destroy(s->vertices);
     glDeleteVertexArrays(1, &s->vao);
     glDeleteBuffers(1, &s->indices);
     glDeleteProgram(s->program);
@@ -126,9 +126,9 @@ static cugl_status write_vertices(demo *d, void *user, const demo_dest *dest)
 static cugl_status render(demo *d, void *user)
 {
     sinewave *s = user;
-    cugl_status st = demo_target_write(&s->vertices, d, "cuda", write_vertices, s);
+    cugl_status st = demo_target_write(s->vertices, d, "cuda", write_vertices, s);
     if (st == CUGL_OK)
-        st = demo_target_gl_begin(&s->vertices, d);
+        st = cugl_app_target_gl_begin(s->vertices);
     if (st != CUGL_OK)
         return st;
 
@@ -145,19 +145,19 @@ static cugl_status render(demo *d, void *user)
     glUniform3fv(2, 1, eye);
     glUniform3f(3, 0.4f, 1.0f, 0.3f);
     /* Pipelined, the buffer GL draws from changes from frame to frame. */
-    glVertexArrayVertexBuffer(s->vao, 0, s->vertices.gl_name, 0,
+    glVertexArrayVertexBuffer(s->vao, 0, cugl_app_target_gl_name(s->vertices), 0,
                               SINEWAVE_VERTEX_FLOATS * sizeof(float));
     glBindVertexArray(s->vao);
     glDrawElements(GL_TRIANGLES, s->index_count, GL_UNSIGNED_INT, NULL);
     glBindVertexArray(0);
     demo_phase_end(d, DEMO_PHASE_DRAW);
-    return demo_target_gl_end(&s->vertices, d);
+    return cugl_app_target_gl_end(s->vertices);
 }
 
 /* --dump-vertices: the vertex buffer as GL holds it after the last frame. */
 static int dump_vertices(sinewave *s, demo *d)
 {
-    if (demo_target_dump(&s->vertices, d) != 0)
+    if (demo_target_dump(s->vertices, d) != 0)
         return 1;
     printf("%s: wrote %s (%d x %d vertices of %d floats, time %g s)\n", info.program,
            d->opt.dump_vertices, SINEWAVE_N, SINEWAVE_N, SINEWAVE_VERTEX_FLOATS,
@@ -181,6 +181,6 @@ int main(int argc, char **argv)
                       &s);
     if (rc == 0 && d.opt.dump_vertices)
         rc = dump_vertices(&s, &d);
-    sinewave_destroy(&s, &d);
+    sinewave_destroy(&s);
     return demo_finish(&d, rc);
 }

@@ -33,7 +33,7 @@ static const demo_info info = {
 };
 
 typedef struct volume {
-    demo_target image;   /* RGBA8, the framebuffer's size */
+    cugl_app_target *image; /* RGBA8, the framebuffer's size */
     cugl_texture *grid;  /* the density, a VOLUME_N^3 f32 array, filtered */
     cugl_kernel *fill_kernel, *render_kernel;
     cugl_app_camera camera;
@@ -107,15 +107,15 @@ static int volume_create(volume *v, demo *d)
            (size_t)VOLUME_N * VOLUME_N * VOLUME_N * sizeof(float) >> 20, (double)VOLUME_STEP);
     int w, h;
     cugl_app_context_size(d->ctx, &w, &h);
-    cugl_status st = demo_target_create_texture(&v->image, d, w, h, DEMO_TO_GL);
+    cugl_status st = demo_target_create_texture(&v->image, d, w, h, CUGL_APP_TO_GL);
     if (st != CUGL_OK)
         return demo_target_fail(d, st, "the texture");
     return 0;
 }
 
-static void volume_destroy(volume *v, demo *d)
+static void volume_destroy(volume *v)
 {
-    demo_target_destroy(&v->image, d);
+    cugl_app_target_destroy(v->image);
     cugl_texture_release(v->grid);
     cugl_kernel_release(v->fill_kernel);
     cugl_kernel_release(v->render_kernel);
@@ -218,6 +218,6 @@ int main(int argc, char **argv)
                                         .view_set = view_set,
                                         .panel = panel},
                       &v);
-    volume_destroy(&v, &d);
+    volume_destroy(&v);
     return demo_finish(&d, rc);
 }

@@ -109,13 +109,15 @@ static bool path_reaches_gl(demo *d, demo_interop path, char *why, size_t size)
     if (!d->remote)
         return true;
     switch (path) {
-    case DEMO_INTEROP_MAP:
+    case CUGL_APP_INTEROP_AUTO:
+        return true; /* choose_interop picks one that does */
+    case CUGL_APP_INTEROP_MAP:
         snprintf(why, size,
                  "--interop map maps GL objects for CUDA on the GL GPU (device %d) only; with "
                  "CUDA on another device use --interop shared (or host)",
                  d->opt.device);
         return false;
-    case DEMO_INTEROP_SHARED:
+    case CUGL_APP_INTEROP_SHARED:
         for (int i = 0; i < d->device_count; i++) {
             bool peer = true;
             if (d->opt.compute[i] == d->opt.device)
@@ -132,7 +134,7 @@ static bool path_reaches_gl(demo *d, demo_interop path, char *why, size_t size)
             }
         }
         return true;
-    case DEMO_INTEROP_HOST:
+    case CUGL_APP_INTEROP_HOST:
         if (d->device_count == 1)
             return true;
         snprintf(why, size, "--interop host copies from one device only; --devices with %d "
@@ -299,38 +301,34 @@ static int choose_interop(demo *d)
     char reason[768];
     if (cugl_app_choose_interop(&choice, reason, sizeof reason, d->ctx, d->gl_device) != CUGL_OK)
         return demo_fail(d, "cannot choose the interop path");
-    if (!demo_interop_from_name(&d->opt.interop, cugl_app_interop_name(choice))) {
-        fprintf(stderr, "%s: --interop auto chose '%s', which this program lacks\n",
-                d->info->program, cugl_app_interop_name(choice));
-        return 1;
-    }
+    d->opt.interop = choice;
     if (d->remote) {
         /* The choice for the GL GPU; from another device, shared memory if
          * GL imports it there and a peer path leads to it, else host. */
         char why[1024];
         cugl_device_properties p;
-        if (d->opt.interop == DEMO_INTEROP_MAP)
+        if (d->opt.interop == CUGL_APP_INTEROP_MAP)
             /* Shared memory was tried first and refused; a mapping is the
              * GL GPU's alone. */
             snprintf(why, sizeof why,
                      "GL cannot import memory here (%s), and a mapping serves only CUDA on the "
                      "GL GPU (device %d); drawing through host copies",
                      reason, d->opt.device);
-        if (d->opt.interop == DEMO_INTEROP_SHARED &&
-            path_reaches_gl(d, DEMO_INTEROP_SHARED, why, sizeof why)) {
+        if (d->opt.interop == CUGL_APP_INTEROP_SHARED &&
+            path_reaches_gl(d, CUGL_APP_INTEROP_SHARED, why, sizeof why)) {
             snprintf(reason, sizeof reason,
                      "CUDA on device %d writes memory of the GL GPU (device %d, %s) over their "
                      "peer path, and GL imports it",
                      d->opt.compute[0], d->opt.device, device_name(d->gl_device, &p));
         } else if (d->device_count == 1) {
             /* A reason longer than the line holds is cut. */
-            if (d->opt.interop != DEMO_INTEROP_HOST &&
+            if (d->opt.interop != CUGL_APP_INTEROP_HOST &&
                 snprintf(reason, sizeof reason, "%s", why) >= (int)sizeof reason)
                 reason[sizeof reason - 1] = '\0';
-            d->opt.interop = DEMO_INTEROP_HOST;
+            d->opt.interop = CUGL_APP_INTEROP_HOST;
         } else {
             fprintf(stderr, "%s: --devices: no interop path reaches GL: %s\n", d->info->program,
-                    d->opt.interop == DEMO_INTEROP_HOST ? reason : why);
+                    d->opt.interop == CUGL_APP_INTEROP_HOST ? reason : why);
             return 1;
         }
     }
@@ -363,7 +361,7 @@ int demo_start(demo *d, const demo_info *info, int argc, char **argv)
 
     char title[128];
     snprintf(title, sizeof title, "cugl %s (--interop %s)", info->name,
-             d->opt.interop_auto ? "auto" : demo_interop_name(d->opt.interop));
+             demo_interop_name(d->opt.interop));
     cugl_app_context_desc desc = {
         .mode = d->opt.headless ? CUGL_APP_HEADLESS : CUGL_APP_AUTO,
         .width = d->opt.width,
@@ -381,13 +379,14 @@ int demo_start(demo *d, const demo_info *info, int argc, char **argv)
     d->headless = cugl_app_context_is_headless(d->ctx);
     if (d->headless && !d->opt.headless)
         printf("%s: no display; rendering headless\n", info->program);
-    if (d->opt.interop_auto && (rc = choose_interop(d)) != DEMO_RUN)
+    bool interop_auto = d->opt.interop == CUGL_APP_INTEROP_AUTO;
+    if (interop_auto && (rc = choose_interop(d)) != DEMO_RUN)
         return demo_finish(d, rc);
     char why[512];
-    if (!d->opt.interop_auto &&
+    if (!interop_auto &&
         !path_reaches_gl(d, d->opt.interop, why, sizeof why)) {
         fprintf(stderr, "%s: %s\n", d->info->program, why);
-        return demo_finish(d, d->opt.interop == DEMO_INTEROP_SHARED ? 1 : DEMO_EXIT_USAGE);
+        return demo_finish(d, d->opt.interop == CUGL_APP_INTEROP_SHARED ? 1 : DEMO_EXIT_USAGE);
     }
     print_devices(d);
 
@@ -425,7 +424,7 @@ int demo_start(demo *d, const demo_info *info, int argc, char **argv)
     printf("%s: %dx%d, %s on %s, --interop %s%s\n", info->program, w, h,
            cugl_app_context_platform(d->ctx), cugl_app_context_renderer(d->ctx),
            demo_interop_name(d->opt.interop),
-           d->pipelined && d->opt.interop == DEMO_INTEROP_SHARED ? ", pipelined" : "");
+           d->pipelined && d->opt.interop == CUGL_APP_INTEROP_SHARED ? ", pipelined" : "");
     return DEMO_RUN;
 }
 
@@ -541,7 +540,7 @@ static void pace(demo *d)
         glDeleteSync(*fence);
     }
     *fence = glFenceSync(GL_SYNC_GPU_COMMANDS_COMPLETE, 0);
-    if (d->opt.interop == DEMO_INTEROP_HOST)
+    if (d->opt.interop == CUGL_APP_INTEROP_HOST)
         wait_fence(*fence);
 }
 
@@ -617,17 +616,15 @@ static int cmp_double(const void *a, const void *b)
 static double measure_handover(demo *d, bool pipelined)
 {
     enum { BATCHES = 5, TURNS = 40 };
-    demo_target t;
-    memset(&t, 0, sizeof t);
+    cugl_app_target *tp = NULL;
     bool keep = d->pipelined;
     d->pipelined = pipelined;
     d->handover_probe = true;
-    cugl_status st = demo_target_create_buffer(&t, d, 4096, DEMO_TO_GL, NULL);
+    cugl_status st = demo_target_create_buffer(&tp, d, 4096, CUGL_APP_TO_GL, NULL);
     if (st == CUGL_OK && pipelined)
-        st = demo_target_pipeline(&t, d);
+        st = demo_target_pipeline(tp, d);
     double batch[BATCHES];
     const uint32_t zero = 0;
-    demo_target *tp = &t;
     /* One batch to warm up, then the ones measured. */
     for (int b = -1; b < BATCHES && st == CUGL_OK; b++) {
         double t0 = now_seconds();
@@ -643,11 +640,11 @@ static double measure_handover(demo *d, bool pipelined)
             if (st == CUGL_OK)
                 st = demo_targets_cuda_end(d, &tp, 1);
             if (st == CUGL_OK)
-                st = demo_targets_gl_begin(d, &tp, 1);
+                st = cugl_app_target_gl_begin(tp);
             if (st == CUGL_OK) {
-                glClearNamedBufferSubData(t.gl_name, GL_R32UI, 0, 4, GL_RED_INTEGER,
-                                          GL_UNSIGNED_INT, &zero);
-                st = demo_targets_gl_end(d, &tp, 1);
+                glClearNamedBufferSubData(cugl_app_target_gl_name(tp), GL_R32UI, 0, 4,
+                                          GL_RED_INTEGER, GL_UNSIGNED_INT, &zero);
+                st = cugl_app_target_gl_end(tp);
             }
             glFlush();
         }
@@ -657,7 +654,7 @@ static double measure_handover(demo *d, bool pipelined)
         if (b >= 0)
             batch[b] = (now_seconds() - t0) * 1e3 / TURNS;
     }
-    demo_target_destroy(&t, d);
+    cugl_app_target_destroy(tp);
     d->pipelined = keep;
     d->handover_probe = false;
     if (st != CUGL_OK) {
@@ -677,7 +674,7 @@ int demo_run(demo *d, const demo_callbacks *cb, void *user)
     d->handover_ms = d->handover_pipelined_ms = -1;
     if (d->opt.bench) {
         d->handover_ms = measure_handover(d, false);
-        if (d->opt.interop != DEMO_INTEROP_HOST && !d->remote)
+        if (d->opt.interop != CUGL_APP_INTEROP_HOST && !d->remote)
             d->handover_pipelined_ms = measure_handover(d, true);
         /* The frames count from here. */
         d->lockstep_frames = d->lockstep_mark = 0;
@@ -932,7 +929,7 @@ static void print_floor(demo *d)
     if (cugl_app_timer_summary(ph, &fr, d->timer) != CUGL_OK || !fr.frames)
         return;
     /* The host path's hand-over phases are copies: its work. */
-    bool host = d->opt.interop == DEMO_INTEROP_HOST;
+    bool host = d->opt.interop == CUGL_APP_INTEROP_HOST;
     double gl = 0, cuda = 0, waits = 0;
     for (int p = 0; p < CUGL_APP_TIMER_MAX_PHASES; p++) {
         if (!ph[p].name || !ph[p].samples)

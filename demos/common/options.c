@@ -44,8 +44,9 @@ static const flag flags[] = {
     {"--size", FLAG_SIZE, "WIDTHxHEIGHT"},
     {"--frames", FLAG_FRAMES, "N"},
     {"--screenshot", FLAG_SCREENSHOT, "FILE"},
-#define INTEROP_BAR(id, name, help) "|" name
-    {"--interop", FLAG_INTEROP, "auto" DEMO_INTEROP_LIST(INTEROP_BAR)}, /* auto|map|shared|host */
+#define INTEROP_BAR(id, value, name, help) "|" name
+    /* "|auto|map|shared|host": the first bar is skipped */
+    {"--interop", FLAG_INTEROP, &(CUGL_APP_INTEROP_LIST(INTEROP_BAR))[1]},
 #undef INTEROP_BAR
     {"--bench", FLAG_BENCH, NULL},
     {"--soak", FLAG_SOAK, "N"},
@@ -66,20 +67,22 @@ static const flag flags[] = {
 
 static const struct {
     const char *name, *help;
-} interops[DEMO_INTEROP_COUNT] = {
-#define INTEROP_ROW(id, name, help) [DEMO_INTEROP_##id] = {name, help},
-    DEMO_INTEROP_LIST(INTEROP_ROW)
+} interops[] = {
+#define INTEROP_ROW(id, value, name, help) [value] = {name, help},
+    CUGL_APP_INTEROP_LIST(INTEROP_ROW)
 #undef INTEROP_ROW
 };
 
+enum { INTEROP_COUNT = sizeof interops / sizeof interops[0] };
+
 const char *demo_interop_name(demo_interop interop)
 {
-    return (unsigned)interop < DEMO_INTEROP_COUNT ? interops[interop].name : "invalid";
+    return (unsigned)interop < INTEROP_COUNT ? interops[interop].name : "invalid";
 }
 
 bool demo_interop_from_name(demo_interop *out, const char *name)
 {
-    for (int k = 0; k < DEMO_INTEROP_COUNT; k++) {
+    for (int k = 0; k < INTEROP_COUNT; k++) {
         if (strcmp(name, interops[k].name) == 0) {
             *out = (demo_interop)k;
             return true;
@@ -98,10 +101,9 @@ void demo_options_usage(const demo_info *info, FILE *f)
             "                         window closes; headless: 60)\n"
             "  --screenshot FILE      write the last frame as a PNG (headless default:\n"
             "                         %s.png)\n"
-            "  --interop PATH         how CUDA's output reaches GL (default auto):\n"
-            "                           auto    the fastest of these that works here\n",
+            "  --interop PATH         how CUDA's output reaches GL (default auto):\n",
             info->name);
-    for (int i = 0; i < DEMO_INTEROP_COUNT; i++)
+    for (int i = 0; i < INTEROP_COUNT; i++)
         fprintf(f, "                           %-7s %s\n", interops[i].name, interops[i].help);
     fprintf(f, "  --bench                print per-phase frame times at exit\n"
                "  --soak N               every N frames, print what the process holds (host\n"
@@ -295,7 +297,7 @@ static const flag *find_flag(const demo_info *info, const char *name, size_t len
 int demo_options_parse(demo_options *opt, const demo_info *info, int argc, char **argv,
                        FILE *out, FILE *err)
 {
-    *opt = (demo_options){.interop_auto = true};
+    *opt = (demo_options){.interop = CUGL_APP_INTEROP_AUTO};
     for (int i = 1; i < argc; i++) {
         const char *arg = strcmp(argv[i], "-h") == 0 ? "--help" : argv[i];
         if (strncmp(arg, "--", 2) != 0)
@@ -365,13 +367,13 @@ int demo_options_parse(demo_options *opt, const demo_info *info, int argc, char 
             break;
         }
         case FLAG_INTEROP: {
-            opt->interop_auto = strcmp(value, "auto") == 0;
-            if (!opt->interop_auto && !demo_interop_from_name(&opt->interop, value)) {
+            if (!demo_interop_from_name(&opt->interop, value)) {
                 /* "is not auto, map, shared or host" */
-                char names[128] = "auto";
-                for (int j = 0; j < DEMO_INTEROP_COUNT; j++)
+                char names[128] = "";
+                for (int j = 0; j < INTEROP_COUNT; j++)
                     snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s",
-                             j + 1 < DEMO_INTEROP_COUNT ? ", " : " or ", interops[j].name);
+                             j == 0 ? "" : j + 1 < INTEROP_COUNT ? ", " : " or ",
+                             interops[j].name);
                 return usage_error(info, err, "--interop: '%s' is not %s", value, names);
             }
             break;

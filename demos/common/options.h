@@ -42,26 +42,11 @@
 #include <stdbool.h>
 #include <stdio.h>
 
-/*
- * The --interop paths, one row each: the enum value, the name on the
- * command line, and its line in --help. A new path is a row here and its
- * cases in target.c.
- */
-#define DEMO_INTEROP_LIST(X)                                                   \
-    X(MAP, "map", "register the GL object, map it each frame")                 \
-    X(SHARED, "shared", "CUDA memory imported by GL, no mapping")              \
-    X(HOST, "host", "through pinned host memory and a GL upload")
+#include <cugl/app_interop.h>
 
-typedef enum demo_interop {
-#define DEMO_INTEROP_ENUM(id, name, help) DEMO_INTEROP_##id,
-    DEMO_INTEROP_LIST(DEMO_INTEROP_ENUM)
-#undef DEMO_INTEROP_ENUM
-} demo_interop;
-
-/* Not an enum value, so that -Wswitch names a path a switch leaves out. */
-#define DEMO_INTEROP_ONE(id, name, help) +1
-enum { DEMO_INTEROP_COUNT = 0 DEMO_INTEROP_LIST(DEMO_INTEROP_ONE) };
-#undef DEMO_INTEROP_ONE
+/* The --interop paths are libcugl-app's, one list (CUGL_APP_INTEROP_LIST):
+ * a path it gains is an option here with nothing more. */
+typedef cugl_app_interop demo_interop;
 
 /*
  * A flag of one demo's own ("--bodies N"). `parse` checks and keeps the
@@ -102,8 +87,7 @@ typedef struct demo_options {
     int width, height; /* 0: the default size */
     long frames;       /* 0: not given */
     const char *screenshot;    /* NULL: not given */
-    demo_interop interop;      /* when not interop_auto */
-    bool interop_auto;         /* the path is chosen once the GL context exists */
+    demo_interop interop;      /* AUTO: chosen once the GL context exists */
     const char *input;         /* NULL: not given */
     const char *save_input;    /* NULL: not given */
     float view[DEMO_MAX_VIEW]; /* --view's numbers */
@@ -143,7 +127,7 @@ int demo_options_parse(demo_options *opt, const demo_info *info, int argc, char 
 /** The usage text. */
 void demo_options_usage(const demo_info *info, FILE *f);
 
-/** "map", "shared" or "host". */
+/** "auto", "map", "shared" or "host"; "invalid" for none of them. */
 const char *demo_interop_name(demo_interop interop);
 
 /** The path named `name` into *out; false where there is none. */

@@ -43,6 +43,7 @@ struct cugl_app_context {
     const char *platform; /* static string */
     char renderer[256], vendor[256];
     int width, height;
+    int cuda_device; /* cugl_app_context_desc.cuda_device: negative for none */
 
     /* Headless: the EGL objects and the offscreen framebuffer. */
     EGLDisplay display;
@@ -82,6 +83,7 @@ struct cugl_app_context {
     GLuint blit_program, blit_vao, blit_samplers[2];
     GLuint blit_buffer_program; /* cugl_app_blit_rgba8_buffer's */
     GLuint pack_program;        /* cugl_app_pack_rgba8's */
+    GLuint points_program;      /* cugl__app_draw_points' */
 };
 
 cugl_status cugl__app_file_open(cugl__app_file *f, const char *who, const char *path);
@@ -108,6 +110,18 @@ void cugl__app_input_free(cugl_app_context *ctx);
 void cugl__app_input_apply(cugl_app_context *ctx, const cugl_app_event *ev);
 cugl_status cugl__app_input_present(cugl_app_context *ctx);
 
+/* context.c: the CUDA device the context's GL runs on (its desc's
+ * cuda_device), initialized; NULL where the desc named none. */
+cugl_status cugl__app_context_cuda_device(cugl_device **out, const cugl_app_context *ctx,
+                                          const char *who);
+
+/* blit.c: `count` points of `components` floats from GL buffer `buffer`,
+ * transformed by `matrix` (or none), `size` pixels, in `rgba`, into the
+ * bound framebuffer; the state it touches is put back. */
+cugl_status cugl__app_draw_points(cugl_app_context *ctx, GLuint buffer, size_t count,
+                                  int components, const float *matrix, float size,
+                                  const float *rgba, const char *who);
+
 /* context.c: the headless framebuffer at a new size (the context current). */
 cugl_status cugl__app_offscreen_resize(cugl_app_context *ctx, int width, int height);
 
@@ -118,6 +132,10 @@ void cugl__app_egl_destroy(cugl_app_context *ctx);
 /* context.c: after a context is current and GL loaded, check GL >= 4.5 and
  * keep the renderer and vendor strings; `debug` routes GL messages to stderr. */
 cugl_status cugl__app_gl_init(cugl_app_context *ctx, int glad_version, bool debug);
+
+/* shared.c: fill a shared texture from its memory now (in GL's turn; a
+ * texture made with the fill off is filled only so). */
+cugl_status cugl__app_shared_fill(cugl_app_shared *s);
 
 /* blit.c: free the blit objects (the context is current). */
 void cugl__app_blit_free(cugl_app_context *ctx);
@@ -135,5 +153,7 @@ extern const unsigned char cugl_shader_blit_frag[];
 extern const unsigned char cugl_shader_blit_buffer_frag[];
 extern const unsigned char cugl_shader_pack_rgba8_comp[];
 extern const unsigned char cugl_shader_unpack_rgba8_comp[];
+extern const unsigned char cugl_shader_points_vert[];
+extern const unsigned char cugl_shader_points_frag[];
 
 #endif /* CUGL_APP_INTERNAL_H */

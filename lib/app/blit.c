@@ -57,6 +57,9 @@ static cugl_status blit_buffer_init(cugl_app_context *ctx)
 
 void cugl__app_blit_free(cugl_app_context *ctx)
 {
+    if (ctx->points_program)
+        glDeleteProgram(ctx->points_program);
+    ctx->points_program = 0;
     if (ctx->pack_program)
         glDeleteProgram(ctx->pack_program);
     ctx->pack_program = 0;
@@ -186,4 +189,46 @@ CUGL_API cugl_status cugl_app_pack_rgba8(cugl_app_context *ctx, uint32_t texture
                     GL_PIXEL_BUFFER_BARRIER_BIT);
     glUseProgram(0);
     return cugl_app_check_gl("cugl_app_pack_rgba8", "the packing dispatch");
+}
+
+cugl_status cugl__app_draw_points(cugl_app_context *ctx, GLuint buffer, size_t count,
+                                  int components, const float *matrix, float size,
+                                  const float *rgba, const char *who)
+{
+    if (!ctx->points_program) {
+        GLuint shaders[2];
+        cugl_status st = cugl__app_compile(&shaders[0], who, "points", GL_VERTEX_SHADER,
+                                           (const char *)cugl_shader_points_vert);
+        if (st != CUGL_OK)
+            return st;
+        st = cugl__app_compile(&shaders[1], who, "points", GL_FRAGMENT_SHADER,
+                               (const char *)cugl_shader_points_frag);
+        if (st != CUGL_OK) {
+            glDeleteShader(shaders[0]);
+            return st;
+        }
+        st = cugl__app_link(&ctx->points_program, who, "points", shaders, 2);
+        if (st != CUGL_OK)
+            return st;
+    }
+    if (!ctx->blit_vao)
+        glCreateVertexArrays(1, &ctx->blit_vao);
+    static const float identity[16] = {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1};
+    GLboolean point_size_on = glIsEnabled(GL_PROGRAM_POINT_SIZE);
+    GLint ssbo = 0;
+    glGetIntegeri_v(GL_SHADER_STORAGE_BUFFER_BINDING, 0, &ssbo);
+    cugl_app_drain_gl_errors();
+    glUseProgram(ctx->points_program);
+    glBindVertexArray(ctx->blit_vao);
+    glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 0, buffer);
+    glUniformMatrix4fv(0, 1, GL_FALSE, matrix ? matrix : identity);
+    glUniform1i(1, components);
+    glUniform1f(2, size);
+    glUniform4fv(3, 1, rgba);
+    glEnable(GL_PROGRAM_POINT_SIZE);
+    glDrawArrays(GL_POINTS, 0, (GLsizei)count);
+    if (!point_size_on)
+        glDisable(GL_PROGRAM_POINT_SIZE);
+    glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 0, (GLuint)ssbo);
+    return cugl_app_check_gl(who, "drawing the points");
 }

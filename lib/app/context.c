@@ -201,6 +201,7 @@ CUGL_API cugl_status cugl_app_context_create(cugl_app_context **out,
         }
         break;
     }
+    ctx->cuda_device = d.cuda_device;
     if (st == CUGL_OK) {
         st = cugl__app_input_init(ctx);
         if (st != CUGL_OK) {
@@ -255,6 +256,22 @@ CUGL_API cugl_status cugl_app_context_make_current(cugl_app_context *ctx)
         return CUGL__APP_FAIL(CUGL_ERROR_GL, "eglMakeCurrent failed (EGL error 0x%x)",
                               (unsigned)eglGetError());
     current = ctx;
+    return CUGL_OK;
+}
+
+cugl_status cugl__app_context_cuda_device(cugl_device **out, const cugl_app_context *ctx,
+                                          const char *who)
+{
+    *out = NULL;
+    if (ctx->cuda_device < 0)
+        return CUGL_OK;
+    cugl_device *d = NULL;
+    cugl_status st = cugl_device_get(&d, ctx->cuda_device);
+    if (st == CUGL_OK && !cugl_device_is_initialized(d))
+        st = cugl_device_set_current(d);
+    if (st != CUGL_OK)
+        return cugl__app_as_own(st, who);
+    *out = d;
     return CUGL_OK;
 }
 

@@ -17,7 +17,11 @@
 /* The bytes of the objects the probes make. */
 enum { PROBE_BYTES = 65536 };
 
-static const char *const interop_names[] = {"map", "shared", "host"};
+static const char *const interop_names[] = {
+#define INTEROP_NAME(id, value, name, help) [value] = name,
+    CUGL_APP_INTEROP_LIST(INTEROP_NAME)
+#undef INTEROP_NAME
+};
 
 CUGL_API const char *cugl_app_interop_name(cugl_app_interop interop)
 {

@@ -12,9 +12,9 @@
  * waits for; GL's use ends with a fence that cuda_begin waits for. Each
  * wait is a CPU wait, and on the GPUs measured a CPU wait between GL and
  * CUDA work costs about as much as a map/unmap (the GPU idles while it
- * switches). Pipelined, three copies ("slots") of the memory rotate: CUDA
- * writes one while GL uses the one CUDA finished a frame earlier, and the
- * waits find their event or fence already signalled.
+ * switches). A target (target.c) pipelines by rotating several shared
+ * objects: CUDA writes one while GL uses the one CUDA finished a frame
+ * earlier, and the waits find their event or fence already signalled.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -22,8 +22,6 @@
 
 #include "app_internal.h"
 #include "cugl/app_shared.h"
-
-enum { SLOTS = 3 };
 
 /* The memory's own device and the writers (cugl_app_shared_set_writers). */
 enum { DEVICES = 1 + CUGL_APP_SHARED_MAX_WRITERS };
@@ -46,13 +44,8 @@ struct cugl_app_shared {
     int device_count;
     cugl_memory_resource *mr;
     cugl_stream *stream; /* the allocations' (the device's default stream) */
-    slot slots[SLOTS];
-    int count;        /* slots allocated: 1, or SLOTS once pipelined */
-    bool pipelined;
-    int cuda_slot;    /* CUDA's current slot */
-    int last_written; /* the slot of the last cuda_end; -1: none */
-    int previous;     /* the slot written before that; -1: none */
-    int gl_slot;      /* GL's current slot */
+    slot slot;        /* the memory, both sides' */
+    bool made;        /* slot holds memory */
     bool cuda_open;   /* between cuda_begin and cuda_end */
     bool gl_open;     /* between gl_begin and gl_end */
     GLuint texture;   /* shared textures: what GL samples; 0 for buffers */
@@ -104,10 +97,11 @@ static int device_index(const cugl_app_shared *s, const cugl_device *d)
     return -1;
 }
 
-/* Allocate slot `i`: exportable bytes, imported into GL as a buffer. */
-static cugl_status slot_create(cugl_app_shared *s, int i, const char *who)
+/* Allocate the memory: exportable bytes, imported into GL as a buffer. */
+static cugl_status slot_create(cugl_app_shared *s, const char *who)
 {
-    slot *sl = &s->slots[i];
+    slot *sl = &s->slot;
+    s->made = true;
     int fd = -1;
     size_t allocation = 0;
     cugl_status st = cugl_memory_resource_allocate(&sl->buffer, s->mr, s->size, s->stream);
@@ -177,14 +171,11 @@ static cugl_status create(cugl_app_shared **out, cugl_device *device, size_t siz
     s->device = s->devices[0] = device;
     s->device_count = 1;
     s->size = s->pitch = size;
-    s->last_written = s->previous = -1;
     st = cugl_exportable_memory_resource_create(&s->mr, device);
     if (st == CUGL_OK)
         st = cugl_device_default_stream(&s->stream, device);
-    if (st == CUGL_OK) {
-        s->count = 1;
-        st = slot_create(s, 0, who);
-    }
+    if (st == CUGL_OK)
+        st = slot_create(s, who);
     if (st != CUGL_OK) {
         cugl_app_shared_destroy(s);
         return st;
@@ -256,10 +247,10 @@ CUGL_API void cugl_app_shared_destroy(cugl_app_shared *s)
     if (!s)
         return;
     /* Both sides finish with the memory before it goes. */
-    if (s->count)
+    if (s->made) {
         glFinish();
-    for (int i = 0; i < s->count; i++)
-        slot_destroy(&s->slots[i]);
+        slot_destroy(&s->slot);
+    }
     if (s->texture)
         glDeleteTextures(1, &s->texture);
     if (s->unpack_program)
@@ -267,24 +258,6 @@ CUGL_API void cugl_app_shared_destroy(cugl_app_shared *s)
     cugl_stream_release(s->stream);
     cugl_memory_resource_release(s->mr);
     free(s);
-}
-
-static cugl_status shared_set_pipelined_impl(cugl_app_shared *s, bool on)
-{
-    if (!s)
-        return cugl_report_error(CUGL_ERROR_INVALID_ARGUMENT, "cugl_app_shared_set_pipelined", "shared is NULL");
-    while (on && s->count < SLOTS) {
-        cugl_status st = slot_create(s, s->count, "cugl_app_shared_set_pipelined");
-        if (st != CUGL_OK) {
-            slot_destroy(&s->slots[s->count]);
-            return st;
-        }
-        s->count++;
-    }
-    if (on && !s->pipelined)
-        s->previous = -1; /* slots written before are stale */
-    s->pipelined = on;
-    return CUGL_OK;
 }
 
 static cugl_status shared_set_writers_impl(cugl_app_shared *s,
@@ -297,7 +270,7 @@ static cugl_status shared_set_writers_impl(cugl_app_shared *s,
         return cugl_report_error(CUGL_ERROR_INVALID_ARGUMENT, "cugl_app_shared_set_writers",
                                  "count is %d; 0 to %d writers", count,
                                  CUGL_APP_SHARED_MAX_WRITERS);
-    if (s->last_written >= 0 || s->cuda_open || s->gl_open)
+    if (s->slot.recorded || s->slot.fence || s->cuda_open || s->gl_open)
         return cugl_report_error(CUGL_ERROR_INVALID_STATE, "cugl_app_shared_set_writers",
                                  "the memory has been used; name its writers before its first "
                                  "turn");
@@ -305,14 +278,11 @@ static cugl_status shared_set_writers_impl(cugl_app_shared *s,
     if (st != CUGL_OK)
         return st;
     /* The memory again, mapped for the writers too (GL imports it anew). */
-    for (int i = 0; i < s->count; i++)
-        slot_destroy(&s->slots[i]);
-    for (int i = 0; i < s->count && st == CUGL_OK; i++)
-        st = slot_create(s, i, "cugl_app_shared_set_writers");
+    slot_destroy(&s->slot);
+    st = slot_create(s, "cugl_app_shared_set_writers");
     if (st != CUGL_OK) {
-        for (int i = 0; i < s->count; i++)
-            slot_destroy(&s->slots[i]);
-        s->count = 0;
+        slot_destroy(&s->slot);
+        s->made = false;
         return st;
     }
     s->device_count = 1;
@@ -322,24 +292,19 @@ static cugl_status shared_set_writers_impl(cugl_app_shared *s,
     return CUGL_OK;
 }
 
-CUGL_API bool cugl_app_shared_is_pipelined(const cugl_app_shared *s)
-{
-    return s && s->pipelined;
-}
-
 CUGL_API cugl_buffer *cugl_app_shared_buffer(const cugl_app_shared *s)
 {
-    return s ? s->slots[s->cuda_slot].buffer : NULL;
+    return s ? s->slot.buffer : NULL;
 }
 
 CUGL_API uint32_t cugl_app_shared_gl_name(const cugl_app_shared *s)
 {
-    return !s ? 0 : s->texture ? s->texture : s->slots[s->gl_slot].gl_buffer;
+    return !s ? 0 : s->texture ? s->texture : s->slot.gl_buffer;
 }
 
 CUGL_API uint32_t cugl_app_shared_gl_buffer(const cugl_app_shared *s)
 {
-    return s ? s->slots[s->gl_slot].gl_buffer : 0;
+    return s ? s->slot.gl_buffer : 0;
 }
 
 CUGL_API cugl_status cugl_app_shared_set_texture_fill(cugl_app_shared *s, bool on)
@@ -393,13 +358,7 @@ static cugl_status shared_cuda_begin_impl(cugl_app_shared *s, cugl_stream *strea
     if (st != CUGL_OK)
         return st;
     s->cuda_open = true;
-    /* Pipelined, CUDA takes the slot after the last one it wrote: neither
-     * the one GL may be using now nor the one GL uses next. */
-    if (s->pipelined && s->last_written >= 0)
-        s->cuda_slot = (s->last_written + 1) % s->count;
-    else if (!s->pipelined)
-        s->cuda_slot = 0;
-    slot *sl = &s->slots[s->cuda_slot];
+    slot *sl = &s->slot;
     if (!sl->fence)
         return CUGL_OK;
     /* GL's use of the slot is queued before the fence; CUDA may not
@@ -417,7 +376,7 @@ static cugl_status shared_cuda_end_impl(cugl_app_shared *s, cugl_stream *stream)
     cugl_status st = check_turn(s, stream, true, false, "cugl_app_shared_cuda_end");
     if (st != CUGL_OK)
         return st;
-    slot *sl = &s->slots[s->cuda_slot];
+    slot *sl = &s->slot;
     /* An event of the stream's device marks the writes. */
     int d = device_index(s, cugl_stream_device(stream));
     if (!sl->written_on[d])
@@ -429,9 +388,6 @@ static cugl_status shared_cuda_end_impl(cugl_app_shared *s, cugl_stream *stream)
     sl->written = sl->written_on[d];
     s->cuda_open = false;
     sl->pending = sl->recorded = true;
-    if (s->last_written != s->cuda_slot)
-        s->previous = s->last_written;
-    s->last_written = s->cuda_slot;
     return CUGL_OK;
 }
 
@@ -478,13 +434,7 @@ static cugl_status shared_gl_begin_impl(cugl_app_shared *s)
     cugl_status st = check_turn(s, NULL, false, true, "cugl_app_shared_gl_begin");
     if (st != CUGL_OK)
         return st;
-    /* Pipelined, GL uses what CUDA finished a frame earlier (the latest on
-     * the first frame); otherwise the latest. */
-    int use = s->pipelined && s->previous >= 0 ? s->previous : s->last_written;
-    if (use < 0)
-        use = s->cuda_slot; /* nothing written yet: whatever the memory holds */
-    s->gl_slot = use;
-    slot *sl = &s->slots[use];
+    slot *sl = &s->slot;
     if (sl->pending) {
         st = cugl_event_sync(sl->written);
         if (st != CUGL_OK)
@@ -494,6 +444,13 @@ static cugl_status shared_gl_begin_impl(cugl_app_shared *s)
     s->gl_open = true;
     if (!s->texture || s->no_fill)
         return CUGL_OK;
+    return cugl__app_shared_fill(s);
+}
+
+cugl_status cugl__app_shared_fill(cugl_app_shared *s)
+{
+    slot *sl = &s->slot;
+    cugl_status st;
     /* RGBA8 written on this GPU: a compute shader copies at memory speed,
      * where a pixel-unpack copy from imported memory does not. Not where
      * another GPU writes the memory: GL's shader reads were seen to miss
@@ -524,7 +481,7 @@ static cugl_status shared_gl_end_impl(cugl_app_shared *s)
     if (st != CUGL_OK)
         return st;
     s->gl_open = false;
-    slot *sl = &s->slots[s->gl_slot];
+    slot *sl = &s->slot;
     if (sl->fence)
         glDeleteSync(sl->fence);
     sl->fence = glFenceSync(GL_SYNC_GPU_COMMANDS_COMPLETE, 0);
@@ -547,11 +504,6 @@ CUGL_API cugl_status cugl_app_shared_texture_create(cugl_app_shared **out, cugl_
                                                     int height)
 {
     return cugl__app_as_own(shared_texture_create_impl(out, device, gl_internal_format, width, height), __func__);
-}
-
-CUGL_API cugl_status cugl_app_shared_set_pipelined(cugl_app_shared *s, bool on)
-{
-    return cugl__app_as_own(shared_set_pipelined_impl(s, on), __func__);
 }
 
 CUGL_API cugl_status cugl_app_shared_set_writers(cugl_app_shared *s,

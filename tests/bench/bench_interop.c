@@ -37,6 +37,7 @@ enum { ROUNDS = 7 };
 
 static cugl_device *dev;
 static cugl_stream *stream;
+static cugl_app_context *ctx;
 
 static void die(const char *what)
 {
@@ -147,7 +148,8 @@ typedef struct paths {
     GLuint mapped_name;
     cugl_graphics_resource *mapped;
     /* shared: in lockstep, and pipelined */
-    cugl_app_shared *shared, *piped;
+    cugl_app_shared *shared;
+    cugl_app_target *piped; /* shared memory, pipelined (rotating slots) */
     /* host */
     GLuint host_name;
     cugl_buffer *device_buf, *pinned;
@@ -166,6 +168,36 @@ static void shared_frame(cugl_app_shared *sh, cugl_stream *on, GLuint sink, size
     CHECK(cugl_app_shared_gl_begin(sh));
     glCopyNamedBufferSubData(cugl_app_shared_gl_name(sh), sink, (GLintptr)(size - 4), 0, 4);
     CHECK(cugl_app_shared_gl_end(sh));
+}
+
+/* The same on a target (pipelined shared memory): CUDA fills it on `on`, GL
+ * copies its last 4 bytes into `sink`. */
+static void target_frame(cugl_app_target *t, cugl_stream *on, GLuint sink, size_t size)
+{
+    cugl_app_access a;
+    cugl_buffer *b = NULL;
+    CHECK(cugl_app_target_cuda_begin(t, on, &a));
+    CHECK(cugl_buffer_from_handle(&b, a.ptr, size, NULL));
+    CHECK(cugl_buffer_fill(b, &fill_value, 4, on));
+    cugl_buffer_release(b);
+    CHECK(cugl_app_target_cuda_end(t, on));
+    CHECK(cugl_app_target_gl_begin(t));
+    glCopyNamedBufferSubData(cugl_app_target_gl_name(t), sink, (GLintptr)(size - 4), 0, 4);
+    CHECK(cugl_app_target_gl_end(t));
+}
+
+/* A pipelined buffer of shared memory that CUDA on `device` writes. */
+static cugl_app_target *pipelined_target(cugl_device *device, size_t size)
+{
+    cugl_app_target *t = NULL;
+    CHECK(cugl_app_target_create(&t, ctx, &(cugl_app_target_desc){
+                                              .kind = CUGL_APP_TARGET_BUFFER,
+                                              .interop = CUGL_APP_INTEROP_SHARED,
+                                              .size = size,
+                                              .device = device,
+                                              .pipelined = true,
+                                          }));
+    return t;
 }
 
 /* Fail unless GL's sink got the bytes of the last update; then clear it. */
@@ -193,8 +225,10 @@ static void frame_update(paths *p, int path)
         break;
     }
     case 1: /* map-free shared memory, in lockstep */
+        shared_frame(p->shared, stream, p->sink, p->size);
+        break;
     case 2: /* pipelined */
-        shared_frame(path == 1 ? p->shared : p->piped, stream, p->sink, p->size);
+        target_frame(p->piped, stream, p->sink, p->size);
         break;
     default: /* through host memory */
         CHECK(cugl_buffer_fill(p->device_buf, &fill_value, 4, stream));
@@ -228,8 +262,7 @@ static void bench_updates(void)
             shared_ok = false;
         } else {
             CHECK(st);
-            CHECK(cugl_app_shared_buffer_create(&p.piped, dev, p.size));
-            CHECK(cugl_app_shared_set_pipelined(p.piped, true));
+            p.piped = pipelined_target(dev, p.size);
         }
         p.host_name = gl_buffer(p.size);
         CHECK(cugl_device_memory_resource_create(&p.device_mr, dev, NULL));
@@ -260,7 +293,7 @@ static void bench_updates(void)
 
         cugl_graphics_resource_release(p.mapped);
         cugl_app_shared_destroy(p.shared);
-        cugl_app_shared_destroy(p.piped);
+        cugl_app_target_destroy(p.piped);
         cugl_buffer_release(p.device_buf);
         cugl_buffer_release(p.pinned);
         cugl_memory_resource_release(p.device_mr);
@@ -314,12 +347,10 @@ static void bench_remote_device(cugl_device *remote, int ordinal)
         cugl_graphics_resource *mapped = NULL;
         CHECK(cugl_graphics_resource_from_gl_buffer(&mapped, dev, mapped_name,
                                                     CUGL_GRAPHICS_WRITE_DISCARD));
-        cugl_app_shared *lock = NULL, *piped = NULL;
+        cugl_app_shared *lock = NULL;
         CHECK(cugl_app_shared_buffer_create(&lock, dev, size));
         CHECK(cugl_app_shared_set_writers(lock, &remote, 1));
-        CHECK(cugl_app_shared_buffer_create(&piped, dev, size));
-        CHECK(cugl_app_shared_set_writers(piped, &remote, 1));
-        CHECK(cugl_app_shared_set_pipelined(piped, true));
+        cugl_app_target *piped = pipelined_target(remote, size);
         paths p = {.size = size, .sink = sink, .mapped_name = mapped_name, .mapped = mapped};
 
         int frames = size >= (64u << 20) ? 20 : 60;
@@ -341,8 +372,10 @@ static void bench_remote_device(cugl_device *remote, int ordinal)
                     }
                     if (path == 0)
                         frame_update(&p, 0);
+                    else if (path == 1)
+                        shared_frame(lock, on, sink, size);
                     else
-                        shared_frame(path == 1 ? lock : piped, on, sink, size);
+                        target_frame(piped, on, sink, size);
                 }
                 idle();
                 CHECK(cugl_stream_sync(on));
@@ -354,7 +387,7 @@ static void bench_remote_device(cugl_device *remote, int ordinal)
             result[si][path] = median(t[path], ROUNDS);
         cugl_graphics_resource_release(mapped);
         cugl_app_shared_destroy(lock);
-        cugl_app_shared_destroy(piped);
+        cugl_app_target_destroy(piped);
         GLuint del[] = {sink, mapped_name};
         glDeleteBuffers(2, del);
     }
@@ -413,7 +446,7 @@ int main(void)
     CHECK(st);
     CHECK(cugl_device_get(&dev, 0));
     CHECK(cugl_device_set_current(dev));
-    cugl_app_context *ctx = NULL;
+    ctx = NULL;
     st = cugl_app_context_create(&ctx, &(cugl_app_context_desc){.mode = CUGL_APP_HEADLESS,
                                                                 .width = 64,
                                                                 .height = 64,

@@ -17,9 +17,11 @@
 
 extern char **environ;
 
-#define RUN_DEMO_INTEROP_NAME(id, name, help) name,
-const char *const run_demo_interops[] = {DEMO_INTEROP_LIST(RUN_DEMO_INTEROP_NAME) NULL};
+/* Every path but auto (the first row), which takes one of them. */
+#define RUN_DEMO_INTEROP_NAME(id, value, name, help) name,
+static const char *const every_interop[] = {CUGL_APP_INTEROP_LIST(RUN_DEMO_INTEROP_NAME) NULL};
 #undef RUN_DEMO_INTEROP_NAME
+const char *const *const run_demo_interops = every_interop + 1;
 
 char run_demo__each_interop;
 

@@ -15,11 +15,11 @@
 #include "cugl_test.h"
 
 /*
- * The --interop paths, the rows of the demos' own list (DEMO_INTEROP_LIST in
- * options.h), then NULL: a path added there is tested on every demo. The
- * first is the one the other paths' output is compared with.
+ * The --interop paths, the rows of libcugl-app's list but auto
+ * (CUGL_APP_INTEROP_LIST), then NULL: a path added there is tested on every
+ * demo. The first is the one the other paths' output is compared with.
  */
-extern const char *const run_demo_interops[];
+extern const char *const *const run_demo_interops;
 
 /*
  * The demo binary, argv[1]; unless it is the only argument, print

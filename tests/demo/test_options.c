@@ -97,7 +97,7 @@ static void defaults(void **state)
     assert_int_equal(p.opt.height, 0);
     assert_int_equal(p.opt.frames, 0);
     assert_null(p.opt.screenshot);
-    assert_true(p.opt.interop_auto);
+    assert_int_equal(p.opt.interop, CUGL_APP_INTEROP_AUTO);
     assert_false(p.opt.bench);
     assert_int_equal(p.opt.soak, 0);
     assert_int_equal(p.opt.device, 0);
@@ -123,8 +123,8 @@ static void every_flag(void **state)
     assert_int_equal(p.opt.height, 128);
     assert_int_equal(p.opt.frames, 3);
     assert_string_equal(p.opt.screenshot, "x.png");
-    assert_int_equal(p.opt.interop, DEMO_INTEROP_SHARED);
-    assert_false(p.opt.interop_auto);
+    assert_int_equal(p.opt.interop, CUGL_APP_INTEROP_SHARED);
+    
     assert_true(p.opt.bench);
     assert_int_equal(p.opt.soak, 10000);
     assert_string_equal(p.err, "");
@@ -133,7 +133,7 @@ static void every_flag(void **state)
     p = parse(&with_vertices, ARGS("--interop", "map", "--input", "in.txt", "--save-input",
                                    "out.txt", "--interop", "auto"));
     assert_int_equal(p.rc, DEMO_RUN);
-    assert_true(p.opt.interop_auto);
+    assert_int_equal(p.opt.interop, CUGL_APP_INTEROP_AUTO);
     assert_string_equal(p.opt.input, "in.txt");
     assert_string_equal(p.opt.save_input, "out.txt");
     assert_int_equal(p.opt.view_count, 0);
@@ -162,7 +162,7 @@ static void every_flag(void **state)
     assert_int_equal(p.rc, DEMO_RUN);
     assert_int_equal(p.opt.device, 1);
     assert_string_equal(p.opt.dump_vertices, "v.bin");
-    assert_int_equal(p.opt.interop, DEMO_INTEROP_HOST);
+    assert_int_equal(p.opt.interop, CUGL_APP_INTEROP_HOST);
     assert_int_equal(p.opt.width, 16384);
     assert_int_equal(p.opt.height, 1);
     assert_string_equal(p.opt.record, "frames");
@@ -208,7 +208,7 @@ static void values_after_equals(void **state)
     assert_int_equal(p.opt.width, 640);
     assert_int_equal(p.opt.height, 480);
     assert_int_equal(p.opt.frames, 10);
-    assert_int_equal(p.opt.interop, DEMO_INTEROP_HOST);
+    assert_int_equal(p.opt.interop, CUGL_APP_INTEROP_HOST);
     assert_int_equal(p.opt.device, 2);
     assert_string_equal(p.opt.screenshot, "a.png");
     parsed_free(&p);
@@ -220,7 +220,7 @@ static void the_last_of_a_flag_wins(void **state)
     parsed p = parse(&with_vertices, ARGS("--interop", "host", "--interop", "map", "--frames",
                                           "7", "--frames", "9"));
     assert_int_equal(p.rc, DEMO_RUN);
-    assert_int_equal(p.opt.interop, DEMO_INTEROP_MAP);
+    assert_int_equal(p.opt.interop, CUGL_APP_INTEROP_MAP);
     assert_int_equal(p.opt.frames, 9);
     parsed_free(&p);
 }
@@ -402,19 +402,20 @@ static void compute_devices(void **state)
 static void interop_names(void **state)
 {
     (void)state;
-    assert_string_equal(demo_interop_name(DEMO_INTEROP_MAP), "map");
-    assert_string_equal(demo_interop_name(DEMO_INTEROP_SHARED), "shared");
-    assert_string_equal(demo_interop_name(DEMO_INTEROP_HOST), "host");
+    assert_string_equal(demo_interop_name(CUGL_APP_INTEROP_MAP), "map");
+    assert_string_equal(demo_interop_name(CUGL_APP_INTEROP_SHARED), "shared");
+    assert_string_equal(demo_interop_name(CUGL_APP_INTEROP_HOST), "host");
     assert_string_equal(demo_interop_name((demo_interop)7), "invalid");
-    for (int k = 0; k < DEMO_INTEROP_COUNT; k++) {
+    for (int k = CUGL_APP_INTEROP_AUTO; k <= CUGL_APP_INTEROP_HOST; k++) {
         demo_interop got = (demo_interop)-1;
         assert_true(demo_interop_from_name(&got, demo_interop_name((demo_interop)k)));
         assert_int_equal(got, k);
     }
-    demo_interop got = DEMO_INTEROP_HOST;
-    assert_false(demo_interop_from_name(&got, "auto"));
+    assert_string_equal(demo_interop_name(CUGL_APP_INTEROP_AUTO), "auto");
+    demo_interop got = CUGL_APP_INTEROP_HOST;
     assert_false(demo_interop_from_name(&got, "Map"));
-    assert_int_equal(got, DEMO_INTEROP_HOST);
+    assert_false(demo_interop_from_name(&got, ""));
+    assert_int_equal(got, CUGL_APP_INTEROP_HOST);
 }
 
 int main(void)

@@ -84,7 +84,7 @@ static void run_one(const uint8_t *data, size_t size)
         if (opt.serve_port < 0 || opt.serve_port > 65535 ||
             !memchr(opt.serve_address, '\0', sizeof opt.serve_address))
             FUZZ_VIOLATED("options: serve port %d", opt.serve_port);
-        if (!opt.interop_auto && ((int)opt.interop < 0 || (int)opt.interop >= DEMO_INTEROP_COUNT))
+        if ((int)opt.interop < CUGL_APP_INTEROP_AUTO || (int)opt.interop > CUGL_APP_INTEROP_HOST)
             FUZZ_VIOLATED("options: interop %d", (int)opt.interop);
     }
     free(out);

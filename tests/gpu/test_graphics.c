@@ -848,48 +848,6 @@ static void shared_texture(void **state)
     free(got);
 }
 
-/* Pipelined: GL sees what CUDA wrote a frame earlier; turned off, the latest. */
-static void shared_pipelined(void **state)
-{
-    (void)state;
-    enum { N = 4096 };
-    cugl_app_shared *sh = NULL;
-    assert_ok(cugl_app_shared_buffer_create(&sh, dev, N));
-    assert_false(cugl_app_shared_is_pipelined(sh));
-    assert_ok(cugl_app_shared_set_pipelined(sh, true));
-    assert_true(cugl_app_shared_is_pipelined(sh));
-    GLuint probe = gl_buffer(4, NULL);
-    uint64_t seen_ptrs[3] = {0};
-    for (uint32_t frame = 0; frame < 12; frame++) {
-        if (frame == 9)
-            assert_ok(cugl_app_shared_set_pipelined(sh, false));
-        assert_ok(cugl_app_shared_cuda_begin(sh, stream));
-        cugl_buffer *b = cugl_app_shared_buffer(sh);
-        if (frame < 3)
-            seen_ptrs[frame] = cugl_buffer_handle(b);
-        uint32_t v = 1000 + frame;
-        cugl_buffer *view = NULL;
-        assert_ok(cugl_buffer_from_handle(&view, cugl_buffer_handle(b), N, NULL));
-        assert_ok(cugl_buffer_fill(view, &v, 4, stream));
-        cugl_buffer_release(view);
-        assert_ok(cugl_app_shared_cuda_end(sh, stream));
-        assert_ok(cugl_app_shared_gl_begin(sh));
-        glCopyNamedBufferSubData(cugl_app_shared_gl_name(sh), probe, N - 4, 0, 4);
-        assert_ok(cugl_app_shared_gl_end(sh));
-        uint32_t got = 0;
-        glGetNamedBufferSubData(probe, 0, 4, &got);
-        uint32_t want = frame == 0 || frame >= 9 ? 1000 + frame : 1000 + frame - 1;
-        if (got != want)
-            fail_msg("frame %u: GL saw %u, expected %u", frame, got, want);
-    }
-    /* Three distinct copies rotated. */
-    assert_true(seen_ptrs[0] != seen_ptrs[1] && seen_ptrs[1] != seen_ptrs[2] &&
-                seen_ptrs[0] != seen_ptrs[2]);
-    assert_status(cugl_app_shared_set_pipelined(NULL, true), CUGL_ERROR_INVALID_ARGUMENT);
-    glDeleteBuffers(1, &probe);
-    cugl_app_shared_destroy(sh);
-}
-
 int main(void)
 {
     dev = cugl_test_device();
@@ -927,7 +885,6 @@ int main(void)
         cmocka_unit_test(shared_buffer_both_ways),
         cmocka_unit_test(shared_turns_out_of_order),
         cmocka_unit_test(shared_texture),
-        cmocka_unit_test(shared_pipelined),
     };
     int failed = cugl_test_run(tests);
     cugl_stream_release(stream);

@@ -37,6 +37,7 @@
 #include "cugl/app_timer.h"
 #include "cugl/app_interop.h"
 #include "cugl/app_shared.h"
+#include "cugl/app_target.h"
 #if CUGL_APP_HAS_UI
 #include "cugl/app_ui.h"
 #endif

@@ -15,15 +15,34 @@ CUGL_BEGIN_DECLS
 
 /* ---- Which interop path ------------------------------------------------------ */
 
-/** How CUDA's output reaches GL (cugl_app_choose_interop tries shared, then map, then host). */
+/**
+ * The interop paths, one row each: the name after CUGL_APP_INTEROP_, its
+ * value, its name in words (cugl_app_interop_name, a command line's
+ * --interop) and one line about it. A new path is a row here, a table of
+ * functions of its own (lib/app/target_*.c), and nothing else.
+ */
+#define CUGL_APP_INTEROP_LIST(X)                                                              \
+    X(AUTO, 0, "auto", "the fastest that works here (cugl_app_choose_interop)")              \
+    X(MAP, 1, "map", "register the GL object, map it each frame")                            \
+    X(SHARED, 2, "shared", "CUDA memory imported by GL, no mapping")                         \
+    X(HOST, 3, "host", "through pinned host memory and a GL upload")
+
+/**
+ * How CUDA's output reaches GL (cugl_app_choose_interop tries shared, then
+ * map, then host): CUGL_APP_INTEROP_AUTO (0), CUGL_APP_INTEROP_MAP,
+ * CUGL_APP_INTEROP_SHARED, CUGL_APP_INTEROP_HOST, as CUGL_APP_INTEROP_LIST
+ * says.
+ */
 typedef enum cugl_app_interop {
-    CUGL_APP_INTEROP_MAP = 0,    /**< GL objects registered with CUDA, mapped each frame */
-    CUGL_APP_INTEROP_SHARED = 1, /**< CUDA memory GL imports (cugl/app_shared.h) */
-    CUGL_APP_INTEROP_HOST = 2,   /**< copies through host memory: works everywhere */
+    /** @cond */
+#define CUGL__APP_INTEROP_ENUM(id, value, name, help) CUGL_APP_INTEROP_##id = value,
+    CUGL_APP_INTEROP_LIST(CUGL__APP_INTEROP_ENUM)
+#undef CUGL__APP_INTEROP_ENUM
+    /** @endcond */
 } cugl_app_interop;
 
 /**
- * "map", "shared", "host", or "invalid". @thread_safety Any thread.
+ * "auto", "map", "shared", "host", or "invalid". @thread_safety Any thread.
  * @param interop the path.
  * @return a static string; "invalid" for a value that is no cugl_app_interop.
  */

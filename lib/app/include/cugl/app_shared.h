@@ -19,8 +19,9 @@
  *   gl_end()            marks GL's reads (a fence)
  *
  * Each wait is a CPU wait: gl_begin blocks until CUDA's writes are done,
- * cuda_begin until GL's use is (see cugl_app_shared_set_pipelined for
- * avoiding both). Where GL lacks GL_EXT_memory_object_fd (Mesa, other
+ * cuda_begin until GL's use is. A target (cugl/app_target.h, pipelined)
+ * avoids both by rotating several shared objects: CUDA writes one while GL
+ * uses the one CUDA finished a frame earlier. Where GL lacks GL_EXT_memory_object_fd (Mesa, other
  * vendors) creation fails with CUGL_ERROR_NOT_SUPPORTED, saying to use the
  * map path (cugl/graphics.h).
  *
@@ -78,26 +79,6 @@ CUGL_API cugl_status cugl_app_shared_texture_create(cugl_app_shared **out, cugl_
                                                     int height);
 
 /**
- * Pipelining. Off (the default), GL uses what CUDA wrote this frame, and
- * each side waits on the CPU for the other: on the GPUs measured each such
- * wait between GL and CUDA work costs about as much as a map/unmap. On,
- * three copies of the memory rotate: CUDA writes one while GL uses the one
- * CUDA finished a frame earlier, so in steady state neither side waits and
- * GL shows CUDA's output one frame late. cugl_app_shared_buffer() and (for
- * buffers) cugl_app_shared_gl_name() then change from frame to frame: ask
- * after cuda_begin and gl_begin. Turning it off makes the next gl_begin use
- * the latest writes: do so before a frame whose picture must show that
- * frame's data (a screenshot).
- * @errors CUGL_ERROR_INVALID_ARGUMENT, and as cugl_app_shared_buffer_create
- *   for the two extra copies.
- * @thread_safety The thread of the shared object's GL context, current.
- * @param shared the shared object.
- * @param on true to pipeline, false to stop.
- * @return CUGL_OK, or an error status (see Errors).
- */
-CUGL_API cugl_status cugl_app_shared_set_pipelined(cugl_app_shared *shared, bool on);
-
-/**
  * Let CUDA on `devices` (count of them; initialized, with a peer path to
  * the shared object's device) write the memory: then cuda_begin and
  * cuda_end take a stream of any of them, and GL on this device draws what
@@ -120,12 +101,6 @@ CUGL_API cugl_status cugl_app_shared_set_pipelined(cugl_app_shared *shared, bool
  */
 CUGL_API cugl_status cugl_app_shared_set_writers(cugl_app_shared *shared,
                                                  cugl_device *const *devices, int count);
-
-/** Whether pipelining is on; false for NULL.
- * @errors none. @thread_safety The thread of the shared object's GL context.
- * @param shared the shared object, or NULL.
- * @return true while pipelining is on; false while it is off, and for NULL. */
-CUGL_API bool cugl_app_shared_is_pipelined(const cugl_app_shared *shared);
 
 /**
  * Free both sides (waits for both to finish with the memory). NULL: no-op.

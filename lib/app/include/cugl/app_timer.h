@@ -23,6 +23,15 @@ typedef struct cugl_app_timer cugl_app_timer;
 /** The size of a timer's table of phases. */
 enum { CUGL_APP_TIMER_MAX_PHASES = 8 /**< phases a timer measures */ };
 
+/** The phases a target (cugl/app_target.h) times its hand-overs as; a
+ * program's own phases take the others (1, 4, 6 and 7). */
+enum {
+    CUGL_APP_PHASE_ACQUIRE = 0, /**< CUDA's turn begins: map, wait for GL, copy to the device */
+    CUGL_APP_PHASE_RELEASE = 2, /**< CUDA's turn ends: unmap, mark for GL, copy to the host */
+    CUGL_APP_PHASE_HANDOFF = 3, /**< GL's turn begins: wait for CUDA, or upload */
+    CUGL_APP_PHASE_GL_COPY = 5, /**< GL's turn ends: what GL drew copied to where CUDA reads */
+};
+
 /**
  * A per-phase frame timer. Each phase measures CPU time (the wall time
  * between begin and end) and GPU time: GL timer queries for GL phases,

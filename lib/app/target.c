@@ -1,0 +1,700 @@
+/*
+ * target.c - what CUDA writes and GL shows (cugl/app_target.h): the
+ * object, its turns and their order, pipelining, drawing. What a turn does
+ * on each interop path is the path's (target_map.c, target_shared.c,
+ * target_host.c); nothing here switches over paths.
+ *
+ * Pipelining rotates slots, the same way on every path: CUDA's turn takes
+ * the slot after the one it wrote last, GL's the one written before that,
+ * so each side finds the other long done with what it takes. The map path
+ * rotates 2 (the slot CUDA wrote stays mapped until its next turn, so GL
+ * never waits for this turn's unmap), shared memory 3 (a slot's fence is
+ * a frame old when CUDA takes it again).
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "target_internal.h"
+
+/* The GL formats of each texel format. */
+static const struct {
+    GLenum internal, format, type;
+    size_t bytes;
+} formats[] = {
+    [CUGL_APP_FORMAT_RGBA8] = {GL_RGBA8, GL_RGBA, GL_UNSIGNED_BYTE, 4},
+    [CUGL_APP_FORMAT_RGBA16F] = {GL_RGBA16F, GL_RGBA, GL_HALF_FLOAT, 8},
+    [CUGL_APP_FORMAT_RGBA32F] = {GL_RGBA32F, GL_RGBA, GL_FLOAT, 16},
+    [CUGL_APP_FORMAT_R32F] = {GL_R32F, GL_RED, GL_FLOAT, 4},
+};
+
+static const cugl__app_path *const paths[] = {
+    [CUGL_APP_INTEROP_MAP] = &cugl__app_path_map,
+    [CUGL_APP_INTEROP_SHARED] = &cugl__app_path_shared,
+    [CUGL_APP_INTEROP_HOST] = &cugl__app_path_host,
+};
+
+/* ---- What the paths share ---------------------------------------------------- */
+
+void cugl__target_phase_begin(cugl_app_target *t, int phase, const char *name, bool cuda)
+{
+    if (t->timer)
+        (void)cugl_app_timer_begin(t->timer, phase, name, cuda);
+}
+
+void cugl__target_phase_end(cugl_app_target *t, int phase)
+{
+    if (t->timer)
+        (void)cugl_app_timer_end(t->timer, phase);
+}
+
+cugl_status cugl__target_gl_texture(cugl_app_target *t, GLuint *name, const char *who)
+{
+    GLenum target = t->kind == CUGL_APP_TARGET_VOLUME ? GL_TEXTURE_3D : GL_TEXTURE_2D;
+    cugl_app_drain_gl_errors();
+    glCreateTextures(target, 1, name);
+    if (target == GL_TEXTURE_3D)
+        glTextureStorage3D(*name, 1, t->internal_format, t->width, t->height, t->depth);
+    else
+        glTextureStorage2D(*name, 1, t->internal_format, t->width, t->height);
+    glTextureParameteri(*name, GL_TEXTURE_MIN_FILTER, GL_NEAREST);
+    glTextureParameteri(*name, GL_TEXTURE_MAG_FILTER, GL_NEAREST);
+    glTextureParameteri(*name, GL_TEXTURE_WRAP_S, GL_CLAMP_TO_EDGE);
+    glTextureParameteri(*name, GL_TEXTURE_WRAP_T, GL_CLAMP_TO_EDGE);
+    glTextureParameteri(*name, GL_TEXTURE_WRAP_R, GL_CLAMP_TO_EDGE);
+    if (t->format == CUGL_APP_FORMAT_R32F) {
+        /* One channel shows as grey. */
+        glTextureParameteri(*name, GL_TEXTURE_SWIZZLE_G, GL_RED);
+        glTextureParameteri(*name, GL_TEXTURE_SWIZZLE_B, GL_RED);
+    }
+    return cugl_app_check_gl(who, "a texture for the target");
+}
+
+cugl_status cugl__target_gl_buffer(cugl_app_target *t, GLuint *name, GLbitfield flags,
+                                   const void *initial, const char *who)
+{
+    cugl_app_drain_gl_errors();
+    glCreateBuffers(1, name);
+    /* Immutable storage: what CUDA registered can never be respecified. */
+    glNamedBufferStorage(*name, (GLsizeiptr)t->size, initial, flags);
+    return cugl_app_check_gl(who, "a buffer for the target");
+}
+
+cugl_status cugl__target_upload(cugl_stream *stream, cugl_buffer *dst, const void *data,
+                                size_t size)
+{
+    cugl_buffer *from = NULL, *to = NULL;
+    cugl_status st = cugl_buffer_from_handle(&from, (uint64_t)(uintptr_t)data, size, NULL);
+    /* Copies match sizes: a view of dst's first `size` bytes. */
+    if (st == CUGL_OK)
+        st = cugl_buffer_from_handle(&to, cugl_buffer_handle(dst), size, NULL);
+    if (st == CUGL_OK)
+        st = cugl_buffer_copy_from(to, from, stream);
+    if (st == CUGL_OK)
+        st = cugl_stream_sync(stream);
+    cugl_buffer_release(to);
+    cugl_buffer_release(from);
+    return st;
+}
+
+static void free_retired(cugl__app_retired *r)
+{
+    for (int i = 0; i < r->count; i++) {
+        cugl_texture_release(r->textures[i]);
+        cugl_surface_release(r->surfaces[i]);
+    }
+    r->count = 0;
+}
+
+cugl_status cugl__target_retire(cugl_app_target *t, cugl_stream *stream,
+                                cugl_texture *const *textures, cugl_surface *const *surfaces,
+                                int count)
+{
+    bool any = false;
+    for (int i = 0; i < count; i++)
+        any = any || textures[i] || surfaces[i];
+    if (!any)
+        return CUGL_OK;
+    /* Free the batches the stream has passed; take a free slot, else wait
+     * for the oldest (the next after the last one taken). */
+    cugl__app_retired *r = NULL;
+    for (int i = 0; i < CUGL__TARGET_RETIRED; i++) {
+        cugl__app_retired *old = &t->retired[i];
+        bool done = false;
+        if (old->count && cugl_event_query(old->passed, &done) == CUGL_OK && done)
+            free_retired(old);
+        if (!r && !old->count)
+            r = old;
+    }
+    cugl_status st = CUGL_OK;
+    if (!r) {
+        r = &t->retired[t->retired_next];
+        st = cugl_event_sync(r->passed);
+        free_retired(r);
+    }
+    t->retired_next = (int)(r - t->retired + 1) % CUGL__TARGET_RETIRED;
+    /* An event of the stream's device marks the batch. */
+    if (st == CUGL_OK && r->passed && cugl_event_device(r->passed) != cugl_stream_device(stream)) {
+        cugl_event_release(r->passed);
+        r->passed = NULL;
+    }
+    if (st == CUGL_OK && !r->passed)
+        st = cugl_event_create(&r->passed, cugl_stream_device(stream), NULL);
+    if (st == CUGL_OK)
+        st = cugl_event_record(r->passed, stream);
+    for (int i = 0; i < count; i++) {
+        r->textures[i] = textures[i];
+        r->surfaces[i] = surfaces[i];
+    }
+    r->count = count;
+    if (st != CUGL_OK) {
+        /* Without an event to wait on, wait for the stream itself. */
+        cugl_stream_sync(stream);
+        free_retired(r);
+    }
+    return st;
+}
+
+/* ---- Create and destroy ------------------------------------------------------ */
+
+static void destroy_slots(cugl_app_target *t)
+{
+    for (int i = 0; i < t->slot_count; i++)
+        t->path->slot_destroy(t, &t->slots[i]);
+    t->slot_count = 0;
+}
+
+CUGL_API void cugl_app_target_destroy(cugl_app_target *t)
+{
+    if (!t)
+        return;
+    /* Work still queued may use the objects and the memory. */
+    (void)cugl_app_context_make_current(t->ctx);
+    if (t->turn_done) {
+        (void)cugl_event_sync(t->turn_done);
+        cugl_event_release(t->turn_done);
+    }
+    for (int i = 0; i < CUGL__TARGET_RETIRED; i++) {
+        cugl__app_retired *r = &t->retired[i];
+        if (r->count > 0)
+            cugl_event_sync(r->passed);
+        free_retired(r);
+        cugl_event_release(r->passed);
+    }
+    destroy_slots(t);
+    if (t->volume_texture)
+        glDeleteTextures(1, &t->volume_texture);
+    free(t);
+}
+
+/* Checks of the desc that need no GL and no driver. */
+static cugl_status check_desc(const cugl_app_target_desc *d, const char *who)
+{
+    if ((unsigned)d->kind > CUGL_APP_TARGET_VOLUME)
+        return cugl_report_error(CUGL_ERROR_INVALID_ARGUMENT, who,
+                                 "kind %d is none of CUGL_APP_TARGET_IMAGE, _BUFFER, _VOLUME",
+                                 (int)d->kind);
+    if ((unsigned)d->direction > CUGL_APP_FROM_GL)
+        return cugl_report_error(CUGL_ERROR_INVALID_ARGUMENT, who,
+                                 "direction %d is none of CUGL_APP_TO_GL, CUGL_APP_FROM_GL",
+                                 (int)d->direction);
+    if ((unsigned)d->interop > CUGL_APP_INTEROP_HOST)
+        return cugl_report_error(CUGL_ERROR_INVALID_ARGUMENT, who,
+                                 "interop %d is none of CUGL_APP_INTEROP_AUTO, _MAP, _SHARED, "
+                                 "_HOST",
+                                 (int)d->interop);
+    if (d->kind == CUGL_APP_TARGET_BUFFER) {
+        if (d->size == 0 || d->size > (size_t)PTRDIFF_MAX)
+            return cugl_report_error(CUGL_ERROR_INVALID_ARGUMENT, who,
+                                     "a buffer of %zu bytes: 1 to PTRDIFF_MAX", d->size);
+    } else {
+        if ((unsigned)d->format > CUGL_APP_FORMAT_R32F)
+            return cugl_report_error(CUGL_ERROR_INVALID_ARGUMENT, who,
+                                     "format %d is no cugl_app_format", (int)d->format);
+        bool volume = d->kind == CUGL_APP_TARGET_VOLUME;
+        if (d->width < 1 || d->height < 1 || (volume && d->depth < 1) || d->width > 65536 ||
+            d->height > 65536 || d->depth > 65536)
+            return cugl_report_error(CUGL_ERROR_INVALID_ARGUMENT, who,
+                                     "size %d x %d%s%.0d: each from 1 to 65536", d->width,
+                                     d->height, volume ? " x " : "", volume ? d->depth : 0);
+        if (volume && d->direction == CUGL_APP_FROM_GL)
+            return cugl_report_error(CUGL_ERROR_INVALID_ARGUMENT, who,
+                                     "a volume is CUDA's to write (CUGL_APP_TO_GL)");
+        if (d->initial)
+            return cugl_report_error(CUGL_ERROR_INVALID_ARGUMENT, who,
+                                     "initial contents are for buffers; an image starts "
+                                     "undefined");
+    }
+    if (d->writer_count < 0 || d->writer_count > CUGL_APP_SHARED_MAX_WRITERS ||
+        (d->writer_count > 0 && !d->writers))
+        return cugl_report_error(CUGL_ERROR_INVALID_ARGUMENT, who,
+                                 "%d writers%s: 0 to %d", d->writer_count,
+                                 d->writer_count > 0 && !d->writers ? " at NULL" : "",
+                                 CUGL_APP_SHARED_MAX_WRITERS);
+    if (d->pipelined && d->direction == CUGL_APP_FROM_GL)
+        return cugl_report_error(CUGL_ERROR_INVALID_ARGUMENT, who,
+                                 "what GL draws for CUDA to read is not pipelined");
+    return CUGL_OK;
+}
+
+/* The size of the linear memory CUDA uses for an image or volume: rows
+ * 256-byte aligned, as CUDA's pitched memory has them. */
+static void linear_layout(cugl_app_target *t)
+{
+    if (t->kind == CUGL_APP_TARGET_BUFFER)
+        return;
+    size_t row = (size_t)t->width * t->texel;
+    t->pitch = (row + 255) / 256 * 256;
+    t->slice = t->pitch * (size_t)t->height;
+    t->size = t->slice * (size_t)(t->kind == CUGL_APP_TARGET_VOLUME ? t->depth : 1);
+}
+
+/* The path: the one asked for, or the fastest that works here. */
+static cugl_status choose_path(cugl_app_target *t, cugl_app_interop asked, const char *who)
+{
+    cugl_app_interop chosen = asked;
+    if (asked == CUGL_APP_INTEROP_AUTO) {
+        cugl_status st = cugl_app_choose_interop(&chosen, t->reason, sizeof t->reason, t->ctx,
+                                                 t->gl_device);
+        if (st != CUGL_OK)
+            return cugl__app_as_own(st, who);
+        /* Writers on other GPUs reach GL only through shared memory; one
+         * writer on the GL GPU's own device may take any path. */
+        if (t->writer_count > 0 && chosen != CUGL_APP_INTEROP_SHARED)
+            return cugl_report_error(CUGL_ERROR_NOT_SUPPORTED, who,
+                                     "CUDA on other GPUs writes the target, which only the "
+                                     "shared path allows; here: %s",
+                                     t->reason);
+    } else {
+        snprintf(t->reason, sizeof t->reason, "%s: asked for", cugl_app_interop_name(asked));
+    }
+    t->path = paths[chosen];
+    return CUGL_OK;
+}
+
+/* A slot more for pipelining, or the first. */
+static cugl_status add_slot(cugl_app_target *t, const void *initial, const char *who)
+{
+    cugl_stream *stream = NULL;
+    cugl_status st = cugl_device_default_stream(&stream, t->device);
+    if (st == CUGL_OK)
+        st = t->path->slot_create(t, &t->slots[t->slot_count], initial, stream);
+    if (st != CUGL_OK) {
+        t->path->slot_destroy(t, &t->slots[t->slot_count]);
+        return cugl__app_as_own(st, who);
+    }
+    t->slot_count++;
+    return CUGL_OK;
+}
+
+CUGL_API cugl_status cugl_app_target_create(cugl_app_target **out, cugl_app_context *ctx,
+                                            const cugl_app_target_desc *desc)
+{
+    if (!out)
+        return CUGL__APP_FAIL(CUGL_ERROR_INVALID_ARGUMENT, "out is NULL");
+    *out = NULL;
+    if (!ctx || !desc)
+        return CUGL__APP_FAIL(CUGL_ERROR_INVALID_ARGUMENT, "%s is NULL", !ctx ? "ctx" : "desc");
+    cugl_status st = check_desc(desc, __func__);
+    if (st != CUGL_OK)
+        return st;
+    if (!glad_glCreateTextures)
+        return CUGL__APP_FAIL(CUGL_ERROR_INVALID_STATE,
+                              "GL is not loaded: create the context first");
+    cugl_app_target *t = calloc(1, sizeof *t);
+    if (!t)
+        return CUGL__APP_FAIL(CUGL_ERROR_OUT_OF_MEMORY, "no memory for a target");
+    *t = (cugl_app_target){
+        .ctx = ctx,
+        .kind = desc->kind,
+        .direction = desc->direction,
+        .format = desc->format,
+        .width = desc->kind == CUGL_APP_TARGET_BUFFER ? 0 : desc->width,
+        .height = desc->kind == CUGL_APP_TARGET_BUFFER ? 0 : desc->height,
+        .depth = desc->kind == CUGL_APP_TARGET_VOLUME ? desc->depth
+                 : desc->kind == CUGL_APP_TARGET_IMAGE ? 1
+                                                        : 0,
+        .size = desc->size,
+        .timer = desc->timer,
+        .writer_count = desc->writer_count,
+        .last_written = -1,
+        .previous = -1,
+    };
+    t->internal_format = formats[t->format].internal;
+    t->pixel_format = formats[t->format].format;
+    t->pixel_type = formats[t->format].type;
+    t->texel = formats[t->format].bytes;
+    linear_layout(t);
+    for (int i = 0; i < desc->writer_count; i++)
+        t->writers[i] = desc->writers[i];
+
+    st = cugl__app_context_cuda_device(&t->gl_device, ctx, __func__);
+    t->device = desc->device ? desc->device : t->gl_device;
+    if (st == CUGL_OK && !t->device)
+        st = CUGL__APP_FAIL(CUGL_ERROR_INVALID_ARGUMENT,
+                            "no device: the desc names none and the context runs on no CUDA "
+                            "device (cugl_app_context_desc.cuda_device)");
+    if (st == CUGL_OK && !t->gl_device)
+        t->gl_device = t->device;
+    if (st == CUGL_OK)
+        st = choose_path(t, desc->interop, __func__);
+    if (st == CUGL_OK && t->writer_count > 0 && t->path != &cugl__app_path_shared)
+        st = CUGL__APP_FAIL(CUGL_ERROR_INVALID_ARGUMENT,
+                            "writers on other devices take the shared path alone, not %s",
+                            cugl_app_interop_name(t->path->interop));
+    if (st == CUGL_OK)
+        st = add_slot(t, desc->initial, __func__);
+    if (st == CUGL_OK && desc->pipelined)
+        st = cugl_app_target_set_pipelined(t, true);
+    if (st != CUGL_OK) {
+        cugl_app_target_destroy(t);
+        return st;
+    }
+    *out = t;
+    return CUGL_OK;
+}
+
+cugl_app_cuda_use cugl__target_use(const cugl_app_target *t)
+{
+    if (t->use != CUGL_APP_CUDA_USE_DEFAULT)
+        return t->use;
+    return t->direction == CUGL_APP_TO_GL ? CUGL_APP_CUDA_WRITES : CUGL_APP_CUDA_READS;
+}
+
+CUGL_API cugl_status cugl_app_target_set_cuda_use(cugl_app_target *t, cugl_app_cuda_use use)
+{
+    if (!t)
+        return CUGL__APP_FAIL(CUGL_ERROR_INVALID_ARGUMENT, "target is NULL");
+    if ((unsigned)use > CUGL_APP_CUDA_READS_WRITES)
+        return CUGL__APP_FAIL(CUGL_ERROR_INVALID_ARGUMENT,
+                              "use %d is none of CUGL_APP_CUDA_USE_DEFAULT, _WRITES, _READS, "
+                              "_READS_WRITES",
+                              (int)use);
+    if (t->direction == CUGL_APP_FROM_GL && use != CUGL_APP_CUDA_USE_DEFAULT &&
+        use != CUGL_APP_CUDA_READS)
+        return CUGL__APP_FAIL(CUGL_ERROR_INVALID_ARGUMENT,
+                              "what GL draws is CUDA's to read, not to write");
+    if (t->cuda_open)
+        return CUGL__APP_FAIL(CUGL_ERROR_INVALID_STATE,
+                              "CUDA's turn is open: its use changes between turns");
+    t->use = use;
+    return CUGL_OK;
+}
+
+CUGL_API cugl_status cugl_app_target_set_pipelined(cugl_app_target *t, bool on)
+{
+    if (!t)
+        return CUGL__APP_FAIL(CUGL_ERROR_INVALID_ARGUMENT, "target is NULL");
+    if (on && t->direction == CUGL_APP_FROM_GL)
+        return CUGL__APP_FAIL(CUGL_ERROR_INVALID_ARGUMENT,
+                              "what GL draws for CUDA to read is not pipelined");
+    if (t->cuda_open || t->gl_open)
+        return CUGL__APP_FAIL(CUGL_ERROR_INVALID_STATE,
+                              "a turn is open: pipelining changes between turns");
+    while (on && t->slot_count < t->path->pipeline_slots) {
+        cugl_status st = add_slot(t, NULL, __func__);
+        if (st != CUGL_OK)
+            return st;
+    }
+    /* A path of one slot (host: its copies wait for the stream anyway) is
+     * never pipelined. Slots written before are stale: the rotation starts
+     * afresh. */
+    on = on && t->path->pipeline_slots > 1;
+    if (on && !t->pipelined)
+        t->previous = -1;
+    t->pipelined = on;
+    return CUGL_OK;
+}
+
+/* ---- Turns ------------------------------------------------------------------------- */
+
+/* The turn's targets: 1 to CUGL_APP_TARGET_MAX_TURN of one path and context. */
+static cugl_status check_turn(cugl_app_target *const *targets, int count, const char *who)
+{
+    if (!targets)
+        return cugl_report_error(CUGL_ERROR_INVALID_ARGUMENT, who, "targets is NULL");
+    if (count < 1 || count > CUGL_APP_TARGET_MAX_TURN)
+        return cugl_report_error(CUGL_ERROR_INVALID_ARGUMENT, who,
+                                 "%d targets; a turn takes 1 to %d", count,
+                                 CUGL_APP_TARGET_MAX_TURN);
+    for (int i = 0; i < count; i++) {
+        if (!targets[i])
+            return cugl_report_error(CUGL_ERROR_INVALID_ARGUMENT, who, "target %d is NULL", i);
+        if (targets[i]->path != targets[0]->path || targets[i]->ctx != targets[0]->ctx)
+            return cugl_report_error(CUGL_ERROR_INVALID_ARGUMENT, who,
+                                     "target %d takes the %s path in context %p, target 0 the "
+                                     "%s path in context %p: a turn takes one of each",
+                                     i, cugl_app_interop_name(targets[i]->path->interop),
+                                     (void *)targets[i]->ctx,
+                                     cugl_app_interop_name(targets[0]->path->interop),
+                                     (void *)targets[0]->ctx);
+        for (int j = 0; j < i; j++)
+            if (targets[j] == targets[i])
+                return cugl_report_error(CUGL_ERROR_INVALID_ARGUMENT, who,
+                                         "targets %d and %d are the same", j, i);
+    }
+    return CUGL_OK;
+}
+
+CUGL_API cugl_status cugl_app_targets_cuda_begin(cugl_app_target *const *targets, int count,
+                                                 cugl_stream *stream, cugl_app_access *out)
+{
+    cugl_status st = check_turn(targets, count, __func__);
+    if (st != CUGL_OK)
+        return st;
+    if (!stream || !out)
+        return CUGL__APP_FAIL(CUGL_ERROR_INVALID_ARGUMENT, "%s is NULL",
+                              !stream ? "stream" : "out");
+    for (int i = 0; i < count; i++) {
+        cugl_app_target *t = targets[i];
+        if (t->cuda_open || t->gl_open)
+            return CUGL__APP_FAIL(CUGL_ERROR_INVALID_STATE,
+                                  "target %d: %s turn is open; end it first", i,
+                                  t->cuda_open ? "CUDA's" : "GL's");
+    }
+    bool lockstep = false;
+    for (int i = 0; i < count; i++) {
+        cugl_app_target *t = targets[i];
+        /* Pipelined, CUDA writes the slot after the last one it wrote:
+         * neither the one GL may be using now nor the one it uses next.
+         * What CUDA reads is the latest. */
+        bool writes_all = cugl__target_use(t) == CUGL_APP_CUDA_WRITES;
+        t->cuda_slot = t->last_written < 0                 ? 0
+                       : t->pipelined && writes_all         ? (t->last_written + 1) % t->slot_count
+                                                            : t->last_written;
+        lockstep = lockstep || !t->pipelined;
+        out[i] = (cugl_app_access){.pitch = t->pitch, .slice = t->slice};
+    }
+    st = targets[0]->path->cuda_begin(targets, count, stream, out);
+    if (st != CUGL_OK)
+        return cugl__app_as_own(st, __func__);
+    for (int i = 0; i < count; i++) {
+        targets[i]->cuda_open = true;
+        targets[i]->turn_stream = stream;
+        if (lockstep && !targets[i]->pipelined)
+            targets[i]->lockstep_turns++;
+    }
+    return CUGL_OK;
+}
+
+/* An event after the turn's work, on an event of the stream's device. */
+static cugl_status mark_turn_done(cugl_app_target *t, cugl_stream *stream)
+{
+    cugl_status st = CUGL_OK;
+    if (t->turn_done && cugl_event_device(t->turn_done) != cugl_stream_device(stream)) {
+        st = cugl_event_sync(t->turn_done);
+        cugl_event_release(t->turn_done);
+        t->turn_done = NULL;
+    }
+    if (st == CUGL_OK && !t->turn_done)
+        st = cugl_event_create(&t->turn_done, cugl_stream_device(stream), NULL);
+    return st == CUGL_OK ? cugl_event_record(t->turn_done, stream) : st;
+}
+
+CUGL_API cugl_status cugl_app_targets_cuda_end(cugl_app_target *const *targets, int count,
+                                               cugl_stream *stream)
+{
+    cugl_status st = check_turn(targets, count, __func__);
+    if (st != CUGL_OK)
+        return st;
+    for (int i = 0; i < count; i++) {
+        if (!targets[i]->cuda_open)
+            return CUGL__APP_FAIL(CUGL_ERROR_INVALID_STATE,
+                                  "target %d: CUDA's turn has not begun", i);
+        if (stream != targets[i]->turn_stream)
+            return CUGL__APP_FAIL(CUGL_ERROR_INVALID_ARGUMENT,
+                                  "target %d: the turn began on another stream", i);
+    }
+    st = targets[0]->path->cuda_end(targets, count, stream);
+    /* The turn is over whatever the path said: GL gets the targets back. */
+    for (int i = 0; i < count; i++) {
+        cugl_app_target *t = targets[i];
+        /* What destroy waits for before it frees what the work may use. */
+        cugl_status marked = mark_turn_done(t, stream);
+        st = st != CUGL_OK ? st : marked;
+        t->cuda_open = false;
+        t->turn_stream = NULL;
+        if (t->last_written != t->cuda_slot)
+            t->previous = t->last_written;
+        t->last_written = t->cuda_slot;
+        t->slots[t->cuda_slot].filled = false;
+    }
+    return cugl__app_as_own(st, __func__);
+}
+
+CUGL_API cugl_status cugl_app_targets_gl_begin(cugl_app_target *const *targets, int count)
+{
+    cugl_status st = check_turn(targets, count, __func__);
+    if (st != CUGL_OK)
+        return st;
+    for (int i = 0; i < count; i++)
+        if (targets[i]->cuda_open || targets[i]->gl_open)
+            return CUGL__APP_FAIL(CUGL_ERROR_INVALID_STATE,
+                                  "target %d: %s turn is open; end it first", i,
+                                  targets[i]->cuda_open ? "CUDA's" : "GL's");
+    for (int i = 0; i < count; i++) {
+        cugl_app_target *t = targets[i];
+        /* Pipelined, GL takes what CUDA finished a turn earlier (the
+         * latest on the first turn); else the latest. */
+        int use = t->pipelined && t->previous >= 0 ? t->previous : t->last_written;
+        t->gl_slot = use >= 0 ? use : 0;
+    }
+    st = targets[0]->path->gl_begin(targets, count);
+    if (st != CUGL_OK)
+        return cugl__app_as_own(st, __func__);
+    for (int i = 0; i < count; i++)
+        targets[i]->gl_open = true;
+    return CUGL_OK;
+}
+
+CUGL_API cugl_status cugl_app_targets_gl_end(cugl_app_target *const *targets, int count)
+{
+    cugl_status st = check_turn(targets, count, __func__);
+    if (st != CUGL_OK)
+        return st;
+    for (int i = 0; i < count; i++)
+        if (!targets[i]->gl_open)
+            return CUGL__APP_FAIL(CUGL_ERROR_INVALID_STATE, "target %d: GL's turn has not begun",
+                                  i);
+    st = targets[0]->path->gl_end(targets, count);
+    for (int i = 0; i < count; i++) {
+        targets[i]->gl_open = false;
+        /* What GL drew is CUDA's to read next: its slot is the latest. */
+        if (targets[i]->direction == CUGL_APP_FROM_GL)
+            targets[i]->last_written = targets[i]->gl_slot;
+    }
+    return cugl__app_as_own(st, __func__);
+}
+
+CUGL_API cugl_status cugl_app_target_cuda_begin(cugl_app_target *t, cugl_stream *stream,
+                                                cugl_app_access *out)
+{
+    return cugl_app_targets_cuda_begin(&t, 1, stream, out);
+}
+
+CUGL_API cugl_status cugl_app_target_cuda_end(cugl_app_target *t, cugl_stream *stream)
+{
+    return cugl_app_targets_cuda_end(&t, 1, stream);
+}
+
+CUGL_API cugl_status cugl_app_target_gl_begin(cugl_app_target *t)
+{
+    return cugl_app_targets_gl_begin(&t, 1);
+}
+
+CUGL_API cugl_status cugl_app_target_gl_end(cugl_app_target *t)
+{
+    return cugl_app_targets_gl_end(&t, 1);
+}
+
+/* ---- Drawing and questions ---------------------------------------------------- */
+
+CUGL_API uint32_t cugl_app_target_gl_name(cugl_app_target *t)
+{
+    if (!t)
+        return 0;
+    if (t->kind == CUGL_APP_TARGET_VOLUME && t->volume_texture)
+        return t->volume_texture;
+    cugl__app_slot *s = t->gl_open ? cugl__gl_slot(t) : &t->slots[t->last_written >= 0
+                                                                        ? t->last_written
+                                                                        : 0];
+    /* A shared image's texture holds CUDA's pixels once filled. */
+    if (t->gl_open && s->shared && t->kind == CUGL_APP_TARGET_IMAGE &&
+        t->direction == CUGL_APP_TO_GL && !s->filled) {
+        if (cugl__app_as_own(cugl__app_shared_fill(s->shared), "cugl_app_target_gl_name") !=
+            CUGL_OK)
+            return 0;
+        s->filled = true;
+    }
+    return s->gl_name;
+}
+
+CUGL_API cugl_status cugl_app_target_draw(cugl_app_target *t)
+{
+    if (!t)
+        return CUGL__APP_FAIL(CUGL_ERROR_INVALID_ARGUMENT, "target is NULL");
+    if (t->kind != CUGL_APP_TARGET_IMAGE)
+        return CUGL__APP_FAIL(CUGL_ERROR_INVALID_ARGUMENT,
+                              "a %s is not drawn as an image (%s)",
+                              t->kind == CUGL_APP_TARGET_BUFFER ? "buffer" : "volume",
+                              t->kind == CUGL_APP_TARGET_BUFFER
+                                  ? "cugl_app_target_draw_points draws a buffer"
+                                  : "a shader of the program's own samples a volume");
+    cugl_status st = cugl_app_target_gl_begin(t);
+    if (st != CUGL_OK)
+        return cugl__app_as_own(st, __func__);
+    cugl__app_slot *s = cugl__gl_slot(t);
+    if (t->drawn_from_memory && !s->filled) {
+        /* Shared memory: the pixels where CUDA wrote them, no texture between. */
+        st = cugl_app_blit_rgba8_buffer(t->ctx, cugl_app_shared_gl_buffer(s->shared), t->width,
+                                        t->height, t->pitch);
+    } else {
+        uint32_t name = cugl_app_target_gl_name(t);
+        st = name ? cugl_app_blit(t->ctx, name, false) : cugl_last_status();
+    }
+    cugl_status end = cugl_app_target_gl_end(t);
+    return cugl__app_as_own(st != CUGL_OK ? st : end, __func__);
+}
+
+CUGL_API cugl_status cugl_app_target_draw_points(cugl_app_target *t, size_t count,
+                                                 int components, const float matrix[16],
+                                                 float point_size, const float rgba[4])
+{
+    if (!t || !rgba)
+        return CUGL__APP_FAIL(CUGL_ERROR_INVALID_ARGUMENT, "%s is NULL", !t ? "target" : "rgba");
+    if (t->kind != CUGL_APP_TARGET_BUFFER)
+        return CUGL__APP_FAIL(CUGL_ERROR_INVALID_ARGUMENT,
+                              "an image or volume has no points (cugl_app_target_draw draws "
+                              "an image)");
+    if (components != 3 && components != 4)
+        return CUGL__APP_FAIL(CUGL_ERROR_INVALID_ARGUMENT, "%d components a point: 3 or 4",
+                              components);
+    size_t per_point = (size_t)components * sizeof(float);
+    if (count > t->size / per_point || count > INT32_MAX)
+        return CUGL__APP_FAIL(CUGL_ERROR_INVALID_ARGUMENT,
+                              "%zu points of %d floats; the buffer's %zu bytes hold %zu", count,
+                              components, t->size, t->size / per_point);
+    if (!(point_size > 0 && point_size <= 4096))
+        return CUGL__APP_FAIL(CUGL_ERROR_INVALID_ARGUMENT,
+                              "point size %g: more than 0, at most 4096", (double)point_size);
+    cugl_status st = cugl_app_target_gl_begin(t);
+    if (st != CUGL_OK)
+        return cugl__app_as_own(st, __func__);
+    st = cugl__app_draw_points(t->ctx, cugl_app_target_gl_name(t), count, components, matrix,
+                               point_size, rgba, __func__);
+    cugl_status end = cugl_app_target_gl_end(t);
+    return cugl__app_as_own(st != CUGL_OK ? st : end, __func__);
+}
+
+CUGL_API cugl_app_interop cugl_app_target_interop(const cugl_app_target *t)
+{
+    return t ? t->path->interop : CUGL_APP_INTEROP_AUTO;
+}
+
+CUGL_API const char *cugl_app_target_reason(const cugl_app_target *t)
+{
+    return t ? t->reason : "";
+}
+
+CUGL_API bool cugl_app_target_is_pipelined(const cugl_app_target *t)
+{
+    return t && t->pipelined;
+}
+
+CUGL_API long cugl_app_target_lockstep_turns(const cugl_app_target *t)
+{
+    return t ? t->lockstep_turns : 0;
+}
+
+CUGL_API void cugl_app_target_size(const cugl_app_target *t, int *width, int *height, int *depth,
+                                   size_t *bytes)
+{
+    if (width)
+        *width = t ? t->width : 0;
+    if (height)
+        *height = t ? t->height : 0;
+    if (depth)
+        *depth = t ? t->depth : 0;
+    if (bytes)
+        *bytes = t ? t->size : 0;
+}
