@@ -566,25 +566,26 @@ CUGL_API cugl_status cugl_app_targets_gl_end(cugl_app_target *const *targets, in
     return cugl__app_as_own(st, __func__);
 }
 
+/* The one-target forms: a refusal names them, then the batch's words. */
 CUGL_API cugl_status cugl_app_target_cuda_begin(cugl_app_target *t, cugl_stream *stream,
                                                 cugl_app_access *out)
 {
-    return cugl_app_targets_cuda_begin(&t, 1, stream, out);
+    return cugl__app_as_own(cugl_app_targets_cuda_begin(&t, 1, stream, out), __func__);
 }
 
 CUGL_API cugl_status cugl_app_target_cuda_end(cugl_app_target *t, cugl_stream *stream)
 {
-    return cugl_app_targets_cuda_end(&t, 1, stream);
+    return cugl__app_as_own(cugl_app_targets_cuda_end(&t, 1, stream), __func__);
 }
 
 CUGL_API cugl_status cugl_app_target_gl_begin(cugl_app_target *t)
 {
-    return cugl_app_targets_gl_begin(&t, 1);
+    return cugl__app_as_own(cugl_app_targets_gl_begin(&t, 1), __func__);
 }
 
 CUGL_API cugl_status cugl_app_target_gl_end(cugl_app_target *t)
 {
-    return cugl_app_targets_gl_end(&t, 1);
+    return cugl__app_as_own(cugl_app_targets_gl_end(&t, 1), __func__);
 }
 
 /* ---- Drawing and questions ---------------------------------------------------- */

@@ -47,7 +47,7 @@ HANDLES = {'cugl_device', 'cugl_stream', 'cugl_event', 'cugl_module', 'cugl_kern
            'cugl_texture', 'cugl_surface', 'cugl_view', 'cugl_graphics_resource',
            'struct DLManagedTensor', 'struct DLManagedTensorVersioned',
            'cugl_app_context', 'cugl_app_shared', 'cugl_app_timer', 'cugl_app_ui',
-           'cugl_app_server'}
+           'cugl_app_server', 'cugl_app_target'}
 
 # Functions that touch GL or the display whatever their arguments: called
 # without a GL context they would use GL's unloaded entry points, or make a

@@ -1,0 +1,483 @@
+/*
+ * What CUDA writes and GL shows (cugl/app_target.h) on the GPU, on every
+ * path: images of every format, volumes and buffers written by a kernel
+ * wherever the path puts them (linear memory, or a surface on a mapped
+ * array) and read back through GL exactly; an image drawn to the
+ * framebuffer; images GL draws read by CUDA; two targets in one turn with
+ * swapped uses; pipelining (GL sees the turn before, then its own once
+ * off); auto's choice and its reason; the turn's state machine; 200
+ * create-and-destroy cycles without growth in cugl's live objects.
+ */
+#include <math.h>
+
+#include "test_gl.h"
+
+#include "cugl_test.h"
+
+extern const unsigned char cugl_target_kernels_fatbin[];
+extern const size_t cugl_target_kernels_fatbin_size;
+
+static cugl_device *dev;
+static cugl_stream *stream;
+static cugl_app_context *ctx;
+static cugl_module *module;
+static cugl_kernel *write_kernel, *read_kernel;
+
+enum { W = 37, H = 19, D = 5 };
+
+static const cugl_app_interop paths[] = {CUGL_APP_INTEROP_MAP, CUGL_APP_INTEROP_SHARED,
+                                         CUGL_APP_INTEROP_HOST};
+enum { PATHS = sizeof paths / sizeof paths[0] };
+
+/* The formats: components, bytes a component, GL's pixel format and type. */
+static const struct {
+    cugl_app_format format;
+    const char *name;
+    int components, size;
+    GLenum gl_format, gl_type;
+} formats[] = {
+    {CUGL_APP_FORMAT_RGBA8, "RGBA8", 4, 1, GL_RGBA, GL_UNSIGNED_BYTE},
+    {CUGL_APP_FORMAT_RGBA16F, "RGBA16F", 4, 2, GL_RGBA, GL_HALF_FLOAT},
+    {CUGL_APP_FORMAT_RGBA32F, "RGBA32F", 4, 4, GL_RGBA, GL_FLOAT},
+    {CUGL_APP_FORMAT_R32F, "R32F", 1, 4, GL_RED, GL_FLOAT},
+};
+
+/* The half of k / 2 (k < 251: exact), as its bits. */
+static uint16_t half_of(unsigned k)
+{
+    if (k == 0)
+        return 0;
+    int e = 0;
+    double m = frexp(0.5 * k, &e); /* 0.5 <= m < 1, value = m 2^e */
+    unsigned exponent = (unsigned)(e - 1 + 15);
+    unsigned mantissa = (unsigned)lround((m * 2.0 - 1.0) * 1024.0);
+    return (uint16_t)(exponent << 10 | mantissa);
+}
+
+/* The bytes cugl_target_write puts in texel (x, y, z), rows tight. */
+static void expected(uint8_t *out, int w, int h, int d, int components, int size, unsigned seed)
+{
+    size_t texel = (size_t)components * size;
+    for (int z = 0; z < d; z++)
+        for (int y = 0; y < h; y++)
+            for (int x = 0; x < w; x++) {
+                uint8_t *p = out + (((size_t)z * h + y) * w + x) * texel;
+                for (int c = 0; c < components; c++) {
+                    unsigned k = ((unsigned)x * 3u + (unsigned)y * 5u + (unsigned)z * 7u +
+                                  (unsigned)c + seed) %
+                                 251u;
+                    if (size == 1) {
+                        p[c] = (uint8_t)k;
+                    } else if (size == 2) {
+                        uint16_t bits = half_of(k);
+                        memcpy(p + 2 * c, &bits, 2);
+                    } else {
+                        float v = 0.5f * (float)k;
+                        memcpy(p + 4 * c, &v, 4);
+                    }
+                }
+            }
+}
+
+static void launch_write(const cugl_app_access *a, int w, int h, int d, int components, int size,
+                         unsigned seed)
+{
+    cugl_launch_config grid = {.grid = {(uint32_t)(w + 15) / 16, (uint32_t)(h + 15) / 16,
+                                        (uint32_t)d},
+                               .block = {16, 16, 1}};
+    cugl_app_access access = *a;
+    void *args[] = {&access, &w, &h, &d, &components, &size, &seed};
+    assert_ok(cugl_launch(stream, &grid, write_kernel, args, 7));
+}
+
+static void expect_bytes(const uint8_t *got, const uint8_t *want, size_t n, const char *what)
+{
+    for (size_t i = 0; i < n; i++)
+        if (got[i] != want[i])
+            fail_msg("%s: byte %zu is 0x%02x, expected 0x%02x", what, i, got[i], want[i]);
+}
+
+static cugl_app_target *make(cugl_app_interop path, cugl_app_target_desc desc)
+{
+    desc.interop = path;
+    cugl_app_target *t = NULL;
+    cugl_status st = cugl_app_target_create(&t, ctx, &desc);
+    if (st != CUGL_OK)
+        fail_msg("--interop %s: %s", cugl_app_interop_name(path), cugl_last_error());
+    assert_int_equal(cugl_app_target_interop(t), path);
+    return t;
+}
+
+/* ---- CUDA writes, GL reads -------------------------------------------------- */
+
+static void images_and_volumes_every_format(void **state)
+{
+    (void)state;
+    size_t most = (size_t)W * H * D * 16;
+    uint8_t *want = malloc(most), *got = malloc(most);
+    assert_true(want && got);
+    for (int p = 0; p < PATHS; p++)
+        for (size_t f = 0; f < sizeof formats / sizeof formats[0]; f++)
+            for (int volume = 0; volume < 2; volume++) {
+                int d = volume ? D : 1;
+                cugl_app_target *t = make(
+                    paths[p], (cugl_app_target_desc){
+                                  .kind = volume ? CUGL_APP_TARGET_VOLUME : CUGL_APP_TARGET_IMAGE,
+                                  .format = formats[f].format,
+                                  .width = W,
+                                  .height = H,
+                                  .depth = d,
+                              });
+                unsigned seed = (unsigned)(p * 10 + f * 2 + volume);
+                cugl_app_access a;
+                assert_ok(cugl_app_target_cuda_begin(t, stream, &a));
+                assert_true(a.ptr || a.surface);
+                launch_write(&a, W, H, d, formats[f].components, formats[f].size, seed);
+                assert_ok(cugl_app_target_cuda_end(t, stream));
+                assert_ok(cugl_app_target_gl_begin(t));
+                size_t n = (size_t)W * H * d * formats[f].components * formats[f].size;
+                memset(got, 0xee, n);
+                glPixelStorei(GL_PACK_ALIGNMENT, 1);
+                glGetTextureImage(cugl_app_target_gl_name(t), 0, formats[f].gl_format,
+                                  formats[f].gl_type, (GLsizei)n, got);
+                assert_int_equal(glGetError(), GL_NO_ERROR);
+                assert_ok(cugl_app_target_gl_end(t));
+                expected(want, W, H, d, formats[f].components, formats[f].size, seed);
+                char what[96];
+                snprintf(what, sizeof what, "--interop %s, %s %s", cugl_app_interop_name(paths[p]),
+                         formats[f].name, volume ? "volume" : "image");
+                expect_bytes(got, want, n, what);
+                cugl_app_target_destroy(t);
+            }
+    free(want);
+    free(got);
+}
+
+/* cugl_app_target_draw puts the image on the framebuffer, texel for pixel. */
+static void draw_shows_the_image(void **state)
+{
+    (void)state;
+    int fw = 0, fh = 0;
+    cugl_app_context_size(ctx, &fw, &fh);
+    uint8_t *want = malloc((size_t)fw * fh * 4), *got = malloc((size_t)fw * fh * 4);
+    for (int p = 0; p < PATHS; p++) {
+        cugl_app_target *t = make(paths[p], (cugl_app_target_desc){.width = fw, .height = fh});
+        cugl_app_access a;
+        assert_ok(cugl_app_target_cuda_begin(t, stream, &a));
+        launch_write(&a, fw, fh, 1, 4, 1, 40u + (unsigned)p);
+        assert_ok(cugl_app_target_cuda_end(t, stream));
+        glBindFramebuffer(GL_FRAMEBUFFER, cugl_app_context_framebuffer(ctx));
+        glViewport(0, 0, fw, fh);
+        assert_ok(cugl_app_target_draw(t));
+        assert_ok(cugl_app_read_pixels(got, (size_t)fw * fh * 4, ctx));
+        /* read_pixels gives rows top to bottom; the image's row 0 is GL's bottom. */
+        expected(want, fw, fh, 1, 4, 1, 40u + (unsigned)p);
+        for (int y = 0; y < fh; y++) {
+            char what[64];
+            snprintf(what, sizeof what, "--interop %s, drawn row %d",
+                     cugl_app_interop_name(paths[p]), y);
+            expect_bytes(got + (size_t)(fh - 1 - y) * fw * 4, want + (size_t)y * fw * 4,
+                         (size_t)fw * 4, what);
+        }
+        cugl_app_target_destroy(t);
+    }
+    free(want);
+    free(got);
+}
+
+/* A buffer with initial contents; CUDA reads them, writes them over. */
+static void buffers_start_with_their_contents(void **state)
+{
+    (void)state;
+    enum { N = 4099 };
+    uint8_t initial[N], want[N], got[N];
+    for (int i = 0; i < N; i++)
+        initial[i] = (uint8_t)(i * 29 + 3);
+    for (int p = 0; p < PATHS; p++) {
+        cugl_app_target *t = make(paths[p], (cugl_app_target_desc){.kind = CUGL_APP_TARGET_BUFFER,
+                                                                   .size = N,
+                                                                   .initial = initial});
+        assert_ok(cugl_app_target_gl_begin(t));
+        glGetNamedBufferSubData(cugl_app_target_gl_name(t), 0, N, got);
+        assert_ok(cugl_app_target_gl_end(t));
+        expect_bytes(got, initial, N, "GL's first look");
+        /* CUDA reads what the buffer holds. */
+        assert_ok(cugl_app_target_set_cuda_use(t, CUGL_APP_CUDA_READS));
+        cugl_app_access a;
+        assert_ok(cugl_app_target_cuda_begin(t, stream, &a));
+        assert_true(a.ptr != 0 && a.size >= N);
+        cugl_buffer *view = NULL, *host = NULL;
+        assert_ok(cugl_buffer_from_handle(&view, a.ptr, N, NULL));
+        assert_ok(cugl_buffer_from_handle(&host, (uint64_t)(uintptr_t)got, N, NULL));
+        memset(got, 0, N);
+        assert_ok(cugl_buffer_copy_from(host, view, stream));
+        assert_ok(cugl_stream_sync(stream));
+        cugl_buffer_release(view);
+        cugl_buffer_release(host);
+        assert_ok(cugl_app_target_cuda_end(t, stream));
+        expect_bytes(got, initial, N, "CUDA's first look");
+        /* Then writes it. */
+        assert_ok(cugl_app_target_set_cuda_use(t, CUGL_APP_CUDA_WRITES));
+        assert_ok(cugl_app_target_cuda_begin(t, stream, &a));
+        launch_write(&a, N, 1, 1, 1, 1, 7);
+        assert_ok(cugl_app_target_cuda_end(t, stream));
+        assert_ok(cugl_app_target_gl_begin(t));
+        glGetNamedBufferSubData(cugl_app_target_gl_name(t), 0, N, got);
+        assert_ok(cugl_app_target_gl_end(t));
+        expected(want, N, 1, 1, 1, 1, 7);
+        expect_bytes(got, want, N, cugl_app_interop_name(paths[p]));
+        cugl_app_target_destroy(t);
+    }
+}
+
+/* ---- GL writes, CUDA reads ------------------------------------------------- */
+
+static void gl_draws_cuda_reads(void **state)
+{
+    (void)state;
+    uint8_t *image = malloc((size_t)W * H * 4), *got = malloc((size_t)W * H * 4);
+    for (int i = 0; i < W * H * 4; i++)
+        image[i] = (uint8_t)(i * 7 + 1);
+    for (int p = 0; p < PATHS; p++) {
+        cugl_app_target *t = make(paths[p], (cugl_app_target_desc){.direction = CUGL_APP_FROM_GL,
+                                                                   .width = W,
+                                                                   .height = H});
+        for (int frame = 0; frame < 3; frame++) {
+            image[0] = (uint8_t)frame;
+            assert_ok(cugl_app_target_gl_begin(t));
+            glPixelStorei(GL_UNPACK_ALIGNMENT, 1);
+            glTextureSubImage2D(cugl_app_target_gl_name(t), 0, 0, 0, W, H, GL_RGBA,
+                                GL_UNSIGNED_BYTE, image);
+            assert_int_equal(glGetError(), GL_NO_ERROR);
+            assert_ok(cugl_app_target_gl_end(t));
+            cugl_app_access a;
+            assert_ok(cugl_app_target_cuda_begin(t, stream, &a));
+            assert_true(a.ptr || a.texture);
+            cugl_memory_resource *mr = NULL;
+            cugl_buffer *out = NULL, *host = NULL;
+            assert_ok(cugl_device_memory_resource_create(&mr, dev, NULL));
+            assert_ok(cugl_memory_resource_allocate(&out, mr, (size_t)W * H * 4, stream));
+            int w = W, h = H;
+            uint64_t out_ptr = cugl_buffer_handle(out);
+            void *args[] = {&a, &w, &h, &out_ptr};
+            cugl_launch_config grid = {.grid = {(W + 15) / 16, (H + 15) / 16, 1},
+                                       .block = {16, 16, 1}};
+            assert_ok(cugl_launch(stream, &grid, read_kernel, args, 4));
+            assert_ok(cugl_app_target_cuda_end(t, stream));
+            assert_ok(cugl_buffer_from_handle(&host, (uint64_t)(uintptr_t)got, (size_t)W * H * 4,
+                                              NULL));
+            assert_ok(cugl_buffer_copy_from(host, out, stream));
+            assert_ok(cugl_stream_sync(stream));
+            cugl_buffer_release(host);
+            cugl_buffer_close(out, stream);
+            cugl_buffer_release(out);
+            cugl_memory_resource_release(mr);
+            char what[64];
+            snprintf(what, sizeof what, "--interop %s, frame %d", cugl_app_interop_name(paths[p]),
+                     frame);
+            expect_bytes(got, image, (size_t)W * H * 4, what);
+        }
+        cugl_app_target_destroy(t);
+    }
+    free(image);
+    free(got);
+}
+
+/* ---- Turns ----------------------------------------------------------------- */
+
+/* nbody's pair: CUDA reads one buffer and writes the other, in one turn,
+ * the uses swapped each step; GL sees each step's output. */
+static void two_targets_one_turn(void **state)
+{
+    (void)state;
+    enum { N = 1024 };
+    uint8_t got[N], want[N];
+    for (int p = 0; p < PATHS; p++) {
+        cugl_app_target *pair[2];
+        for (int i = 0; i < 2; i++)
+            pair[i] = make(paths[p], (cugl_app_target_desc){.kind = CUGL_APP_TARGET_BUFFER,
+                                                            .size = N});
+        for (int step = 0; step < 4; step++) {
+            cugl_app_target *src = pair[step % 2], *dst = pair[1 - step % 2];
+            assert_ok(cugl_app_target_set_cuda_use(src, CUGL_APP_CUDA_READS));
+            assert_ok(cugl_app_target_set_cuda_use(dst, CUGL_APP_CUDA_WRITES));
+            cugl_app_target *both[2] = {src, dst};
+            cugl_app_access a[2];
+            assert_ok(cugl_app_targets_cuda_begin(both, 2, stream, a));
+            assert_true(a[0].ptr && a[1].ptr && a[0].ptr != a[1].ptr);
+            launch_write(&a[1], N, 1, 1, 1, 1, (unsigned)step);
+            assert_ok(cugl_app_targets_cuda_end(both, 2, stream));
+            assert_ok(cugl_app_targets_gl_begin(both, 2));
+            glGetNamedBufferSubData(cugl_app_target_gl_name(dst), 0, N, got);
+            assert_ok(cugl_app_targets_gl_end(both, 2));
+            expected(want, N, 1, 1, 1, 1, (unsigned)step);
+            expect_bytes(got, want, N, cugl_app_interop_name(paths[p]));
+        }
+        for (int i = 0; i < 2; i++)
+            cugl_app_target_destroy(pair[i]);
+    }
+}
+
+/* Pipelined, GL sees what CUDA wrote a turn earlier (the latest on the
+ * first); turned off, the turn's own. */
+static void pipelining(void **state)
+{
+    (void)state;
+    enum { N = 4096 };
+    for (int p = 0; p < 2; p++) { /* map and shared; host is never pipelined */
+        cugl_app_target *t = make(paths[p], (cugl_app_target_desc){.kind = CUGL_APP_TARGET_BUFFER,
+                                                                   .size = N,
+                                                                   .pipelined = true});
+        assert_true(cugl_app_target_is_pipelined(t));
+        uint64_t ptrs[3] = {0};
+        for (uint32_t frame = 0; frame < 12; frame++) {
+            if (frame == 9)
+                assert_ok(cugl_app_target_set_pipelined(t, false));
+            cugl_app_access a;
+            assert_ok(cugl_app_target_cuda_begin(t, stream, &a));
+            if (frame < 3)
+                ptrs[frame] = a.ptr;
+            cugl_buffer *view = NULL;
+            uint32_t v = 1000 + frame;
+            assert_ok(cugl_buffer_from_handle(&view, a.ptr, N, NULL));
+            assert_ok(cugl_buffer_fill(view, &v, 4, stream));
+            cugl_buffer_release(view);
+            assert_ok(cugl_app_target_cuda_end(t, stream));
+            assert_ok(cugl_app_target_gl_begin(t));
+            uint32_t got = 0;
+            glGetNamedBufferSubData(cugl_app_target_gl_name(t), N - 4, 4, &got);
+            assert_ok(cugl_app_target_gl_end(t));
+            uint32_t want = frame == 0 || frame >= 9 ? 1000 + frame : 1000 + frame - 1;
+            if (got != want)
+                fail_msg("--interop %s, frame %u: GL saw %u, expected %u",
+                         cugl_app_interop_name(paths[p]), frame, got, want);
+        }
+        /* The slots rotated: CUDA wrote a copy GL was not drawing (map: 2
+         * copies, shared memory: 3). */
+        assert_true(ptrs[0] != ptrs[1]);
+        if (paths[p] == CUGL_APP_INTEROP_SHARED)
+            assert_true(ptrs[2] != ptrs[0] && ptrs[2] != ptrs[1]);
+        assert_int_equal(cugl_app_target_lockstep_turns(t), 3);
+        cugl_app_target_destroy(t);
+    }
+    /* A target GL draws for CUDA is never pipelined. */
+    cugl_app_target *t = NULL;
+    assert_status(cugl_app_target_create(&t, ctx, &(cugl_app_target_desc){
+                                                      .direction = CUGL_APP_FROM_GL,
+                                                      .width = 8,
+                                                      .height = 8,
+                                                      .pipelined = true}),
+                  CUGL_ERROR_INVALID_ARGUMENT);
+    assert_null(t);
+}
+
+/* auto takes a path that works and says why. */
+static void auto_says_why(void **state)
+{
+    (void)state;
+    cugl_app_target *t = NULL;
+    assert_ok(cugl_app_target_create(&t, ctx, &(cugl_app_target_desc){.width = 8, .height = 8}));
+    cugl_app_interop chosen = cugl_app_target_interop(t);
+    printf("# auto: %s: %s\n", cugl_app_interop_name(chosen), cugl_app_target_reason(t));
+    assert_true(chosen == CUGL_APP_INTEROP_MAP || chosen == CUGL_APP_INTEROP_SHARED ||
+                chosen == CUGL_APP_INTEROP_HOST);
+    assert_true(strlen(cugl_app_target_reason(t)) > 20);
+    cugl_app_target_destroy(t);
+}
+
+/* Turns out of order are refused with a message, and nothing is left open. */
+static void turns_in_order(void **state)
+{
+    (void)state;
+    for (int p = 0; p < PATHS; p++) {
+        cugl_app_target *t = make(paths[p], (cugl_app_target_desc){.width = 8, .height = 8});
+        cugl_app_access a;
+        assert_status(cugl_app_target_cuda_end(t, stream), CUGL_ERROR_INVALID_STATE);
+        assert_string_equal(cugl_last_error(),
+                            "cugl_app_target_cuda_end: cugl_app_targets_cuda_end: target 0: "
+                            "CUDA's turn has not begun");
+        assert_status(cugl_app_target_gl_end(t), CUGL_ERROR_INVALID_STATE);
+        assert_ok(cugl_app_target_cuda_begin(t, stream, &a));
+        assert_status(cugl_app_target_cuda_begin(t, stream, &a), CUGL_ERROR_INVALID_STATE);
+        assert_status(cugl_app_target_gl_begin(t), CUGL_ERROR_INVALID_STATE);
+        assert_status(cugl_app_target_draw(t), CUGL_ERROR_INVALID_STATE);
+        assert_status(cugl_app_target_set_pipelined(t, true), CUGL_ERROR_INVALID_STATE);
+        cugl_stream *other = NULL;
+        assert_ok(cugl_stream_create(&other, dev, NULL));
+        assert_status(cugl_app_target_cuda_end(t, other), CUGL_ERROR_INVALID_ARGUMENT);
+        cugl_stream_release(other);
+        assert_ok(cugl_app_target_cuda_end(t, stream));
+        cugl_app_target *twice[2] = {t, t};
+        assert_status(cugl_app_targets_cuda_begin(twice, 2, stream, &a),
+                      CUGL_ERROR_INVALID_ARGUMENT);
+        assert_string_equal(cugl_last_error(),
+                            "cugl_app_targets_cuda_begin: targets 0 and 1 are the same");
+        cugl_app_target_destroy(t);
+    }
+}
+
+/* Targets made and destroyed leave nothing behind. */
+static void no_leaks(void **state)
+{
+    (void)state;
+    for (int p = 0; p < PATHS; p++) {
+        long long objects = cugl_live_objects(), bytes = cugl_live_bytes();
+        for (int i = 0; i < 200; i++) {
+            cugl_app_target *t = make(paths[p], (cugl_app_target_desc){.width = 64, .height = 32,
+                                                                       .pipelined = i % 2});
+            cugl_app_access a;
+            assert_ok(cugl_app_target_cuda_begin(t, stream, &a));
+            launch_write(&a, 64, 32, 1, 4, 1, 1);
+            assert_ok(cugl_app_target_cuda_end(t, stream));
+            assert_ok(cugl_app_target_draw(t));
+            cugl_app_target_destroy(t);
+        }
+        assert_ok(cugl_stream_sync(stream));
+        if (cugl_live_objects() != objects || cugl_live_bytes() != bytes)
+            fail_msg("--interop %s: cugl holds %lld objects and %lld bytes after 200 targets, "
+                     "%lld and %lld before",
+                     cugl_app_interop_name(paths[p]), cugl_live_objects(), cugl_live_bytes(),
+                     objects, bytes);
+    }
+}
+
+int main(void)
+{
+    dev = cugl_test_device();
+    cugl_status st = cugl_app_context_create(
+        &ctx, &(cugl_app_context_desc){.mode = CUGL_APP_HEADLESS, .width = 96, .height = 64,
+                                       .cuda_device = cugl_device_ordinal(dev)});
+    if (st == CUGL_ERROR_NOT_SUPPORTED)
+        cugl_test_skip_all(cugl_last_error());
+    if (st != CUGL_OK) {
+        printf("Bail out! %s\n", cugl_last_error());
+        return 1;
+    }
+    test_gl_load();
+    if (cugl_stream_create(&stream, dev, NULL) != CUGL_OK ||
+        cugl_module_load_data(&module, dev, cugl_target_kernels_fatbin,
+                              cugl_target_kernels_fatbin_size) != CUGL_OK ||
+        cugl_module_get_kernel(&write_kernel, module, "cugl_target_write") != CUGL_OK ||
+        cugl_module_get_kernel(&read_kernel, module, "cugl_target_read_rgba8") != CUGL_OK) {
+        printf("Bail out! %s\n", cugl_last_error());
+        return 1;
+    }
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(images_and_volumes_every_format),
+        cmocka_unit_test(draw_shows_the_image),
+        cmocka_unit_test(buffers_start_with_their_contents),
+        cmocka_unit_test(gl_draws_cuda_reads),
+        cmocka_unit_test(two_targets_one_turn),
+        cmocka_unit_test(pipelining),
+        cmocka_unit_test(auto_says_why),
+        cmocka_unit_test(turns_in_order),
+        cmocka_unit_test(no_leaks),
+    };
+    int failed = cugl_test_run(tests);
+    cugl_kernel_release(write_kernel);
+    cugl_kernel_release(read_kernel);
+    cugl_module_release(module);
+    cugl_stream_release(stream);
+    cugl_app_context_destroy(ctx);
+    return failed;
+}
