@@ -56,6 +56,22 @@ def buffer_device(buffer_ptr):
         dl.call_deleter(t.value, False)
 
 
+def _fold_byte_offset(address, versioned):
+    """Point `data` at element (0, ..., 0) and make byte_offset 0.
+
+    libcugl's tensors keep the buffer's start in `data` and the view's
+    offset in `byte_offset`, as DLPack allows; but consumers that ignore
+    byte_offset are common (PyTorch did until its PR #170432), and on CPU
+    and CUDA devices a pointer to the first element is what they all read
+    right. The deleter does not look at either field.
+    """
+    cls = dl.DLManagedTensorVersioned if versioned else dl.DLManagedTensor
+    t = cls.from_address(address).dl_tensor
+    if t.byte_offset:
+        t.data = (t.data or 0) + t.byte_offset
+        t.byte_offset = 0
+
+
 def export_view(view_ptr, versioned):
     """A capsule with libcugl's tensor of the view."""
     lib = load()
@@ -65,6 +81,7 @@ def export_view(view_ptr, versioned):
     else:
         lib.cugl_view_to_dlpack(byref(t), view_ptr)
     try:
+        _fold_byte_offset(t.value, versioned)
         return dl.to_capsule(t.value, versioned)
     except BaseException:
         dl.call_deleter(t.value, versioned)

@@ -35,6 +35,7 @@ def cuda_device_or_skip(ordinal=0):
         pytest.skip("needs CUDA device %d; this machine has %d" % (ordinal, count))
     dev = cugl.Device(ordinal)
     dev.set_current()
+    dev.memory_resource  # made once and kept: made here, it is no test's leak
     return dev
 
 

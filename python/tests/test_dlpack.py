@@ -83,6 +83,18 @@ def test_negative_strides_keep_the_lowest_address_as_data():
     np.testing.assert_array_equal(np.from_dlpack(view), a)
 
 
+@pytest.mark.parametrize("max_version", [None, (1, 0)])
+def test_exports_point_data_at_the_first_element(max_version):
+    # Consumers that ignore byte_offset (PyTorch before its PR #170432) read
+    # the right elements all the same.
+    a = np.arange(24, dtype=np.float32).reshape(4, 6)
+    view = cugl.from_dlpack(a)[1:, 2::2]
+    address, versioned, t = consume(view.__dlpack__(max_version=max_version))
+    d = t.dl_tensor
+    assert d.byte_offset == 0 and d.data == a[1:, 2::2].ctypes.data
+    t.deleter(address)
+
+
 def test_copies_and_other_devices_are_refused():
     view = cugl.from_dlpack(np.zeros(3))
     with pytest.raises(BufferError):
