@@ -8,15 +8,33 @@ Python protocol adds around them:
 
 - capsules: an export travels in a capsule named "dltensor" (DLPack 0.x) or
   "dltensor_versioned" (1.x). A consumer renames it "used_..." when it
-  takes the tensor over; the capsule's destructor calls the tensor's
-  deleter only when nobody did, so the deleter runs exactly once;
+  takes the tensor over, and calls its deleter when done;
 - memory described by the CUDA array interface, the NumPy array interface
-  or a pointer with an owner is made into a versioned DLPack tensor whose
-  deleter drops the Python owner, and libcugl imports that: the memory
-  stays alive for as long as any cugl object (or any consumer of a later
-  export) uses it.
+  or a pointer with an owner is made into a versioned DLPack tensor that
+  holds the Python owner, and libcugl imports that: the memory stays alive
+  for as long as any cugl object (or any consumer of a later export) uses
+  it.
+
+No Python runs inside a C release path. Capsules and deleters are freed
+and called from C, by consumers too, and at times while an exception is on
+its way up the stack (a consumer that refuses a capsule frees it with its
+error set; a tensor dropped during unwinding calls its deleter then); a
+ctypes callback run at such a moment cannot leave the pending exception
+as it found it, and the interpreter then fails. So exported capsules have
+no destructor: they are listed, and sweep() deletes the tensors of those
+nobody took once nobody holds the capsule. And a tensor made here has C's
+time() as its deleter: it writes the time into the tensor's first eight
+bytes (its version, which nothing reads after the import), and sweep()
+lets go of the owner of each tensor so marked. sweep() runs where Python
+may run: after every release of a cugl object by this package (from weakref
+finalizers, which keep a pending exception aside), at each garbage
+collection, at each export and at exit.
 """
+import atexit
 import ctypes
+import gc
+import sys
+import threading
 from ctypes import c_int, c_int32, c_int64, c_uint8, c_uint16, c_uint32, c_uint64, c_void_p
 
 # DLDeviceType values that cugl imports and exports.
@@ -75,8 +93,8 @@ class DLManagedTensorVersioned(ctypes.Structure):
 
 
 def _forever(obj):
-    """Keep `obj` alive until the process ends: capsules and C code may
-    reach it after this module is torn down at exit."""
+    """Keep `obj` alive until the process ends: capsules (their names) and C
+    code may reach it after this module is torn down at exit."""
     ctypes.pythonapi.Py_IncRef(ctypes.py_object(obj))
     return obj
 
@@ -94,7 +112,6 @@ NAME_TEXT = {False: "dltensor", True: "dltensor_versioned"}
 _api = ctypes.pythonapi
 _PyCapsule_New = ctypes.PYFUNCTYPE(ctypes.py_object, c_void_p, c_void_p, c_void_p)(
     ("PyCapsule_New", _api))
-_PyCapsule_IsValid = ctypes.PYFUNCTYPE(c_int, c_void_p, c_void_p)(("PyCapsule_IsValid", _api))
 _PyCapsule_GetPointer = ctypes.PYFUNCTYPE(c_void_p, c_void_p, c_void_p)(
     ("PyCapsule_GetPointer", _api))
 _PyCapsule_SetName = ctypes.PYFUNCTYPE(c_int, ctypes.py_object, c_void_p)(
@@ -102,8 +119,6 @@ _PyCapsule_SetName = ctypes.PYFUNCTYPE(c_int, ctypes.py_object, c_void_p)(
 _PyCapsule_GetName = ctypes.PYFUNCTYPE(ctypes.c_char_p, ctypes.py_object)(
     ("PyCapsule_GetName", _api))
 _CAPSULE_TYPE = type(_PyCapsule_New(1, NAME[False], None))
-_PyErr_Fetch = ctypes.PYFUNCTYPE(None, c_void_p, c_void_p, c_void_p)(("PyErr_Fetch", _api))
-_PyErr_Restore = ctypes.PYFUNCTYPE(None, c_void_p, c_void_p, c_void_p)(("PyErr_Restore", _api))
 
 
 def call_deleter(address, versioned):
@@ -114,40 +129,20 @@ def call_deleter(address, versioned):
         deleter(address)
 
 
-def _make_capsule_destructor(versioned):
-    name = NAME[versioned]
-    cls = DLManagedTensorVersioned if versioned else DLManagedTensor
+# --- exports ------------------------------------------------------------------
 
-    # Runs while the capsule is freed, maybe while an exception is on its
-    # way up the stack: it is saved first and put back last, and nothing
-    # here looks up a global (everything is bound as a default argument).
-    def destructor(capsule, name=name, cls=cls, fetch=_PyErr_Fetch, restore=_PyErr_Restore,
-                   is_valid=_PyCapsule_IsValid, get_pointer=_PyCapsule_GetPointer,
-                   c_void_p=c_void_p, byref=ctypes.byref):
-        saved = (c_void_p(), c_void_p(), c_void_p())
-        fetch(byref(saved[0]), byref(saved[1]), byref(saved[2]))
-        try:
-            # A consumer that took the tensor renamed the capsule "used_...".
-            if is_valid(capsule, name):
-                address = get_pointer(capsule, name)
-                deleter = cls.from_address(address).deleter
-                if deleter:
-                    deleter(address)
-        finally:
-            restore(saved[0], saved[1], saved[2])
-
-    return _forever(ctypes.CFUNCTYPE(None, c_void_p)(destructor))
-
-
-_CAPSULE_DESTRUCTOR = {False: _make_capsule_destructor(False),
-                       True: _make_capsule_destructor(True)}
+_lock = threading.Lock()  # guards _exports against a sweep's rewrite; one sweep at a time
+_exports = []  # [capsule, address, versioned]: given out, not yet seen taken or dropped
 
 
 def to_capsule(address, versioned):
-    """A capsule carrying the tensor at `address` to a consumer; if it is
-    never taken, freeing the capsule calls the tensor's deleter."""
-    return _PyCapsule_New(address, NAME[versioned],
-                          ctypes.cast(_CAPSULE_DESTRUCTOR[versioned], c_void_p))
+    """A capsule carrying the tensor at `address` to a consumer. If nobody
+    takes the tensor, a sweep after the capsule is dropped calls its deleter."""
+    sweep()
+    capsule = _PyCapsule_New(address, NAME[versioned], None)
+    with _lock:
+        _exports.append([capsule, address, versioned])
+    return capsule
 
 
 def capsule_tensor(capsule):
@@ -167,8 +162,8 @@ def capsule_tensor(capsule):
 
 
 def mark_consumed(capsule, versioned):
-    """Rename the capsule so that its destructor leaves the tensor alone:
-    its deleter is now the consumer's to call."""
+    """Rename a producer's capsule so that its destructor leaves the tensor
+    alone: the deleter is now ours (libcugl's) to call."""
     _PyCapsule_SetName(capsule, USED_NAME[versioned])
 
 
@@ -176,24 +171,23 @@ def mark_consumed(capsule, versioned):
 
 _held = {}  # address of a tensor made here -> what it keeps alive
 
+# C's time(time_t *): the deleter of the tensors made here. It runs no
+# Python, and marks the tensor: its first word (the version) takes the time.
+_libc = ctypes.CDLL(None)
+_MARK_DELETED = _forever(DELETER(ctypes.cast(_libc.time, c_void_p).value))
+_LIVE_WORD = int.from_bytes(bytes(DLPackVersion(*VERSION)), sys.byteorder)
 
-def _drop_held(address, held=_held):
-    held.pop(address, None)
 
-
-_HELD_DELETER = _forever(DELETER(_drop_held))
-
-
-def held_count():
-    """How many tensors made by owned_tensor() are alive (for leak checks)."""
-    return len(_held)
+def _deleted(address):
+    return c_int64.from_address(address).value != _LIVE_WORD
 
 
 def owned_tensor(data, shape, strides, dtype, device, owner, readonly=False, byte_offset=0):
-    """A DLPack 1.x tensor over memory `owner` keeps valid; its deleter
-    drops `owner`. Returns the tensor's address; the caller hands it to
-    libcugl (which calls the deleter once, when done with it) or calls
-    call_deleter itself if libcugl refuses it.
+    """A DLPack 1.x tensor over memory `owner` keeps valid; `owner` is let
+    go of by the first sweep after the tensor's deleter has run. Returns the
+    tensor's address; the caller hands it to libcugl (which calls the
+    deleter once, when done with it) or calls call_deleter itself if
+    libcugl refuses it.
 
     shape and strides are sequences of ints (strides in elements, or None
     for C order); dtype is (code, bits, lanes); device is (type, id).
@@ -204,7 +198,7 @@ def owned_tensor(data, shape, strides, dtype, device, owner, readonly=False, byt
     t = DLManagedTensorVersioned()
     t.version = DLPackVersion(*VERSION)
     t.flags = FLAG_READ_ONLY if readonly else 0
-    t.deleter = _HELD_DELETER
+    t.deleter = _MARK_DELETED
     t.dl_tensor.data = data or None
     t.dl_tensor.device = DLDevice(*device)
     t.dl_tensor.ndim = ndim
@@ -216,6 +210,59 @@ def owned_tensor(data, shape, strides, dtype, device, owner, readonly=False, byt
     address = ctypes.addressof(t)
     _held[address] = (t, shape_arr, strides_arr, owner)
     return address
+
+
+# --- sweeping -------------------------------------------------------------------
+
+def sweep():
+    """Delete the tensors of exports nobody took and nobody holds, and let go
+    of the owners of tensors whose deleter has run. Cheap when there is none."""
+    if not (_exports or _held):
+        return
+    if not _lock.acquire(blocking=False):
+        return  # a sweep is under way (on this thread: this is one of its releases)
+    try:
+        untaken = []
+        keep = []
+        for entry in _exports:
+            name = _PyCapsule_GetName(entry[0])
+            if name == NAME_TEXT[entry[2]].encode():
+                # Held by the list's entry and getrefcount's argument alone: dropped.
+                if sys.getrefcount(entry[0]) <= 2:
+                    untaken.append((entry[1], entry[2]))
+                    continue
+                keep.append(entry)
+            # else: renamed "used_...", the consumer's now
+        _exports[:] = keep
+        del keep
+    finally:
+        _lock.release()
+    for address, versioned in untaken:
+        call_deleter(address, versioned)
+    for address in [a for a in list(_held) if _deleted(a)]:
+        _held.pop(address, None)  # may free the owner, and with it more to sweep
+
+
+def held_count():
+    """How many tensors made by owned_tensor() still hold their owner, after
+    a sweep (for leak checks)."""
+    sweep()
+    return len(_held)
+
+
+def exports_count():
+    """How many exports are neither known taken nor deleted, after a sweep."""
+    sweep()
+    return len(_exports)
+
+
+def _sweep_after_collection(phase, info):
+    if phase == "stop":
+        sweep()
+
+
+gc.callbacks.append(_sweep_after_collection)
+atexit.register(sweep)  # registered before any finalizer: runs after them, at exit
 
 
 def tensor_device(address, versioned):

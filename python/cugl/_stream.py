@@ -67,11 +67,14 @@ class Stream(Owned):
     @classmethod
     def from_handle(cls, handle):
         """Wrap a CUstream made elsewhere: an int (1 and 2 name the legacy and
-        per-thread default streams of the current device), or an object with
-        __cuda_stream__. The stream's device must have had set_current()."""
+        per-thread default streams of the current device), an object with
+        __cuda_stream__, or one with an int `cuda_stream` (PyTorch's). The
+        stream's device must have had set_current()."""
         if hasattr(handle, "__cuda_stream__"):
             version_and_handle = handle.__cuda_stream__()
             handle = version_and_handle[1]
+        elif isinstance(getattr(handle, "cuda_stream", None), int):
+            handle = handle.cuda_stream
         if isinstance(handle, bool) or not isinstance(handle, int):
             raise TypeError("a stream handle must be an int or have __cuda_stream__, not %s"
                             % type(handle).__name__)
@@ -229,10 +232,10 @@ class Event(Owned):
 
 
 def as_stream(obj, what="stream"):
-    """A Stream from a Stream or an object with __cuda_stream__."""
+    """A Stream from a Stream, an object with __cuda_stream__ or PyTorch's."""
     if isinstance(obj, Stream):
         return obj
-    if hasattr(obj, "__cuda_stream__"):
+    if hasattr(obj, "__cuda_stream__") or isinstance(getattr(obj, "cuda_stream", None), int):
         return Stream.from_handle(obj)
     raise TypeError("%s must be a cugl Stream or have __cuda_stream__, not %s"
                     % (what, type(obj).__name__))

@@ -168,7 +168,7 @@ def test_a_consumed_capsule_is_not_consumed_twice():
     assert "consumed already" in str(e.value)
 
 
-def test_an_export_nobody_takes_is_deleted_by_its_capsule(live):
+def test_an_export_nobody_takes_is_deleted_by_the_next_sweep(live):
     objects = live[0]
     a = np.arange(8.0)
     view = cugl.from_dlpack(a)
@@ -188,6 +188,54 @@ def test_an_export_nobody_takes_is_deleted_by_its_capsule(live):
     assert cugl.live_objects() == objects
 
 
+def test_no_python_runs_when_c_frees_a_capsule_or_calls_a_deleter():
+    # Exported capsules have no destructor, and the tensors made over Python
+    # memory have C's time() as their deleter: C code may free or call them
+    # with an exception pending, which no Python callback survives.
+    import ctypes
+    get_destructor = ctypes.pythonapi.PyCapsule_GetDestructor
+    get_destructor.restype, get_destructor.argtypes = ctypes.c_void_p, [ctypes.py_object]
+    view = cugl.from_dlpack(np.arange(3.0))
+    for max_version in (None, (1, 0)):
+        capsule = view.__dlpack__(max_version=max_version)
+        assert get_destructor(capsule) is None
+    del capsule
+    libc_time = ctypes.cast(ctypes.CDLL(None).time, ctypes.c_void_p).value
+    a = np.arange(4.0)
+    address = _dlpack.owned_tensor(a.ctypes.data, (4,), None, (2, 64, 1), (1, 0), a)
+    t = _dlpack.DLManagedTensorVersioned.from_address(address)
+    assert ctypes.cast(t.deleter, ctypes.c_void_p).value == libc_time
+    assert _dlpack.held_count() == 1
+    t.deleter(address)
+    assert _dlpack.held_count() == 0
+
+
+def test_a_consumer_that_refuses_a_capsule_gets_its_own_error(live):
+    objects = live[0]
+    a = np.zeros(8, np.uint16)
+    buf = cugl.Buffer.from_handle(a.ctypes.data, a.nbytes, owner=a)
+    bf16 = cugl.StridedMemoryView.from_buffer(buf, (8,), dtype=(4, 16, 1))  # bfloat16
+    # NumPy frees the capsule with its error set: the error stays NumPy's.
+    with pytest.raises(Exception) as e:
+        np.from_dlpack(bf16)
+    assert not isinstance(e.value, SystemError), e.value
+    del e, bf16, buf
+    gc.collect()
+    assert _dlpack.exports_count() == 0 and cugl.live_objects() == objects
+
+
+def test_a_capsule_freed_while_an_exception_is_raised_keeps_the_exception(live):
+    objects = live[0]
+    view = cugl.from_dlpack(np.arange(3.0))
+    with pytest.raises(ZeroDivisionError):
+        # The capsule is on the stack when 1 / 0 raises: it is freed, and its
+        # deleter run, while the ZeroDivisionError is on its way up.
+        [view.__dlpack__(max_version=(1, 0)), 1 / 0]
+    del view
+    gc.collect()
+    assert cugl.live_objects() == objects
+
+
 def test_an_export_a_consumer_took_is_left_to_it():
     a = np.arange(8.0)
     view = cugl.from_dlpack(a)
@@ -198,6 +246,21 @@ def test_an_export_a_consumer_took_is_left_to_it():
     # The consumer owns the tensor: it still describes the memory.
     assert t.dl_tensor.data == a.ctypes.data
     t.deleter(address)
+
+
+def test_memory_owned_by_python_freed_while_an_exception_is_raised(live):
+    class Described:
+        def __init__(self, a):
+            self.a = a
+            self.__array_interface__ = a.__array_interface__
+
+    a = np.arange(4.0)
+    with pytest.raises(ZeroDivisionError):
+        # The NumPy array, last holder of the view over `a`, is freed on the
+        # way up: cugl lets go of the tensor that holds `a` then.
+        [np.from_dlpack(cugl.StridedMemoryView.from_array_interface(Described(a))), 1 / 0]
+    gc.collect()
+    assert _dlpack.held_count() == 0
 
 
 def test_memory_owned_by_python_is_held_until_cugl_lets_go():

@@ -1,6 +1,7 @@
 """`pip install ./python` into a fresh venv, offline (no package index), as
 README.md says; the installed package imports and finds libcugl: the one
 named at install time, pkg-config's, or CUGL_LIBRARY's at run time."""
+import importlib.util
 import os
 import shutil
 import subprocess
@@ -43,16 +44,24 @@ def run(args, cwd, env, timeout=300):
 
 @pytest.fixture(scope="module")
 def venv(tmp_path_factory):
-    """A fresh venv that sees Debian's packages (pip, setuptools, wheel, NumPy),
-    and a copy of python/ to install from."""
+    """A fresh venv that sees the system's packages (pip, setuptools, wheel,
+    NumPy), and a copy of python/ to install from."""
+    missing = [m for m in ("pip", "setuptools", "wheel") if importlib.util.find_spec(m) is None]
+    if missing:
+        pytest.skip("an offline pip install needs pip, setuptools and wheel; %s lacks %s "
+                    "(Debian: python3-pip python3-setuptools python3-wheel)"
+                    % (sys.executable, ", ".join(missing)))
     root = tmp_path_factory.mktemp("install")
     src = root / "src"
     shutil.copytree(PACKAGE_DIR, src / "python",
                     ignore=shutil.ignore_patterns("__pycache__", "build", "*.egg-info",
                                                   "tests"))
-    out = run([sys.executable, "-m", "venv", "--system-site-packages", str(root / "venv")],
-              root, clean_env())
-    assert out.returncode == 0, "python3 -m venv failed (python3-venv?):\n" + out.stderr
+    command = [sys.executable, "-m", "venv", "--system-site-packages", str(root / "venv")]
+    if importlib.util.find_spec("ensurepip") is None:
+        # No python3-venv: the venv runs the system's pip, installing into itself.
+        command.append("--without-pip")
+    out = run(command, root, clean_env())
+    assert out.returncode == 0, "python3 -m venv failed:\n" + out.stderr
     return root
 
 

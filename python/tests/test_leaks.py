@@ -1,6 +1,6 @@
 """10,000 create-and-release cycles of each host path leave cugl's live
-objects and bytes (device.h's counts), the package's held tensors and the
-NumPy array's references where they were."""
+objects and bytes (device.h's counts), the package's held tensors and
+pending exports, and the NumPy array's references where they were."""
 import gc
 import sys
 
@@ -61,11 +61,13 @@ def test_cycles_leave_nothing_behind(cycle):
     a = np.arange(48, dtype=np.float32).reshape(6, 8)
     cycle(a)  # warm up: anything made once and kept is not a leak
     gc.collect()
-    before = (cugl.live_objects(), cugl.live_bytes(), _dlpack.held_count(), sys.getrefcount(a))
+    before = (cugl.live_objects(), cugl.live_bytes(), _dlpack.held_count(),
+              _dlpack.exports_count(), sys.getrefcount(a))
     for _ in range(CYCLES):
         cycle(a)
     gc.collect()
-    after = (cugl.live_objects(), cugl.live_bytes(), _dlpack.held_count(), sys.getrefcount(a))
+    after = (cugl.live_objects(), cugl.live_bytes(), _dlpack.held_count(),
+             _dlpack.exports_count(), sys.getrefcount(a))
     assert after == before
 
 

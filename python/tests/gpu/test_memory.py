@@ -68,7 +68,7 @@ def test_a_pool_of_its_own(device, stream):
     mr = cugl.DeviceMemoryResource(device, cugl.DeviceMemoryResourceOptions(max_size=64 << 20))
     buf = mr.allocate(1 << 20, stream=stream)
     stats = mr.pool_stats
-    assert stats.used_current == 1 << 20 and stats.reserved_current >= 1 << 20
+    assert stats.used_current >= 1 << 20 and stats.reserved_current >= 1 << 20
     assert mr.handle != 0
     buf.close(stream)
     stream.sync()

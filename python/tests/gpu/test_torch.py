@@ -114,6 +114,7 @@ def test_the_cuda_array_interface_stream_is_waited_for(torch, device, stream):
         t.fill_(5.0)
     view = cugl.StridedMemoryView.from_cuda_array_interface(CAIv3(t, side.cuda_stream),
                                                              stream=stream)
+    assert cugl.Stream.from_handle(side).handle == side.cuda_stream  # torch's streams too
     assert view.ptr == t.data_ptr()
     assert (to_host(view, stream) == 5.0).all()
     side.synchronize()
