@@ -30,8 +30,9 @@ def order_consumer(producer, stream, device):
     """Make the consumer's stream (the `stream` argument of __dlpack__) wait
     for the work queued so far on `producer`, the stream known to write the
     memory (None: nothing is known, the caller orders the work). For CUDA
-    memory, None means the legacy default stream (1), -1 no ordering."""
-    if producer is None or stream == -1 or device[0] == dl.CPU:
+    memory, None means the legacy default stream (1), -1 no ordering. A
+    producer stream closed since has nothing left to wait for."""
+    if producer is None or stream == -1 or device[0] == dl.CPU or producer.is_closed:
         return
     if stream is None:
         stream = 1

@@ -212,14 +212,16 @@ def test_no_python_runs_when_c_frees_a_capsule_or_calls_a_deleter():
 
 def test_a_consumer_that_refuses_a_capsule_gets_its_own_error(live):
     objects = live[0]
-    a = np.zeros(8, np.uint16)
+    a = np.zeros(8, np.float32)
     buf = cugl.Buffer.from_handle(a.ctypes.data, a.nbytes, owner=a)
-    bf16 = cugl.StridedMemoryView.from_buffer(buf, (8,), dtype=(4, 16, 1))  # bfloat16
-    # NumPy frees the capsule with its error set: the error stays NumPy's.
+    pairs = cugl.StridedMemoryView.from_buffer(buf, (4,), dtype=(2, 32, 2))  # 2-lane float32
+    # NumPy has no vector dtypes: it frees the capsule with its error set,
+    # and the error stays NumPy's.
     with pytest.raises(Exception) as e:
-        np.from_dlpack(bf16)
+        np.from_dlpack(pairs)
     assert not isinstance(e.value, SystemError), e.value
-    del e, bf16, buf
+    assert "lanes" in str(e.value)
+    del e, pairs, buf
     gc.collect()
     assert _dlpack.exports_count() == 0 and cugl.live_objects() == objects
 

@@ -30,6 +30,11 @@ def clean_env(**changes):
     env = {k: v for k, v in os.environ.items()
            if k not in ("PYTHONPATH", "CUGL_LIBRARY", "PKG_CONFIG_PATH", "PKG_CONFIG_LIBDIR",
                         "VIRTUAL_ENV", "PYTHONHOME") and not k.startswith("PIP_")}
+    # The source tree's package must not be found; other paths (NumPy's) may stay.
+    paths = [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep)
+             if p and os.path.realpath(p) != os.path.realpath(PACKAGE_DIR)]
+    if paths:
+        env["PYTHONPATH"] = os.pathsep.join(paths)
     # No index and no local wheels: whatever the build needs must already be here.
     env.update(PIP_NO_INDEX="1", PIP_DISABLE_PIP_VERSION_CHECK="1", PIP_NO_CACHE_DIR="1")
     env.update({k: v for k, v in changes.items() if v is not None})

@@ -47,7 +47,7 @@ LAYOUTS = {
     "stepped": lambda a: a[:, ::2, 1::2],
     "reversed": lambda a: a[::-1, :, ::-2],
     "scalar": lambda a: a[1:2, 2:3, 3:4].reshape(()),
-    "empty": lambda a: a[:, 3:, :],
+    "empty": lambda a: a[:, 6:, :],
     "broadcast": lambda a: np.broadcast_to(a[:1, :1, :], a.shape),
 }
 
