@@ -174,7 +174,7 @@ _held = {}  # address of a tensor made here -> what it keeps alive
 # C's time(time_t *): the deleter of the tensors made here. It runs no
 # Python, and marks the tensor: its first word (the version) takes the time.
 _libc = ctypes.CDLL(None)
-_MARK_DELETED = _forever(DELETER(ctypes.cast(_libc.time, c_void_p).value))
+_MARK_DELETED = DELETER(ctypes.cast(_libc.time, c_void_p).value)
 _LIVE_WORD = int.from_bytes(bytes(DLPackVersion(*VERSION)), sys.byteorder)
 
 
@@ -234,7 +234,6 @@ def sweep():
                 keep.append(entry)
             # else: renamed "used_...", the consumer's now
         _exports[:] = keep
-        del keep
     finally:
         _lock.release()
     for address, versioned in untaken:
