@@ -1,0 +1,113 @@
+"""`pip install ./python` into a fresh venv, offline (no package index), as
+README.md says; the installed package imports and finds libcugl: the one
+named at install time, pkg-config's, or CUGL_LIBRARY's at run time."""
+import importlib.util
+import os
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+import cugl
+
+PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(cugl.__file__)))
+BUILD_LIBRARY = os.path.realpath(os.environ["CUGL_LIBRARY"])
+
+PROBE = """
+import os, numpy, cugl
+print(os.path.dirname(cugl.__file__))
+print(os.path.realpath(cugl.library_path()))
+a = numpy.arange(12.0).reshape(3, 4)
+b = numpy.from_dlpack(cugl.from_dlpack(a).T[1:])
+assert b.ctypes.data == a.ctypes.data + 8 and (b == a.T[1:]).all()
+del b  # the last holder of what cugl made
+print(cugl.live_objects(), cugl.__version__)
+"""
+
+
+def clean_env(**changes):
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("PYTHONPATH", "CUGL_LIBRARY", "PKG_CONFIG_PATH", "PKG_CONFIG_LIBDIR",
+                        "VIRTUAL_ENV", "PYTHONHOME") and not k.startswith("PIP_")}
+    # The source tree's package must not be found; other paths (NumPy's) may stay.
+    paths = [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep)
+             if p and os.path.realpath(p) != os.path.realpath(PACKAGE_DIR)]
+    if paths:
+        env["PYTHONPATH"] = os.pathsep.join(paths)
+    # No index and no local wheels: whatever the build needs must already be here.
+    env.update(PIP_NO_INDEX="1", PIP_DISABLE_PIP_VERSION_CHECK="1", PIP_NO_CACHE_DIR="1")
+    env.update({k: v for k, v in changes.items() if v is not None})
+    return env
+
+
+def run(args, cwd, env, timeout=300):
+    out = subprocess.run(args, cwd=cwd, env=env, capture_output=True, text=True,
+                         timeout=timeout)
+    return out
+
+
+@pytest.fixture(scope="module")
+def venv(tmp_path_factory):
+    """A fresh venv that sees the system's packages (pip, setuptools, wheel,
+    NumPy), and a copy of python/ to install from."""
+    missing = [m for m in ("pip", "setuptools", "wheel") if importlib.util.find_spec(m) is None]
+    if missing:
+        pytest.skip("an offline pip install needs pip, setuptools and wheel; %s lacks %s "
+                    "(Debian: python3-pip python3-setuptools python3-wheel)"
+                    % (sys.executable, ", ".join(missing)))
+    root = tmp_path_factory.mktemp("install")
+    src = root / "src"
+    shutil.copytree(PACKAGE_DIR, src / "python",
+                    ignore=shutil.ignore_patterns("__pycache__", "build", "*.egg-info",
+                                                  "tests"))
+    command = [sys.executable, "-m", "venv", "--system-site-packages", str(root / "venv")]
+    if importlib.util.find_spec("ensurepip") is None:
+        # No python3-venv: the venv runs the system's pip, installing into itself.
+        command.append("--without-pip")
+    out = run(command, root, clean_env())
+    assert out.returncode == 0, "python3 -m venv failed:\n" + out.stderr
+    return root
+
+
+def pip_install(venv, **env):
+    python = str(venv / "venv" / "bin" / "python")
+    return run([python, "-m", "pip", "install", "--force-reinstall", "./python"],
+               venv / "src", clean_env(**env))
+
+
+def probe(venv, **env):
+    python = str(venv / "venv" / "bin" / "python")
+    out = run([python, "-c", PROBE], venv, clean_env(**env), timeout=60)
+    assert out.returncode == 0, out.stdout + out.stderr
+    return out.stdout.splitlines()
+
+
+def test_install_names_the_build_tree(venv):
+    out = pip_install(venv, CUGL_LIBRARY=os.path.dirname(os.path.dirname(BUILD_LIBRARY)))
+    assert out.returncode == 0, out.stdout + out.stderr
+    where, library, counts = probe(venv)
+    assert where.startswith(str(venv / "venv"))  # the installed copy, not the source
+    assert library == BUILD_LIBRARY
+    assert counts == "0 %s" % cugl.__version__
+    # CUGL_LIBRARY at run time still overrides the recorded library.
+    out = run([str(venv / "venv" / "bin" / "python"), "-c",
+               "import cugl\ntry:\n    cugl.library_path()\nexcept cugl.LibraryNotFoundError "
+               "as e:\n    print(e)"], venv, clean_env(CUGL_LIBRARY="/nonexistent/libcugl.so"))
+    assert "CUGL_LIBRARY=/nonexistent/libcugl.so: " in out.stdout, out.stdout + out.stderr
+
+
+def test_install_without_a_library_finds_the_installed_one(venv, tmp_path):
+    out = pip_install(venv)
+    assert out.returncode == 0, out.stdout + out.stderr
+    (tmp_path / "cugl.pc").write_text(
+        "libdir=%s\nName: cugl\nDescription: test\nVersion: %s\nLibs: -L${libdir} -lcugl\n"
+        % (os.path.dirname(BUILD_LIBRARY), cugl.__version__))
+    where, library, counts = probe(venv, PKG_CONFIG_LIBDIR=str(tmp_path))
+    assert library == BUILD_LIBRARY
+
+
+def test_install_refuses_a_library_that_is_not_there(venv):
+    out = pip_install(venv, CUGL_LIBRARY="/nonexistent/libcugl.so")
+    assert out.returncode != 0
+    assert ("CUGL_LIBRARY=/nonexistent/libcugl.so names no libcugl" in out.stdout + out.stderr)
