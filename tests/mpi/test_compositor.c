@@ -11,7 +11,9 @@
  * state kept, the bytes and times reported, ranks that disagree or refuse
  * (an error on every rank, with the facts), a rank that never comes (a
  * timeout with a message, at create and at a composite), bad arguments,
- * and the binding of ranks to devices.
+ * the binding of ranks to devices, and, where there is a CUDA device, the
+ * pixels through its pinned memory. `--rank-dies` runs one scenario alone:
+ * a rank that ends without MPI_Finalize (rank_dies.sh).
  *
  * Output is TAP from rank 0; every check's failure is printed by the rank
  * that saw it, as a comment, and a test fails when any rank's check did.
@@ -690,6 +692,76 @@ static void test_bind(void)
     end();
 }
 
+/* With a CUDA device, the pixels pass through its pinned host memory. */
+static void test_pinned(void)
+{
+    int count = 0;
+    cugl_status st = cugl_device_count(&count);
+    if (st != CUGL_OK || count == 0) {
+        if (getenv("CUGL_TEST_NO_SKIP")) {
+            begin("pinned host memory of each rank's device");
+            CHECK(false, "no CUDA device, and CUGL_TEST_NO_SKIP is set: %s",
+                  st != CUGL_OK ? cugl_last_error() : "the driver sees none");
+            end();
+            return;
+        }
+        skip("pinned host memory of each rank's device", "no CUDA device");
+        return;
+    }
+    begin("pinned host memory of each rank's device");
+    cugl_mpi_binding b;
+    cugl_device *dev = NULL;
+    CHECK_STATUS(cugl_mpi_bind(&b, MPI_COMM_WORLD, NULL), CUGL_OK, NULL);
+    CHECK_STATUS(cugl_device_get(&dev, b.device), CUGL_OK, NULL);
+    if (dev)
+        CHECK_STATUS(cugl_device_set_current(dev), CUGL_OK, NULL);
+    cugl_mpi_compositor *c = NULL;
+    CHECK_STATUS(cugl_mpi_compositor_create(&c, MPI_COMM_WORLD, ctx,
+                                            &(cugl_mpi_compositor_desc){
+                                                .device = dev, .timeout_seconds = 30}),
+                 CUGL_OK, NULL);
+    if (c) {
+        CHECK(strcmp(cugl_mpi_compositor_transport(c), "host-pinned") == 0,
+              "transport \"%s\"", cugl_mpi_compositor_transport(c));
+        composite_equals_one_process(c, 6, 0, false);
+        check_stats(c, 1, 0, false);
+    }
+    cugl_mpi_compositor_destroy(c);
+    end();
+}
+
+/*
+ * The last rank ends without MPI_Finalize once the compositor is made,
+ * while the others composite: MPI's runtime (Open MPI's mpirun) ends the
+ * job. Run alone (--rank-dies) by rank_dies.sh, which checks that the job
+ * ended, and soon, rather than waiting for the compositor's timeout.
+ */
+static int rank_dies(void)
+{
+    cugl_mpi_compositor *c = NULL;
+    if (cugl_mpi_compositor_create(&c, MPI_COMM_WORLD, ctx,
+                                   &(cugl_mpi_compositor_desc){.timeout_seconds = 20}) !=
+        CUGL_OK) {
+        printf("# rank %d: %s\n", rank, cugl_last_error());
+        return 1;
+    }
+    if (rank == size - 1) {
+        printf("# rank %d ends now, without MPI_Finalize\n", rank);
+        fflush(stdout);
+        _exit(3);
+    }
+    GLuint fb = cugl_app_context_framebuffer(ctx);
+    for (int i = 0; i < 1000; i++) {
+        if (cugl_mpi_compositor_composite(c, fb) != CUGL_OK) {
+            printf("# rank %d, composite %d: %s\n", rank, i, cugl_last_error());
+            break;
+        }
+    }
+    printf("# rank %d was not ended by MPI's runtime\n", rank);
+    fflush(stdout);
+    _exit(1);
+}
+
 /*
  * The last rank never comes, at create and then at a composite: the
  * others give up after the timeout with a message. The collectives left
@@ -766,6 +838,9 @@ int main(int argc, char **argv)
     if (worst != 0) {
         if (why != 0)
             printf("# rank %d: %s\n", rank, message);
+        /* CUGL_TEST_NO_SKIP (machines known to have GL): a skip is a failure. */
+        if (worst == 1 && getenv("CUGL_TEST_NO_SKIP"))
+            worst = 2;
         if (rank == 0)
             printf(worst == 1 ? "1..0 # SKIP no headless GL context: %s\n"
                               : "Bail out! a rank could not make its context: %s\n",
@@ -779,8 +854,10 @@ int main(int argc, char **argv)
     setup_drawing();
     alarm(0);
 
+    if (argc > 1 && strcmp(argv[1], "--rank-dies") == 0)
+        return rank_dies();
     if (rank == 0) {
-        printf("1..10\n# %d ranks, GL: %s\n", size, cugl_app_context_renderer(ctx));
+        printf("1..11\n# %d ranks, GL: %s\n", size, cugl_app_context_renderer(ctx));
         fflush(stdout);
     }
     test_arguments();
@@ -791,6 +868,7 @@ int main(int argc, char **argv)
     test_ties();
     test_disagree();
     test_composite_refused();
+    test_pinned();
     test_missing_rank();
 
     fflush(stdout);
