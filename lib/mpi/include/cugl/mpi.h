@@ -195,6 +195,7 @@ CUGL_API cugl_status cugl_mpi_compositor_create(cugl_mpi_compositor **out, MPI_C
  * every rank), and on the root its texture and framebuffer (the context
  * must be current). After a timeout the communicator and the buffers of
  * the abandoned collective are left to MPI. NULL: no-op.
+ * @errors none.
  * @thread_safety Collective over the compositor's communicator; the thread
  *   that uses its context, with it current.
  * @param c the compositor, or NULL.
@@ -268,6 +269,7 @@ CUGL_API cugl_status cugl_mpi_compositor_stats(cugl_mpi_composite_stats *out,
  * The root's copy of the last composite, as written into its framebuffer:
  * width x height RGBA8 pixels, rows bottom to top (GL's order), for a
  * program that serves or saves it without reading GL back.
+ * @errors none.
  * @thread_safety The thread that uses the compositor.
  * @pointer_lifetime Held by the compositor; rewritten by each composite,
  *   freed by destroy.
@@ -281,6 +283,7 @@ CUGL_API const uint8_t *cugl_mpi_compositor_image(const cugl_mpi_compositor *c);
  * memory of the desc's device) or "host" (pageable host memory); "device"
  * is kept for device buffers handed to a CUDA-aware MPI, which this
  * version does not make.
+ * @errors none.
  * @thread_safety Any thread.
  * @param c the compositor, or NULL.
  * @return a static string; "" for NULL.
@@ -288,7 +291,7 @@ CUGL_API const uint8_t *cugl_mpi_compositor_image(const cugl_mpi_compositor *c);
 CUGL_API const char *cugl_mpi_compositor_transport(const cugl_mpi_compositor *c);
 
 /**
- * "depth", "add", or "invalid". @thread_safety Any thread.
+ * "depth", "add", or "invalid". @errors none. @thread_safety Any thread.
  * @param mode the mode.
  * @return a static string; "invalid" for a value that is no cugl_mpi_composite_mode.
  */
