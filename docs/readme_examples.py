@@ -1,10 +1,12 @@
 #!/usr/bin/env python3
 """The C examples of the README as a C file that the build compiles.
 
-usage: readme_examples.py README.md OUTPUT.c [--without-app]
+usage: readme_examples.py README.md OUTPUT.c [--skip HEADER | --only HEADER]...
 
 Each ```c block becomes a function of its own: its #include lines go to the
-top of the file, the rest into the body. What the snippets take as given
+top of the file, the rest into the body. A block that includes the header
+of an optional part (<cugl/mpi.h>) is left out with --skip HEADER and kept
+alone with --only HEADER, so that it is compiled where that part is built. What the snippets take as given
 (the caller's data, a kernel, a stream: GIVEN) is declared in the functions
 that use it, so that any other name the README uses without saying what it
 is fails the build. A
@@ -45,16 +47,23 @@ def given_in(block):
     return out
 
 
+def includes_header(block, header):
+    """Whether `block` includes <header>."""
+    return re.search(rf"^#include\s*<{re.escape(header)}>", block, flags=re.M) is not None
+
+
 def main():
-    readme, output = sys.argv[1], sys.argv[2]
-    without_app = '--without-app' in sys.argv[3:]
+    readme, output, rest = sys.argv[1], sys.argv[2], sys.argv[3:]
+    if len(rest) % 2 or any(flag not in ("--skip", "--only") for flag in rest[::2]):
+        sys.exit("usage: readme_examples.py README.md OUTPUT.c [--skip HEADER | --only HEADER]...")
     with open(readme, encoding="utf-8") as f:
         text = f.read()
     blocks = re.findall(r"^```c\n(.*?)^```$", text, flags=re.S | re.M)
-    if without_app:
-        blocks = [b for b in blocks if not re.search(r"#include <cugl/app", b)]
+    for flag, header in zip(rest[::2], rest[1::2]):
+        keep = flag == "--only"
+        blocks = [b for b in blocks if includes_header(b, header) == keep]
     if not blocks:
-        sys.exit(f"{readme}: no ```c examples")
+        sys.exit(f"{readme}: no ```c examples" + (f" ({' '.join(rest)})" if rest else ""))
     includes, bodies = ["#include <stdio.h>", "#include <cugl/cugl.h>"], []
     for i, block in enumerate(blocks):
         body = []

@@ -49,7 +49,8 @@ packages="meson ninja-build pkg-config python3 python3-glad gcc binutils
  libcmocka-dev libglfw3-dev libcglm-dev libpng-dev libdlpack-dev libimgui-dev libstb-dev
  libegl-dev libgl-dev libegl1 libegl-mesa0 libgl1-mesa-dri clang libclang-rt-dev
  ffmpeg cmake g++ xvfb xauth xdotool libwebsockets-dev libturbojpeg0-dev chromium
- doxygen python3-pytest python3-numpy python3-pip python3-setuptools python3-wheel python3-venv"
+ doxygen python3-pytest python3-numpy python3-pip python3-setuptools python3-wheel python3-venv
+ libopenmpi-dev openmpi-bin"
 missing=
 for p in $packages; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' ||
