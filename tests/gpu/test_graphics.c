@@ -861,6 +861,11 @@ int main(void)
         return 1;
     }
     test_gl_load();
+    /* The test's own EGL entry points, for no_gl_context's eglMakeCurrent. */
+    if (!gladLoaderLoadEGL(EGL_NO_DISPLAY)) {
+        printf("Bail out! GLAD cannot load EGL\n");
+        return 1;
+    }
     printf("# GL: %s, %s\n", cugl_app_context_renderer(ctx), cugl_app_context_platform(ctx));
     if (cugl_stream_create(&stream, dev, NULL) != CUGL_OK) {
         printf("Bail out! %s\n", cugl_last_error());
