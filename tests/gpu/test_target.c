@@ -90,19 +90,31 @@ static void launch_write(const cugl_app_access *a, int w, int h, int d, int comp
     assert_ok(cugl_launch(stream, &grid, write_kernel, args, 7));
 }
 
-static void expect_bytes(const uint8_t *got, const uint8_t *want, size_t n, const char *what)
+/* Where got and want first differ, as a message in `why`; false if they do not. */
+static bool differ(const uint8_t *got, const uint8_t *want, size_t n, const char *what, char *why,
+                   size_t size)
 {
     for (size_t i = 0; i < n; i++)
         if (got[i] != want[i]) {
             size_t from = i / 16 * 16;
-            char g[64] = "", w[64] = "";
+            char g[40] = "", w[40] = "";
             for (size_t j = from; j < from + 16 && j < n; j++) {
                 snprintf(g + strlen(g), sizeof g - strlen(g), "%02x", got[j]);
                 snprintf(w + strlen(w), sizeof w - strlen(w), "%02x", want[j]);
             }
-            fail_msg("%s: byte %zu is 0x%02x, expected 0x%02x (bytes %zu on: %s, expected %s)",
+            snprintf(why, size, "%s: byte %zu is 0x%02x, expected 0x%02x (bytes %zu on: %s, "
+                                "expected %s)",
                      what, i, got[i], want[i], from, g, w);
+            return true;
         }
+    return false;
+}
+
+static void expect_bytes(const uint8_t *got, const uint8_t *want, size_t n, const char *what)
+{
+    char why[256];
+    if (differ(got, want, n, what, why, sizeof why))
+        fail_msg("%s", why);
 }
 
 /* A GL buffer's first n bytes, through a copy on the GPU into a buffer of
@@ -138,6 +150,7 @@ static void images_and_volumes_every_format(void **state)
     size_t most = (size_t)W * H * D * 16;
     uint8_t *want = malloc(most), *got = malloc(most);
     assert_true(want && got);
+    int failures = 0;
     for (int p = 0; p < PATHS; p++)
         for (size_t f = 0; f < sizeof formats / sizeof formats[0]; f++)
             for (int volume = 0; volume < 2; volume++) {
@@ -168,11 +181,16 @@ static void images_and_volumes_every_format(void **state)
                 char what[96];
                 snprintf(what, sizeof what, "--interop %s, %s %s", cugl_app_interop_name(paths[p]),
                          formats[f].name, volume ? "volume" : "image");
-                expect_bytes(got, want, n, what);
+                char why[256];
+                if (differ(got, want, n, what, why, sizeof why)) {
+                    print_error("%s\n", why);
+                    failures++;
+                }
                 cugl_app_target_destroy(t);
             }
     free(want);
     free(got);
+    assert_int_equal(failures, 0);
 }
 
 /* cugl_app_target_draw puts the image on the framebuffer, texel for pixel. */
