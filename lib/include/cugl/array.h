@@ -342,7 +342,10 @@ CUGL_API bool cugl_array_is_closed(const cugl_array *array);
  * cugl_graphics_resource_map_array returned unmaps its graphics resource
  * (a failure reaches cugl_last_error() and the error callback). Afterwards every
  * call that returns a status returns CUGL_ERROR_CLOSED.
- * @thread_safety Not concurrently with other calls on the same array.
+ * @thread_safety Not concurrently with other calls on the same array; a
+ *   mapped array (cugl_graphics_resource_map_array) unmaps its resource, so
+ *   it is closed on the thread whose GL context owns the GL object, with that
+ *   context current.
  * @param array the array, or NULL (no-op).
  */
 CUGL_API void cugl_array_close(cugl_array *array);
@@ -357,7 +360,9 @@ CUGL_API cugl_array *cugl_array_retain(cugl_array *array);
 
 /**
  * Drop a reference; the last one closes and frees. NULL is a no-op.
- * @thread_safety Any thread: references are counted atomically.
+ * @thread_safety Any thread: references are counted atomically; the last
+ *   reference of a mapped array closes it, which unmaps its resource: that
+ *   one is dropped as cugl_array_close is called.
  * @param array the array, or NULL (no-op).
  */
 CUGL_API void cugl_array_release(cugl_array *array);

@@ -242,7 +242,9 @@ CUGL_API bool cugl_buffer_is_closed(const cugl_buffer *buffer);
  *   device than its resource's: the buffer closes all the same, and the
  *   resource is unmapped as with no stream), CUGL_ERROR_CUDA (the memory is forgotten, or the unmap failed and the
  *   resource stays mapped; the driver's error is reported).
- * @thread_safety Any thread, once no other thread uses the object.
+ * @thread_safety Any thread, once no other thread uses the object; a mapped
+ *   buffer (cugl_graphics_resource_map) unmaps its resource, so it is closed
+ *   on the thread whose GL context owns the GL object, with that context current.
  * @param buffer the buffer.
  * @param stream the stream to free on, or NULL for the deallocation stream.
  * @return CUGL_OK, or an error status (see Errors).
@@ -259,7 +261,9 @@ CUGL_API cugl_buffer *cugl_buffer_retain(cugl_buffer *buffer);
 
 /**
  * Drop a reference; the last one closes (on the deallocation stream) and frees.
- * @thread_safety Any thread: references are counted atomically.
+ * @thread_safety Any thread: references are counted atomically; the last
+ *   reference of a mapped buffer closes it, which unmaps its resource: that
+ *   one is dropped as cugl_buffer_close is called.
  * @param buffer the buffer, or NULL (no-op).
  */
 CUGL_API void cugl_buffer_release(cugl_buffer *buffer);

@@ -370,7 +370,9 @@ CUGL_API cugl_graphics_resource *cugl_graphics_resource_retain(cugl_graphics_res
 /**
  * Drop a reference. The last one closes the resource (cugl_graphics_resource_close with a NULL
  * stream, so its GL context must then be current) and frees it.
- * @thread_safety Any thread; not concurrently with a map, unmap or close of the same resource.
+ * @thread_safety Any thread for a reference that is not the last; the last one closes the
+ *   resource, so it is dropped on the thread whose GL context owns the GL object, with that
+ *   context current; not concurrently with a map, unmap or close of the same resource.
  * @param resource the resource, or NULL (no-op).
  */
 CUGL_API void cugl_graphics_resource_release(cugl_graphics_resource *resource);
