@@ -272,11 +272,31 @@ static cugl_status choose_path(cugl_app_target *t, cugl_app_interop asked, const
     return CUGL_OK;
 }
 
+/* No CUDA device (neither the desc nor the context names one): the host
+ * path, whose GL side takes host memory alone (cugl_app_target_copy_from). */
+static cugl_status choose_without_cuda(cugl_app_target *t, const cugl_app_target_desc *desc,
+                                       const char *who)
+{
+    if (desc->interop != CUGL_APP_INTEROP_AUTO && desc->interop != CUGL_APP_INTEROP_HOST)
+        return cugl_report_error(CUGL_ERROR_INVALID_ARGUMENT, who,
+                                 "the %s path needs a CUDA device, and the desc names none and "
+                                 "the context runs on none (cugl_app_context_desc.cuda_device)",
+                                 cugl_app_interop_name(desc->interop));
+    if (t->writer_count > 0)
+        return cugl_report_error(CUGL_ERROR_INVALID_ARGUMENT, who,
+                                 "writers, but no CUDA device of the target's own");
+    snprintf(t->reason, sizeof t->reason,
+             "host: no CUDA device (the context runs on none): the target takes host memory "
+             "alone (cugl_app_target_copy_from)");
+    t->path = paths[CUGL_APP_INTEROP_HOST];
+    return CUGL_OK;
+}
+
 /* A slot more for pipelining, or the first. */
 static cugl_status add_slot(cugl_app_target *t, const void *initial, const char *who)
 {
     cugl_stream *stream = NULL;
-    cugl_status st = cugl_device_default_stream(&stream, t->device);
+    cugl_status st = t->device ? cugl_device_default_stream(&stream, t->device) : CUGL_OK;
     if (st == CUGL_OK)
         st = t->path->slot_create(t, &t->slots[t->slot_count], initial, stream);
     if (st != CUGL_OK) {
@@ -330,13 +350,11 @@ CUGL_API cugl_status cugl_app_target_create(cugl_app_target **out, cugl_app_cont
 
     st = cugl__app_context_cuda_device(&t->gl_device, ctx, __func__);
     t->device = desc->device ? desc->device : t->gl_device;
-    if (st == CUGL_OK && !t->device)
-        st = CUGL__APP_FAIL(CUGL_ERROR_INVALID_ARGUMENT,
-                            "no device: the desc names none and the context runs on no CUDA "
-                            "device (cugl_app_context_desc.cuda_device)");
     if (st == CUGL_OK && !t->gl_device)
         t->gl_device = t->device;
-    if (st == CUGL_OK)
+    if (st == CUGL_OK && !t->device)
+        st = choose_without_cuda(t, desc, __func__);
+    else if (st == CUGL_OK)
         st = choose_path(t, desc->interop, __func__);
     if (st == CUGL_OK && t->writer_count > 0 && t->path != &cugl__app_path_shared)
         st = CUGL__APP_FAIL(CUGL_ERROR_INVALID_ARGUMENT,
@@ -445,6 +463,12 @@ CUGL_API cugl_status cugl_app_targets_cuda_begin(cugl_app_target *const *targets
     if (!stream || !out)
         return CUGL__APP_FAIL(CUGL_ERROR_INVALID_ARGUMENT, "%s is NULL",
                               !stream ? "stream" : "out");
+    for (int i = 0; i < count; i++)
+        if (!targets[i]->device)
+            return CUGL__APP_FAIL(CUGL_ERROR_NOT_SUPPORTED,
+                                  "target %d has no CUDA device (the context runs on none): it "
+                                  "takes host memory alone (cugl_app_target_copy_from)",
+                                  i);
     for (int i = 0; i < count; i++) {
         cugl_app_target *t = targets[i];
         if (t->cuda_open || t->gl_open)
@@ -698,4 +722,227 @@ CUGL_API void cugl_app_target_size(const cugl_app_target *t, int *width, int *he
         *depth = t ? t->depth : 0;
     if (bytes)
         *bytes = t ? t->size : 0;
+}
+
+/* ---- Copies in --------------------------------------------------------------- */
+
+/* The shape and element size `src` must have for the target: images
+ * (height, width, components), volumes (depth, height, width, components)
+ * of component-sized elements; buffers any dense view of at most its bytes. */
+static cugl_status check_source(const cugl_app_target *t, cugl_view *src, size_t *bytes,
+                                const char *who)
+{
+    const cugl_layout *l = cugl_view_layout(src);
+    if (!l)
+        return cugl_report_error(CUGL_ERROR_CLOSED, who, "the source view is closed");
+    int64_t n = 1;
+    for (int i = 0; i < l->ndim; i++)
+        n *= l->shape[i];
+    *bytes = (size_t)n * (size_t)l->itemsize;
+    if (t->kind == CUGL_APP_TARGET_BUFFER) {
+        if (*bytes > t->size)
+            return cugl_report_error(CUGL_ERROR_INVALID_ARGUMENT, who,
+                                     "the source has %zu bytes; the buffer holds %zu", *bytes,
+                                     t->size);
+        return CUGL_OK;
+    }
+    int components = t->format == CUGL_APP_FORMAT_R32F ? 1 : 4;
+    size_t component = t->texel / (size_t)components;
+    bool volume = t->kind == CUGL_APP_TARGET_VOLUME;
+    int64_t want[4] = {t->depth, t->height, t->width, components};
+    const int64_t *w = volume ? want : want + 1;
+    int ndim = volume ? 4 : 3;
+    bool same = l->ndim == ndim && (size_t)l->itemsize == component;
+    for (int i = 0; same && i < ndim; i++)
+        same = l->shape[i] == w[i];
+    if (!same)
+        return cugl_report_error(
+            CUGL_ERROR_INVALID_ARGUMENT, who,
+            "%s of %d x %d%s%.0d texels of %d components of %zu bytes takes a source of shape "
+            "(%s%d, %d, %d) of %zu-byte elements; this one has %d axes of %lld-byte elements",
+            volume ? "a volume" : "an image", t->width, t->height, volume ? " x " : "",
+            volume ? t->depth : 0, components, component, volume ? "depth, " : "",
+            t->height, t->width, components, component, l->ndim, (long long)l->itemsize);
+    return CUGL_OK;
+}
+
+/* A view of the target's linear memory at `ptr` in the source's shape. */
+static cugl_status linear_view(cugl_view **out, const cugl_app_target *t, uint64_t ptr,
+                               const cugl_view *src)
+{
+    const cugl_layout *l = cugl_view_layout(src);
+    cugl_buffer *memory = NULL;
+    cugl_status st = cugl_buffer_from_handle(&memory, ptr, t->size, NULL);
+    cugl_layout layout;
+    if (st == CUGL_OK && t->kind == CUGL_APP_TARGET_BUFFER) {
+        st = cugl_layout_dense(&layout, l->ndim, l->shape, l->itemsize, CUGL_ORDER_C, NULL);
+    } else if (st == CUGL_OK) {
+        int64_t strides[4] = {(int64_t)t->slice, (int64_t)t->pitch, (int64_t)t->texel,
+                              l->itemsize};
+        bool volume = t->kind == CUGL_APP_TARGET_VOLUME;
+        st = cugl_layout_init_bytes(&layout, l->ndim, l->shape, volume ? strides : strides + 1,
+                                    l->itemsize);
+    }
+    if (st == CUGL_OK)
+        st = cugl_view_from_buffer(out, memory, &layout, cugl_view_dtype(src), false);
+    cugl_buffer_release(memory); /* the view holds it */
+    return st;
+}
+
+/* Host memory straight into the GL object, as `pixels` of the target's
+ * size, rows tight; the unpack state is put back. */
+static cugl_status upload_to_gl(cugl_app_target *t, const void *pixels, const char *who)
+{
+    cugl__app_slot *s = &t->slots[0];
+    cugl_app_drain_gl_errors();
+    if (t->kind == CUGL_APP_TARGET_BUFFER) {
+        glNamedBufferSubData(s->gl_name, 0, (GLsizeiptr)t->size, pixels);
+        return cugl_app_check_gl(who, "uploading the buffer");
+    }
+    GLint bound = 0, alignment = 4, row_length = 0, image_height = 0;
+    glGetIntegerv(GL_PIXEL_UNPACK_BUFFER_BINDING, &bound);
+    glGetIntegerv(GL_UNPACK_ALIGNMENT, &alignment);
+    glGetIntegerv(GL_UNPACK_ROW_LENGTH, &row_length);
+    glGetIntegerv(GL_UNPACK_IMAGE_HEIGHT, &image_height);
+    glBindBuffer(GL_PIXEL_UNPACK_BUFFER, 0);
+    glPixelStorei(GL_UNPACK_ALIGNMENT, 1);
+    glPixelStorei(GL_UNPACK_ROW_LENGTH, 0);
+    glPixelStorei(GL_UNPACK_IMAGE_HEIGHT, 0);
+    if (t->kind == CUGL_APP_TARGET_VOLUME)
+        glTextureSubImage3D(s->gl_name, 0, 0, 0, 0, t->width, t->height, t->depth,
+                            t->pixel_format, t->pixel_type, pixels);
+    else
+        glTextureSubImage2D(s->gl_name, 0, 0, 0, t->width, t->height, t->pixel_format,
+                            t->pixel_type, pixels);
+    cugl_status st = cugl_app_check_gl(who, "uploading the image");
+    glPixelStorei(GL_UNPACK_IMAGE_HEIGHT, image_height);
+    glPixelStorei(GL_UNPACK_ROW_LENGTH, row_length);
+    glPixelStorei(GL_UNPACK_ALIGNMENT, alignment);
+    glBindBuffer(GL_PIXEL_UNPACK_BUFFER, (GLuint)bound);
+    return st;
+}
+
+/* Without CUDA: the source (host memory) packed tight on the CPU when it
+ * is not, then uploaded. */
+static cugl_status copy_without_cuda(cugl_app_target *t, cugl_view *src, size_t bytes,
+                                     const char *who)
+{
+    if (cugl_view_is_device_accessible(src) && cugl_view_device_id(src) >= 0)
+        return cugl_report_error(CUGL_ERROR_INVALID_ARGUMENT, who,
+                                 "the target has no CUDA device: its source is host memory");
+    if (cugl_layout_is_contiguous_c(cugl_view_layout(src)))
+        return upload_to_gl(t, (const void *)(uintptr_t)cugl_view_ptr(src), who);
+    void *packed = malloc(bytes);
+    if (!packed)
+        return cugl_report_error(CUGL_ERROR_OUT_OF_MEMORY, who, "no memory for %zu bytes",
+                                 bytes);
+    const cugl_layout *l = cugl_view_layout(src);
+    cugl_layout dense;
+    cugl_buffer *host = NULL;
+    cugl_view *to = NULL;
+    cugl_status st = cugl_layout_dense(&dense, l->ndim, l->shape, l->itemsize, CUGL_ORDER_C,
+                                       NULL);
+    if (st == CUGL_OK)
+        st = cugl_buffer_from_handle(&host, (uint64_t)(uintptr_t)packed, bytes, NULL);
+    if (st == CUGL_OK)
+        st = cugl_view_from_buffer(&to, host, &dense, cugl_view_dtype(src), false);
+    if (st == CUGL_OK)
+        st = cugl_view_copy_from(to, src, NULL, NULL);
+    if (st == CUGL_OK)
+        st = upload_to_gl(t, packed, who);
+    cugl_view_release(to);
+    cugl_buffer_release(host);
+    free(packed);
+    return st;
+}
+
+/* A mapped array (the map path's image) from `src`: through a pitched copy
+ * where the source's rows are dense, else packed on the device first. */
+static cugl_status copy_to_array(cugl_app_target *t, cugl_array *array, cugl_view *src,
+                                 size_t bytes, cugl_stream *stream)
+{
+    const cugl_layout *l = cugl_view_layout(src);
+    bool volume = t->kind == CUGL_APP_TARGET_VOLUME;
+    int row_axis = volume ? 1 : 0;
+    bool rows_dense = l->strides[l->ndim - 1] == 1 &&
+                      l->strides[l->ndim - 2] == l->shape[l->ndim - 1] &&
+                      (!volume || l->strides[0] % l->strides[1] == 0);
+    cugl_memory_resource *mr = NULL;
+    cugl_buffer *packed = NULL, *from = NULL;
+    cugl_view *to = NULL;
+    cugl_status st = CUGL_OK;
+    size_t pitch = 0, rows = 0;
+    if (rows_dense) {
+        pitch = (size_t)l->strides[row_axis] * (size_t)l->itemsize;
+        rows = volume ? (size_t)(l->strides[0] / l->strides[1]) : (size_t)t->height;
+        size_t span = pitch * rows * (size_t)t->depth;
+        st = cugl_buffer_from_handle(&from, cugl_view_ptr(src), span, NULL);
+    } else {
+        cugl_layout dense;
+        st = cugl_device_memory_resource_create(&mr, t->device, NULL);
+        if (st == CUGL_OK)
+            st = cugl_memory_resource_allocate(&packed, mr, bytes, stream);
+        if (st == CUGL_OK)
+            st = cugl_layout_dense(&dense, l->ndim, l->shape, l->itemsize, CUGL_ORDER_C, NULL);
+        if (st == CUGL_OK)
+            st = cugl_view_from_buffer(&to, packed, &dense, cugl_view_dtype(src), false);
+        if (st == CUGL_OK)
+            st = cugl_view_copy_from(to, src, stream, NULL);
+        from = cugl_buffer_retain(packed);
+        pitch = (size_t)t->width * t->texel;
+        rows = (size_t)t->height;
+    }
+    if (st == CUGL_OK) {
+        cugl_copy_endpoint dst_end = {.array = array};
+        cugl_copy_endpoint src_end = {.buffer = from, .pitch = pitch, .rows = rows};
+        size_t extent[3] = {(size_t)t->width, (size_t)t->height, volume ? (size_t)t->depth : 1};
+        st = cugl_array_copy_region(&dst_end, &src_end, extent, stream);
+    }
+    cugl_view_release(to);
+    cugl_buffer_release(from);
+    if (packed)
+        cugl_buffer_close(packed, stream); /* freed once the copy ran */
+    cugl_buffer_release(packed);
+    cugl_memory_resource_release(mr);
+    return st;
+}
+
+CUGL_API cugl_status cugl_app_target_copy_from(cugl_app_target *t, cugl_view *src,
+                                               cugl_stream *stream)
+{
+    if (!t || !src)
+        return CUGL__APP_FAIL(CUGL_ERROR_INVALID_ARGUMENT, "%s is NULL", !t ? "target" : "src");
+    if (t->direction != CUGL_APP_TO_GL)
+        return CUGL__APP_FAIL(CUGL_ERROR_INVALID_ARGUMENT,
+                              "what GL draws for CUDA (CUGL_APP_FROM_GL) takes no copy in");
+    size_t bytes = 0;
+    cugl_status st = check_source(t, src, &bytes, __func__);
+    if (st != CUGL_OK)
+        return st;
+    if (!t->device) {
+        if (t->cuda_open || t->gl_open)
+            return CUGL__APP_FAIL(CUGL_ERROR_INVALID_STATE, "a turn is open; end it first");
+        return copy_without_cuda(t, src, bytes, __func__);
+    }
+    if (!stream)
+        return CUGL__APP_FAIL(CUGL_ERROR_INVALID_ARGUMENT, "stream is NULL");
+    cugl_app_cuda_use use = t->use;
+    t->use = CUGL_APP_CUDA_WRITES;
+    cugl_app_access a;
+    st = cugl_app_targets_cuda_begin(&t, 1, stream, &a);
+    t->use = use;
+    if (st != CUGL_OK)
+        return cugl__app_as_own(st, __func__);
+    cugl__app_slot *s = cugl__cuda_slot(t);
+    if (a.ptr) {
+        cugl_view *dst = NULL;
+        st = linear_view(&dst, t, a.ptr, src);
+        if (st == CUGL_OK)
+            st = cugl_view_copy_from(dst, src, stream, NULL);
+        cugl_view_release(dst);
+    } else {
+        st = copy_to_array(t, s->mapped_array, src, bytes, stream);
+    }
+    cugl_status end = cugl_app_targets_cuda_end(&t, 1, stream);
+    return cugl__app_as_own(st != CUGL_OK ? st : end, __func__);
 }

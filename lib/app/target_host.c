@@ -15,6 +15,9 @@ static cugl_status slot_create(cugl_app_target *t, cugl__app_slot *s, const void
                          ? cugl__target_gl_buffer(t, &s->gl_name, GL_DYNAMIC_STORAGE_BIT,
                                                   initial, who)
                          : cugl__target_gl_texture(t, &s->gl_name, who);
+    /* Without a CUDA device the GL object is all there is. */
+    if (st != CUGL_OK || !t->device)
+        return st;
     cugl_memory_resource *device_mr = NULL, *pinned_mr = NULL;
     if (st == CUGL_OK)
         st = cugl_device_memory_resource_create(&device_mr, t->device, NULL);

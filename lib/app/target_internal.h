@@ -26,6 +26,7 @@ typedef struct cugl__app_slot {
     cugl_buffer *mapped;
     cugl_surface *surface;
     cugl_texture *sampler;
+    cugl_array *mapped_array; /* an image's array, held for copies in (copy_from) */
     bool held; /* written and still mapped: unmapped at the next turn */
     /* shared: the memory GL imports (an image's texture is its own; a
      * volume's is the target's 3-D texture in gl_name, filled from it) */

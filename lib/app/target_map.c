@@ -50,6 +50,7 @@ static cugl_status slot_create(cugl_app_target *t, cugl__app_slot *s, const void
 static void slot_destroy(cugl_app_target *t, cugl__app_slot *s)
 {
     cugl_buffer_release(s->mapped);
+    cugl_array_release(s->mapped_array);
     cugl_surface_release(s->surface);
     cugl_texture_release(s->sampler);
     if (s->resource) {
@@ -103,8 +104,9 @@ static cugl_status map_object(cugl_app_target *t, cugl__app_slot *s, cugl_app_ac
         if (st == CUGL_OK)
             a->texture = cugl_texture_handle(s->sampler);
     }
-    /* The object holds the array; the unmap closes it. */
-    cugl_array_release(array);
+    /* The objects hold the array, and the slot does until the unmap (for
+     * copies in); the unmap closes it. */
+    s->mapped_array = array;
     return st;
 }
 
@@ -113,6 +115,8 @@ static cugl_status map_object(cugl_app_target *t, cugl__app_slot *s, cugl_app_ac
 static void take_objects(cugl__app_slot *s, cugl_texture **texture, cugl_surface **surface)
 {
     cugl_buffer_release(s->mapped);
+    cugl_array_release(s->mapped_array);
+    s->mapped_array = NULL;
     *texture = s->sampler;
     *surface = s->surface;
     s->mapped = NULL;
@@ -176,9 +180,11 @@ static cugl_status cuda_begin(cugl_app_target *const *targets, int n, cugl_strea
             cugl_buffer_release(s->mapped);
             cugl_surface_release(s->surface);
             cugl_texture_release(s->sampler);
+            cugl_array_release(s->mapped_array);
             s->mapped = NULL;
             s->surface = NULL;
             s->sampler = NULL;
+            s->mapped_array = NULL;
         }
         cugl_graphics_unmap(resources, (size_t)n, stream);
     }

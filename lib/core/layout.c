@@ -193,9 +193,9 @@ CUGL_API cugl_status cugl_layout_init_bytes(cugl_layout *out, int ndim, const in
     CUGL__CHECK_NOT_NULL(out);
     CUGL__TRY(check_shape_arg(ndim, shape, __func__));
     CUGL__CHECK_ARG(itemsize > 0, "itemsize must be positive, got %lld", (long long)itemsize);
-    CUGL__CHECK_ARG(ndim == 0 || byte_strides, "byte_strides is NULL");
+    /* NULL: dense, in C order, as cugl_layout_init takes it. */
     int64_t strides[MAXD];
-    for (int i = 0; i < ndim; i++) {
+    for (int i = 0; byte_strides && i < ndim; i++) {
         CUGL__CHECK_ARG(byte_strides[i] % itemsize == 0,
                         "byte stride %lld of axis %d is not a multiple of itemsize %lld",
                         (long long)byte_strides[i], i, (long long)itemsize);
@@ -205,7 +205,8 @@ CUGL_API cugl_status cugl_layout_init_bytes(cugl_layout *out, int ndim, const in
     int perm[MAXD];
     c_order(perm, ndim);
     CUGL__TRY(dense_into(&r, ndim, shape, itemsize, perm, __func__));
-    memcpy(r.strides, strides, (size_t)ndim * sizeof *strides);
+    if (byte_strides)
+        memcpy(r.strides, strides, (size_t)ndim * sizeof *strides);
     return finish(out, &r, __func__);
 }
 

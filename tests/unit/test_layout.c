@@ -781,6 +781,22 @@ static void output_untouched(const cugl_test_case *c)
         fail_msg("%s: failed but wrote its output", c->expr);
 }
 
+/* NULL byte strides are a dense C-order layout, as cugl_layout_init's NULL
+ * strides are (the header said so; the function refused it). */
+static void init_bytes_without_strides(void **state)
+{
+    (void)state;
+    int64_t shape[3] = {2, 3, 4};
+    cugl_layout a, b;
+    assert_ok(cugl_layout_init_bytes(&a, 3, shape, NULL, 8));
+    assert_ok(cugl_layout_init(&b, 3, shape, NULL, 8));
+    assert_memory_equal(&a, &b, sizeof a);
+    assert_true(a.strides[0] == 12 && a.strides[1] == 4 && a.strides[2] == 1);
+    int64_t negative[2] = {2, -1};
+    assert_status(cugl_layout_init_bytes(&a, 2, negative, NULL, 8), CUGL_ERROR_INVALID_ARGUMENT);
+    assert_true(strncmp(cugl_last_error(), "cugl_layout_init_bytes: ", 24) == 0);
+}
+
 static void every_error_branch(void **state)
 {
     (void)state;
@@ -831,6 +847,7 @@ int main(void)
     printf("# seed 0x%llx, %ld random layouts\n", (unsigned long long)seed, cases);
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(known_answers),
+        cmocka_unit_test(init_bytes_without_strides),
         cmocka_unit_test(every_error_branch),
         cmocka_unit_test(outside_run_defects),
         cmocka_unit_test(random_layouts_match_the_oracle),

@@ -113,7 +113,9 @@ typedef struct cugl_app_target_desc {
      * (host memory, read during the call); NULL: undefined. */
     const void *initial;
     /** The CUDA device whose streams take the target's turns; NULL: the
-     * device of the context's GL (cugl_app_context_desc.cuda_device). */
+     * device of the context's GL (cugl_app_context_desc.cuda_device); with
+     * neither, the target takes host memory alone (cugl_app_target_copy_from)
+     * on the host path. */
     cugl_device *device;
     /** Other devices whose streams also write it (compute on other GPUs),
      * `writer_count` of them: the shared path gives them peer access; the
@@ -272,6 +274,31 @@ CUGL_API cugl_status cugl_app_target_gl_begin(cugl_app_target *target);
  * @return CUGL_OK, or an error status (see Errors).
  */
 CUGL_API cugl_status cugl_app_target_gl_end(cugl_app_target *target);
+
+/**
+ * Copy `src` into the target, as a CUDA turn of its own on `stream` (begin,
+ * the copy, end): GL shows it after. An image takes a view of shape
+ * (height, width, components), a volume (depth, height, width,
+ * components), of elements the size of the format's components (1 byte
+ * for RGBA8, 2 for RGBA16F, 4 for the float formats; any dtype of that
+ * size); a buffer takes any view of at most its bytes. The view is host or
+ * device memory with any strides: one copy where its rows are dense (a
+ * strided source is packed on the way). A target without a CUDA device
+ * (the host path where the context runs on none) takes host memory alone,
+ * uploaded to GL at once, and no stream.
+ * @errors CUGL_ERROR_INVALID_ARGUMENT (NULL; a source of another shape or
+ *   element size, or more bytes than a buffer holds; device memory for a
+ *   target without a device; a CUGL_APP_FROM_GL target), CUGL_ERROR_CLOSED
+ *   (the view), CUGL_ERROR_INVALID_STATE (a turn is open), and the statuses
+ *   of a CUDA turn and of cugl_view_copy_from.
+ * @thread_safety The thread whose GL context made the target, with it current.
+ * @param target The target.
+ * @param src What to show.
+ * @param stream The stream the copy is queued on; NULL only for a target without a device.
+ * @return CUGL_OK, or an error status (see Errors).
+ */
+CUGL_API cugl_status cugl_app_target_copy_from(cugl_app_target *target, cugl_view *src,
+                                               cugl_stream *stream);
 
 /**
  * Draw an image over the current viewport of the bound framebuffer, in a
