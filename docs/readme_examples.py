@@ -9,7 +9,8 @@ of an optional part (<cugl/mpi.h>) is left out with --skip HEADER and kept
 alone with --only HEADER, so that it is compiled where that part is built. What the snippets take as given
 (the caller's data, a kernel, a stream: GIVEN) is declared in the functions
 that use it, so that any other name the README uses without saying what it
-is fails the build. A
+is fails the build. A block with `int main(void)` is a whole program: it
+stays at file scope, its main renamed. A
 README without C examples is an error, not an empty file. --without-app
 leaves out the examples that include a libcugl-app header (a build
 without libcugl-app cannot compile them).
@@ -67,15 +68,28 @@ def main():
     includes, bodies = ["#include <stdio.h>", "#include <cugl/cugl.h>"], []
     for i, block in enumerate(blocks):
         body = []
+        program = re.search(r"^int main\(void\)$", block, flags=re.M) is not None
         for line in block.splitlines():
             if line.startswith("#include"):
                 # The include's own comment stays out of the list of includes.
                 inc = line.split("/*")[0].rstrip()
                 if inc not in includes:
                     includes.append(inc)
+            elif program:
+                body.append(line)
             else:
                 body.append("    " + line if line else "")
         start = text[: text.index(block)].count("\n") + 1
+        if program:
+            # A whole program: at file scope, its main renamed, its macros
+            # undefined after it so that the next example may use the names.
+            name = f"readme_program_{i}"
+            code = "\n".join(body).replace("int main(void)", f"int {name}(void)")
+            macros = re.findall(r"^#define (\w+)", code, flags=re.M)
+            bodies.append(f"/* README.md, the program at line {start} */\n"
+                          f"int {name}(void);\n{code}\n" +
+                          "".join(f"#undef {m}\n" for m in macros))
+            continue
         bodies.append(f"/* README.md, the example at line {start} */\n"
                       f"int readme_example_{i}(void);\n"
                       f"int readme_example_{i}(void)\n{{\n" +

@@ -317,6 +317,19 @@ CUGL_API uint32_t cugl_app_context_framebuffer(const cugl_app_context *ctx)
     return ctx ? ctx->fbo : 0;
 }
 
+CUGL_API cugl_status cugl_app_context_bind_framebuffer(cugl_app_context *ctx)
+{
+    if (!ctx)
+        return CUGL__APP_FAIL(CUGL_ERROR_INVALID_ARGUMENT, "ctx is NULL");
+    if (!glad_glBindFramebuffer)
+        return CUGL__APP_FAIL(CUGL_ERROR_INVALID_STATE,
+                              "GL is not loaded: create the context first");
+    cugl_app_drain_gl_errors();
+    glBindFramebuffer(GL_FRAMEBUFFER, ctx->fbo);
+    glViewport(0, 0, ctx->width, ctx->height);
+    return cugl_app_check_gl(__func__, "binding the framebuffer");
+}
+
 CUGL_API cugl_status cugl_app_context_present(cugl_app_context *ctx)
 {
     if (!ctx)

@@ -107,6 +107,20 @@ CUGL_API cugl_app_glproc cugl_app_gl_proc(const char *name);
  */
 CUGL_API cugl_status cugl_app_context_make_current(cugl_app_context *ctx);
 /**
+ * Bind the framebuffer the context presents (headless: its offscreen
+ * framebuffer; a window: the default one) for drawing, with the viewport
+ * over its whole size (it changes when a window is resized): what a frame
+ * does before it draws, so that a program that draws only through
+ * libcugl-app (cugl_app_target_draw) needs no GL of its own.
+ * @errors CUGL_ERROR_INVALID_ARGUMENT (NULL), CUGL_ERROR_INVALID_STATE (GL
+ *   not loaded), CUGL_ERROR_GL.
+ * @thread_safety The thread that uses the context, with it current.
+ * @param ctx the context.
+ * @return CUGL_OK, or an error status (see Errors).
+ */
+CUGL_API cugl_status cugl_app_context_bind_framebuffer(cugl_app_context *ctx);
+
+/**
  * Whether the context is headless (EGL, drawing into an offscreen framebuffer).
  * @thread_safety The thread that uses the context, with it current where GL is called.
  * @param ctx the context, or NULL.
