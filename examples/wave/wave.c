@@ -10,8 +10,9 @@
  *   --frames N  stop after N frames (headless: 120); a stone falls every 40
  *   --check     at the end, compute the same frames on the CPU (wave_math.h)
  *               and compare the last picture byte for byte
- * Exit status: 0, 1 on a failure, 2 on a bad command line, 77 where there
- * is no CUDA device (the message says so).
+ * Where there is no CUDA device, the CPU computes the same wave and the
+ * host path shows it (copied into the target from host memory).
+ * Exit status: 0, 1 on a failure, 2 on a bad command line.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -95,74 +96,192 @@ static bool scripted_stone(long frame, int w, int h, int *x, int *y)
     return true;
 }
 
-/* The CPU's frames, as the GPU's (scripted stones only), and the last
+/* The wave on the CPU (wave_math.h): the program's reference for --check,
+ * and its simulation where there is no CUDA device. Three fields take turns
+ * as the one before, now and next. */
+typedef struct cpu_wave {
+    int w, h, prev, cur, next;
+    float *f[3];
+} cpu_wave;
+
+static cpu_wave cpu_wave_create(int w, int h)
+{
+    size_t n = (size_t)w * h;
+    cpu_wave c = {w, h, 0, 1, 2, {calloc(n, 4), calloc(n, 4), calloc(n, 4)}};
+    if (!c.f[0] || !c.f[1] || !c.f[2]) {
+        fprintf(stderr, "wave: out of memory for %dx%d fields\n", w, h);
+        exit(1);
+    }
+    return c;
+}
+
+static void cpu_wave_step(cpu_wave *c, int stones, int at[][2])
+{
+    int w = c->w, h = c->h;
+    size_t n = (size_t)w * h;
+    for (int s = 0; s < stones; s++)
+        for (size_t i = 0; i < n; i++)
+            c->f[c->cur][i] = wave_dropped(c->f[c->cur][i], (int)(i % w), (int)(i / w), at[s][0],
+                                           at[s][1]);
+    for (size_t i = 0; i < n; i++)
+        c->f[c->next][i] = wave_next(c->f[c->prev], c->f[c->cur], w, h, (int)(i % w), (int)(i / w));
+    int t = c->prev;
+    c->prev = c->cur;
+    c->cur = c->next;
+    c->next = t;
+}
+
+/* The picture of the field now, row 0 first (GL's bottom row), or, with
+ * `top_down`, as a screenshot's rows run. */
+static void cpu_wave_picture(const cpu_wave *c, uint8_t *rgba, bool top_down)
+{
+    for (int y = 0; y < c->h; y++)
+        for (int x = 0; x < c->w; x++)
+            wave_colour(rgba + ((size_t)(top_down ? c->h - 1 - y : y) * c->w + x) * 4,
+                        c->f[c->cur][(size_t)y * c->w + x]);
+}
+
+static void cpu_wave_destroy(cpu_wave *c)
+{
+    for (int i = 0; i < 3; i++)
+        free(c->f[i]);
+}
+
+/* The CPU's frames, as the program's (scripted stones only), and the last
  * picture compared byte for byte with the screenshot's pixels. */
 static int check(const options *o, const uint8_t *picture)
 {
-    int w = o->width, h = o->height;
-    size_t n = (size_t)w * h;
-    float *f[3] = {calloc(n, 4), calloc(n, 4), calloc(n, 4)};
-    uint8_t *want = malloc(n * 4);
-    int prev = 0, cur = 1, next = 2, sx, sy;
+    size_t bytes = (size_t)o->width * o->height * 4;
+    cpu_wave c = cpu_wave_create(o->width, o->height);
+    uint8_t *want = malloc(bytes);
     for (long frame = 0; frame < o->frames; frame++) {
-        if (scripted_stone(frame, w, h, &sx, &sy))
-            for (size_t i = 0; i < n; i++)
-                f[cur][i] = wave_dropped(f[cur][i], (int)(i % w), (int)(i / w), sx, sy);
-        for (size_t i = 0; i < n; i++)
-            f[next][i] = wave_next(f[prev], f[cur], w, h, (int)(i % w), (int)(i / w));
-        int t = prev;
-        prev = cur;
-        cur = next;
-        next = t;
+        int at[1][2];
+        cpu_wave_step(&c, scripted_stone(frame, o->width, o->height, &at[0][0], &at[0][1]), at);
     }
-    /* The screenshot's rows run top to bottom; the field's row 0 is GL's bottom. */
-    for (int y = 0; y < h; y++)
-        for (int x = 0; x < w; x++)
-            wave_colour(want + ((size_t)(h - 1 - y) * w + x) * 4, f[cur][(size_t)y * w + x]);
+    cpu_wave_picture(&c, want, true);
     size_t differ = 0;
-    for (size_t i = 0; i < n * 4; i++)
+    for (size_t i = 0; i < bytes; i++)
         differ += want[i] != picture[i];
-    printf("wave: --check: %zu of %zu bytes differ from the CPU's picture\n", differ, n * 4);
-    for (int i = 0; i < 3; i++)
-        free(f[i]);
+    printf("wave: --check: %zu of %zu bytes differ from the CPU's picture\n", differ, bytes);
+    cpu_wave_destroy(&c);
     free(want);
     return differ == 0 ? 0 : 1;
+}
+
+/* The wave on the GPU: the kernels of wave.cu, loaded from the fatbin the
+ * program carries, over three fields in device memory. */
+typedef struct gpu_wave {
+    int w, h, prev, cur, next;
+    cugl_stream *stream;
+    cugl_module *module;
+    cugl_kernel *step, *drop, *draw;
+    cugl_memory_resource *mr;
+    cugl_buffer *field[3];
+    cugl_launch_config grid;
+} gpu_wave;
+
+static void gpu_wave_create(gpu_wave *g, cugl_device *dev, int w, int h)
+{
+    *g = (gpu_wave){.w = w, .h = h, .prev = 0, .cur = 1, .next = 2,
+                    .grid = {.grid = {(uint32_t)(w + 15) / 16, (uint32_t)(h + 15) / 16, 1},
+                             .block = {16, 16, 1}}};
+    const float zero = 0.0f;
+    CHECK(cugl_device_set_current(dev));
+    CHECK(cugl_stream_create(&g->stream, dev, NULL));
+    CHECK(cugl_module_load_data(&g->module, dev, wave_fatbin,
+                                (size_t)(wave_fatbin_end - wave_fatbin)));
+    CHECK(cugl_module_get_kernel(&g->step, g->module, "wave_step"));
+    CHECK(cugl_module_get_kernel(&g->drop, g->module, "wave_drop"));
+    CHECK(cugl_module_get_kernel(&g->draw, g->module, "wave_draw"));
+    CHECK(cugl_device_memory_resource_create(&g->mr, dev, NULL));
+    for (int i = 0; i < 3; i++) {
+        CHECK(cugl_memory_resource_allocate(&g->field[i], g->mr, (size_t)w * h * 4, g->stream));
+        CHECK(cugl_buffer_fill(g->field[i], &zero, 4, g->stream));
+    }
+}
+
+static void gpu_wave_step(gpu_wave *g, int stones, int at[][2])
+{
+    for (int i = 0; i < stones; i++) {
+        uint64_t f = cugl_buffer_handle(g->field[g->cur]);
+        void *args[] = {&f, &g->w, &g->h, &at[i][0], &at[i][1]};
+        CHECK(cugl_launch(g->stream, &g->grid, g->drop, args, 5));
+    }
+    uint64_t p = cugl_buffer_handle(g->field[g->prev]), c = cugl_buffer_handle(g->field[g->cur]),
+             n = cugl_buffer_handle(g->field[g->next]);
+    void *args[] = {&p, &c, &n, &g->w, &g->h};
+    CHECK(cugl_launch(g->stream, &g->grid, g->step, args, 5));
+    int t = g->prev;
+    g->prev = g->cur;
+    g->cur = g->next;
+    g->next = t;
+}
+
+/* CUDA writes the picture into the target; GL shows it. */
+static void gpu_wave_draw(gpu_wave *g, cugl_app_target *image)
+{
+    cugl_app_access a;
+    CHECK(cugl_app_target_cuda_begin(image, g->stream, &a));
+    uint64_t shown = cugl_buffer_handle(g->field[g->cur]);
+    void *args[] = {&a, &shown, &g->w, &g->h};
+    CHECK(cugl_launch(g->stream, &g->grid, g->draw, args, 4));
+    CHECK(cugl_app_target_cuda_end(image, g->stream));
+}
+
+static void gpu_wave_destroy(gpu_wave *g)
+{
+    for (int i = 0; i < 3; i++)
+        cugl_buffer_release(g->field[i]);
+    cugl_memory_resource_release(g->mr);
+    cugl_kernel_release(g->step);
+    cugl_kernel_release(g->drop);
+    cugl_kernel_release(g->draw);
+    cugl_module_release(g->module);
+    cugl_stream_release(g->stream);
+}
+
+/* The picture computed on the CPU, shown through the host path: copied
+ * into the target from host memory (a view of height x width x 4 bytes). */
+static void cpu_wave_draw(const cpu_wave *c, cugl_app_target *image, uint8_t *rgba)
+{
+    cugl_buffer *b;
+    cugl_layout l;
+    cugl_view *v;
+    cpu_wave_picture(c, rgba, false);
+    CHECK(cugl_buffer_from_handle(&b, (uint64_t)(uintptr_t)rgba, (size_t)c->w * c->h * 4, NULL));
+    CHECK(cugl_layout_init_bytes(&l, 3, (int64_t[]){c->h, c->w, 4}, NULL, 1));
+    CHECK(cugl_view_from_buffer(&v, b, &l, (cugl_dtype){CUGL_DTYPE_UINT, 8, 1}, true));
+    CHECK(cugl_app_target_copy_from(image, v, NULL));
+    cugl_view_release(v);
+    cugl_buffer_release(b);
 }
 
 int main(int argc, char **argv)
 {
     options o = parse(argc, argv);
     int w = o.width, h = o.height;
+
+    /* The GPU's wave where there is a CUDA device; the CPU's elsewhere. */
     cugl_device *dev = NULL;
     cugl_status st = cugl_device_get(&dev, 0);
-    if (st == CUGL_ERROR_NO_DRIVER || st == CUGL_ERROR_NO_DEVICE) {
-        printf("wave: no CUDA device here, and the wave is CUDA's: %s\n", cugl_last_error());
-        return 77;
-    }
-    CHECK(st);
-    CHECK(cugl_device_set_current(dev));
-    cugl_stream *stream;
-    CHECK(cugl_stream_create(&stream, dev, NULL));
-
+    bool on_gpu = st == CUGL_OK;
+    if (st != CUGL_ERROR_NO_DRIVER && st != CUGL_ERROR_NO_DEVICE)
+        CHECK(st);
+    if (!on_gpu)
+        printf("wave: %s: the CPU computes the wave\n", cugl_last_error());
+    gpu_wave gpu = {0};
+    cpu_wave cpu = {0};
+    uint8_t *rgba = NULL;
     cugl_app_context *ctx;
     CHECK(cugl_app_context_create(&ctx, &(cugl_app_context_desc){
                                             .mode = o.headless ? CUGL_APP_HEADLESS : CUGL_APP_AUTO,
-                                            .width = w, .height = h, .title = "wave"}));
-    cugl_module *module;
-    cugl_kernel *step, *drop, *draw;
-    CHECK(cugl_module_load_data(&module, dev, wave_fatbin, (size_t)(wave_fatbin_end - wave_fatbin)));
-    CHECK(cugl_module_get_kernel(&step, module, "wave_step"));
-    CHECK(cugl_module_get_kernel(&drop, module, "wave_drop"));
-    CHECK(cugl_module_get_kernel(&draw, module, "wave_draw"));
-
-    /* Three fields, taking turns as the one before, now and next. */
-    cugl_memory_resource *mr;
-    cugl_buffer *field[3];
-    const float zero = 0.0f;
-    CHECK(cugl_device_memory_resource_create(&mr, dev, NULL));
-    for (int i = 0; i < 3; i++) {
-        CHECK(cugl_memory_resource_allocate(&field[i], mr, (size_t)w * h * 4, stream));
-        CHECK(cugl_buffer_fill(field[i], &zero, 4, stream));
+                                            .width = w, .height = h, .title = "wave",
+                                            .cuda_device = on_gpu ? 0 : -1}));
+    if (on_gpu) {
+        gpu_wave_create(&gpu, dev, w, h);
+    } else {
+        cpu = cpu_wave_create(w, h);
+        rgba = malloc((size_t)w * h * 4);
     }
 
     cugl_app_target *image;
@@ -184,21 +303,19 @@ int main(int argc, char **argv)
 #endif
     fflush(stdout);
 
-    cugl_launch_config grid = {.grid = {(uint32_t)(w + 15) / 16, (uint32_t)(h + 15) / 16, 1},
-                               .block = {16, 16, 1}};
-    int prev = 0, cur = 1, next = 2;
     double cursor[2] = {0, 0};
     bool held = false;
     uint8_t *picture = o.check ? malloc((size_t)w * h * 4) : NULL;
+    if ((!on_gpu && !rgba) || (o.check && !picture)) {
+        fprintf(stderr, "wave: out of memory for a %dx%d picture\n", w, h);
+        return 1;
+    }
     for (long frame = 0; (o.frames == 0 || frame < o.frames) &&
                          !cugl_app_context_should_close(ctx);
          frame++) {
         /* Stones: the run's own, and a click or a drag of the left button. */
-        int sx, sy, stones = 0, at[64][2];
-        if (scripted_stone(frame, w, h, &sx, &sy)) {
-            at[stones][0] = sx;
-            at[stones++][1] = sy;
-        }
+        int stones = 0, at[64][2];
+        stones += scripted_stone(frame, w, h, &at[0][0], &at[0][1]);
         size_t count = 0;
         const cugl_app_event *ev = cugl_app_context_events(ctx, &count, NULL);
         for (size_t i = 0; i < count && stones < 64; i++) {
@@ -215,27 +332,13 @@ int main(int argc, char **argv)
                 at[stones++][1] = h - 1 - (int)cursor[1];
             }
         }
-        for (int i = 0; i < stones; i++) {
-            uint64_t f = cugl_buffer_handle(field[cur]);
-            void *args[] = {&f, &w, &h, &at[i][0], &at[i][1]};
-            CHECK(cugl_launch(stream, &grid, drop, args, 5));
+        if (on_gpu) {
+            gpu_wave_step(&gpu, stones, at);
+            gpu_wave_draw(&gpu, image);
+        } else {
+            cpu_wave_step(&cpu, stones, at);
+            cpu_wave_draw(&cpu, image, rgba);
         }
-        uint64_t p = cugl_buffer_handle(field[prev]), c = cugl_buffer_handle(field[cur]),
-                 n = cugl_buffer_handle(field[next]);
-        void *step_args[] = {&p, &c, &n, &w, &h};
-        CHECK(cugl_launch(stream, &grid, step, step_args, 5));
-        int t = prev;
-        prev = cur;
-        cur = next;
-        next = t;
-
-        /* CUDA writes the picture; GL shows it. */
-        cugl_app_access a;
-        CHECK(cugl_app_target_cuda_begin(image, stream, &a));
-        uint64_t shown = cugl_buffer_handle(field[cur]);
-        void *draw_args[] = {&a, &shown, &w, &h};
-        CHECK(cugl_launch(stream, &grid, draw, draw_args, 4));
-        CHECK(cugl_app_target_cuda_end(image, stream));
         CHECK(cugl_app_context_bind_framebuffer(ctx));
         CHECK(cugl_app_target_draw(image));
 #if CUGL_APP_HAS_SERVE
@@ -255,14 +358,11 @@ int main(int argc, char **argv)
     cugl_app_server_destroy(server);
 #endif
     cugl_app_target_destroy(image);
-    for (int i = 0; i < 3; i++)
-        cugl_buffer_release(field[i]);
-    cugl_memory_resource_release(mr);
-    cugl_kernel_release(step);
-    cugl_kernel_release(drop);
-    cugl_kernel_release(draw);
-    cugl_module_release(module);
-    cugl_stream_release(stream);
+    if (on_gpu)
+        gpu_wave_destroy(&gpu);
+    else
+        cpu_wave_destroy(&cpu);
+    free(rgba);
     cugl_app_context_destroy(ctx);
     return rc;
 }
