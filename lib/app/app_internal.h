@@ -15,7 +15,36 @@
 #define GLFW_INCLUDE_NONE
 #include <GLFW/glfw3.h>
 
-#define CUGL__APP_FAIL(status, ...) cugl_report_error((status), __func__, __VA_ARGS__)
+/* Errors, in the core's idiom (lib/core/internal.h), over the reporting
+ * function libcugl exports: a failure is recorded as "<who>: <message>"
+ * and its status returned, `who` being the public function it happened in
+ * (__func__ there; helpers take it as their `who`). */
+#define cugl__fail cugl_report_error
+
+/* Argument checks that return from the calling function on failure. */
+#define CUGL__CHECK_ARG(cond, ...)                                                  \
+    do {                                                                            \
+        if (!(cond))                                                                \
+            return cugl__fail(CUGL_ERROR_INVALID_ARGUMENT, __func__, __VA_ARGS__);  \
+    } while (0)
+
+#define CUGL__CHECK_NOT_NULL(p) CUGL__CHECK_ARG((p) != NULL, "%s is NULL", #p)
+
+#define CUGL__TRY(expr)                    \
+    do {                                   \
+        cugl_status cugl__st = (expr);     \
+        if (cugl__st != CUGL_OK)           \
+            return cugl__st;               \
+    } while (0)
+
+/* CUGL__TRY for a call of libcugl's or of another public function: its
+ * failure is reported as this function's (cugl__app_as_own). */
+#define CUGL__TRY_OWN(expr)                                          \
+    do {                                                             \
+        cugl_status cugl__st = (expr);                               \
+        if (cugl__st != CUGL_OK)                                     \
+            return cugl__app_as_own(cugl__st, __func__);             \
+    } while (0)
 
 /* st, with a failure's message prefixed by `who` where the call that failed
  * was another's (a libcugl call: its message names it and the driver's), so
@@ -94,9 +123,11 @@ void cugl__app_file_abandon(cugl__app_file *f);
 cugl_status cugl__app_write_png(const char *who, const char *path, const uint8_t *rgba,
                                 int width, int height);
 
+/* Helpers that report take `who`, the public function they work for. */
+
 /* window.c */
 cugl_status cugl__app_window_create(cugl_app_context *ctx, const cugl_app_context_desc *desc,
-                                    bool report);
+                                    bool report, const char *who);
 void cugl__app_window_destroy(cugl_app_context *ctx);
 cugl_status cugl__app_window_present(cugl_app_context *ctx);
 
@@ -105,8 +136,8 @@ const char *cugl__app_event_check(const cugl_app_event *ev);
 
 /* input.c: set up and free a context's input; apply one event as it
  * arrives (GLFW's callbacks); at a present, apply what is due and publish. */
-cugl_status cugl__app_input_init(cugl_app_context *ctx);
-void cugl__app_input_free(cugl_app_context *ctx);
+cugl_status cugl__app_input_init(cugl_app_context *ctx, const char *who);
+void cugl__app_input_free(cugl_app_context *ctx, const char *who);
 void cugl__app_input_apply(cugl_app_context *ctx, const cugl_app_event *ev);
 cugl_status cugl__app_input_present(cugl_app_context *ctx);
 
@@ -123,19 +154,22 @@ cugl_status cugl__app_draw_points(cugl_app_context *ctx, GLuint buffer, size_t c
                                   const float *rgba, const char *who);
 
 /* context.c: the headless framebuffer at a new size (the context current). */
-cugl_status cugl__app_offscreen_resize(cugl_app_context *ctx, int width, int height);
+cugl_status cugl__app_offscreen_resize(cugl_app_context *ctx, int width, int height,
+                                       const char *who);
 
 /* egl.c */
-cugl_status cugl__app_egl_create(cugl_app_context *ctx, const cugl_app_context_desc *desc);
+cugl_status cugl__app_egl_create(cugl_app_context *ctx, const cugl_app_context_desc *desc,
+                                 const char *who);
 void cugl__app_egl_destroy(cugl_app_context *ctx);
 
 /* context.c: after a context is current and GL loaded, check GL >= 4.5 and
  * keep the renderer and vendor strings; `debug` routes GL messages to stderr. */
-cugl_status cugl__app_gl_init(cugl_app_context *ctx, int glad_version, bool debug);
+cugl_status cugl__app_gl_init(cugl_app_context *ctx, int glad_version, bool debug,
+                              const char *who);
 
 /* shared.c: fill a shared texture from its memory now (in GL's turn; a
  * texture made with the fill off is filled only so). */
-cugl_status cugl__app_shared_fill(cugl_app_shared *s);
+cugl_status cugl__app_shared_fill(cugl_app_shared *s, const char *who);
 
 /* blit.c: free the blit objects (the context is current). */
 void cugl__app_blit_free(cugl_app_context *ctx);

@@ -5,22 +5,20 @@
  */
 #include "app_internal.h"
 
-static cugl_status blit_init(cugl_app_context *ctx)
+static cugl_status blit_init(cugl_app_context *ctx, const char *who)
 {
     GLuint shaders[2];
-    cugl_status st = cugl__app_compile(&shaders[0], "cugl_app_blit", "blit", GL_VERTEX_SHADER,
+    cugl_status st = cugl__app_compile(&shaders[0], who, "blit", GL_VERTEX_SHADER,
                                        (const char *)cugl_shader_blit_vert);
     if (st != CUGL_OK)
         return st;
-    st = cugl__app_compile(&shaders[1], "cugl_app_blit", "blit", GL_FRAGMENT_SHADER,
+    st = cugl__app_compile(&shaders[1], who, "blit", GL_FRAGMENT_SHADER,
                            (const char *)cugl_shader_blit_frag);
     if (st != CUGL_OK) {
         glDeleteShader(shaders[0]);
         return st;
     }
-    st = cugl__app_link(&ctx->blit_program, "cugl_app_blit", "blit", shaders, 2);
-    if (st != CUGL_OK)
-        return st;
+    CUGL__TRY(cugl__app_link(&ctx->blit_program, who, "blit", shaders, 2));
     if (!ctx->blit_vao)
         glCreateVertexArrays(1, &ctx->blit_vao);
     glCreateSamplers(2, ctx->blit_samplers);
@@ -35,20 +33,20 @@ static cugl_status blit_init(cugl_app_context *ctx)
 }
 
 /* The buffer blit's program: the blit's vertex shader, blit_buffer.frag. */
-static cugl_status blit_buffer_init(cugl_app_context *ctx)
+static cugl_status blit_buffer_init(cugl_app_context *ctx, const char *who)
 {
     GLuint shaders[2];
-    cugl_status st = cugl__app_compile(&shaders[0], "cugl_app_blit_rgba8_buffer", "blit",
+    cugl_status st = cugl__app_compile(&shaders[0], who, "blit",
                                        GL_VERTEX_SHADER, (const char *)cugl_shader_blit_vert);
     if (st != CUGL_OK)
         return st;
-    st = cugl__app_compile(&shaders[1], "cugl_app_blit_rgba8_buffer", "blit_buffer",
+    st = cugl__app_compile(&shaders[1], who, "blit_buffer",
                            GL_FRAGMENT_SHADER, (const char *)cugl_shader_blit_buffer_frag);
     if (st != CUGL_OK) {
         glDeleteShader(shaders[0]);
         return st;
     }
-    st = cugl__app_link(&ctx->blit_buffer_program, "cugl_app_blit_rgba8_buffer", "blit_buffer",
+    st = cugl__app_link(&ctx->blit_buffer_program, who, "blit_buffer",
                         shaders, 2);
     if (st == CUGL_OK && !ctx->blit_vao)
         glCreateVertexArrays(1, &ctx->blit_vao);
@@ -78,19 +76,18 @@ void cugl__app_blit_free(cugl_app_context *ctx)
 
 CUGL_API cugl_status cugl_app_blit(cugl_app_context *ctx, uint32_t texture, bool linear)
 {
-    if (!ctx)
-        return CUGL__APP_FAIL(CUGL_ERROR_INVALID_ARGUMENT, "ctx is NULL");
+    CUGL__CHECK_NOT_NULL(ctx);
     if (!texture || !glIsTexture(texture))
-        return CUGL__APP_FAIL(CUGL_ERROR_INVALID_ARGUMENT, "%u is not a texture name",
-                              texture);
+        return cugl__fail(CUGL_ERROR_INVALID_ARGUMENT, __func__, "%u is not a texture name",
+                          texture);
     GLint target = 0;
     glGetTextureParameteriv(texture, GL_TEXTURE_TARGET, &target);
     if (target != GL_TEXTURE_2D)
-        return CUGL__APP_FAIL(CUGL_ERROR_INVALID_ARGUMENT,
-                              "texture %u has target 0x%x, not GL_TEXTURE_2D", texture,
-                              (unsigned)target);
+        return cugl__fail(CUGL_ERROR_INVALID_ARGUMENT, __func__,
+                          "texture %u has target 0x%x, not GL_TEXTURE_2D", texture,
+                          (unsigned)target);
     if (!ctx->blit_program) {
-        cugl_status st = blit_init(ctx);
+        cugl_status st = blit_init(ctx, __func__);
         if (st != CUGL_OK) {
             cugl__app_blit_free(ctx);
             return st;
@@ -112,8 +109,8 @@ static cugl_status check_image_buffer(const char *who, GLuint buffer, int width,
                                       size_t pitch)
 {
     if (!buffer || !glIsBuffer(buffer))
-        return cugl_report_error(CUGL_ERROR_INVALID_ARGUMENT, who, "%u is not a buffer name",
-                                 buffer);
+        return cugl__fail(CUGL_ERROR_INVALID_ARGUMENT, who, "%u is not a buffer name",
+                          buffer);
     GLint64 size = 0;
     glGetNamedBufferParameteri64v(buffer, GL_BUFFER_SIZE, &size);
     const char *why = NULL;
@@ -123,25 +120,22 @@ static cugl_status check_image_buffer(const char *who, GLuint buffer, int width,
     else if ((uint64_t)size < pitch * (size_t)(height - 1) + (size_t)width * 4)
         why = "the buffer is too small for the image";
     if (why)
-        return cugl_report_error(CUGL_ERROR_INVALID_ARGUMENT, who,
-                                 "a %d x %d image %zu bytes a row in buffer %u of %lld bytes: "
-                                 "%s",
-                                 width, height, pitch, buffer, (long long)size, why);
+        return cugl__fail(CUGL_ERROR_INVALID_ARGUMENT, who,
+                          "a %d x %d image %zu bytes a row in buffer %u of %lld bytes: "
+                          "%s",
+                          width, height, pitch, buffer, (long long)size, why);
     return CUGL_OK;
 }
 
 CUGL_API cugl_status cugl_app_blit_rgba8_buffer(cugl_app_context *ctx, uint32_t buffer,
                                                 int width, int height, size_t pitch)
 {
-    if (!ctx)
-        return CUGL__APP_FAIL(CUGL_ERROR_INVALID_ARGUMENT, "ctx is NULL");
+    CUGL__CHECK_NOT_NULL(ctx);
     cugl_status checked = check_image_buffer(__func__, buffer, width, height, pitch);
     if (checked != CUGL_OK)
         return checked;
     if (!ctx->blit_buffer_program) {
-        cugl_status st = blit_buffer_init(ctx);
-        if (st != CUGL_OK)
-            return st;
+        CUGL__TRY(blit_buffer_init(ctx, __func__));
     }
     glUseProgram(ctx->blit_buffer_program);
     glBindVertexArray(ctx->blit_vao);
@@ -155,11 +149,10 @@ CUGL_API cugl_status cugl_app_blit_rgba8_buffer(cugl_app_context *ctx, uint32_t 
 CUGL_API cugl_status cugl_app_pack_rgba8(cugl_app_context *ctx, uint32_t texture, uint32_t buffer,
                                          int width, int height, size_t pitch)
 {
-    if (!ctx)
-        return CUGL__APP_FAIL(CUGL_ERROR_INVALID_ARGUMENT, "ctx is NULL");
+    CUGL__CHECK_NOT_NULL(ctx);
     if (!texture || !glIsTexture(texture))
-        return CUGL__APP_FAIL(CUGL_ERROR_INVALID_ARGUMENT, "%u is not a texture name",
-                              texture);
+        return cugl__fail(CUGL_ERROR_INVALID_ARGUMENT, __func__, "%u is not a texture name",
+                          texture);
     cugl_status checked = check_image_buffer(__func__, buffer, width, height, pitch);
     if (checked != CUGL_OK)
         return checked;
@@ -168,14 +161,12 @@ CUGL_API cugl_status cugl_app_pack_rgba8(cugl_app_context *ctx, uint32_t texture
     glGetTextureLevelParameteriv(texture, 0, GL_TEXTURE_HEIGHT, &th);
     glGetTextureLevelParameteriv(texture, 0, GL_TEXTURE_INTERNAL_FORMAT, &format);
     if (format != GL_RGBA8 || width > tw || height > th)
-        return CUGL__APP_FAIL(CUGL_ERROR_INVALID_ARGUMENT,
-                              "texture %u is %d x %d of format 0x%x; %d x %d of GL_RGBA8 wanted",
-                              texture, tw, th, (unsigned)format, width, height);
+        return cugl__fail(CUGL_ERROR_INVALID_ARGUMENT, __func__,
+                          "texture %u is %d x %d of format 0x%x; %d x %d of GL_RGBA8 wanted",
+                          texture, tw, th, (unsigned)format, width, height);
     if (!ctx->pack_program) {
-        cugl_status st = cugl_app_compute_program(&ctx->pack_program, "pack_rgba8",
-                                                  (const char *)cugl_shader_pack_rgba8_comp);
-        if (st != CUGL_OK)
-            return st;
+        CUGL__TRY(cugl_app_compute_program(&ctx->pack_program, "pack_rgba8",
+                                                  (const char *)cugl_shader_pack_rgba8_comp));
     }
     cugl_app_drain_gl_errors();
     glUseProgram(ctx->pack_program);
@@ -207,9 +198,7 @@ cugl_status cugl__app_draw_points(cugl_app_context *ctx, GLuint buffer, size_t c
             glDeleteShader(shaders[0]);
             return st;
         }
-        st = cugl__app_link(&ctx->points_program, who, "points", shaders, 2);
-        if (st != CUGL_OK)
-            return st;
+        CUGL__TRY(cugl__app_link(&ctx->points_program, who, "points", shaders, 2));
     }
     if (!ctx->blit_vao)
         glCreateVertexArrays(1, &ctx->blit_vao);

@@ -84,12 +84,12 @@ static cugl_status check_camera(const char *who, const cugl_app_camera *cam)
                           : NULL;
     if (!bad)
         return CUGL_OK;
-    return cugl_report_error(CUGL_ERROR_INVALID_ARGUMENT, who,
-                             "the camera's %s makes no view (target %g %g %g, distance %g, yaw "
-                             "%g, pitch %g, fov_y %g, z_near %g, z_far %g)",
-                             bad, (double)f[0], (double)f[1], (double)f[2],
-                             (double)cam->distance, (double)cam->yaw, (double)cam->pitch,
-                             (double)cam->fov_y, (double)cam->z_near, (double)cam->z_far);
+    return cugl__fail(CUGL_ERROR_INVALID_ARGUMENT, who,
+                      "the camera's %s makes no view (target %g %g %g, distance %g, yaw "
+                      "%g, pitch %g, fov_y %g, z_near %g, z_far %g)",
+                      bad, (double)f[0], (double)f[1], (double)f[2],
+                      (double)cam->distance, (double)cam->yaw, (double)cam->pitch,
+                      (double)cam->fov_y, (double)cam->z_near, (double)cam->z_far);
 }
 
 /* yaw + turn within -pi .. pi, for any finite turn however large. */
@@ -108,13 +108,12 @@ CUGL_API cugl_status cugl_app_camera_update(cugl_app_camera *cam, const cugl_app
                                             float dt_seconds)
 {
     if (!cam || !ctx)
-        return CUGL__APP_FAIL(CUGL_ERROR_INVALID_ARGUMENT, "%s is NULL", !cam ? "cam" : "ctx");
+        return cugl__fail(CUGL_ERROR_INVALID_ARGUMENT, __func__,
+                          "%s is NULL", !cam ? "cam" : "ctx");
     if (!isfinite(dt_seconds))
-        return CUGL__APP_FAIL(CUGL_ERROR_INVALID_ARGUMENT,
-                              "dt_seconds is %g: not a number of seconds", (double)dt_seconds);
-    cugl_status st = check_camera(__func__, cam);
-    if (st != CUGL_OK)
-        return st;
+        return cugl__fail(CUGL_ERROR_INVALID_ARGUMENT, __func__,
+                          "dt_seconds is %g: not a number of seconds", (double)dt_seconds);
+    CUGL__TRY(check_camera(__func__, cam));
     if (cugl_app_key_down(ctx, GLFW_KEY_R)) {
         cugl_app_camera_init(cam);
         return CUGL_OK;
@@ -152,14 +151,11 @@ CUGL_API cugl_status cugl_app_camera_update(cugl_app_camera *cam, const cugl_app
 CUGL_API cugl_status cugl_app_camera_matrices(float view[16], float proj[16],
                                               const cugl_app_camera *cam, float aspect)
 {
-    if (!cam)
-        return CUGL__APP_FAIL(CUGL_ERROR_INVALID_ARGUMENT, "cam is NULL");
+    CUGL__CHECK_NOT_NULL(cam);
     if (!isfinite(aspect))
-        return CUGL__APP_FAIL(CUGL_ERROR_INVALID_ARGUMENT, "aspect is %g: not a ratio",
-                              (double)aspect);
-    cugl_status st = check_camera(__func__, cam);
-    if (st != CUGL_OK)
-        return st;
+        return cugl__fail(CUGL_ERROR_INVALID_ARGUMENT, __func__, "aspect is %g: not a ratio",
+                          (double)aspect);
+    CUGL__TRY(check_camera(__func__, cam));
     vec3 eye, up = {0, 1, 0}, target = {cam->target[0], cam->target[1], cam->target[2]};
     mat4 v, p;
     cugl_app_camera_eye(eye, cam);

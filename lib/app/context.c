@@ -33,21 +33,22 @@ static void copy_gl_string(char *dst, size_t size, GLenum name)
     snprintf(dst, size, "%s", s ? (const char *)s : "(unknown)");
 }
 
-cugl_status cugl__app_gl_init(cugl_app_context *ctx, int glad_version, bool debug)
+cugl_status cugl__app_gl_init(cugl_app_context *ctx, int glad_version, bool debug,
+                              const char *who)
 {
     if (!glad_version)
-        return cugl_report_error(CUGL_ERROR_GL, "cugl_app_context_create",
-                                 "the GLAD loader could not load GL on the %s context",
-                                 ctx->platform);
+        return cugl__fail(CUGL_ERROR_GL, who,
+                          "the GLAD loader could not load GL on the %s context",
+                          ctx->platform);
     copy_gl_string(ctx->renderer, sizeof ctx->renderer, GL_RENDERER);
     copy_gl_string(ctx->vendor, sizeof ctx->vendor, GL_VENDOR);
     GLint major = 0, minor = 0;
     glGetIntegerv(GL_MAJOR_VERSION, &major);
     glGetIntegerv(GL_MINOR_VERSION, &minor);
     if (major * 10 + minor < 45 || !GLAD_GL_VERSION_4_5)
-        return cugl_report_error(CUGL_ERROR_NOT_SUPPORTED, "cugl_app_context_create",
-                                 "%s (%s) offers GL %d.%d on %s; cugl needs GL 4.5 core",
-                                 ctx->renderer, ctx->vendor, major, minor, ctx->platform);
+        return cugl__fail(CUGL_ERROR_NOT_SUPPORTED, who,
+                          "%s (%s) offers GL %d.%d on %s; cugl needs GL 4.5 core",
+                          ctx->renderer, ctx->vendor, major, minor, ctx->platform);
     if (debug) {
         glEnable(GL_DEBUG_OUTPUT);
         glEnable(GL_DEBUG_OUTPUT_SYNCHRONOUS);
@@ -59,14 +60,14 @@ cugl_status cugl__app_gl_init(cugl_app_context *ctx, int glad_version, bool debu
 }
 
 /* Headless contexts draw into an FBO: RGBA8 colour, 24-bit depth. */
-static cugl_status make_offscreen(cugl_app_context *ctx)
+static cugl_status make_offscreen(cugl_app_context *ctx, const char *who)
 {
     GLint max_size = 0;
     glGetIntegerv(GL_MAX_RENDERBUFFER_SIZE, &max_size);
     if (ctx->width > max_size || ctx->height > max_size)
-        return cugl_report_error(CUGL_ERROR_INVALID_ARGUMENT, "cugl_app_context_create",
-                                 "size %d x %d exceeds %s's largest framebuffer, %d x %d",
-                                 ctx->width, ctx->height, ctx->renderer, max_size, max_size);
+        return cugl__fail(CUGL_ERROR_INVALID_ARGUMENT, who,
+                          "size %d x %d exceeds %s's largest framebuffer, %d x %d",
+                          ctx->width, ctx->height, ctx->renderer, max_size, max_size);
     cugl_app_drain_gl_errors();
     glCreateTextures(GL_TEXTURE_2D, 1, &ctx->color);
     glTextureStorage2D(ctx->color, 1, GL_RGBA8, ctx->width, ctx->height);
@@ -78,10 +79,10 @@ static cugl_status make_offscreen(cugl_app_context *ctx)
     GLenum error = glGetError();
     GLenum complete = glCheckNamedFramebufferStatus(ctx->fbo, GL_FRAMEBUFFER);
     if (error != GL_NO_ERROR || complete != GL_FRAMEBUFFER_COMPLETE)
-        return cugl_report_error(CUGL_ERROR_GL, "cugl_app_context_create",
-                                 "the %d x %d offscreen framebuffer (RGBA8, DEPTH24) failed: "
-                                 "GL error 0x%x, status 0x%x",
-                                 ctx->width, ctx->height, error, complete);
+        return cugl__fail(CUGL_ERROR_GL, who,
+                          "the %d x %d offscreen framebuffer (RGBA8, DEPTH24) failed: "
+                          "GL error 0x%x, status 0x%x",
+                          ctx->width, ctx->height, error, complete);
     glBindFramebuffer(GL_FRAMEBUFFER, ctx->fbo);
     glViewport(0, 0, ctx->width, ctx->height);
     return CUGL_OK;
@@ -95,20 +96,21 @@ static void free_offscreen(cugl_app_context *ctx)
     ctx->fbo = ctx->depth = ctx->color = 0;
 }
 
-cugl_status cugl__app_offscreen_resize(cugl_app_context *ctx, int width, int height)
+cugl_status cugl__app_offscreen_resize(cugl_app_context *ctx, int width, int height,
+                                       const char *who)
 {
     int old_width = ctx->width, old_height = ctx->height;
     free_offscreen(ctx);
     ctx->width = width;
     ctx->height = height;
-    cugl_status st = make_offscreen(ctx);
+    cugl_status st = make_offscreen(ctx, who);
     if (st == CUGL_OK)
         return CUGL_OK;
     /* Back to the size that worked; the message says why the new one did not. */
     free_offscreen(ctx);
     ctx->width = old_width;
     ctx->height = old_height;
-    if (make_offscreen(ctx) != CUGL_OK)
+    if (make_offscreen(ctx, who) != CUGL_OK)
         free_offscreen(ctx);
     return st;
 }
@@ -121,11 +123,12 @@ static void reset(cugl_app_context *ctx)
     ctx->egl_surface = EGL_NO_SURFACE;
 }
 
-static cugl_status create_headless(cugl_app_context *ctx, const cugl_app_context_desc *desc)
+static cugl_status create_headless(cugl_app_context *ctx, const cugl_app_context_desc *desc,
+                                   const char *who)
 {
-    cugl_status st = cugl__app_egl_create(ctx, desc);
+    cugl_status st = cugl__app_egl_create(ctx, desc, who);
     if (st == CUGL_OK) {
-        st = make_offscreen(ctx);
+        st = make_offscreen(ctx, who);
         if (st != CUGL_OK)
             free_offscreen(ctx);
     }
@@ -135,9 +138,9 @@ static cugl_status create_headless(cugl_app_context *ctx, const cugl_app_context
 }
 
 static cugl_status create_window(cugl_app_context *ctx, const cugl_app_context_desc *desc,
-                                 bool report)
+                                 bool report, const char *who)
 {
-    cugl_status st = cugl__app_window_create(ctx, desc, report);
+    cugl_status st = cugl__app_window_create(ctx, desc, report, who);
     if (st != CUGL_OK)
         cugl__app_window_destroy(ctx);
     return st;
@@ -152,20 +155,18 @@ static bool display_reachable(void)
 CUGL_API cugl_status cugl_app_context_create(cugl_app_context **out,
                                              const cugl_app_context_desc *desc)
 {
-    if (!out)
-        return CUGL__APP_FAIL(CUGL_ERROR_INVALID_ARGUMENT, "out is NULL");
+    CUGL__CHECK_NOT_NULL(out);
     *out = NULL;
-    if (!desc)
-        return CUGL__APP_FAIL(CUGL_ERROR_INVALID_ARGUMENT, "desc is NULL");
+    CUGL__CHECK_NOT_NULL(desc);
     if (desc->width < 0 || desc->height < 0)
-        return CUGL__APP_FAIL(CUGL_ERROR_INVALID_ARGUMENT,
-                              "size %d x %d is negative (0 means the default %d x %d)",
-                              desc->width, desc->height, DEFAULT_WIDTH, DEFAULT_HEIGHT);
+        return cugl__fail(CUGL_ERROR_INVALID_ARGUMENT, __func__,
+                          "size %d x %d is negative (0 means the default %d x %d)",
+                          desc->width, desc->height, DEFAULT_WIDTH, DEFAULT_HEIGHT);
     if (desc->mode != CUGL_APP_AUTO && desc->mode != CUGL_APP_WINDOW &&
         desc->mode != CUGL_APP_HEADLESS)
-        return CUGL__APP_FAIL(CUGL_ERROR_INVALID_ARGUMENT,
-                              "mode %d is none of CUGL_APP_AUTO, _WINDOW, _HEADLESS",
-                              (int)desc->mode);
+        return cugl__fail(CUGL_ERROR_INVALID_ARGUMENT, __func__,
+                          "mode %d is none of CUGL_APP_AUTO, _WINDOW, _HEADLESS",
+                          (int)desc->mode);
 
     cugl_app_context_desc d = *desc;
     if (d.width == 0)
@@ -177,33 +178,34 @@ CUGL_API cugl_status cugl_app_context_create(cugl_app_context **out,
 
     cugl_app_context *ctx = calloc(1, sizeof *ctx);
     if (!ctx)
-        return CUGL__APP_FAIL(CUGL_ERROR_OUT_OF_MEMORY, "no memory for a context");
+        return cugl__fail(CUGL_ERROR_OUT_OF_MEMORY, __func__, "no memory for a context");
     reset(ctx);
 
     cugl_status st;
     switch (d.mode) {
     case CUGL_APP_WINDOW:
         if (!display_reachable())
-            st = CUGL__APP_FAIL(CUGL_ERROR_NOT_SUPPORTED,
-                                "no display ($DISPLAY is not set); use --headless");
+            st = cugl__fail(CUGL_ERROR_NOT_SUPPORTED, __func__,
+                            "no display ($DISPLAY is not set); use --headless");
         else
-            st = create_window(ctx, &d, true);
+            st = create_window(ctx, &d, true, __func__);
         break;
     case CUGL_APP_HEADLESS:
-        st = create_headless(ctx, &d);
+        st = create_headless(ctx, &d, __func__);
         break;
     default:
         /* A failed window attempt is no failure here: headless follows. */
-        st = display_reachable() ? create_window(ctx, &d, false) : CUGL_ERROR_NOT_SUPPORTED;
+        st = display_reachable() ? create_window(ctx, &d, false, __func__)
+                                 : CUGL_ERROR_NOT_SUPPORTED;
         if (st != CUGL_OK) {
             reset(ctx);
-            st = create_headless(ctx, &d);
+            st = create_headless(ctx, &d, __func__);
         }
         break;
     }
     ctx->cuda_device = d.cuda_device;
     if (st == CUGL_OK) {
-        st = cugl__app_input_init(ctx);
+        st = cugl__app_input_init(ctx, __func__);
         if (st != CUGL_OK) {
             if (ctx->headless)
                 cugl__app_egl_destroy(ctx);
@@ -232,7 +234,7 @@ CUGL_API void cugl_app_context_destroy(cugl_app_context *ctx)
         cugl__app_egl_destroy(ctx);
     else
         cugl__app_window_destroy(ctx);
-    cugl__app_input_free(ctx);
+    cugl__app_input_free(ctx, __func__);
     if (current == ctx)
         current = NULL;
     free(ctx);
@@ -240,21 +242,20 @@ CUGL_API void cugl_app_context_destroy(cugl_app_context *ctx)
 
 CUGL_API cugl_status cugl_app_context_make_current(cugl_app_context *ctx)
 {
-    if (!ctx)
-        return CUGL__APP_FAIL(CUGL_ERROR_INVALID_ARGUMENT, "ctx is NULL");
+    CUGL__CHECK_NOT_NULL(ctx);
     if (!ctx->headless) {
         glfwGetError(NULL);
         glfwMakeContextCurrent(ctx->window);
         const char *why = NULL;
         if (glfwGetError(&why) != GLFW_NO_ERROR)
-            return CUGL__APP_FAIL(CUGL_ERROR_GL, "glfwMakeContextCurrent: %s",
-                                  why ? why : "unknown GLFW error");
+            return cugl__fail(CUGL_ERROR_GL, __func__, "glfwMakeContextCurrent: %s",
+                              why ? why : "unknown GLFW error");
         current = ctx;
         return CUGL_OK;
     }
     if (!eglMakeCurrent(ctx->display, ctx->egl_surface, ctx->egl_surface, ctx->egl_context))
-        return CUGL__APP_FAIL(CUGL_ERROR_GL, "eglMakeCurrent failed (EGL error 0x%x)",
-                              (unsigned)eglGetError());
+        return cugl__fail(CUGL_ERROR_GL, __func__, "eglMakeCurrent failed (EGL error 0x%x)",
+                          (unsigned)eglGetError());
     current = ctx;
     return CUGL_OK;
 }
@@ -319,11 +320,10 @@ CUGL_API uint32_t cugl_app_context_framebuffer(const cugl_app_context *ctx)
 
 CUGL_API cugl_status cugl_app_context_bind_framebuffer(cugl_app_context *ctx)
 {
-    if (!ctx)
-        return CUGL__APP_FAIL(CUGL_ERROR_INVALID_ARGUMENT, "ctx is NULL");
+    CUGL__CHECK_NOT_NULL(ctx);
     if (!glad_glBindFramebuffer)
-        return CUGL__APP_FAIL(CUGL_ERROR_INVALID_STATE,
-                              "GL is not loaded: create the context first");
+        return cugl__fail(CUGL_ERROR_INVALID_STATE, __func__,
+                          "GL is not loaded: create the context first");
     cugl_app_drain_gl_errors();
     glBindFramebuffer(GL_FRAMEBUFFER, ctx->fbo);
     glViewport(0, 0, ctx->width, ctx->height);
@@ -332,8 +332,7 @@ CUGL_API cugl_status cugl_app_context_bind_framebuffer(cugl_app_context *ctx)
 
 CUGL_API cugl_status cugl_app_context_present(cugl_app_context *ctx)
 {
-    if (!ctx)
-        return CUGL__APP_FAIL(CUGL_ERROR_INVALID_ARGUMENT, "ctx is NULL");
+    CUGL__CHECK_NOT_NULL(ctx);
     if (!ctx->headless)
         return cugl__app_window_present(ctx);
     glFlush();

@@ -79,14 +79,14 @@ static EGLint query_devices(EGLDeviceEXT devices[MAX_DEVICES])
 }
 
 /* The display of the EGL device that runs CUDA device `ordinal`. */
-static cugl_status open_cuda_display(cugl_app_context *ctx, int ordinal)
+static cugl_status open_cuda_display(cugl_app_context *ctx, int ordinal, const char *who)
 {
     if (!can_enumerate_devices())
-        return cugl_report_error(CUGL_ERROR_NOT_SUPPORTED, "cugl_app_context_create",
-                                 "headless GL on CUDA device %d needs EGL_EXT_device_enumeration, "
-                                 "EGL_EXT_device_query and EGL_EXT_platform_device, which this "
-                                 "EGL lacks (NVIDIA's EGL has them)",
-                                 ordinal);
+        return cugl__fail(CUGL_ERROR_NOT_SUPPORTED, who,
+                          "headless GL on CUDA device %d needs EGL_EXT_device_enumeration, "
+                          "EGL_EXT_device_query and EGL_EXT_platform_device, which this "
+                          "EGL lacks (NVIDIA's EGL has them)",
+                          ordinal);
     EGLDeviceEXT devices[MAX_DEVICES];
     EGLint n = query_devices(devices);
     int with_cuda = 0;
@@ -105,30 +105,30 @@ static cugl_status open_cuda_display(cugl_app_context *ctx, int ordinal)
             continue;
         EGLDisplay d = eglGetPlatformDisplayEXT(EGL_PLATFORM_DEVICE_EXT, devices[i], NULL);
         if (!initialize(d))
-            return cugl_report_error(CUGL_ERROR_NOT_SUPPORTED, "cugl_app_context_create",
-                                     "the EGL device of CUDA device %d does not initialise "
-                                     "(%s)",
-                                     ordinal, egl_error_name(eglGetError()));
+            return cugl__fail(CUGL_ERROR_NOT_SUPPORTED, who,
+                              "the EGL device of CUDA device %d does not initialise "
+                              "(%s)",
+                              ordinal, egl_error_name(eglGetError()));
         ctx->display = d;
         ctx->platform = "egl-device";
         return CUGL_OK;
     }
     if (with_cuda == 0)
-        return cugl_report_error(CUGL_ERROR_NOT_SUPPORTED, "cugl_app_context_create",
-                                 "no EGL device runs CUDA device %d: %d EGL device(s), none with "
-                                 "EGL_NV_device_cuda (is NVIDIA's EGL installed?)",
-                                 ordinal, (int)n);
-    return cugl_report_error(CUGL_ERROR_NOT_SUPPORTED, "cugl_app_context_create",
-                             "no EGL device runs CUDA device %d: %d EGL device(s), %d with "
-                             "EGL_NV_device_cuda, for CUDA device(s) %s",
-                             ordinal, (int)n, with_cuda, found);
+        return cugl__fail(CUGL_ERROR_NOT_SUPPORTED, who,
+                          "no EGL device runs CUDA device %d: %d EGL device(s), none with "
+                          "EGL_NV_device_cuda (is NVIDIA's EGL installed?)",
+                          ordinal, (int)n);
+    return cugl__fail(CUGL_ERROR_NOT_SUPPORTED, who,
+                      "no EGL device runs CUDA device %d: %d EGL device(s), %d with "
+                      "EGL_NV_device_cuda, for CUDA device(s) %s",
+                      ordinal, (int)n, with_cuda, found);
 }
 
 /*
  * Any display: EGL devices (those that run CUDA first), then Mesa's
  * surfaceless platform, then the default display.
  */
-static cugl_status open_any_display(cugl_app_context *ctx)
+static cugl_status open_any_display(cugl_app_context *ctx, const char *who)
 {
     EGLint n = 0;
     if (can_enumerate_devices()) {
@@ -162,12 +162,12 @@ static cugl_status open_any_display(cugl_app_context *ctx)
         ctx->platform = "egl-default";
         return CUGL_OK;
     }
-    return cugl_report_error(CUGL_ERROR_NOT_SUPPORTED, "cugl_app_context_create",
-                             "no EGL display: %d EGL device(s) tried, Mesa's surfaceless "
-                             "platform %s, the default display does not initialise (%s)",
-                             (int)n,
-                             GLAD_EGL_MESA_platform_surfaceless ? "tried" : "absent",
-                             egl_error_name(eglGetError()));
+    return cugl__fail(CUGL_ERROR_NOT_SUPPORTED, who,
+                      "no EGL display: %d EGL device(s) tried, Mesa's surfaceless "
+                      "platform %s, the default display does not initialise (%s)",
+                      (int)n,
+                      GLAD_EGL_MESA_platform_surfaceless ? "tried" : "absent",
+                      egl_error_name(eglGetError()));
 }
 
 static GLADapiproc egl_proc(const char *name)
@@ -183,44 +183,43 @@ static bool choose_config(EGLDisplay display, EGLint surface_type, EGLConfig *co
     return eglChooseConfig(display, attrs, config, 1, &n) && n >= 1;
 }
 
-cugl_status cugl__app_egl_create(cugl_app_context *ctx, const cugl_app_context_desc *desc)
+cugl_status cugl__app_egl_create(cugl_app_context *ctx, const cugl_app_context_desc *desc,
+                                 const char *who)
 {
     ctx->headless = true;
     ctx->width = desc->width;
     ctx->height = desc->height;
     /* Client extensions first (devices, platforms), then the display's. */
     if (!gladLoaderLoadEGL(EGL_NO_DISPLAY))
-        return cugl_report_error(CUGL_ERROR_NOT_SUPPORTED, "cugl_app_context_create",
-                                 "no EGL library (libEGL.so.1 does not load)");
-    cugl_status st = desc->cuda_device >= 0 ? open_cuda_display(ctx, desc->cuda_device)
-                                            : open_any_display(ctx);
-    if (st != CUGL_OK)
-        return st;
+        return cugl__fail(CUGL_ERROR_NOT_SUPPORTED, who,
+                          "no EGL library (libEGL.so.1 does not load)");
+    CUGL__TRY(desc->cuda_device >= 0 ? open_cuda_display(ctx, desc->cuda_device, who)
+                                            : open_any_display(ctx, who));
     if (!gladLoaderLoadEGL(ctx->display))
-        return cugl_report_error(CUGL_ERROR_NOT_SUPPORTED, "cugl_app_context_create",
-                                 "the GLAD loader could not load EGL for the %s display",
-                                 ctx->platform);
+        return cugl__fail(CUGL_ERROR_NOT_SUPPORTED, who,
+                          "the GLAD loader could not load EGL for the %s display",
+                          ctx->platform);
     if (!eglBindAPI(EGL_OPENGL_API))
-        return cugl_report_error(CUGL_ERROR_NOT_SUPPORTED, "cugl_app_context_create",
-                                 "the %s display has no desktop GL (eglBindAPI: %s)",
-                                 ctx->platform, egl_error_name(eglGetError()));
+        return cugl__fail(CUGL_ERROR_NOT_SUPPORTED, who,
+                          "the %s display has no desktop GL (eglBindAPI: %s)",
+                          ctx->platform, egl_error_name(eglGetError()));
 
     /* Without EGL_KHR_surfaceless_context a 1x1 pbuffer stands in. */
     bool surfaceless = GLAD_EGL_KHR_surfaceless_context;
     EGLConfig config;
     if (!(surfaceless && choose_config(ctx->display, 0, &config)) &&
         !choose_config(ctx->display, EGL_PBUFFER_BIT, &config))
-        return cugl_report_error(CUGL_ERROR_NOT_SUPPORTED, "cugl_app_context_create",
-                                 "the %s display has no GL config (%s)", ctx->platform,
-                                 egl_error_name(eglGetError()));
+        return cugl__fail(CUGL_ERROR_NOT_SUPPORTED, who,
+                          "the %s display has no GL config (%s)", ctx->platform,
+                          egl_error_name(eglGetError()));
     if (!surfaceless) {
         const EGLint pbuffer[] = {EGL_WIDTH, 1, EGL_HEIGHT, 1, EGL_NONE};
         ctx->egl_surface = eglCreatePbufferSurface(ctx->display, config, pbuffer);
         if (ctx->egl_surface == EGL_NO_SURFACE)
-            return cugl_report_error(CUGL_ERROR_NOT_SUPPORTED, "cugl_app_context_create",
-                                     "the %s display is not surfaceless and makes no pbuffer "
-                                     "(%s)",
-                                     ctx->platform, egl_error_name(eglGetError()));
+            return cugl__fail(CUGL_ERROR_NOT_SUPPORTED, who,
+                              "the %s display is not surfaceless and makes no pbuffer "
+                              "(%s)",
+                              ctx->platform, egl_error_name(eglGetError()));
     }
     const EGLint attrs[] = {EGL_CONTEXT_MAJOR_VERSION, 4,
                             EGL_CONTEXT_MINOR_VERSION, 5,
@@ -229,14 +228,14 @@ cugl_status cugl__app_egl_create(cugl_app_context *ctx, const cugl_app_context_d
                             EGL_NONE};
     ctx->egl_context = eglCreateContext(ctx->display, config, EGL_NO_CONTEXT, attrs);
     if (ctx->egl_context == EGL_NO_CONTEXT)
-        return cugl_report_error(CUGL_ERROR_NOT_SUPPORTED, "cugl_app_context_create",
-                                 "the %s display makes no GL 4.5 core context (%s)",
-                                 ctx->platform, egl_error_name(eglGetError()));
+        return cugl__fail(CUGL_ERROR_NOT_SUPPORTED, who,
+                          "the %s display makes no GL 4.5 core context (%s)",
+                          ctx->platform, egl_error_name(eglGetError()));
     if (!eglMakeCurrent(ctx->display, ctx->egl_surface, ctx->egl_surface, ctx->egl_context))
-        return cugl_report_error(CUGL_ERROR_GL, "cugl_app_context_create",
-                                 "eglMakeCurrent on the %s display failed (%s)", ctx->platform,
-                                 egl_error_name(eglGetError()));
-    return cugl__app_gl_init(ctx, gladLoadGL(egl_proc), desc->debug);
+        return cugl__fail(CUGL_ERROR_GL, who,
+                          "eglMakeCurrent on the %s display failed (%s)", ctx->platform,
+                          egl_error_name(eglGetError()));
+    return cugl__app_gl_init(ctx, gladLoadGL(egl_proc), desc->debug, who);
 }
 
 /*

@@ -213,7 +213,8 @@ static const char *parse(cugl_app_event *ev, char *copy)
 CUGL_API cugl_status cugl_app_event_parse(cugl_app_event *out, const char *line)
 {
     if (!out || !line)
-        return CUGL__APP_FAIL(CUGL_ERROR_INVALID_ARGUMENT, "%s is NULL", !out ? "out" : "line");
+        return cugl__fail(CUGL_ERROR_INVALID_ARGUMENT, __func__,
+                          "%s is NULL", !out ? "out" : "line");
     /* The line's end ("\n" or "\r\n") does not count, as in a file. */
     size_t len = strnlen(line, CUGL_APP_EVENT_MAX_LINE + 3);
     if (len > 0 && line[len - 1] == '\n')
@@ -221,14 +222,14 @@ CUGL_API cugl_status cugl_app_event_parse(cugl_app_event *out, const char *line)
     if (len > 0 && line[len - 1] == '\r')
         len--;
     if (len > CUGL_APP_EVENT_MAX_LINE)
-        return CUGL__APP_FAIL(CUGL_ERROR_INVALID_ARGUMENT, "the line is longer than %d bytes",
-                              CUGL_APP_EVENT_MAX_LINE);
+        return cugl__fail(CUGL_ERROR_INVALID_ARGUMENT, __func__, "the line is longer than %d bytes",
+                          CUGL_APP_EVENT_MAX_LINE);
     char copy[CUGL_APP_EVENT_MAX_LINE + 1];
     memcpy(copy, line, len);
     copy[len] = '\0';
     const char *why = parse(out, copy);
     if (why)
-        return CUGL__APP_FAIL(CUGL_ERROR_INVALID_ARGUMENT, "'%s': %s", line, why);
+        return cugl__fail(CUGL_ERROR_INVALID_ARGUMENT, __func__, "'%s': %s", line, why);
     return CUGL_OK;
 }
 
@@ -316,14 +317,14 @@ static long read_line(FILE *f, char *line, size_t size)
 CUGL_API cugl_status cugl_app_events_read(cugl_app_event **out, size_t *count, const char *path)
 {
     if (!out || !count || !path)
-        return CUGL__APP_FAIL(CUGL_ERROR_INVALID_ARGUMENT, "%s is NULL",
-                              !out ? "out" : !count ? "count" : "path");
+        return cugl__fail(CUGL_ERROR_INVALID_ARGUMENT, __func__, "%s is NULL",
+                          !out ? "out" : !count ? "count" : "path");
     *out = NULL;
     *count = 0;
     FILE *f = fopen(path, "r");
     if (!f)
-        return CUGL__APP_FAIL(CUGL_ERROR_INVALID_ARGUMENT, "cannot open %s: %s", path,
-                              strerror(errno));
+        return cugl__fail(CUGL_ERROR_INVALID_ARGUMENT, __func__, "cannot open %s: %s", path,
+                          strerror(errno));
     cugl_app_event *events = NULL;
     size_t n = 0, capacity = 0;
     cugl_status st = CUGL_OK;
@@ -335,32 +336,34 @@ CUGL_API cugl_status cugl_app_events_read(cugl_app_event **out, size_t *count, c
         number++;
         size_t len = (size_t)got;
         if (got < 0) {
-            st = CUGL__APP_FAIL(CUGL_ERROR_INVALID_ARGUMENT, "%s:%ld: a NUL byte: not text",
-                                path, number);
+            st = cugl__fail(CUGL_ERROR_INVALID_ARGUMENT, __func__, "%s:%ld: a NUL byte: not text",
+                            path, number);
             break;
         }
         if (len == sizeof line - 1 && line[len - 1] != '\n') {
-            st = CUGL__APP_FAIL(CUGL_ERROR_INVALID_ARGUMENT, "%s:%ld: longer than %d bytes",
-                                path, number, CUGL_APP_EVENT_MAX_LINE);
+            st = cugl__fail(CUGL_ERROR_INVALID_ARGUMENT, __func__, "%s:%ld: longer than %d bytes",
+                            path, number, CUGL_APP_EVENT_MAX_LINE);
             break;
         }
         if (number > CUGL_APP_EVENT_MAX_LINES) {
-            st = CUGL__APP_FAIL(CUGL_ERROR_INVALID_ARGUMENT, "%s: more than %d lines", path,
-                                CUGL_APP_EVENT_MAX_LINES);
+            st = cugl__fail(CUGL_ERROR_INVALID_ARGUMENT, __func__, "%s: more than %d lines", path,
+                            CUGL_APP_EVENT_MAX_LINES);
             break;
         }
         if (blank(line))
             continue;
         if (n == CUGL_APP_EVENT_MAX_COUNT) {
-            st = CUGL__APP_FAIL(CUGL_ERROR_INVALID_ARGUMENT, "%s:%ld: more than %d events", path,
-                                number, CUGL_APP_EVENT_MAX_COUNT);
+            st = cugl__fail(CUGL_ERROR_INVALID_ARGUMENT, __func__,
+                            "%s:%ld: more than %d events", path,
+                            number, CUGL_APP_EVENT_MAX_COUNT);
             break;
         }
         if (n == capacity) {
             size_t more = capacity ? 2 * capacity : 64;
             cugl_app_event *grown = realloc(events, more * sizeof *events);
             if (!grown) {
-                st = CUGL__APP_FAIL(CUGL_ERROR_OUT_OF_MEMORY, "no memory for %zu events", more);
+                st = cugl__fail(CUGL_ERROR_OUT_OF_MEMORY, __func__,
+                                "no memory for %zu events", more);
                 break;
             }
             events = grown;
@@ -373,15 +376,16 @@ CUGL_API cugl_status cugl_app_events_read(cugl_app_event **out, size_t *count, c
             why = "the frames go back in time";
         if (why) {
             line[strcspn(line, "\r\n")] = '\0';
-            st = CUGL__APP_FAIL(CUGL_ERROR_INVALID_ARGUMENT, "%s:%ld: '%s': %s", path, number, line,
-                                why);
+            st = cugl__fail(CUGL_ERROR_INVALID_ARGUMENT, __func__,
+                            "%s:%ld: '%s': %s", path, number, line,
+                            why);
             break;
         }
         last_frame = events[n].frame;
         n++;
     }
     if (st == CUGL_OK && ferror(f))
-        st = CUGL__APP_FAIL(CUGL_ERROR_INVALID_ARGUMENT, "reading %s failed", path);
+        st = cugl__fail(CUGL_ERROR_INVALID_ARGUMENT, __func__, "reading %s failed", path);
     fclose(f);
     if (st != CUGL_OK) {
         free(events);

@@ -35,7 +35,7 @@ static cugl_status errno_fail(const char *who, int e, const char *fmt, const cha
     char text[128];
     errno_text(e, text, sizeof text);
     cugl_status st = e == ENOMEM ? CUGL_ERROR_OUT_OF_MEMORY : CUGL_ERROR_INVALID_ARGUMENT;
-    return cugl_report_error(st, who, fmt, path, text);
+    return cugl__fail(st, who, fmt, path, text);
 }
 
 /* The name of a new temporary file beside `target`: ".<name>.<pid>-<n>.tmp". */
@@ -53,11 +53,11 @@ cugl_status cugl__app_file_open(cugl__app_file *f, const char *who, const char *
 {
     *f = (cugl__app_file){0};
     if (!path[0])
-        return cugl_report_error(CUGL_ERROR_INVALID_ARGUMENT, who, "path is empty");
+        return cugl__fail(CUGL_ERROR_INVALID_ARGUMENT, who, "path is empty");
     struct stat st;
     if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
-        return cugl_report_error(CUGL_ERROR_INVALID_ARGUMENT, who,
-                                 "cannot write %s: it is a directory", path);
+        return cugl__fail(CUGL_ERROR_INVALID_ARGUMENT, who,
+                          "cannot write %s: it is a directory", path);
     bool exists = lstat(path, &st) == 0;
     if (exists && S_ISLNK(st.st_mode)) {
         /* The file the link names is what gets replaced. */
@@ -78,7 +78,7 @@ cugl_status cugl__app_file_open(cugl__app_file *f, const char *who, const char *
         return CUGL_OK;
     }
     if (!f->target && !(f->target = strdup(path)))
-        return cugl_report_error(CUGL_ERROR_OUT_OF_MEMORY, who, "no memory for a file name");
+        return cugl__fail(CUGL_ERROR_OUT_OF_MEMORY, who, "no memory for a file name");
     size_t size = strlen(f->target) + 64;
     f->temporary = malloc(size);
     int fd = -1;
@@ -147,15 +147,12 @@ cugl_status cugl__app_file_commit(cugl__app_file *f, const char *who, const char
 
 CUGL_API cugl_status cugl_app_write_file(const char *path, const void *data, size_t size)
 {
-    if (!path)
-        return CUGL__APP_FAIL(CUGL_ERROR_INVALID_ARGUMENT, "path is NULL");
+    CUGL__CHECK_NOT_NULL(path);
     if (!data && size > 0)
-        return CUGL__APP_FAIL(CUGL_ERROR_INVALID_ARGUMENT, "data is NULL but size is %zu",
-                              size);
+        return cugl__fail(CUGL_ERROR_INVALID_ARGUMENT, __func__, "data is NULL but size is %zu",
+                          size);
     cugl__app_file f;
-    cugl_status st = cugl__app_file_open(&f, __func__, path);
-    if (st != CUGL_OK)
-        return st;
+    CUGL__TRY(cugl__app_file_open(&f, __func__, path));
     if (size > 0 && fwrite(data, 1, size, f.file) != size) {
         int e = errno ? errno : EIO;
         cugl__app_file_abandon(&f);

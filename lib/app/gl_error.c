@@ -24,15 +24,15 @@ CUGL_API cugl_status cugl_app_check_gl(const char *function, const char *what)
     if (!what)
         what = "(no description)";
     if (!glad_glGetError)
-        return cugl_report_error(CUGL_ERROR_INVALID_STATE, __func__,
-                                 "GL is not loaded: create a context first "
-                                 "(cugl_app_context_create); checked for %.64s: %.64s",
-                                 function, what);
+        return cugl__fail(CUGL_ERROR_INVALID_STATE, __func__,
+                          "GL is not loaded: create a context first "
+                          "(cugl_app_context_create); checked for %.64s: %.64s",
+                          function, what);
     GLenum e = glGetError();
     if (e == GL_NO_ERROR)
         return CUGL_OK;
     cugl_app_drain_gl_errors();
-    return cugl_report_error(CUGL_ERROR_GL, function, "%s: GL error 0x%04x", what, e);
+    return cugl__fail(CUGL_ERROR_GL, function, "%s: GL error 0x%04x", what, e);
 }
 
 cugl_status cugl__app_as_own(cugl_status st, const char *who)
@@ -44,5 +44,5 @@ cugl_status cugl__app_as_own(cugl_status st, const char *who)
     size_t n = strlen(who);
     if (strncmp(msg, who, n) == 0 && msg[n] == ':')
         return st;
-    return cugl_report_error(st, who, "%s", msg);
+    return cugl__fail(st, who, "%s", msg);
 }

@@ -14,6 +14,11 @@
 
 #include "app_internal.h"
 
+/* Events are applied while cugl_app_context_present runs (GLFW's callbacks
+ * in its poll, replayed and pushed events at its start): what fails as
+ * one applies (a headless resize) is that function's failure. */
+static const char applied_in[] = "cugl_app_context_present";
+
 static cugl_status events_append(cugl__app_events *list, const cugl_app_event *ev,
                                  const char *who)
 {
@@ -21,8 +26,8 @@ static cugl_status events_append(cugl__app_events *list, const cugl_app_event *e
         size_t more = list->capacity ? 2 * list->capacity : 16;
         cugl_app_event *grown = realloc(list->items, more * sizeof *grown);
         if (!grown)
-            return cugl_report_error(CUGL_ERROR_OUT_OF_MEMORY, who, "no memory for %zu events",
-                                     more);
+            return cugl__fail(CUGL_ERROR_OUT_OF_MEMORY, who, "no memory for %zu events",
+                              more);
         list->items = grown;
         list->capacity = more;
     }
@@ -36,19 +41,19 @@ static void events_free(cugl__app_events *list)
     *list = (cugl__app_events){0};
 }
 
-cugl_status cugl__app_input_init(cugl_app_context *ctx)
+cugl_status cugl__app_input_init(cugl_app_context *ctx, const char *who)
 {
     ctx->cursor_entered = true;
     if (pthread_mutex_init(&ctx->pushed_lock, NULL) != 0)
-        return cugl_report_error(CUGL_ERROR_OUT_OF_MEMORY, "cugl_app_context_create",
-                                 "cannot make the input queue's lock");
+        return cugl__fail(CUGL_ERROR_OUT_OF_MEMORY, who,
+                          "cannot make the input queue's lock");
     return CUGL_OK;
 }
 
-void cugl__app_input_free(cugl_app_context *ctx)
+void cugl__app_input_free(cugl_app_context *ctx, const char *who)
 {
     if (ctx->record.file)
-        (void)cugl__app_file_commit(&ctx->record, "cugl_app_context_destroy", ctx->record_path);
+        (void)cugl__app_file_commit(&ctx->record, who, ctx->record_path);
     free(ctx->record_path);
     ctx->record_path = NULL;
     events_free(&ctx->replay);
@@ -122,7 +127,7 @@ static void apply(cugl_app_context *ctx, const cugl_app_event *ev, long frame, b
         } else if (ctx->window) {
             ctx->width = ev->width;
             ctx->height = ev->height;
-        } else if (cugl__app_offscreen_resize(ctx, ev->width, ev->height) != CUGL_OK) {
+        } else if (cugl__app_offscreen_resize(ctx, ev->width, ev->height, applied_in) != CUGL_OK) {
             /* Kept at its size; the message stays for the caller to see. */
             record = false;
         }
@@ -139,7 +144,7 @@ static void apply(cugl_app_context *ctx, const cugl_app_event *ev, long frame, b
     cugl_app_event taken = *ev;
     taken.frame = frame;
     if (ctx->taking.count == CUGL_APP_EVENT_MAX_PER_FRAME ||
-        events_append(&ctx->taking, &taken, "cugl_app_context_present") != CUGL_OK)
+        events_append(&ctx->taking, &taken, applied_in) != CUGL_OK)
         ctx->taking_lost++;
 }
 
@@ -190,16 +195,16 @@ cugl_status cugl__app_input_present(cugl_app_context *ctx)
 CUGL_API cugl_status cugl_app_context_push_event(cugl_app_context *ctx, const cugl_app_event *ev)
 {
     if (!ctx || !ev)
-        return CUGL__APP_FAIL(CUGL_ERROR_INVALID_ARGUMENT, "%s is NULL", !ctx ? "ctx" : "ev");
+        return cugl__fail(CUGL_ERROR_INVALID_ARGUMENT, __func__, "%s is NULL", !ctx ? "ctx" : "ev");
     const char *why = cugl__app_event_check(ev);
     if (why)
-        return CUGL__APP_FAIL(CUGL_ERROR_INVALID_ARGUMENT, "%s", why);
+        return cugl__fail(CUGL_ERROR_INVALID_ARGUMENT, __func__, "%s", why);
     pthread_mutex_lock(&ctx->pushed_lock);
     cugl_status st = CUGL_OK;
     if (ctx->pushed.count >= CUGL_APP_EVENT_MAX_PENDING)
-        st = CUGL__APP_FAIL(CUGL_ERROR_INVALID_STATE,
-                            "%d events wait for the next present already",
-                            CUGL_APP_EVENT_MAX_PENDING);
+        st = cugl__fail(CUGL_ERROR_INVALID_STATE, __func__,
+                        "%d events wait for the next present already",
+                        CUGL_APP_EVENT_MAX_PENDING);
     else
         st = events_append(&ctx->pushed, ev, __func__);
     pthread_mutex_unlock(&ctx->pushed_lock);
@@ -210,14 +215,14 @@ CUGL_API cugl_status cugl_app_context_replay(cugl_app_context *ctx, const cugl_a
                                              size_t count)
 {
     if (!ctx || (!events && count))
-        return CUGL__APP_FAIL(CUGL_ERROR_INVALID_ARGUMENT, "%s is NULL",
-                              !ctx ? "ctx" : "events");
+        return cugl__fail(CUGL_ERROR_INVALID_ARGUMENT, __func__, "%s is NULL",
+                          !ctx ? "ctx" : "events");
     for (size_t i = 0; i < count; i++) {
         const char *why = cugl__app_event_check(&events[i]);
         if (!why && i > 0 && events[i].frame < events[i - 1].frame)
             why = "its frame comes before the previous event's";
         if (why)
-            return CUGL__APP_FAIL(CUGL_ERROR_INVALID_ARGUMENT, "event %zu: %s", i, why);
+            return cugl__fail(CUGL_ERROR_INVALID_ARGUMENT, __func__, "event %zu: %s", i, why);
     }
     cugl__app_events copy = {0};
     for (size_t i = 0; i < count; i++) {
@@ -243,16 +248,15 @@ CUGL_API bool cugl_app_context_replay_done(const cugl_app_context *ctx)
 
 CUGL_API cugl_status cugl_app_context_record(cugl_app_context *ctx, const char *path)
 {
-    if (!ctx)
-        return CUGL__APP_FAIL(CUGL_ERROR_INVALID_ARGUMENT, "ctx is NULL");
+    CUGL__CHECK_NOT_NULL(ctx);
     cugl_status st = CUGL_OK;
     if (ctx->record.file) {
         /* The recording becomes the file now, whole, or not at all. */
         if (ctx->record_failed) {
             cugl__app_file_abandon(&ctx->record);
-            st = CUGL__APP_FAIL(CUGL_ERROR_INVALID_STATE,
-                                "writing the recorded events to %s failed (disk full?); what "
-                                "was there is left as it was", ctx->record_path);
+            st = cugl__fail(CUGL_ERROR_INVALID_STATE, __func__,
+                            "writing the recorded events to %s failed (disk full?); what "
+                            "was there is left as it was", ctx->record_path);
         } else {
             st = cugl__app_file_commit(&ctx->record, __func__, ctx->record_path);
         }
@@ -263,7 +267,7 @@ CUGL_API cugl_status cugl_app_context_record(cugl_app_context *ctx, const char *
     if (!path || st != CUGL_OK)
         return st;
     if (!(ctx->record_path = strdup(path)))
-        return CUGL__APP_FAIL(CUGL_ERROR_OUT_OF_MEMORY, "no memory for a file name");
+        return cugl__fail(CUGL_ERROR_OUT_OF_MEMORY, __func__, "no memory for a file name");
     st = cugl__app_file_open(&ctx->record, __func__, path);
     if (st != CUGL_OK) {
         free(ctx->record_path);

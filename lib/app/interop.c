@@ -48,11 +48,12 @@ static bool gl_runs_on(const cugl_device_properties *p)
 }
 
 /* Map-free memory: CUDA's exportable memory imported by GL. */
-static cugl_status try_shared(cugl_device *device, const cugl_device_properties *p)
+static cugl_status try_shared(cugl_device *device, const cugl_device_properties *p,
+                              const char *who)
 {
     if (!gl_runs_on(p))
-        return CUGL__APP_FAIL(CUGL_ERROR_NOT_SUPPORTED,
-                              "GL does not report the CUDA device's UUID among its devices");
+        return cugl__fail(CUGL_ERROR_NOT_SUPPORTED, who,
+                          "GL does not report the CUDA device's UUID among its devices");
     cugl_app_shared *s = NULL;
     cugl_status st = cugl_app_shared_buffer_create(&s, device, PROBE_BYTES);
     cugl_app_shared_destroy(s);
@@ -60,12 +61,12 @@ static cugl_status try_shared(cugl_device *device, const cugl_device_properties 
 }
 
 /* Registration of a GL buffer with CUDA. */
-static cugl_status try_map(cugl_device *device)
+static cugl_status try_map(cugl_device *device, const char *who)
 {
     GLuint name = 0;
     glCreateBuffers(1, &name);
     glNamedBufferStorage(name, PROBE_BYTES, NULL, 0);
-    cugl_status st = cugl_app_check_gl("cugl_app_choose_interop", "a GL buffer to register");
+    cugl_status st = cugl_app_check_gl(who, "a GL buffer to register");
     cugl_graphics_resource *r = NULL;
     if (st == CUGL_OK)
         st = cugl_graphics_resource_from_gl_buffer(&r, device, name, CUGL_GRAPHICS_NONE);
@@ -82,15 +83,13 @@ CUGL_API cugl_status cugl_app_choose_interop(cugl_app_interop *out, char *reason
                                              cugl_device *device)
 {
     if (!out || !ctx || !device || (!reason && reason_size))
-        return CUGL__APP_FAIL(CUGL_ERROR_INVALID_ARGUMENT, "%s is NULL",
-                              !out ? "out" : !ctx ? "ctx" : !device ? "device" : "reason");
+        return cugl__fail(CUGL_ERROR_INVALID_ARGUMENT, __func__, "%s is NULL",
+                          !out ? "out" : !ctx ? "ctx" : !device ? "device" : "reason");
     cugl_device_properties p;
-    cugl_status st = cugl_device_get_properties(device, &p);
-    if (st != CUGL_OK)
-        return st;
+    CUGL__TRY_OWN(cugl_device_get_properties(device, &p));
     cugl_app_drain_gl_errors();
     char why_not[2][384];
-    st = try_shared(device, &p);
+    cugl_status st = try_shared(device, &p, __func__);
     if (st == CUGL_OK) {
         *out = CUGL_APP_INTEROP_SHARED;
         if (reason_size)
@@ -100,7 +99,7 @@ CUGL_API cugl_status cugl_app_choose_interop(cugl_app_interop *out, char *reason
         return CUGL_OK;
     }
     snprintf(why_not[0], sizeof why_not[0], "%s", cugl_last_error());
-    st = try_map(device);
+    st = try_map(device, __func__);
     if (st == CUGL_OK) {
         *out = CUGL_APP_INTEROP_MAP;
         if (reason_size)

@@ -54,9 +54,9 @@ static cugl_status open_failed(const char *who, const char *path, const char *ho
     int e = errno;
     char text[128];
     errno_text(e, text, sizeof text);
-    return cugl_report_error(e == ENOMEM ? CUGL_ERROR_OUT_OF_MEMORY
-                                         : CUGL_ERROR_INVALID_ARGUMENT,
-                             who, "cannot open %s for %s: %s", path, how, text);
+    return cugl__fail(e == ENOMEM ? CUGL_ERROR_OUT_OF_MEMORY
+                      : CUGL_ERROR_INVALID_ARGUMENT,
+                      who, "cannot open %s for %s: %s", path, how, text);
 }
 
 static bool write_body(png_job *job)
@@ -79,17 +79,15 @@ cugl_status cugl__app_write_png(const char *who, const char *path, const uint8_t
                                 int width, int height)
 {
     if (!path)
-        return cugl_report_error(CUGL_ERROR_INVALID_ARGUMENT, who, "path is NULL");
+        return cugl__fail(CUGL_ERROR_INVALID_ARGUMENT, who, "path is NULL");
     if (!rgba)
-        return cugl_report_error(CUGL_ERROR_INVALID_ARGUMENT, who, "rgba is NULL");
+        return cugl__fail(CUGL_ERROR_INVALID_ARGUMENT, who, "rgba is NULL");
     if (width <= 0 || height <= 0)
-        return cugl_report_error(CUGL_ERROR_INVALID_ARGUMENT, who,
-                                 "%s: size %d x %d is not positive", path, width, height);
+        return cugl__fail(CUGL_ERROR_INVALID_ARGUMENT, who,
+                          "%s: size %d x %d is not positive", path, width, height);
     png_job job = {.path = path, .rgba = rgba, .width = width, .height = height};
     cugl__app_file out;
-    cugl_status st = cugl__app_file_open(&out, who, path);
-    if (st != CUGL_OK)
-        return st;
+    CUGL__TRY(cugl__app_file_open(&out, who, path));
     job.file = out.file;
     job.png = png_create_write_struct(PNG_LIBPNG_VER_STRING, &job, on_error, on_warning);
     job.info = job.png ? png_create_info_struct(job.png) : NULL;
@@ -100,16 +98,16 @@ cugl_status cugl__app_write_png(const char *who, const char *path, const uint8_t
         return cugl__app_file_commit(&out, who, path);
     cugl__app_file_abandon(&out); /* what was at the path stays */
     if (!made)
-        return cugl_report_error(CUGL_ERROR_OUT_OF_MEMORY, who, "%s: libpng has no memory", path);
+        return cugl__fail(CUGL_ERROR_OUT_OF_MEMORY, who, "%s: libpng has no memory", path);
     if (write_errno) {
         char text[128];
         errno_text(write_errno, text, sizeof text);
-        return cugl_report_error(CUGL_ERROR_INVALID_ARGUMENT, who,
-                                 "writing %s failed: %s; what was there is left as it was", path,
-                                 text);
+        return cugl__fail(CUGL_ERROR_INVALID_ARGUMENT, who,
+                          "writing %s failed: %s; what was there is left as it was", path,
+                          text);
     }
-    return cugl_report_error(CUGL_ERROR_INVALID_ARGUMENT, who, "%s: libpng: %s", path,
-                             job.message);
+    return cugl__fail(CUGL_ERROR_INVALID_ARGUMENT, who, "%s: libpng: %s", path,
+                      job.message);
 }
 
 CUGL_API cugl_status cugl_app_write_png(const char *path, const uint8_t *rgba, int width,
@@ -177,11 +175,10 @@ CUGL_API cugl_status cugl_app_read_png(uint8_t **rgba, int *width, int *height,
         *width = 0;
     if (height)
         *height = 0;
-    if (!path)
-        return CUGL__APP_FAIL(CUGL_ERROR_INVALID_ARGUMENT, "path is NULL");
+    CUGL__CHECK_NOT_NULL(path);
     if (!rgba || !width || !height)
-        return CUGL__APP_FAIL(CUGL_ERROR_INVALID_ARGUMENT, "%s is NULL",
-                              !rgba ? "rgba" : !width ? "width" : "height");
+        return cugl__fail(CUGL_ERROR_INVALID_ARGUMENT, __func__, "%s is NULL",
+                          !rgba ? "rgba" : !width ? "width" : "height");
     png_job job = {.path = path};
     job.file = fopen(path, "rb");
     if (!job.file)
@@ -190,9 +187,9 @@ CUGL_API cugl_status cugl_app_read_png(uint8_t **rgba, int *width, int *height,
     size_t got = fread(signature, 1, sizeof signature, job.file);
     if (got != sizeof signature || png_sig_cmp(signature, 0, sizeof signature) != 0) {
         fclose(job.file);
-        return CUGL__APP_FAIL(CUGL_ERROR_INVALID_ARGUMENT,
-                              "%s is not a PNG file (no PNG signature in its first %zu bytes)",
-                              path, got);
+        return cugl__fail(CUGL_ERROR_INVALID_ARGUMENT, __func__,
+                          "%s is not a PNG file (no PNG signature in its first %zu bytes)",
+                          path, got);
     }
     job.png = png_create_read_struct(PNG_LIBPNG_VER_STRING, &job, on_error, on_warning);
     job.info = job.png ? png_create_info_struct(job.png) : NULL;
@@ -208,6 +205,6 @@ CUGL_API cugl_status cugl_app_read_png(uint8_t **rgba, int *width, int *height,
     }
     free(job.pixels);
     if (!made || job.out_of_memory)
-        return CUGL__APP_FAIL(CUGL_ERROR_OUT_OF_MEMORY, "%s: no memory to read it", path);
-    return CUGL__APP_FAIL(CUGL_ERROR_INVALID_ARGUMENT, "%s: libpng: %s", path, job.message);
+        return cugl__fail(CUGL_ERROR_OUT_OF_MEMORY, __func__, "%s: no memory to read it", path);
+    return cugl__fail(CUGL_ERROR_INVALID_ARGUMENT, __func__, "%s: libpng: %s", path, job.message);
 }

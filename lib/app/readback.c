@@ -29,9 +29,9 @@ static cugl_status read_pixels(const char *who, uint8_t *rgba, size_t size,
 {
     size_t row = (size_t)ctx->width * 4, need = row * (size_t)ctx->height;
     if (size < need)
-        return cugl_report_error(CUGL_ERROR_INVALID_ARGUMENT, who,
-                                 "rgba has %zu bytes; the %d x %d framebuffer needs %zu", size,
-                                 ctx->width, ctx->height, need);
+        return cugl__fail(CUGL_ERROR_INVALID_ARGUMENT, who,
+                          "rgba has %zu bytes; the %d x %d framebuffer needs %zu", size,
+                          ctx->width, ctx->height, need);
     if (need == 0)
         return CUGL_OK; /* a minimised window */
 
@@ -50,39 +50,35 @@ static cugl_status read_pixels(const char *who, uint8_t *rgba, size_t size,
     glBindBuffer(GL_PIXEL_PACK_BUFFER, (GLuint)pack_buffer);
     glBindFramebuffer(GL_READ_FRAMEBUFFER, (GLuint)read_fbo);
     if (error != GL_NO_ERROR)
-        return cugl_report_error(CUGL_ERROR_GL, who,
-                                 "glReadPixels of the %d x %d framebuffer %u: GL error 0x%x",
-                                 ctx->width, ctx->height, ctx->fbo, error);
+        return cugl__fail(CUGL_ERROR_GL, who,
+                          "glReadPixels of the %d x %d framebuffer %u: GL error 0x%x",
+                          ctx->width, ctx->height, ctx->fbo, error);
     if (flip_rows(rgba, row, ctx->height) != CUGL_OK)
-        return cugl_report_error(CUGL_ERROR_OUT_OF_MEMORY, who,
-                                 "no memory for a row of %zu bytes", row);
+        return cugl__fail(CUGL_ERROR_OUT_OF_MEMORY, who,
+                          "no memory for a row of %zu bytes", row);
     return CUGL_OK;
 }
 
 CUGL_API cugl_status cugl_app_read_pixels(uint8_t *rgba, size_t size, cugl_app_context *ctx)
 {
-    if (!ctx)
-        return CUGL__APP_FAIL(CUGL_ERROR_INVALID_ARGUMENT, "ctx is NULL");
-    if (!rgba)
-        return CUGL__APP_FAIL(CUGL_ERROR_INVALID_ARGUMENT, "rgba is NULL");
+    CUGL__CHECK_NOT_NULL(ctx);
+    CUGL__CHECK_NOT_NULL(rgba);
     return read_pixels(__func__, rgba, size, ctx);
 }
 
 CUGL_API cugl_status cugl_app_screenshot(cugl_app_context *ctx, const char *path)
 {
-    if (!ctx)
-        return CUGL__APP_FAIL(CUGL_ERROR_INVALID_ARGUMENT, "ctx is NULL");
-    if (!path)
-        return CUGL__APP_FAIL(CUGL_ERROR_INVALID_ARGUMENT, "path is NULL");
+    CUGL__CHECK_NOT_NULL(ctx);
+    CUGL__CHECK_NOT_NULL(path);
     if (ctx->width == 0 || ctx->height == 0)
-        return CUGL__APP_FAIL(CUGL_ERROR_INVALID_STATE,
-                              "the framebuffer is %d x %d (a minimised window); no image",
-                              ctx->width, ctx->height);
+        return cugl__fail(CUGL_ERROR_INVALID_STATE, __func__,
+                          "the framebuffer is %d x %d (a minimised window); no image",
+                          ctx->width, ctx->height);
     size_t size = (size_t)ctx->width * ctx->height * 4;
     uint8_t *rgba = malloc(size);
     if (!rgba)
-        return CUGL__APP_FAIL(CUGL_ERROR_OUT_OF_MEMORY, "no memory for %zu bytes of pixels",
-                              size);
+        return cugl__fail(CUGL_ERROR_OUT_OF_MEMORY, __func__, "no memory for %zu bytes of pixels",
+                          size);
     cugl_status st = read_pixels(__func__, rgba, size, ctx);
     if (st == CUGL_OK)
         st = cugl__app_write_png(__func__, path, rgba, ctx->width, ctx->height);

@@ -398,7 +398,8 @@ static int ws_callback(struct lws *wsi, enum lws_callback_reasons reason, void *
 
 static const struct lws_protocols protocols[3] = {
     {"http", http_callback, 0, 0, 0, NULL, 0},
-    {CUGL_APP_SERVE_SUBPROTOCOL, ws_callback, sizeof(viewer), CUGL_APP_SERVE_MAX_MESSAGE, 0, NULL, 0},
+    {CUGL_APP_SERVE_SUBPROTOCOL, ws_callback, sizeof(viewer), CUGL_APP_SERVE_MAX_MESSAGE, 0, NULL,
+     0},
     {NULL, NULL, 0, 0, 0, NULL, 0},
 };
 
@@ -491,8 +492,8 @@ static cugl_status listen_all(cugl_app_server *s, const char *who, const char *a
     char why[256] = "";
     int count = resolve(s, address, why, sizeof why);
     if (count == 0)
-        return cugl_report_error(CUGL_ERROR_INVALID_ARGUMENT, who, "cannot serve on %s: %s",
-                                 address, why);
+        return cugl__fail(CUGL_ERROR_INVALID_ARGUMENT, who, "cannot serve on %s: %s",
+                          address, why);
     bool literal = count == 1 && strcmp(s->addresses[0], address) == 0;
     int bound = 0;
     lws_set_log_level(0, NULL); /* its bind errors: ours say more */
@@ -516,10 +517,10 @@ static cugl_status listen_all(cugl_app_server *s, const char *who, const char *a
     lws_set_log_level(LLL_ERR, NULL);
     s->address_count = bound;
     if (bound == 0)
-        return cugl_report_error(CUGL_ERROR_INVALID_STATE, who,
-                                 "cannot serve on %s%s%s%s port %d: %s", address,
-                                 literal ? "" : " (", literal ? "" : s->addresses[0],
-                                 literal ? "" : ")", port, why);
+        return cugl__fail(CUGL_ERROR_INVALID_STATE, who,
+                          "cannot serve on %s%s%s%s port %d: %s", address,
+                          literal ? "" : " (", literal ? "" : s->addresses[0],
+                          literal ? "" : ")", port, why);
     return CUGL_OK;
 }
 
@@ -572,26 +573,27 @@ CUGL_API cugl_status cugl_app_server_create(cugl_app_server **out, cugl_app_cont
                                             const cugl_app_server_desc *desc)
 {
     if (!out || !ctx || !desc)
-        return CUGL__APP_FAIL(CUGL_ERROR_INVALID_ARGUMENT, "%s is NULL",
-                              !out ? "out" : !ctx ? "ctx" : "desc");
+        return cugl__fail(CUGL_ERROR_INVALID_ARGUMENT, __func__, "%s is NULL",
+                          !out ? "out" : !ctx ? "ctx" : "desc");
     *out = NULL;
     const char *token = desc->token ? desc->token : "";
     if (desc->port < 0 || desc->port > 65535)
-        return CUGL__APP_FAIL(CUGL_ERROR_INVALID_ARGUMENT, "port %d is not 0 to 65535",
-                              desc->port);
+        return cugl__fail(CUGL_ERROR_INVALID_ARGUMENT, __func__, "port %d is not 0 to 65535",
+                          desc->port);
     if (desc->quality < 0 || desc->quality > 100)
-        return CUGL__APP_FAIL(CUGL_ERROR_INVALID_ARGUMENT, "quality %d is not 1 to 100 (0: 85)",
-                              desc->quality);
+        return cugl__fail(CUGL_ERROR_INVALID_ARGUMENT, __func__,
+                          "quality %d is not 1 to 100 (0: 85)",
+                          desc->quality);
     if (desc->encoders < 0 || desc->encoders > CUGL_APP_SERVE_MAX_ENCODERS)
-        return CUGL__APP_FAIL(CUGL_ERROR_INVALID_ARGUMENT, "%d encoders; 1 to %d (0: 2)",
-                              desc->encoders, CUGL_APP_SERVE_MAX_ENCODERS);
+        return cugl__fail(CUGL_ERROR_INVALID_ARGUMENT, __func__, "%d encoders; 1 to %d (0: 2)",
+                          desc->encoders, CUGL_APP_SERVE_MAX_ENCODERS);
     if (strlen(token) > CUGL_APP_SERVE_MAX_TOKEN || !token_chars_ok(token))
-        return CUGL__APP_FAIL(CUGL_ERROR_INVALID_ARGUMENT,
-                              "the token must be at most %d letters, digits, '-', '_' or '.'",
-                              CUGL_APP_SERVE_MAX_TOKEN);
+        return cugl__fail(CUGL_ERROR_INVALID_ARGUMENT, __func__,
+                          "the token must be at most %d letters, digits, '-', '_' or '.'",
+                          CUGL_APP_SERVE_MAX_TOKEN);
     cugl_app_server *s = calloc(1, sizeof *s);
     if (!s)
-        return CUGL__APP_FAIL(CUGL_ERROR_OUT_OF_MEMORY, "no memory for a server");
+        return cugl__fail(CUGL_ERROR_OUT_OF_MEMORY, __func__, "no memory for a server");
     s->ctx = ctx;
     snprintf(s->name, sizeof s->name, "%s", desc->name ? desc->name : "cugl");
     snprintf(s->token, sizeof s->token, "%s", token);
@@ -609,8 +611,8 @@ CUGL_API cugl_status cugl_app_server_create(cugl_app_server **out, cugl_app_cont
     info.options = LWS_SERVER_OPTION_EXPLICIT_VHOSTS;
     s->lws = lws_create_context(&info);
     cugl_status st = s->lws ? listen_all(s, __func__, address, desc->port)
-                            : CUGL__APP_FAIL(CUGL_ERROR_OUT_OF_MEMORY,
-                                             "libwebsockets cannot make a context");
+                            : cugl__fail(CUGL_ERROR_OUT_OF_MEMORY, __func__,
+                                         "libwebsockets cannot make a context");
     if (st != CUGL_OK) {
         cugl_app_server_destroy(s);
         return st;
@@ -623,7 +625,7 @@ CUGL_API cugl_status cugl_app_server_create(cugl_app_server **out, cugl_app_cont
                          pthread_create(&s->network, NULL, network_main, s) == 0;
     if (!s->network_started) {
         cugl_app_server_destroy(s);
-        return CUGL__APP_FAIL(CUGL_ERROR_OUT_OF_MEMORY, "cannot start the server's threads");
+        return cugl__fail(CUGL_ERROR_OUT_OF_MEMORY, __func__, "cannot start the server's threads");
     }
     *out = s;
     return CUGL_OK;
@@ -649,7 +651,7 @@ static void json_escape(char *out, size_t size, const char *text)
 }
 
 /* A free slot's buffer of the framebuffer's size. */
-static cugl_status size_slot(slot *sl, int width, int height)
+static cugl_status size_slot(slot *sl, int width, int height, const char *who)
 {
     if (sl->pbo && sl->width == width && sl->height == height)
         return CUGL_OK;
@@ -660,10 +662,10 @@ static cugl_status size_slot(slot *sl, int width, int height)
     GLbitfield flags = GL_MAP_READ_BIT | GL_MAP_PERSISTENT_BIT | GL_MAP_COHERENT_BIT;
     glNamedBufferStorage(sl->pbo, bytes, NULL, flags | GL_CLIENT_STORAGE_BIT);
     sl->pixels = glMapNamedBufferRange(sl->pbo, 0, bytes, flags);
-    cugl_status st = cugl_app_check_gl("cugl_app_server_frame", "a mapped pixel-pack buffer");
+    cugl_status st = cugl_app_check_gl(who, "a mapped pixel-pack buffer");
     if (st == CUGL_OK && !sl->pixels)
-        st = CUGL__APP_FAIL(CUGL_ERROR_GL, "cannot map a %d x %d pixel-pack buffer", width,
-                            height);
+        st = cugl__fail(CUGL_ERROR_GL, who, "cannot map a %d x %d pixel-pack buffer", width,
+                        height);
     if (st != CUGL_OK) {
         free_slot(sl);
         return st;
@@ -676,7 +678,7 @@ static cugl_status size_slot(slot *sl, int width, int height)
 CUGL_API cugl_status cugl_app_server_frame(cugl_app_server *s)
 {
     if (!s)
-        return CUGL__APP_FAIL(CUGL_ERROR_INVALID_ARGUMENT, "server is NULL");
+        return cugl__fail(CUGL_ERROR_INVALID_ARGUMENT, __func__, "server is NULL");
     double t = now_s();
     if (s->last_frame_s > 0) {
         double rate = 1.0 / fmax(t - s->last_frame_s, 1e-6);
@@ -715,9 +717,7 @@ CUGL_API cugl_status cugl_app_server_frame(cugl_app_server *s)
         return CUGL_OK;
     }
     slot *sl = &s->slots[free_index];
-    cugl_status st = size_slot(sl, width, height);
-    if (st != CUGL_OK)
-        return st;
+    CUGL__TRY(size_slot(sl, width, height, __func__));
     sl->number = cugl_app_context_frame(s->ctx);
     char name[256], stats[2 * CUGL_APP_SERVE_MAX_STATS];
     json_escape(name, sizeof name, s->name);
@@ -742,9 +742,7 @@ CUGL_API cugl_status cugl_app_server_frame(cugl_app_server *s)
     glBindBuffer(GL_PIXEL_PACK_BUFFER, (GLuint)pack_buffer);
     glBindFramebuffer(GL_READ_FRAMEBUFFER, (GLuint)read_fbo);
     sl->fence = glFenceSync(GL_SYNC_GPU_COMMANDS_COMPLETE, 0);
-    st = cugl_app_check_gl("cugl_app_server_frame", "copying the framebuffer");
-    if (st != CUGL_OK)
-        return st;
+    CUGL__TRY(cugl_app_check_gl(__func__, "copying the framebuffer"));
     pthread_mutex_lock(&s->lock);
     sl->state = SLOT_COPYING;
     pthread_mutex_unlock(&s->lock);
@@ -754,7 +752,7 @@ CUGL_API cugl_status cugl_app_server_frame(cugl_app_server *s)
 CUGL_API cugl_status cugl_app_server_set_stats(cugl_app_server *s, const char *text)
 {
     if (!s)
-        return CUGL__APP_FAIL(CUGL_ERROR_INVALID_ARGUMENT, "server is NULL");
+        return cugl__fail(CUGL_ERROR_INVALID_ARGUMENT, __func__, "server is NULL");
     snprintf(s->stats, sizeof s->stats, "%s", text ? text : "");
     return CUGL_OK;
 }

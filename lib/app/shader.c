@@ -45,9 +45,9 @@ cugl_status cugl__app_compile(GLuint *out, const char *who, const char *name, GL
 {
     GLuint shader = glCreateShader(stage);
     if (!shader)
-        return cugl_report_error(CUGL_ERROR_GL, who,
-                                 "program \"%s\": glCreateShader(%s) failed (GL error 0x%x)",
-                                 name, stage_name(stage), glGetError());
+        return cugl__fail(CUGL_ERROR_GL, who,
+                          "program \"%s\": glCreateShader(%s) failed (GL error 0x%x)",
+                          name, stage_name(stage), glGetError());
     glShaderSource(shader, 1, &src, NULL);
     glCompileShader(shader);
     GLint ok = GL_FALSE;
@@ -55,9 +55,9 @@ cugl_status cugl__app_compile(GLuint *out, const char *who, const char *name, GL
     if (!ok) {
         char *log = info_log(shader, false);
         glDeleteShader(shader);
-        cugl_status st = cugl_report_error(CUGL_ERROR_GL, who,
-                                           "program \"%s\": the %s shader does not compile:\n%s",
-                                           name, stage_name(stage), log ? log : "(no log)");
+        cugl_status st = cugl__fail(CUGL_ERROR_GL, who,
+                                    "program \"%s\": the %s shader does not compile:\n%s",
+                                    name, stage_name(stage), log ? log : "(no log)");
         free(log);
         return st;
     }
@@ -72,9 +72,9 @@ cugl_status cugl__app_link(GLuint *out, const char *who, const char *name,
     if (!program) {
         for (int i = 0; i < count; i++)
             glDeleteShader(shaders[i]);
-        return cugl_report_error(CUGL_ERROR_GL, who,
-                                 "program \"%s\": glCreateProgram failed (GL error 0x%x)",
-                                 name, glGetError());
+        return cugl__fail(CUGL_ERROR_GL, who,
+                          "program \"%s\": glCreateProgram failed (GL error 0x%x)",
+                          name, glGetError());
     }
     for (int i = 0; i < count; i++)
         glAttachShader(program, shaders[i]);
@@ -89,9 +89,9 @@ cugl_status cugl__app_link(GLuint *out, const char *who, const char *name,
     if (!ok) {
         char *log = info_log(program, true);
         glDeleteProgram(program);
-        cugl_status st = cugl_report_error(CUGL_ERROR_GL, who,
-                                           "program \"%s\" does not link:\n%s", name,
-                                           log ? log : "(no log)");
+        cugl_status st = cugl__fail(CUGL_ERROR_GL, who,
+                                    "program \"%s\" does not link:\n%s", name,
+                                    log ? log : "(no log)");
         free(log);
         return st;
     }
@@ -103,31 +103,28 @@ cugl_status cugl__app_link(GLuint *out, const char *who, const char *name,
 static cugl_status check_gl(const char *who)
 {
     if (!glad_glCreateShader)
-        return cugl_report_error(CUGL_ERROR_INVALID_STATE, who,
-                                 "GL is not loaded: create a context first "
-                                 "(cugl_app_context_create)");
+        return cugl__fail(CUGL_ERROR_INVALID_STATE, who,
+                          "GL is not loaded: create a context first "
+                          "(cugl_app_context_create)");
     return CUGL_OK;
 }
 
 CUGL_API cugl_status cugl_app_program(uint32_t *out, const char *name, const char *vertex_src,
                                       const char *fragment_src)
 {
-    if (!out)
-        return CUGL__APP_FAIL(CUGL_ERROR_INVALID_ARGUMENT, "out is NULL");
+    CUGL__CHECK_NOT_NULL(out);
     *out = 0;
     if (!name)
         name = "(unnamed)";
     if (!vertex_src)
-        return CUGL__APP_FAIL(CUGL_ERROR_INVALID_ARGUMENT,
-                              "program \"%s\": vertex_src is NULL", name);
+        return cugl__fail(CUGL_ERROR_INVALID_ARGUMENT, __func__,
+                          "program \"%s\": vertex_src is NULL", name);
     cugl_status st = check_gl(__func__);
     if (st != CUGL_OK)
         return st;
     GLuint shaders[2];
     int count = 0;
-    st = cugl__app_compile(&shaders[count], __func__, name, GL_VERTEX_SHADER, vertex_src);
-    if (st != CUGL_OK)
-        return st;
+    CUGL__TRY(cugl__app_compile(&shaders[count], __func__, name, GL_VERTEX_SHADER, vertex_src));
     count++;
     if (fragment_src) {
         st = cugl__app_compile(&shaders[count], __func__, name, GL_FRAGMENT_SHADER,
@@ -144,20 +141,15 @@ CUGL_API cugl_status cugl_app_program(uint32_t *out, const char *name, const cha
 CUGL_API cugl_status cugl_app_compute_program(uint32_t *out, const char *name,
                                               const char *compute_src)
 {
-    if (!out)
-        return CUGL__APP_FAIL(CUGL_ERROR_INVALID_ARGUMENT, "out is NULL");
+    CUGL__CHECK_NOT_NULL(out);
     *out = 0;
     if (!name)
         name = "(unnamed)";
     if (!compute_src)
-        return CUGL__APP_FAIL(CUGL_ERROR_INVALID_ARGUMENT,
-                              "program \"%s\": compute_src is NULL", name);
-    cugl_status st = check_gl(__func__);
-    if (st != CUGL_OK)
-        return st;
+        return cugl__fail(CUGL_ERROR_INVALID_ARGUMENT, __func__,
+                          "program \"%s\": compute_src is NULL", name);
+    CUGL__TRY(check_gl(__func__));
     GLuint shader;
-    st = cugl__app_compile(&shader, __func__, name, GL_COMPUTE_SHADER, compute_src);
-    if (st != CUGL_OK)
-        return st;
+    CUGL__TRY(cugl__app_compile(&shader, __func__, name, GL_COMPUTE_SHADER, compute_src));
     return cugl__app_link(out, __func__, name, &shader, 1);
 }

@@ -80,7 +80,7 @@ static const struct {
 static cugl_status check_extensions(const char *who)
 {
     if (!GLAD_GL_EXT_memory_object || !GLAD_GL_EXT_memory_object_fd)
-        return cugl_report_error(
+        return cugl__fail(
             CUGL_ERROR_NOT_SUPPORTED, who,
             "the GL driver (%s) lacks GL_EXT_memory_object_fd, so GL cannot import CUDA "
             "memory; use the map path (cugl_graphics_resource_map, --interop map)",
@@ -156,18 +156,18 @@ static cugl_status create(cugl_app_shared **out, cugl_device *device, size_t siz
                           const char *who)
 {
     if (!out)
-        return cugl_report_error(CUGL_ERROR_INVALID_ARGUMENT, who, "out is NULL");
+        return cugl__fail(CUGL_ERROR_INVALID_ARGUMENT, who, "out is NULL");
     *out = NULL;
     if (!device)
-        return cugl_report_error(CUGL_ERROR_INVALID_ARGUMENT, who, "device is NULL");
+        return cugl__fail(CUGL_ERROR_INVALID_ARGUMENT, who, "device is NULL");
     if (size == 0)
-        return cugl_report_error(CUGL_ERROR_INVALID_ARGUMENT, who, "size is 0");
+        return cugl__fail(CUGL_ERROR_INVALID_ARGUMENT, who, "size is 0");
     cugl_status st = check_extensions(who);
     if (st != CUGL_OK)
         return st;
     cugl_app_shared *s = calloc(1, sizeof *s);
     if (!s)
-        return cugl_report_error(CUGL_ERROR_OUT_OF_MEMORY, who, "cannot allocate");
+        return cugl__fail(CUGL_ERROR_OUT_OF_MEMORY, who, "cannot allocate");
     s->device = s->devices[0] = device;
     s->device_count = 1;
     s->size = s->pitch = size;
@@ -184,38 +184,31 @@ static cugl_status create(cugl_app_shared **out, cugl_device *device, size_t siz
     return CUGL_OK;
 }
 
-static cugl_status shared_buffer_create_impl(cugl_app_shared **out, cugl_device *device,
-                                                   size_t size)
+static cugl_status texture_create(cugl_app_shared **out, cugl_device *device,
+                                  uint32_t gl_internal_format, int width, int height,
+                                  const char *who)
 {
-    return create(out, device, size, "cugl_app_shared_buffer_create");
-}
-
-static cugl_status shared_texture_create_impl(cugl_app_shared **out, cugl_device *device,
-                                                    uint32_t gl_internal_format, int width,
-                                                    int height)
-{
-    const char *who = "cugl_app_shared_texture_create";
     if (!out)
-        return cugl_report_error(CUGL_ERROR_INVALID_ARGUMENT, who, "out is NULL");
+        return cugl__fail(CUGL_ERROR_INVALID_ARGUMENT, who, "out is NULL");
     *out = NULL;
     if (width <= 0 || height <= 0)
-        return cugl_report_error(CUGL_ERROR_INVALID_ARGUMENT, who, "size %dx%d is not positive",
-                                 width, height);
+        return cugl__fail(CUGL_ERROR_INVALID_ARGUMENT, who, "size %dx%d is not positive",
+                          width, height);
     size_t i = 0, n = sizeof texture_formats / sizeof texture_formats[0];
     while (i < n && texture_formats[i].internal != gl_internal_format)
         i++;
     if (i == n)
-        return cugl_report_error(CUGL_ERROR_INVALID_ARGUMENT, who,
-                                 "internal format 0x%04x is not one a shared texture takes "
-                                 "(GL_R8, GL_RG8, GL_RGBA8, GL_R16F, GL_RG16F, GL_RGBA16F, "
-                                 "GL_R32F, GL_RG32F, GL_RGBA32F, GL_R32UI, GL_RGBA32UI)",
-                                 gl_internal_format);
+        return cugl__fail(CUGL_ERROR_INVALID_ARGUMENT, who,
+                          "internal format 0x%04x is not one a shared texture takes "
+                          "(GL_R8, GL_RG8, GL_RGBA8, GL_R16F, GL_RG16F, GL_RGBA16F, "
+                          "GL_R32F, GL_RG32F, GL_RGBA32F, GL_R32UI, GL_RGBA32UI)",
+                          gl_internal_format);
     /* Rows 256-byte aligned: what CUDA's pitched memory would use. */
     size_t row = (size_t)width * texture_formats[i].bytes;
     size_t pitch = (row + 255) / 256 * 256;
     if ((size_t)height > SIZE_MAX / pitch)
-        return cugl_report_error(CUGL_ERROR_INVALID_ARGUMENT, who, "size %dx%d is too large",
-                                 width, height);
+        return cugl__fail(CUGL_ERROR_INVALID_ARGUMENT, who, "size %dx%d is too large",
+                          width, height);
     cugl_app_shared *s = NULL;
     cugl_status st = create(&s, device, pitch * (size_t)height, who);
     if (st != CUGL_OK)
@@ -260,26 +253,26 @@ CUGL_API void cugl_app_shared_destroy(cugl_app_shared *s)
     free(s);
 }
 
-static cugl_status shared_set_writers_impl(cugl_app_shared *s,
-                                                cugl_device *const *devices, int count)
+static cugl_status set_writers(cugl_app_shared *s, cugl_device *const *devices, int count,
+                               const char *who)
 {
     if (!s || (!devices && count))
-        return cugl_report_error(CUGL_ERROR_INVALID_ARGUMENT, "cugl_app_shared_set_writers", "%s is NULL",
-                                 !s ? "shared" : "devices");
+        return cugl__fail(CUGL_ERROR_INVALID_ARGUMENT, who, "%s is NULL",
+                          !s ? "shared" : "devices");
     if (count < 0 || count > CUGL_APP_SHARED_MAX_WRITERS)
-        return cugl_report_error(CUGL_ERROR_INVALID_ARGUMENT, "cugl_app_shared_set_writers",
-                                 "count is %d; 0 to %d writers", count,
-                                 CUGL_APP_SHARED_MAX_WRITERS);
+        return cugl__fail(CUGL_ERROR_INVALID_ARGUMENT, who,
+                          "count is %d; 0 to %d writers", count,
+                          CUGL_APP_SHARED_MAX_WRITERS);
     if (s->slot.recorded || s->slot.fence || s->cuda_open || s->gl_open)
-        return cugl_report_error(CUGL_ERROR_INVALID_STATE, "cugl_app_shared_set_writers",
-                                 "the memory has been used; name its writers before its first "
-                                 "turn");
+        return cugl__fail(CUGL_ERROR_INVALID_STATE, who,
+                          "the memory has been used; name its writers before its first "
+                          "turn");
     cugl_status st = cugl_memory_resource_set_peer_access(s->mr, devices, count);
     if (st != CUGL_OK)
         return st;
     /* The memory again, mapped for the writers too (GL imports it anew). */
     slot_destroy(&s->slot);
-    st = slot_create(s, "cugl_app_shared_set_writers");
+    st = slot_create(s, who);
     if (st != CUGL_OK) {
         slot_destroy(&s->slot);
         s->made = false;
@@ -310,10 +303,10 @@ CUGL_API uint32_t cugl_app_shared_gl_buffer(const cugl_app_shared *s)
 CUGL_API cugl_status cugl_app_shared_set_texture_fill(cugl_app_shared *s, bool on)
 {
     if (!s)
-        return cugl_report_error(CUGL_ERROR_INVALID_ARGUMENT, __func__, "shared is NULL");
+        return cugl__fail(CUGL_ERROR_INVALID_ARGUMENT, __func__, "shared is NULL");
     if (!s->texture)
-        return cugl_report_error(CUGL_ERROR_INVALID_ARGUMENT, __func__,
-                                 "a shared buffer has no texture to fill");
+        return cugl__fail(CUGL_ERROR_INVALID_ARGUMENT, __func__,
+                          "a shared buffer has no texture to fill");
     s->no_fill = !on;
     return CUGL_OK;
 }
@@ -327,36 +320,34 @@ static cugl_status check_turn(const cugl_app_shared *s, cugl_stream *stream, boo
                               bool begin, const char *who)
 {
     if (!s || (cuda && !stream))
-        return cugl_report_error(CUGL_ERROR_INVALID_ARGUMENT, who, "%s is NULL",
-                                 !s ? "shared" : "stream");
+        return cugl__fail(CUGL_ERROR_INVALID_ARGUMENT, who, "%s is NULL",
+                          !s ? "shared" : "stream");
     if (cuda && cugl_stream_is_closed(stream))
-        return cugl_report_error(CUGL_ERROR_CLOSED, who, "the stream has been closed");
+        return cugl__fail(CUGL_ERROR_CLOSED, who, "the stream has been closed");
     if (cuda && device_index(s, cugl_stream_device(stream)) < 0)
-        return cugl_report_error(CUGL_ERROR_INVALID_ARGUMENT, who,
-                                 "the stream is device %d's; the shared memory is device %d's "
-                                 "and no other device writes it (cugl_app_shared_set_writers)",
-                                 cugl_device_ordinal(cugl_stream_device(stream)),
-                                 cugl_device_ordinal(s->device));
+        return cugl__fail(CUGL_ERROR_INVALID_ARGUMENT, who,
+                          "the stream is device %d's; the shared memory is device %d's "
+                          "and no other device writes it (cugl_app_shared_set_writers)",
+                          cugl_device_ordinal(cugl_stream_device(stream)),
+                          cugl_device_ordinal(s->device));
     /* GL may mark its use (gl_end) without a gl_begin: after GL wrote. */
     if (cuda && begin && s->gl_open)
-        return cugl_report_error(CUGL_ERROR_INVALID_STATE, who,
-                                 "GL's turn has not ended: call cugl_app_shared_gl_end first");
+        return cugl__fail(CUGL_ERROR_INVALID_STATE, who,
+                          "GL's turn has not ended: call cugl_app_shared_gl_end first");
     if (cuda && !begin && !s->cuda_open)
-        return cugl_report_error(CUGL_ERROR_INVALID_STATE, who,
-                                 "CUDA's turn has not begun: call cugl_app_shared_cuda_begin "
-                                 "first");
+        return cugl__fail(CUGL_ERROR_INVALID_STATE, who,
+                          "CUDA's turn has not begun: call cugl_app_shared_cuda_begin "
+                          "first");
     if (!cuda && s->cuda_open)
-        return cugl_report_error(CUGL_ERROR_INVALID_STATE, who,
-                                 "CUDA's turn has not ended: call cugl_app_shared_cuda_end "
-                                 "first");
+        return cugl__fail(CUGL_ERROR_INVALID_STATE, who,
+                          "CUDA's turn has not ended: call cugl_app_shared_cuda_end "
+                          "first");
     return CUGL_OK;
 }
 
-static cugl_status shared_cuda_begin_impl(cugl_app_shared *s, cugl_stream *stream)
+static cugl_status cuda_begin(cugl_app_shared *s, cugl_stream *stream, const char *who)
 {
-    cugl_status st = check_turn(s, stream, true, true, "cugl_app_shared_cuda_begin");
-    if (st != CUGL_OK)
-        return st;
+    CUGL__TRY(check_turn(s, stream, true, true, who));
     s->cuda_open = true;
     slot *sl = &s->slot;
     if (!sl->fence)
@@ -367,13 +358,13 @@ static cugl_status shared_cuda_begin_impl(cugl_app_shared *s, cugl_stream *strea
     glDeleteSync(sl->fence);
     sl->fence = NULL;
     if (r == GL_WAIT_FAILED)
-        return cugl_report_error(CUGL_ERROR_GL, "cugl_app_shared_cuda_begin", "glClientWaitSync failed");
+        return cugl__fail(CUGL_ERROR_GL, who, "glClientWaitSync failed");
     return CUGL_OK;
 }
 
-static cugl_status shared_cuda_end_impl(cugl_app_shared *s, cugl_stream *stream)
+static cugl_status cuda_end(cugl_app_shared *s, cugl_stream *stream, const char *who)
 {
-    cugl_status st = check_turn(s, stream, true, false, "cugl_app_shared_cuda_end");
+    cugl_status st = check_turn(s, stream, true, false, who);
     if (st != CUGL_OK)
         return st;
     slot *sl = &s->slot;
@@ -382,9 +373,7 @@ static cugl_status shared_cuda_end_impl(cugl_app_shared *s, cugl_stream *stream)
     if (!sl->written_on[d])
         st = cugl_event_create(&sl->written_on[d], s->devices[d], NULL);
     if (st == CUGL_OK)
-        st = cugl_event_record(sl->written_on[d], stream);
-    if (st != CUGL_OK)
-        return st;
+        CUGL__TRY(cugl_event_record(sl->written_on[d], stream));
     sl->written = sl->written_on[d];
     s->cuda_open = false;
     sl->pending = sl->recorded = true;
@@ -393,13 +382,11 @@ static cugl_status shared_cuda_end_impl(cugl_app_shared *s, cugl_stream *stream)
 
 /* The texture from the slot's memory by unpack_rgba8.comp; the current
  * program, SSBO binding 0 and image unit 0 are put back afterwards. */
-static cugl_status fill_by_compute(cugl_app_shared *s, const slot *sl)
+static cugl_status fill_by_compute(cugl_app_shared *s, const slot *sl, const char *who)
 {
     if (!s->unpack_program) {
-        cugl_status st = cugl_app_compute_program(&s->unpack_program, "unpack_rgba8",
-                                                  (const char *)cugl_shader_unpack_rgba8_comp);
-        if (st != CUGL_OK)
-            return st;
+        CUGL__TRY(cugl_app_compute_program(&s->unpack_program, "unpack_rgba8",
+                                                  (const char *)cugl_shader_unpack_rgba8_comp));
     }
     GLint program = 0, ssbo = 0, image = 0, level = 0, layered = 0, layer = 0, access = 0,
           format = 0;
@@ -421,7 +408,7 @@ static cugl_status fill_by_compute(cugl_app_shared *s, const slot *sl)
     /* Sampling and copies of the texture after this see the writes. */
     glMemoryBarrier(GL_TEXTURE_FETCH_BARRIER_BIT | GL_SHADER_IMAGE_ACCESS_BARRIER_BIT |
                     GL_TEXTURE_UPDATE_BARRIER_BIT | GL_FRAMEBUFFER_BARRIER_BIT);
-    cugl_status st = cugl_app_check_gl("cugl_app_shared_gl_begin", "the texture fill dispatch");
+    cugl_status st = cugl_app_check_gl(who, "the texture fill dispatch");
     glUseProgram((GLuint)program);
     glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 0, (GLuint)ssbo);
     glBindImageTexture(0, (GLuint)image, level, layered ? GL_TRUE : GL_FALSE, layer,
@@ -429,25 +416,21 @@ static cugl_status fill_by_compute(cugl_app_shared *s, const slot *sl)
     return st;
 }
 
-static cugl_status shared_gl_begin_impl(cugl_app_shared *s)
+static cugl_status gl_begin(cugl_app_shared *s, const char *who)
 {
-    cugl_status st = check_turn(s, NULL, false, true, "cugl_app_shared_gl_begin");
-    if (st != CUGL_OK)
-        return st;
+    CUGL__TRY(check_turn(s, NULL, false, true, who));
     slot *sl = &s->slot;
     if (sl->pending) {
-        st = cugl_event_sync(sl->written);
-        if (st != CUGL_OK)
-            return st;
+        CUGL__TRY(cugl_event_sync(sl->written));
         sl->pending = false;
     }
     s->gl_open = true;
     if (!s->texture || s->no_fill)
         return CUGL_OK;
-    return cugl__app_shared_fill(s);
+    return cugl__app_shared_fill(s, who);
 }
 
-cugl_status cugl__app_shared_fill(cugl_app_shared *s)
+cugl_status cugl__app_shared_fill(cugl_app_shared *s, const char *who)
 {
     slot *sl = &s->slot;
     cugl_status st;
@@ -456,7 +439,7 @@ cugl_status cugl__app_shared_fill(cugl_app_shared *s)
      * another GPU writes the memory: GL's shader reads were seen to miss
      * some of a peer's writes there, which the unpack copy sees. */
     if (s->format == GL_RGBA && s->type == GL_UNSIGNED_BYTE && s->device_count == 1)
-        return fill_by_compute(s, sl);
+        return fill_by_compute(s, sl, who);
     /* The texture takes the pixels CUDA wrote: a copy on the GPU. The
      * application's unpack state is put back afterwards. */
     GLint bound = 0, alignment = 4, row_length = 0;
@@ -468,66 +451,66 @@ cugl_status cugl__app_shared_fill(cugl_app_shared *s)
     glPixelStorei(GL_UNPACK_ALIGNMENT, 1);
     glPixelStorei(GL_UNPACK_ROW_LENGTH, (GLint)(s->pitch / s->texel));
     glTextureSubImage2D(s->texture, 0, 0, 0, s->width, s->height, s->format, s->type, NULL);
-    st = cugl_app_check_gl("cugl_app_shared_gl_begin", "glTextureSubImage2D from the shared buffer");
+    st = cugl_app_check_gl(who, "glTextureSubImage2D from the shared buffer");
     glPixelStorei(GL_UNPACK_ROW_LENGTH, row_length);
     glPixelStorei(GL_UNPACK_ALIGNMENT, alignment);
     glBindBuffer(GL_PIXEL_UNPACK_BUFFER, (GLuint)bound);
     return st;
 }
 
-static cugl_status shared_gl_end_impl(cugl_app_shared *s)
+static cugl_status gl_end(cugl_app_shared *s, const char *who)
 {
-    cugl_status st = check_turn(s, NULL, false, false, "cugl_app_shared_gl_end");
-    if (st != CUGL_OK)
-        return st;
+    CUGL__TRY(check_turn(s, NULL, false, false, who));
     s->gl_open = false;
     slot *sl = &s->slot;
     if (sl->fence)
         glDeleteSync(sl->fence);
     sl->fence = glFenceSync(GL_SYNC_GPU_COMMANDS_COMPLETE, 0);
     if (!sl->fence)
-        return cugl_report_error(CUGL_ERROR_GL, "cugl_app_shared_gl_end", "glFenceSync failed");
+        return cugl__fail(CUGL_ERROR_GL, who, "glFenceSync failed");
     /* No flush here: cuda_begin's wait flushes (GL_SYNC_FLUSH_COMMANDS_BIT). */
     return CUGL_OK;
 }
 
-/* ---- the public calls: failures of what they call are named by them ---- */
+/* ---- the public calls: the work above, with `who` their name, and the
+ * failures of what it calls (libcugl's) named by them too ---- */
 
 CUGL_API cugl_status cugl_app_shared_buffer_create(cugl_app_shared **out, cugl_device *device,
                                                    size_t size)
 {
-    return cugl__app_as_own(shared_buffer_create_impl(out, device, size), __func__);
+    return cugl__app_as_own(create(out, device, size, __func__), __func__);
 }
 
 CUGL_API cugl_status cugl_app_shared_texture_create(cugl_app_shared **out, cugl_device *device,
                                                     uint32_t gl_internal_format, int width,
                                                     int height)
 {
-    return cugl__app_as_own(shared_texture_create_impl(out, device, gl_internal_format, width, height), __func__);
+    return cugl__app_as_own(
+        texture_create(out, device, gl_internal_format, width, height, __func__), __func__);
 }
 
 CUGL_API cugl_status cugl_app_shared_set_writers(cugl_app_shared *s,
                                                 cugl_device *const *devices, int count)
 {
-    return cugl__app_as_own(shared_set_writers_impl(s, devices, count), __func__);
+    return cugl__app_as_own(set_writers(s, devices, count, __func__), __func__);
 }
 
 CUGL_API cugl_status cugl_app_shared_cuda_begin(cugl_app_shared *s, cugl_stream *stream)
 {
-    return cugl__app_as_own(shared_cuda_begin_impl(s, stream), __func__);
+    return cugl__app_as_own(cuda_begin(s, stream, __func__), __func__);
 }
 
 CUGL_API cugl_status cugl_app_shared_cuda_end(cugl_app_shared *s, cugl_stream *stream)
 {
-    return cugl__app_as_own(shared_cuda_end_impl(s, stream), __func__);
+    return cugl__app_as_own(cuda_end(s, stream, __func__), __func__);
 }
 
 CUGL_API cugl_status cugl_app_shared_gl_begin(cugl_app_shared *s)
 {
-    return cugl__app_as_own(shared_gl_begin_impl(s), __func__);
+    return cugl__app_as_own(gl_begin(s, __func__), __func__);
 }
 
 CUGL_API cugl_status cugl_app_shared_gl_end(cugl_app_shared *s)
 {
-    return cugl__app_as_own(shared_gl_end_impl(s), __func__);
+    return cugl__app_as_own(gl_end(s, __func__), __func__);
 }

@@ -191,49 +191,49 @@ CUGL_API void cugl_app_target_destroy(cugl_app_target *t)
 static cugl_status check_desc(const cugl_app_target_desc *d, const char *who)
 {
     if ((unsigned)d->kind > CUGL_APP_TARGET_VOLUME)
-        return cugl_report_error(CUGL_ERROR_INVALID_ARGUMENT, who,
-                                 "kind %d is none of CUGL_APP_TARGET_IMAGE, _BUFFER, _VOLUME",
-                                 (int)d->kind);
+        return cugl__fail(CUGL_ERROR_INVALID_ARGUMENT, who,
+                          "kind %d is none of CUGL_APP_TARGET_IMAGE, _BUFFER, _VOLUME",
+                          (int)d->kind);
     if ((unsigned)d->direction > CUGL_APP_FROM_GL)
-        return cugl_report_error(CUGL_ERROR_INVALID_ARGUMENT, who,
-                                 "direction %d is none of CUGL_APP_TO_GL, CUGL_APP_FROM_GL",
-                                 (int)d->direction);
+        return cugl__fail(CUGL_ERROR_INVALID_ARGUMENT, who,
+                          "direction %d is none of CUGL_APP_TO_GL, CUGL_APP_FROM_GL",
+                          (int)d->direction);
     if ((unsigned)d->interop > CUGL_APP_INTEROP_HOST)
-        return cugl_report_error(CUGL_ERROR_INVALID_ARGUMENT, who,
-                                 "interop %d is none of CUGL_APP_INTEROP_AUTO, _MAP, _SHARED, "
-                                 "_HOST",
-                                 (int)d->interop);
+        return cugl__fail(CUGL_ERROR_INVALID_ARGUMENT, who,
+                          "interop %d is none of CUGL_APP_INTEROP_AUTO, _MAP, _SHARED, "
+                          "_HOST",
+                          (int)d->interop);
     if (d->kind == CUGL_APP_TARGET_BUFFER) {
         if (d->size == 0 || d->size > (size_t)PTRDIFF_MAX)
-            return cugl_report_error(CUGL_ERROR_INVALID_ARGUMENT, who,
-                                     "a buffer of %zu bytes: 1 to PTRDIFF_MAX", d->size);
+            return cugl__fail(CUGL_ERROR_INVALID_ARGUMENT, who,
+                              "a buffer of %zu bytes: 1 to PTRDIFF_MAX", d->size);
     } else {
         if ((unsigned)d->format > CUGL_APP_FORMAT_R32F)
-            return cugl_report_error(CUGL_ERROR_INVALID_ARGUMENT, who,
-                                     "format %d is no cugl_app_format", (int)d->format);
+            return cugl__fail(CUGL_ERROR_INVALID_ARGUMENT, who,
+                              "format %d is no cugl_app_format", (int)d->format);
         bool volume = d->kind == CUGL_APP_TARGET_VOLUME;
         if (d->width < 1 || d->height < 1 || (volume && d->depth < 1) || d->width > 65536 ||
             d->height > 65536 || d->depth > 65536)
-            return cugl_report_error(CUGL_ERROR_INVALID_ARGUMENT, who,
-                                     "size %d x %d%s%.0d: each from 1 to 65536", d->width,
-                                     d->height, volume ? " x " : "", volume ? d->depth : 0);
+            return cugl__fail(CUGL_ERROR_INVALID_ARGUMENT, who,
+                              "size %d x %d%s%.0d: each from 1 to 65536", d->width,
+                              d->height, volume ? " x " : "", volume ? d->depth : 0);
         if (volume && d->direction == CUGL_APP_FROM_GL)
-            return cugl_report_error(CUGL_ERROR_INVALID_ARGUMENT, who,
-                                     "a volume is CUDA's to write (CUGL_APP_TO_GL)");
+            return cugl__fail(CUGL_ERROR_INVALID_ARGUMENT, who,
+                              "a volume is CUDA's to write (CUGL_APP_TO_GL)");
         if (d->initial)
-            return cugl_report_error(CUGL_ERROR_INVALID_ARGUMENT, who,
-                                     "initial contents are for buffers; an image starts "
-                                     "undefined");
+            return cugl__fail(CUGL_ERROR_INVALID_ARGUMENT, who,
+                              "initial contents are for buffers; an image starts "
+                              "undefined");
     }
     if (d->writer_count < 0 || d->writer_count > CUGL_APP_SHARED_MAX_WRITERS ||
         (d->writer_count > 0 && !d->writers))
-        return cugl_report_error(CUGL_ERROR_INVALID_ARGUMENT, who,
-                                 "%d writers%s: 0 to %d", d->writer_count,
-                                 d->writer_count > 0 && !d->writers ? " at NULL" : "",
-                                 CUGL_APP_SHARED_MAX_WRITERS);
+        return cugl__fail(CUGL_ERROR_INVALID_ARGUMENT, who,
+                          "%d writers%s: 0 to %d", d->writer_count,
+                          d->writer_count > 0 && !d->writers ? " at NULL" : "",
+                          CUGL_APP_SHARED_MAX_WRITERS);
     if (d->pipelined && d->direction == CUGL_APP_FROM_GL)
-        return cugl_report_error(CUGL_ERROR_INVALID_ARGUMENT, who,
-                                 "what GL draws for CUDA to read is not pipelined");
+        return cugl__fail(CUGL_ERROR_INVALID_ARGUMENT, who,
+                          "what GL draws for CUDA to read is not pipelined");
     return CUGL_OK;
 }
 
@@ -261,10 +261,10 @@ static cugl_status choose_path(cugl_app_target *t, cugl_app_interop asked, const
         /* Writers on other GPUs reach GL only through shared memory; one
          * writer on the GL GPU's own device may take any path. */
         if (t->writer_count > 0 && chosen != CUGL_APP_INTEROP_SHARED)
-            return cugl_report_error(CUGL_ERROR_NOT_SUPPORTED, who,
-                                     "CUDA on other GPUs writes the target, which only the "
-                                     "shared path allows; here: %s",
-                                     t->reason);
+            return cugl__fail(CUGL_ERROR_NOT_SUPPORTED, who,
+                              "CUDA on other GPUs writes the target, which only the "
+                              "shared path allows; here: %s",
+                              t->reason);
     } else {
         snprintf(t->reason, sizeof t->reason, "%s: asked for", cugl_app_interop_name(asked));
     }
@@ -278,13 +278,13 @@ static cugl_status choose_without_cuda(cugl_app_target *t, const cugl_app_target
                                        const char *who)
 {
     if (desc->interop != CUGL_APP_INTEROP_AUTO && desc->interop != CUGL_APP_INTEROP_HOST)
-        return cugl_report_error(CUGL_ERROR_INVALID_ARGUMENT, who,
-                                 "the %s path needs a CUDA device, and the desc names none and "
-                                 "the context runs on none (cugl_app_context_desc.cuda_device)",
-                                 cugl_app_interop_name(desc->interop));
+        return cugl__fail(CUGL_ERROR_INVALID_ARGUMENT, who,
+                          "the %s path needs a CUDA device, and the desc names none and "
+                          "the context runs on none (cugl_app_context_desc.cuda_device)",
+                          cugl_app_interop_name(desc->interop));
     if (t->writer_count > 0)
-        return cugl_report_error(CUGL_ERROR_INVALID_ARGUMENT, who,
-                                 "writers, but no CUDA device of the target's own");
+        return cugl__fail(CUGL_ERROR_INVALID_ARGUMENT, who,
+                          "writers, but no CUDA device of the target's own");
     snprintf(t->reason, sizeof t->reason,
              "host: no CUDA device (the context runs on none): the target takes host memory "
              "alone (cugl_app_target_copy_from)");
@@ -298,7 +298,7 @@ static cugl_status add_slot(cugl_app_target *t, const void *initial, const char 
     cugl_stream *stream = NULL;
     cugl_status st = t->device ? cugl_device_default_stream(&stream, t->device) : CUGL_OK;
     if (st == CUGL_OK)
-        st = t->path->slot_create(t, &t->slots[t->slot_count], initial, stream);
+        st = t->path->slot_create(t, &t->slots[t->slot_count], initial, stream, who);
     if (st != CUGL_OK) {
         t->path->slot_destroy(t, &t->slots[t->slot_count]);
         return cugl__app_as_own(st, who);
@@ -310,20 +310,20 @@ static cugl_status add_slot(cugl_app_target *t, const void *initial, const char 
 CUGL_API cugl_status cugl_app_target_create(cugl_app_target **out, cugl_app_context *ctx,
                                             const cugl_app_target_desc *desc)
 {
-    if (!out)
-        return CUGL__APP_FAIL(CUGL_ERROR_INVALID_ARGUMENT, "out is NULL");
+    CUGL__CHECK_NOT_NULL(out);
     *out = NULL;
     if (!ctx || !desc)
-        return CUGL__APP_FAIL(CUGL_ERROR_INVALID_ARGUMENT, "%s is NULL", !ctx ? "ctx" : "desc");
+        return cugl__fail(CUGL_ERROR_INVALID_ARGUMENT, __func__,
+                          "%s is NULL", !ctx ? "ctx" : "desc");
     cugl_status st = check_desc(desc, __func__);
     if (st != CUGL_OK)
         return st;
     if (!glad_glCreateTextures)
-        return CUGL__APP_FAIL(CUGL_ERROR_INVALID_STATE,
-                              "GL is not loaded: create the context first");
+        return cugl__fail(CUGL_ERROR_INVALID_STATE, __func__,
+                          "GL is not loaded: create the context first");
     cugl_app_target *t = calloc(1, sizeof *t);
     if (!t)
-        return CUGL__APP_FAIL(CUGL_ERROR_OUT_OF_MEMORY, "no memory for a target");
+        return cugl__fail(CUGL_ERROR_OUT_OF_MEMORY, __func__, "no memory for a target");
     *t = (cugl_app_target){
         .ctx = ctx,
         .kind = desc->kind,
@@ -357,9 +357,9 @@ CUGL_API cugl_status cugl_app_target_create(cugl_app_target **out, cugl_app_cont
     else if (st == CUGL_OK)
         st = choose_path(t, desc->interop, __func__);
     if (st == CUGL_OK && t->writer_count > 0 && t->path != &cugl__app_path_shared)
-        st = CUGL__APP_FAIL(CUGL_ERROR_INVALID_ARGUMENT,
-                            "writers on other devices take the shared path alone, not %s",
-                            cugl_app_interop_name(t->path->interop));
+        st = cugl__fail(CUGL_ERROR_INVALID_ARGUMENT, __func__,
+                        "writers on other devices take the shared path alone, not %s",
+                        cugl_app_interop_name(t->path->interop));
     if (st == CUGL_OK)
         st = add_slot(t, desc->initial, __func__);
     if (st == CUGL_OK && desc->pipelined)
@@ -382,19 +382,19 @@ cugl_app_cuda_use cugl__target_use(const cugl_app_target *t)
 CUGL_API cugl_status cugl_app_target_set_cuda_use(cugl_app_target *t, cugl_app_cuda_use use)
 {
     if (!t)
-        return CUGL__APP_FAIL(CUGL_ERROR_INVALID_ARGUMENT, "target is NULL");
+        return cugl__fail(CUGL_ERROR_INVALID_ARGUMENT, __func__, "target is NULL");
     if ((unsigned)use > CUGL_APP_CUDA_READS_WRITES)
-        return CUGL__APP_FAIL(CUGL_ERROR_INVALID_ARGUMENT,
-                              "use %d is none of CUGL_APP_CUDA_USE_DEFAULT, _WRITES, _READS, "
-                              "_READS_WRITES",
-                              (int)use);
+        return cugl__fail(CUGL_ERROR_INVALID_ARGUMENT, __func__,
+                          "use %d is none of CUGL_APP_CUDA_USE_DEFAULT, _WRITES, _READS, "
+                          "_READS_WRITES",
+                          (int)use);
     if (t->direction == CUGL_APP_FROM_GL && use != CUGL_APP_CUDA_USE_DEFAULT &&
         use != CUGL_APP_CUDA_READS)
-        return CUGL__APP_FAIL(CUGL_ERROR_INVALID_ARGUMENT,
-                              "what GL draws is CUDA's to read, not to write");
+        return cugl__fail(CUGL_ERROR_INVALID_ARGUMENT, __func__,
+                          "what GL draws is CUDA's to read, not to write");
     if (t->cuda_open)
-        return CUGL__APP_FAIL(CUGL_ERROR_INVALID_STATE,
-                              "CUDA's turn is open: its use changes between turns");
+        return cugl__fail(CUGL_ERROR_INVALID_STATE, __func__,
+                          "CUDA's turn is open: its use changes between turns");
     t->use = use;
     return CUGL_OK;
 }
@@ -402,17 +402,15 @@ CUGL_API cugl_status cugl_app_target_set_cuda_use(cugl_app_target *t, cugl_app_c
 CUGL_API cugl_status cugl_app_target_set_pipelined(cugl_app_target *t, bool on)
 {
     if (!t)
-        return CUGL__APP_FAIL(CUGL_ERROR_INVALID_ARGUMENT, "target is NULL");
+        return cugl__fail(CUGL_ERROR_INVALID_ARGUMENT, __func__, "target is NULL");
     if (on && t->direction == CUGL_APP_FROM_GL)
-        return CUGL__APP_FAIL(CUGL_ERROR_INVALID_ARGUMENT,
-                              "what GL draws for CUDA to read is not pipelined");
+        return cugl__fail(CUGL_ERROR_INVALID_ARGUMENT, __func__,
+                          "what GL draws for CUDA to read is not pipelined");
     if (t->cuda_open || t->gl_open)
-        return CUGL__APP_FAIL(CUGL_ERROR_INVALID_STATE,
-                              "a turn is open: pipelining changes between turns");
+        return cugl__fail(CUGL_ERROR_INVALID_STATE, __func__,
+                          "a turn is open: pipelining changes between turns");
     while (on && t->slot_count < t->path->pipeline_slots) {
-        cugl_status st = add_slot(t, NULL, __func__);
-        if (st != CUGL_OK)
-            return st;
+        CUGL__TRY(add_slot(t, NULL, __func__));
     }
     /* A path of one slot (host: its copies wait for the stream anyway) is
      * never pipelined. Slots written before are stale: the rotation starts
@@ -430,26 +428,26 @@ CUGL_API cugl_status cugl_app_target_set_pipelined(cugl_app_target *t, bool on)
 static cugl_status check_turn(cugl_app_target *const *targets, int count, const char *who)
 {
     if (!targets)
-        return cugl_report_error(CUGL_ERROR_INVALID_ARGUMENT, who, "targets is NULL");
+        return cugl__fail(CUGL_ERROR_INVALID_ARGUMENT, who, "targets is NULL");
     if (count < 1 || count > CUGL_APP_TARGET_MAX_TURN)
-        return cugl_report_error(CUGL_ERROR_INVALID_ARGUMENT, who,
-                                 "%d targets; a turn takes 1 to %d", count,
-                                 CUGL_APP_TARGET_MAX_TURN);
+        return cugl__fail(CUGL_ERROR_INVALID_ARGUMENT, who,
+                          "%d targets; a turn takes 1 to %d", count,
+                          CUGL_APP_TARGET_MAX_TURN);
     for (int i = 0; i < count; i++) {
         if (!targets[i])
-            return cugl_report_error(CUGL_ERROR_INVALID_ARGUMENT, who, "target %d is NULL", i);
+            return cugl__fail(CUGL_ERROR_INVALID_ARGUMENT, who, "target %d is NULL", i);
         if (targets[i]->path != targets[0]->path || targets[i]->ctx != targets[0]->ctx)
-            return cugl_report_error(CUGL_ERROR_INVALID_ARGUMENT, who,
-                                     "target %d takes the %s path in context %p, target 0 the "
-                                     "%s path in context %p: a turn takes one of each",
-                                     i, cugl_app_interop_name(targets[i]->path->interop),
-                                     (void *)targets[i]->ctx,
-                                     cugl_app_interop_name(targets[0]->path->interop),
-                                     (void *)targets[0]->ctx);
+            return cugl__fail(CUGL_ERROR_INVALID_ARGUMENT, who,
+                              "target %d takes the %s path in context %p, target 0 the "
+                              "%s path in context %p: a turn takes one of each",
+                              i, cugl_app_interop_name(targets[i]->path->interop),
+                              (void *)targets[i]->ctx,
+                              cugl_app_interop_name(targets[0]->path->interop),
+                              (void *)targets[0]->ctx);
         for (int j = 0; j < i; j++)
             if (targets[j] == targets[i])
-                return cugl_report_error(CUGL_ERROR_INVALID_ARGUMENT, who,
-                                         "targets %d and %d are the same", j, i);
+                return cugl__fail(CUGL_ERROR_INVALID_ARGUMENT, who,
+                                  "targets %d and %d are the same", j, i);
     }
     return CUGL_OK;
 }
@@ -461,20 +459,20 @@ CUGL_API cugl_status cugl_app_targets_cuda_begin(cugl_app_target *const *targets
     if (st != CUGL_OK)
         return st;
     if (!stream || !out)
-        return CUGL__APP_FAIL(CUGL_ERROR_INVALID_ARGUMENT, "%s is NULL",
-                              !stream ? "stream" : "out");
+        return cugl__fail(CUGL_ERROR_INVALID_ARGUMENT, __func__, "%s is NULL",
+                          !stream ? "stream" : "out");
     for (int i = 0; i < count; i++)
         if (!targets[i]->device)
-            return CUGL__APP_FAIL(CUGL_ERROR_NOT_SUPPORTED,
-                                  "target %d has no CUDA device (the context runs on none): it "
-                                  "takes host memory alone (cugl_app_target_copy_from)",
-                                  i);
+            return cugl__fail(CUGL_ERROR_NOT_SUPPORTED, __func__,
+                              "target %d has no CUDA device (the context runs on none): it "
+                              "takes host memory alone (cugl_app_target_copy_from)",
+                              i);
     for (int i = 0; i < count; i++) {
         cugl_app_target *t = targets[i];
         if (t->cuda_open || t->gl_open)
-            return CUGL__APP_FAIL(CUGL_ERROR_INVALID_STATE,
-                                  "target %d: %s turn is open; end it first", i,
-                                  t->cuda_open ? "CUDA's" : "GL's");
+            return cugl__fail(CUGL_ERROR_INVALID_STATE, __func__,
+                              "target %d: %s turn is open; end it first", i,
+                              t->cuda_open ? "CUDA's" : "GL's");
     }
     bool lockstep = false;
     for (int i = 0; i < count; i++) {
@@ -489,7 +487,7 @@ CUGL_API cugl_status cugl_app_targets_cuda_begin(cugl_app_target *const *targets
         lockstep = lockstep || !t->pipelined;
         out[i] = (cugl_app_access){.pitch = t->pitch, .slice = t->slice};
     }
-    st = targets[0]->path->cuda_begin(targets, count, stream, out);
+    st = targets[0]->path->cuda_begin(targets, count, stream, out, __func__);
     if (st != CUGL_OK)
         return cugl__app_as_own(st, __func__);
     for (int i = 0; i < count; i++) {
@@ -523,13 +521,13 @@ CUGL_API cugl_status cugl_app_targets_cuda_end(cugl_app_target *const *targets, 
         return st;
     for (int i = 0; i < count; i++) {
         if (!targets[i]->cuda_open)
-            return CUGL__APP_FAIL(CUGL_ERROR_INVALID_STATE,
-                                  "target %d: CUDA's turn has not begun", i);
+            return cugl__fail(CUGL_ERROR_INVALID_STATE, __func__,
+                              "target %d: CUDA's turn has not begun", i);
         if (stream != targets[i]->turn_stream)
-            return CUGL__APP_FAIL(CUGL_ERROR_INVALID_ARGUMENT,
-                                  "target %d: the turn began on another stream", i);
+            return cugl__fail(CUGL_ERROR_INVALID_ARGUMENT, __func__,
+                              "target %d: the turn began on another stream", i);
     }
-    st = targets[0]->path->cuda_end(targets, count, stream);
+    st = targets[0]->path->cuda_end(targets, count, stream, __func__);
     /* The turn is over whatever the path said: GL gets the targets back. */
     for (int i = 0; i < count; i++) {
         cugl_app_target *t = targets[i];
@@ -553,9 +551,9 @@ CUGL_API cugl_status cugl_app_targets_gl_begin(cugl_app_target *const *targets, 
         return st;
     for (int i = 0; i < count; i++)
         if (targets[i]->cuda_open || targets[i]->gl_open)
-            return CUGL__APP_FAIL(CUGL_ERROR_INVALID_STATE,
-                                  "target %d: %s turn is open; end it first", i,
-                                  targets[i]->cuda_open ? "CUDA's" : "GL's");
+            return cugl__fail(CUGL_ERROR_INVALID_STATE, __func__,
+                              "target %d: %s turn is open; end it first", i,
+                              targets[i]->cuda_open ? "CUDA's" : "GL's");
     for (int i = 0; i < count; i++) {
         cugl_app_target *t = targets[i];
         /* Pipelined, GL takes what CUDA finished a turn earlier (the
@@ -563,7 +561,7 @@ CUGL_API cugl_status cugl_app_targets_gl_begin(cugl_app_target *const *targets, 
         int use = t->pipelined && t->previous >= 0 ? t->previous : t->last_written;
         t->gl_slot = use >= 0 ? use : 0;
     }
-    st = targets[0]->path->gl_begin(targets, count);
+    st = targets[0]->path->gl_begin(targets, count, __func__);
     if (st != CUGL_OK)
         return cugl__app_as_own(st, __func__);
     for (int i = 0; i < count; i++)
@@ -578,9 +576,10 @@ CUGL_API cugl_status cugl_app_targets_gl_end(cugl_app_target *const *targets, in
         return st;
     for (int i = 0; i < count; i++)
         if (!targets[i]->gl_open)
-            return CUGL__APP_FAIL(CUGL_ERROR_INVALID_STATE, "target %d: GL's turn has not begun",
-                                  i);
-    st = targets[0]->path->gl_end(targets, count);
+            return cugl__fail(CUGL_ERROR_INVALID_STATE, __func__,
+                              "target %d: GL's turn has not begun",
+                              i);
+    st = targets[0]->path->gl_end(targets, count, __func__);
     for (int i = 0; i < count; i++) {
         targets[i]->gl_open = false;
         /* What GL drew is CUDA's to read next: its slot is the latest. */
@@ -626,7 +625,7 @@ CUGL_API uint32_t cugl_app_target_gl_name(cugl_app_target *t)
     /* A shared image's texture holds CUDA's pixels once filled. */
     if (t->gl_open && s->shared && t->kind == CUGL_APP_TARGET_IMAGE &&
         t->direction == CUGL_APP_TO_GL && !s->filled) {
-        if (cugl__app_as_own(cugl__app_shared_fill(s->shared), "cugl_app_target_gl_name") !=
+        if (cugl__app_as_own(cugl__app_shared_fill(s->shared, __func__), __func__) !=
             CUGL_OK)
             return 0;
         s->filled = true;
@@ -637,14 +636,14 @@ CUGL_API uint32_t cugl_app_target_gl_name(cugl_app_target *t)
 CUGL_API cugl_status cugl_app_target_draw(cugl_app_target *t)
 {
     if (!t)
-        return CUGL__APP_FAIL(CUGL_ERROR_INVALID_ARGUMENT, "target is NULL");
+        return cugl__fail(CUGL_ERROR_INVALID_ARGUMENT, __func__, "target is NULL");
     if (t->kind != CUGL_APP_TARGET_IMAGE)
-        return CUGL__APP_FAIL(CUGL_ERROR_INVALID_ARGUMENT,
-                              "a %s is not drawn as an image (%s)",
-                              t->kind == CUGL_APP_TARGET_BUFFER ? "buffer" : "volume",
-                              t->kind == CUGL_APP_TARGET_BUFFER
-                                  ? "cugl_app_target_draw_points draws a buffer"
-                                  : "a shader of the program's own samples a volume");
+        return cugl__fail(CUGL_ERROR_INVALID_ARGUMENT, __func__,
+                          "a %s is not drawn as an image (%s)",
+                          t->kind == CUGL_APP_TARGET_BUFFER ? "buffer" : "volume",
+                          t->kind == CUGL_APP_TARGET_BUFFER
+                          ? "cugl_app_target_draw_points draws a buffer"
+                          : "a shader of the program's own samples a volume");
     cugl_status st = cugl_app_target_gl_begin(t);
     if (st != CUGL_OK)
         return cugl__app_as_own(st, __func__);
@@ -666,22 +665,23 @@ CUGL_API cugl_status cugl_app_target_draw_points(cugl_app_target *t, size_t coun
                                                  float point_size, const float rgba[4])
 {
     if (!t || !rgba)
-        return CUGL__APP_FAIL(CUGL_ERROR_INVALID_ARGUMENT, "%s is NULL", !t ? "target" : "rgba");
+        return cugl__fail(CUGL_ERROR_INVALID_ARGUMENT, __func__,
+                          "%s is NULL", !t ? "target" : "rgba");
     if (t->kind != CUGL_APP_TARGET_BUFFER)
-        return CUGL__APP_FAIL(CUGL_ERROR_INVALID_ARGUMENT,
-                              "an image or volume has no points (cugl_app_target_draw draws "
-                              "an image)");
+        return cugl__fail(CUGL_ERROR_INVALID_ARGUMENT, __func__,
+                          "an image or volume has no points (cugl_app_target_draw draws "
+                          "an image)");
     if (components != 3 && components != 4)
-        return CUGL__APP_FAIL(CUGL_ERROR_INVALID_ARGUMENT, "%d components a point: 3 or 4",
-                              components);
+        return cugl__fail(CUGL_ERROR_INVALID_ARGUMENT, __func__, "%d components a point: 3 or 4",
+                          components);
     size_t per_point = (size_t)components * sizeof(float);
     if (count > t->size / per_point || count > INT32_MAX)
-        return CUGL__APP_FAIL(CUGL_ERROR_INVALID_ARGUMENT,
-                              "%zu points of %d floats; the buffer's %zu bytes hold %zu", count,
-                              components, t->size, t->size / per_point);
+        return cugl__fail(CUGL_ERROR_INVALID_ARGUMENT, __func__,
+                          "%zu points of %d floats; the buffer's %zu bytes hold %zu", count,
+                          components, t->size, t->size / per_point);
     if (!(point_size > 0 && point_size <= 4096))
-        return CUGL__APP_FAIL(CUGL_ERROR_INVALID_ARGUMENT,
-                              "point size %g: more than 0, at most 4096", (double)point_size);
+        return cugl__fail(CUGL_ERROR_INVALID_ARGUMENT, __func__,
+                          "point size %g: more than 0, at most 4096", (double)point_size);
     cugl_status st = cugl_app_target_gl_begin(t);
     if (st != CUGL_OK)
         return cugl__app_as_own(st, __func__);
@@ -734,16 +734,16 @@ static cugl_status check_source(const cugl_app_target *t, cugl_view *src, size_t
 {
     const cugl_layout *l = cugl_view_layout(src);
     if (!l)
-        return cugl_report_error(CUGL_ERROR_CLOSED, who, "the source view is closed");
+        return cugl__fail(CUGL_ERROR_CLOSED, who, "the source view is closed");
     int64_t n = 1;
     for (int i = 0; i < l->ndim; i++)
         n *= l->shape[i];
     *bytes = (size_t)n * (size_t)l->itemsize;
     if (t->kind == CUGL_APP_TARGET_BUFFER) {
         if (*bytes > t->size)
-            return cugl_report_error(CUGL_ERROR_INVALID_ARGUMENT, who,
-                                     "the source has %zu bytes; the buffer holds %zu", *bytes,
-                                     t->size);
+            return cugl__fail(CUGL_ERROR_INVALID_ARGUMENT, who,
+                              "the source has %zu bytes; the buffer holds %zu", *bytes,
+                              t->size);
         return CUGL_OK;
     }
     int components = t->format == CUGL_APP_FORMAT_R32F ? 1 : 4;
@@ -756,7 +756,7 @@ static cugl_status check_source(const cugl_app_target *t, cugl_view *src, size_t
     for (int i = 0; same && i < ndim; i++)
         same = l->shape[i] == w[i];
     if (!same)
-        return cugl_report_error(
+        return cugl__fail(
             CUGL_ERROR_INVALID_ARGUMENT, who,
             "%s of %d x %d%s%.0d texels of %d components of %zu bytes takes a source of shape "
             "(%s%d, %d, %d) of %zu-byte elements; this one has %d axes of %lld-byte elements",
@@ -828,14 +828,14 @@ static cugl_status copy_without_cuda(cugl_app_target *t, cugl_view *src, size_t 
                                      const char *who)
 {
     if (cugl_view_is_device_accessible(src) && cugl_view_device_id(src) >= 0)
-        return cugl_report_error(CUGL_ERROR_INVALID_ARGUMENT, who,
-                                 "the target has no CUDA device: its source is host memory");
+        return cugl__fail(CUGL_ERROR_INVALID_ARGUMENT, who,
+                          "the target has no CUDA device: its source is host memory");
     if (cugl_layout_is_contiguous_c(cugl_view_layout(src)))
         return upload_to_gl(t, (const void *)(uintptr_t)cugl_view_ptr(src), who);
     void *packed = malloc(bytes);
     if (!packed)
-        return cugl_report_error(CUGL_ERROR_OUT_OF_MEMORY, who, "no memory for %zu bytes",
-                                 bytes);
+        return cugl__fail(CUGL_ERROR_OUT_OF_MEMORY, who, "no memory for %zu bytes",
+                          bytes);
     const cugl_layout *l = cugl_view_layout(src);
     cugl_layout dense;
     cugl_buffer *host = NULL;
@@ -911,21 +911,21 @@ CUGL_API cugl_status cugl_app_target_copy_from(cugl_app_target *t, cugl_view *sr
                                                cugl_stream *stream)
 {
     if (!t || !src)
-        return CUGL__APP_FAIL(CUGL_ERROR_INVALID_ARGUMENT, "%s is NULL", !t ? "target" : "src");
+        return cugl__fail(CUGL_ERROR_INVALID_ARGUMENT, __func__,
+                          "%s is NULL", !t ? "target" : "src");
     if (t->direction != CUGL_APP_TO_GL)
-        return CUGL__APP_FAIL(CUGL_ERROR_INVALID_ARGUMENT,
-                              "what GL draws for CUDA (CUGL_APP_FROM_GL) takes no copy in");
+        return cugl__fail(CUGL_ERROR_INVALID_ARGUMENT, __func__,
+                          "what GL draws for CUDA (CUGL_APP_FROM_GL) takes no copy in");
     size_t bytes = 0;
     cugl_status st = check_source(t, src, &bytes, __func__);
     if (st != CUGL_OK)
         return st;
     if (!t->device) {
         if (t->cuda_open || t->gl_open)
-            return CUGL__APP_FAIL(CUGL_ERROR_INVALID_STATE, "a turn is open; end it first");
+            return cugl__fail(CUGL_ERROR_INVALID_STATE, __func__, "a turn is open; end it first");
         return copy_without_cuda(t, src, bytes, __func__);
     }
-    if (!stream)
-        return CUGL__APP_FAIL(CUGL_ERROR_INVALID_ARGUMENT, "stream is NULL");
+    CUGL__CHECK_NOT_NULL(stream);
     cugl_app_cuda_use use = t->use;
     t->use = CUGL_APP_CUDA_WRITES;
     cugl_app_access a;

@@ -8,9 +8,8 @@
 #include "target_internal.h"
 
 static cugl_status slot_create(cugl_app_target *t, cugl__app_slot *s, const void *initial,
-                               cugl_stream *stream)
+                               cugl_stream *stream, const char *who)
 {
-    const char *who = "cugl_app_target_create";
     cugl_status st = t->kind == CUGL_APP_TARGET_BUFFER
                          ? cugl__target_gl_buffer(t, &s->gl_name, GL_DYNAMIC_STORAGE_BIT,
                                                   initial, who)
@@ -50,8 +49,9 @@ static void slot_destroy(cugl_app_target *t, cugl__app_slot *s)
 
 /* What GL wrote (gl_end put it in pinned memory) goes to the device. */
 static cugl_status cuda_begin(cugl_app_target *const *targets, int n, cugl_stream *stream,
-                              cugl_app_access *out)
+                              cugl_app_access *out, const char *who)
 {
+    (void)who;
     bool any = false;
     for (int i = 0; i < n; i++) {
         cugl__app_slot *s = cugl__cuda_slot(targets[i]);
@@ -103,7 +103,8 @@ static cugl_status upload(cugl_app_target *t, cugl__app_slot *s)
 }
 
 /* What CUDA wrote -> pinned memory (one wait for all) -> GL. */
-static cugl_status cuda_end(cugl_app_target *const *targets, int n, cugl_stream *stream)
+static cugl_status cuda_end(cugl_app_target *const *targets, int n, cugl_stream *stream,
+                            const char *who)
 {
     bool written[CUGL_APP_TARGET_MAX_TURN], any = false;
     for (int i = 0; i < n; i++) {
@@ -131,18 +132,19 @@ static cugl_status cuda_end(cugl_app_target *const *targets, int n, cugl_stream 
         if (written[i])
             upload(targets[i], cugl__cuda_slot(targets[i]));
     cugl__target_phase_end(targets[0], CUGL_APP_PHASE_HANDOFF);
-    return cugl_app_check_gl("cugl_app_targets_cuda_end", "an upload from pinned memory");
+    return cugl_app_check_gl(who, "an upload from pinned memory");
 }
 
-static cugl_status gl_begin(cugl_app_target *const *targets, int n)
+static cugl_status gl_begin(cugl_app_target *const *targets, int n, const char *who)
 {
     (void)targets;
     (void)n;
+    (void)who;
     return CUGL_OK;
 }
 
 /* What GL drew into pinned memory, for the next CUDA turn (a wait for GL). */
-static cugl_status gl_end(cugl_app_target *const *targets, int n)
+static cugl_status gl_end(cugl_app_target *const *targets, int n, const char *who)
 {
     bool any = false;
     for (int i = 0; i < n; i++)
@@ -171,7 +173,7 @@ static cugl_status gl_end(cugl_app_target *const *targets, int n)
                               data);
         }
     }
-    cugl_status st = cugl_app_check_gl("cugl_app_targets_gl_end", "a readback into pinned memory");
+    cugl_status st = cugl_app_check_gl(who, "a readback into pinned memory");
     glPixelStorei(GL_PACK_ROW_LENGTH, row_length);
     glPixelStorei(GL_PACK_ALIGNMENT, alignment);
     glBindBuffer(GL_PIXEL_PACK_BUFFER, (GLuint)bound);

@@ -87,18 +87,20 @@ struct cugl_app_target {
 /*
  * One interop path. The batch functions take the turn's targets, each on
  * its slot of this turn (t->slots[t->cuda_slot], or t->gl_slot for GL's).
+ * Every function takes `who`, the public function its failures name.
  */
 struct cugl__app_path {
     cugl_app_interop interop;
     int pipeline_slots; /* slots a pipelined target rotates */
     cugl_status (*slot_create)(cugl_app_target *t, cugl__app_slot *s, const void *initial,
-                               cugl_stream *stream);
+                               cugl_stream *stream, const char *who);
     void (*slot_destroy)(cugl_app_target *t, cugl__app_slot *s);
     cugl_status (*cuda_begin)(cugl_app_target *const *t, int n, cugl_stream *stream,
-                              cugl_app_access *out);
-    cugl_status (*cuda_end)(cugl_app_target *const *t, int n, cugl_stream *stream);
-    cugl_status (*gl_begin)(cugl_app_target *const *t, int n);
-    cugl_status (*gl_end)(cugl_app_target *const *t, int n);
+                              cugl_app_access *out, const char *who);
+    cugl_status (*cuda_end)(cugl_app_target *const *t, int n, cugl_stream *stream,
+                            const char *who);
+    cugl_status (*gl_begin)(cugl_app_target *const *t, int n, const char *who);
+    cugl_status (*gl_end)(cugl_app_target *const *t, int n, const char *who);
 };
 
 extern const cugl__app_path cugl__app_path_map;

@@ -25,20 +25,15 @@ static unsigned map_flags_of(cugl_app_cuda_use use)
 }
 
 static cugl_status slot_create(cugl_app_target *t, cugl__app_slot *s, const void *initial,
-                               cugl_stream *stream)
+                               cugl_stream *stream, const char *who)
 {
     (void)stream;
-    const char *who = "cugl_app_target_create";
     if (t->kind == CUGL_APP_TARGET_BUFFER) {
-        cugl_status st = cugl__target_gl_buffer(t, &s->gl_name, 0, initial, who);
-        if (st != CUGL_OK)
-            return st;
+        CUGL__TRY(cugl__target_gl_buffer(t, &s->gl_name, 0, initial, who));
         return cugl_graphics_resource_from_gl_buffer(&s->resource, t->device, s->gl_name,
                                                      map_flags_of(cugl__target_use(t)));
     }
-    cugl_status st = cugl__target_gl_texture(t, &s->gl_name, who);
-    if (st != CUGL_OK)
-        return st;
+    CUGL__TRY(cugl__target_gl_texture(t, &s->gl_name, who));
     unsigned flags = t->direction == CUGL_APP_TO_GL
                          ? CUGL_GRAPHICS_SURFACE_LOAD_STORE | CUGL_GRAPHICS_WRITE_DISCARD
                          : CUGL_GRAPHICS_READ_ONLY;
@@ -68,16 +63,17 @@ static void slot_destroy(cugl_app_target *t, cugl__app_slot *s)
 
 /* The object CUDA uses on a mapped slot: the buffer, or a surface (to
  * write) or texture object (to read) on the array. */
-static cugl_status map_object(cugl_app_target *t, cugl__app_slot *s, cugl_app_access *a)
+static cugl_status map_object(cugl_app_target *t, cugl__app_slot *s, cugl_app_access *a,
+                              const char *who)
 {
     if (t->kind == CUGL_APP_TARGET_BUFFER) {
         cugl_status st = cugl_graphics_resource_buffer(&s->mapped, s->resource);
         if (st != CUGL_OK)
             return st;
         if (cugl_buffer_size(s->mapped) < t->size)
-            return cugl_report_error(CUGL_ERROR_INVALID_STATE, "cugl_app_targets_cuda_begin",
-                                     "GL buffer %u maps to %zu bytes, fewer than %zu",
-                                     s->gl_name, cugl_buffer_size(s->mapped), t->size);
+            return cugl__fail(CUGL_ERROR_INVALID_STATE, who,
+                              "GL buffer %u maps to %zu bytes, fewer than %zu",
+                              s->gl_name, cugl_buffer_size(s->mapped), t->size);
         a->ptr = cugl_buffer_handle(s->mapped);
         a->size = t->size;
         return CUGL_OK;
@@ -156,7 +152,7 @@ static cugl_status unmap_held(cugl_app_target *const *targets, int n, cugl_strea
 }
 
 static cugl_status cuda_begin(cugl_app_target *const *targets, int n, cugl_stream *stream,
-                              cugl_app_access *out)
+                              cugl_app_access *out, const char *who)
 {
     cugl_app_target *first = targets[0];
     cugl__target_phase_begin(first, CUGL_APP_PHASE_ACQUIRE, "map", true);
@@ -173,7 +169,7 @@ static cugl_status cuda_begin(cugl_app_target *const *targets, int n, cugl_strea
     if (st == CUGL_OK)
         st = cugl_graphics_map(resources, (size_t)n, stream);
     for (int i = 0; i < n && st == CUGL_OK; i++)
-        st = map_object(targets[i], cugl__cuda_slot(targets[i]), &out[i]);
+        st = map_object(targets[i], cugl__cuda_slot(targets[i]), &out[i], who);
     if (st != CUGL_OK && n > 0 && cugl_graphics_resource_is_mapped(resources[0])) {
         for (int i = 0; i < n; i++) {
             cugl__app_slot *s = cugl__cuda_slot(targets[i]);
@@ -192,8 +188,10 @@ static cugl_status cuda_begin(cugl_app_target *const *targets, int n, cugl_strea
     return st;
 }
 
-static cugl_status cuda_end(cugl_app_target *const *targets, int n, cugl_stream *stream)
+static cugl_status cuda_end(cugl_app_target *const *targets, int n, cugl_stream *stream,
+                            const char *who)
 {
+    (void)who;
     cugl_graphics_resource *resources[CUGL_APP_TARGET_MAX_TURN];
     cugl_texture *textures[CUGL_APP_TARGET_MAX_TURN];
     cugl_surface *surfaces[CUGL_APP_TARGET_MAX_TURN];
@@ -220,10 +218,11 @@ static cugl_status cuda_end(cugl_app_target *const *targets, int n, cugl_stream 
 }
 
 /* GL's turn needs nothing of this path: the unmap ordered it. */
-static cugl_status gl_turn(cugl_app_target *const *targets, int n)
+static cugl_status gl_turn(cugl_app_target *const *targets, int n, const char *who)
 {
     (void)targets;
     (void)n;
+    (void)who;
     return CUGL_OK;
 }
 

@@ -42,25 +42,22 @@ static cugl_status open_to_writers(cugl_app_target *t, cugl__app_slot *s)
 }
 
 static cugl_status slot_create(cugl_app_target *t, cugl__app_slot *s, const void *initial,
-                               cugl_stream *stream)
+                               cugl_stream *stream, const char *who)
 {
-    const char *who = "cugl_app_target_create";
     bool image_written = t->kind == CUGL_APP_TARGET_IMAGE && t->direction == CUGL_APP_TO_GL;
     cugl_status st =
         image_written ? cugl_app_shared_texture_create(&s->shared, t->gl_device,
                                                        t->internal_format, t->width, t->height)
                       : cugl_app_shared_buffer_create(&s->shared, t->gl_device, t->size);
     if (st == CUGL_OK)
-        st = open_to_writers(t, s);
-    if (st != CUGL_OK)
-        return st;
+        CUGL__TRY(open_to_writers(t, s));
     if (cugl_app_shared_size(s->shared) < t->size ||
         (image_written && cugl_app_shared_pitch(s->shared) != t->pitch))
-        return cugl_report_error(CUGL_ERROR_INVALID_STATE, who,
-                                 "the shared memory has %zu bytes with a pitch of %zu; the "
-                                 "target needs %zu with a pitch of %zu",
-                                 cugl_app_shared_size(s->shared),
-                                 cugl_app_shared_pitch(s->shared), t->size, t->pitch);
+        return cugl__fail(CUGL_ERROR_INVALID_STATE, who,
+                          "the shared memory has %zu bytes with a pitch of %zu; the "
+                          "target needs %zu with a pitch of %zu",
+                          cugl_app_shared_size(s->shared),
+                          cugl_app_shared_pitch(s->shared), t->size, t->pitch);
     if (image_written) {
         /* Filled only when its texture is asked for (target.c). Not drawn
          * from the memory where another GPU writes it: GL's shader reads
@@ -106,8 +103,9 @@ static void slot_destroy(cugl_app_target *t, cugl__app_slot *s)
 }
 
 static cugl_status cuda_begin(cugl_app_target *const *targets, int n, cugl_stream *stream,
-                              cugl_app_access *out)
+                              cugl_app_access *out, const char *who)
 {
+    (void)who;
     cugl__target_phase_begin(targets[0], CUGL_APP_PHASE_ACQUIRE, "wait-gl", true);
     cugl_status st = CUGL_OK;
     for (int i = 0; i < n && st == CUGL_OK; i++) {
@@ -127,8 +125,10 @@ static cugl_status cuda_begin(cugl_app_target *const *targets, int n, cugl_strea
     return st;
 }
 
-static cugl_status cuda_end(cugl_app_target *const *targets, int n, cugl_stream *stream)
+static cugl_status cuda_end(cugl_app_target *const *targets, int n, cugl_stream *stream,
+                            const char *who)
 {
+    (void)who;
     cugl__target_phase_begin(targets[0], CUGL_APP_PHASE_RELEASE, "signal-gl", true);
     cugl_status st = CUGL_OK;
     for (int i = 0; i < n; i++) {
@@ -149,7 +149,7 @@ static bool rendered_by_gl(const cugl_app_target *t)
 
 /* A volume's 3-D texture from the slot's memory, on the GPU; the unpack
  * state is put back. */
-static cugl_status fill_volume(cugl_app_target *t, cugl__app_slot *s)
+static cugl_status fill_volume(cugl_app_target *t, cugl__app_slot *s, const char *who)
 {
     GLint bound = 0, alignment = 4, row_length = 0, image_height = 0;
     glGetIntegerv(GL_PIXEL_UNPACK_BUFFER_BINDING, &bound);
@@ -163,7 +163,7 @@ static cugl_status fill_volume(cugl_app_target *t, cugl__app_slot *s)
     glPixelStorei(GL_UNPACK_IMAGE_HEIGHT, t->height);
     glTextureSubImage3D(t->volume_texture, 0, 0, 0, 0, t->width, t->height, t->depth,
                         t->pixel_format, t->pixel_type, NULL);
-    cugl_status st = cugl_app_check_gl("cugl_app_targets_gl_begin",
+    cugl_status st = cugl_app_check_gl(who,
                                        "the volume's texture from the shared memory");
     glPixelStorei(GL_UNPACK_IMAGE_HEIGHT, image_height);
     glPixelStorei(GL_UNPACK_ROW_LENGTH, row_length);
@@ -172,7 +172,7 @@ static cugl_status fill_volume(cugl_app_target *t, cugl__app_slot *s)
     return st;
 }
 
-static cugl_status gl_begin(cugl_app_target *const *targets, int n)
+static cugl_status gl_begin(cugl_app_target *const *targets, int n, const char *who)
 {
     cugl__target_phase_begin(targets[0], CUGL_APP_PHASE_HANDOFF, "wait-cuda", false);
     cugl_status st = CUGL_OK;
@@ -187,7 +187,7 @@ static cugl_status gl_begin(cugl_app_target *const *targets, int n)
         if (st == CUGL_OK && t->kind == CUGL_APP_TARGET_BUFFER)
             s->gl_name = cugl_app_shared_gl_name(s->shared);
         if (st == CUGL_OK && t->kind == CUGL_APP_TARGET_VOLUME)
-            st = fill_volume(t, s);
+            st = fill_volume(t, s, who);
     }
     /* On a failure, the turns begun are ended again. */
     for (int i = 0; st != CUGL_OK && i < begun - 1; i++)
@@ -200,7 +200,7 @@ static cugl_status gl_begin(cugl_app_target *const *targets, int n)
 /* What GL rendered, packed into the memory CUDA reads once CUDA has read
  * the last turn's. A pack into imported memory runs far below memory speed
  * where a compute shader does not: RGBA8 takes the shader. */
-static cugl_status copy_out(cugl_app_target *t, cugl__app_slot *s)
+static cugl_status copy_out(cugl_app_target *t, cugl__app_slot *s, const char *who)
 {
     cugl_status st = cugl_app_shared_gl_begin(s->shared);
     if (st != CUGL_OK)
@@ -218,7 +218,7 @@ static cugl_status copy_out(cugl_app_target *t, cugl__app_slot *s)
         glPixelStorei(GL_PACK_ALIGNMENT, 1);
         glPixelStorei(GL_PACK_ROW_LENGTH, (GLint)(t->pitch / t->texel));
         glGetTextureImage(s->gl_name, 0, t->pixel_format, t->pixel_type, (GLsizei)t->size, NULL);
-        st = cugl_app_check_gl("cugl_app_targets_gl_end", "packing the image into shared memory");
+        st = cugl_app_check_gl(who, "packing the image into shared memory");
         glPixelStorei(GL_PACK_ROW_LENGTH, row_length);
         glPixelStorei(GL_PACK_ALIGNMENT, alignment);
         glBindBuffer(GL_PIXEL_PACK_BUFFER, (GLuint)bound);
@@ -227,7 +227,7 @@ static cugl_status copy_out(cugl_app_target *t, cugl__app_slot *s)
     return st != CUGL_OK ? st : end;
 }
 
-static cugl_status gl_end(cugl_app_target *const *targets, int n)
+static cugl_status gl_end(cugl_app_target *const *targets, int n, const char *who)
 {
     bool copies = false;
     for (int i = 0; i < n; i++)
@@ -238,7 +238,8 @@ static cugl_status gl_end(cugl_app_target *const *targets, int n)
     for (int i = 0; i < n; i++) {
         cugl_app_target *t = targets[i];
         cugl__app_slot *s = cugl__gl_slot(t);
-        cugl_status one = rendered_by_gl(t) ? copy_out(t, s) : cugl_app_shared_gl_end(s->shared);
+        cugl_status one =
+            rendered_by_gl(t) ? copy_out(t, s, who) : cugl_app_shared_gl_end(s->shared);
         st = st != CUGL_OK ? st : one;
     }
     if (copies)

@@ -69,12 +69,11 @@ static double now_ms(void)
 
 CUGL_API cugl_status cugl_app_timer_create(cugl_app_timer **out, cugl_stream *stream)
 {
-    if (!out)
-        return CUGL__APP_FAIL(CUGL_ERROR_INVALID_ARGUMENT, "out is NULL");
+    CUGL__CHECK_NOT_NULL(out);
     *out = NULL;
     cugl_app_timer *t = calloc(1, sizeof *t);
     if (!t)
-        return CUGL__APP_FAIL(CUGL_ERROR_OUT_OF_MEMORY, "no memory for a timer");
+        return cugl__fail(CUGL_ERROR_OUT_OF_MEMORY, __func__, "no memory for a timer");
     t->stream = stream ? cugl_stream_retain(stream) : NULL;
     t->gl_open = -1;
     t->last_frame = -1;
@@ -192,35 +191,35 @@ CUGL_API cugl_status cugl_app_timer_begin(cugl_app_timer *t, int phase_index, co
                                           bool cuda)
 {
     if (!t)
-        return CUGL__APP_FAIL(CUGL_ERROR_INVALID_ARGUMENT, "timer is NULL");
+        return cugl__fail(CUGL_ERROR_INVALID_ARGUMENT, __func__, "timer is NULL");
     if (phase_index < 0 || phase_index >= CUGL_APP_TIMER_MAX_PHASES)
-        return CUGL__APP_FAIL(CUGL_ERROR_INVALID_ARGUMENT, "phase %d is outside 0 .. %d",
-                              phase_index, CUGL_APP_TIMER_MAX_PHASES - 1);
+        return cugl__fail(CUGL_ERROR_INVALID_ARGUMENT, __func__, "phase %d is outside 0 .. %d",
+                          phase_index, CUGL_APP_TIMER_MAX_PHASES - 1);
     phase *ph = &t->phases[phase_index];
     const char *label = name ? name : ph->used ? ph->name : "";
     if (cuda && !t->stream)
-        return CUGL__APP_FAIL(CUGL_ERROR_INVALID_ARGUMENT,
-                              "phase %d (\"%s\") is a CUDA phase, but the timer has no stream",
-                              phase_index, label);
+        return cugl__fail(CUGL_ERROR_INVALID_ARGUMENT, __func__,
+                          "phase %d (\"%s\") is a CUDA phase, but the timer has no stream",
+                          phase_index, label);
     if (!cuda && !glad_glCreateQueries)
-        return CUGL__APP_FAIL(CUGL_ERROR_INVALID_STATE,
-                              "GL phase %d (\"%s\"): GL is not loaded (create a context first)",
-                              phase_index, label);
+        return cugl__fail(CUGL_ERROR_INVALID_STATE, __func__,
+                          "GL phase %d (\"%s\"): GL is not loaded (create a context first)",
+                          phase_index, label);
     if (!t->in_frame)
-        return CUGL__APP_FAIL(CUGL_ERROR_INVALID_STATE,
-                              "phase %d (\"%s\") begins outside a frame "
-                              "(call cugl_app_timer_frame_begin first)",
-                              phase_index, label);
+        return cugl__fail(CUGL_ERROR_INVALID_STATE, __func__,
+                          "phase %d (\"%s\") begins outside a frame "
+                          "(call cugl_app_timer_frame_begin first)",
+                          phase_index, label);
     slot *s = &t->ring[t->current];
     if (ph->open || s->pending[phase_index])
-        return CUGL__APP_FAIL(CUGL_ERROR_INVALID_STATE,
-                              "phase %d (\"%s\") has already %s this frame", phase_index, label,
-                              ph->open ? "begun" : "been measured");
+        return cugl__fail(CUGL_ERROR_INVALID_STATE, __func__,
+                          "phase %d (\"%s\") has already %s this frame", phase_index, label,
+                          ph->open ? "begun" : "been measured");
     if (!cuda && t->gl_open >= 0)
-        return CUGL__APP_FAIL(CUGL_ERROR_INVALID_STATE,
-                              "GL phase %d (\"%s\") begins while GL phase %d (\"%s\") is open; "
-                              "GL timer queries cannot nest",
-                              phase_index, label, t->gl_open, t->phases[t->gl_open].name);
+        return cugl__fail(CUGL_ERROR_INVALID_STATE, __func__,
+                          "GL phase %d (\"%s\") begins while GL phase %d (\"%s\") is open; "
+                          "GL timer queries cannot nest",
+                          phase_index, label, t->gl_open, t->phases[t->gl_open].name);
 
     if (cuda) {
         const cugl_event_desc timing = {.timing = true};
@@ -255,14 +254,14 @@ CUGL_API cugl_status cugl_app_timer_begin(cugl_app_timer *t, int phase_index, co
 CUGL_API cugl_status cugl_app_timer_end(cugl_app_timer *t, int phase_index)
 {
     if (!t)
-        return CUGL__APP_FAIL(CUGL_ERROR_INVALID_ARGUMENT, "timer is NULL");
+        return cugl__fail(CUGL_ERROR_INVALID_ARGUMENT, __func__, "timer is NULL");
     if (phase_index < 0 || phase_index >= CUGL_APP_TIMER_MAX_PHASES)
-        return CUGL__APP_FAIL(CUGL_ERROR_INVALID_ARGUMENT, "phase %d is outside 0 .. %d",
-                              phase_index, CUGL_APP_TIMER_MAX_PHASES - 1);
+        return cugl__fail(CUGL_ERROR_INVALID_ARGUMENT, __func__, "phase %d is outside 0 .. %d",
+                          phase_index, CUGL_APP_TIMER_MAX_PHASES - 1);
     phase *ph = &t->phases[phase_index];
     if (!ph->open)
-        return CUGL__APP_FAIL(CUGL_ERROR_INVALID_STATE, "phase %d (\"%s\") has not begun",
-                              phase_index, ph->name);
+        return cugl__fail(CUGL_ERROR_INVALID_STATE, __func__, "phase %d (\"%s\") has not begun",
+                          phase_index, ph->name);
     slot *s = &t->ring[t->current];
     ph->open = false;
     double end = now_ms();
@@ -403,11 +402,11 @@ CUGL_API cugl_status cugl_app_timer_summary(cugl_app_phase_summary phases[CUGL_A
     if (frame)
         *frame = (cugl_app_frame_summary){0};
     if (!t)
-        return CUGL__APP_FAIL(CUGL_ERROR_INVALID_ARGUMENT, "timer is NULL");
+        return cugl__fail(CUGL_ERROR_INVALID_ARGUMENT, __func__, "timer is NULL");
     long n = t->kept;
     float *v = malloc((size_t)(n ? n : 1) * sizeof *v);
     if (!v)
-        return CUGL__APP_FAIL(CUGL_ERROR_OUT_OF_MEMORY, "no memory for %ld frames", n);
+        return cugl__fail(CUGL_ERROR_OUT_OF_MEMORY, __func__, "no memory for %ld frames", n);
     if (frame) {
         frame->frames = n;
         for (long i = 0; i < n; i++)

@@ -27,7 +27,8 @@
 #include <imgui.h>
 #include <backends/imgui_impl_opengl3.h>
 
-#define FAIL(status, ...) cugl_report_error((status), __func__, __VA_ARGS__)
+/* The app layer's error idiom (app_internal.h), in C++. */
+#define cugl__fail cugl_report_error
 
 struct cugl_app_ui {
     cugl_app_context *ctx;
@@ -109,7 +110,7 @@ bool refuse(cugl_app_ui *ui, const char *who, const char *fmt, ...)
     va_start(args, fmt);
     vsnprintf(text, sizeof text, fmt, args);
     va_end(args);
-    cugl_report_error(CUGL_ERROR_INVALID_ARGUMENT, who, "%s", text);
+    cugl__fail(CUGL_ERROR_INVALID_ARGUMENT, who, "%s", text);
     if (!ui->refusal[0])
         snprintf(ui->refusal, sizeof ui->refusal, "%s: %s", who, text);
     return false;
@@ -166,13 +167,13 @@ void feed_input(ImGuiIO &io, const cugl_app_context *ctx, float dt)
 CUGL_API cugl_status cugl_app_ui_create(cugl_app_ui **out, cugl_app_context *ctx)
 {
     if (!out)
-        return FAIL(CUGL_ERROR_INVALID_ARGUMENT, "out is NULL");
+        return cugl__fail(CUGL_ERROR_INVALID_ARGUMENT, __func__, "out is NULL");
     *out = nullptr;
     if (!ctx)
-        return FAIL(CUGL_ERROR_INVALID_ARGUMENT, "ctx is NULL");
+        return cugl__fail(CUGL_ERROR_INVALID_ARGUMENT, __func__, "ctx is NULL");
     cugl_app_ui *ui = new (std::nothrow) cugl_app_ui{};
     if (!ui)
-        return FAIL(CUGL_ERROR_OUT_OF_MEMORY, "no memory for a panel");
+        return cugl__fail(CUGL_ERROR_OUT_OF_MEMORY, __func__, "no memory for a panel");
     ui->ctx = ctx;
 
     IMGUI_CHECKVERSION();
@@ -193,14 +194,15 @@ CUGL_API cugl_status cugl_app_ui_create(cugl_app_ui **out, cugl_app_context *ctx
     cugl_app_drain_gl_errors();
     cugl_status st = CUGL_OK;
     if (!ImGui_ImplOpenGL3_Init("#version 450")) {
-        st = FAIL(CUGL_ERROR_GL,
-                  "Dear ImGui's OpenGL 3 renderer did not start: its loader needs libGL.so.1 "
-                  "with glXGetProcAddressARB, and GL 3.0 or newer in the current context");
+        st = cugl__fail(CUGL_ERROR_GL, __func__,
+                        "Dear ImGui's OpenGL 3 renderer did not start: its loader needs libGL.so.1 "
+                        "with glXGetProcAddressARB, and GL 3.0 or newer in the current context");
     } else if (!ImGui_ImplOpenGL3_CreateDeviceObjects() ||
                (st = cugl_app_check_gl(__func__, "making Dear ImGui's GL objects")) != CUGL_OK) {
         if (st == CUGL_OK)
-            st = FAIL(CUGL_ERROR_GL, "Dear ImGui's OpenGL 3 renderer could not make its "
-                                     "program, buffers or font texture");
+            st = cugl__fail(CUGL_ERROR_GL, __func__,
+                            "Dear ImGui's OpenGL 3 renderer could not make its "
+                            "program, buffers or font texture");
         ImGui_ImplOpenGL3_Shutdown();
     }
     if (st != CUGL_OK) {
@@ -340,10 +342,10 @@ CUGL_API void cugl_app_ui_plot(cugl_app_ui *ui, const char *label, const float *
 CUGL_API cugl_status cugl_app_ui_end(cugl_app_ui *ui)
 {
     if (!ui)
-        return FAIL(CUGL_ERROR_INVALID_ARGUMENT, "ui is NULL");
+        return cugl__fail(CUGL_ERROR_INVALID_ARGUMENT, __func__, "ui is NULL");
     if (!ui->in_frame)
-        return FAIL(CUGL_ERROR_INVALID_STATE,
-                    "no frame has begun (call cugl_app_ui_begin first)");
+        return cugl__fail(CUGL_ERROR_INVALID_STATE, __func__,
+                          "no frame has begun (call cugl_app_ui_begin first)");
     Current current(ui);
     ImGui::End();
     ImGui::Render();
@@ -352,8 +354,9 @@ CUGL_API cugl_status cugl_app_ui_end(cugl_app_ui *ui)
     ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
     cugl_status st = cugl_app_check_gl(__func__, "drawing the panel");
     if (st == CUGL_OK && ui->refusal[0])
-        st = FAIL(CUGL_ERROR_INVALID_ARGUMENT, "a widget was refused and left out: %s",
-                  ui->refusal);
+        st = cugl__fail(CUGL_ERROR_INVALID_ARGUMENT, __func__,
+                        "a widget was refused and left out: %s",
+                        ui->refusal);
     return st;
 }
 

@@ -75,13 +75,12 @@ static const char *glfw_why(void)
 }
 
 cugl_status cugl__app_window_create(cugl_app_context *ctx, const cugl_app_context_desc *desc,
-                                    bool report)
+                                    bool report, const char *who)
 {
-    static const char who[] = "cugl_app_context_create";
     ctx->platform = "glfw";
     if (window_count == 0 && !glfwInit())
-        return report ? cugl_report_error(CUGL_ERROR_NOT_SUPPORTED, who,
-                                          "glfwInit failed: %s; use --headless", glfw_why())
+        return report ? cugl__fail(CUGL_ERROR_NOT_SUPPORTED, who,
+                                   "glfwInit failed: %s; use --headless", glfw_why())
                       : CUGL_ERROR_NOT_SUPPORTED;
     glfwDefaultWindowHints();
     glfwWindowHint(GLFW_CLIENT_API, GLFW_OPENGL_API);
@@ -93,9 +92,9 @@ cugl_status cugl__app_window_create(cugl_app_context *ctx, const cugl_app_contex
     ctx->window = glfwCreateWindow(desc->width, desc->height, desc->title, NULL, NULL);
     if (!ctx->window) {
         const char *why = glfw_why();
-        cugl_status st = report ? cugl_report_error(CUGL_ERROR_NOT_SUPPORTED, who,
-                                                    "no %d x %d window with GL 4.5 core: %s",
-                                                    desc->width, desc->height, why)
+        cugl_status st = report ? cugl__fail(CUGL_ERROR_NOT_SUPPORTED, who,
+                                             "no %d x %d window with GL 4.5 core: %s",
+                                             desc->width, desc->height, why)
                                 : CUGL_ERROR_NOT_SUPPORTED;
         if (window_count == 0)
             glfwTerminate();
@@ -104,7 +103,7 @@ cugl_status cugl__app_window_create(cugl_app_context *ctx, const cugl_app_contex
     window_count++;
     ctx->title = strdup(desc->title);
     if (!ctx->title)
-        return report ? cugl_report_error(CUGL_ERROR_OUT_OF_MEMORY, who, "no memory for the title")
+        return report ? cugl__fail(CUGL_ERROR_OUT_OF_MEMORY, who, "no memory for the title")
                       : CUGL_ERROR_OUT_OF_MEMORY;
 
     glfwSetWindowUserPointer(ctx->window, ctx);
@@ -121,7 +120,7 @@ cugl_status cugl__app_window_create(cugl_app_context *ctx, const cugl_app_contex
 
     glfwMakeContextCurrent(ctx->window);
     glfwSwapInterval(desc->no_vsync ? 0 : 1);
-    cugl_status st = cugl__app_gl_init(ctx, gladLoadGL(glfwGetProcAddress), desc->debug);
+    cugl_status st = cugl__app_gl_init(ctx, gladLoadGL(glfwGetProcAddress), desc->debug, who);
     if (st == CUGL_OK)
         glViewport(0, 0, ctx->width, ctx->height);
     return st;
