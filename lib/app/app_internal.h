@@ -88,8 +88,9 @@ struct cugl_app_context {
 
     /* Input (input.c), from GLFW's callbacks, replay and pushed events
      * alike: as events leave it (pending) and as the last present
-     * published it. `frame` counts presents: an event that arrives now is
-     * first seen by frame `frame` + 1 (frame 0 before the first present). */
+     * published it. `frame` counts presents (context.c): an event that
+     * arrives now is first seen by frame `frame` + 1 (frame 0 before the
+     * first present). */
     cugl_app_input input, pending; /* pending's dx, dy, scroll accumulate */
     bool keys[GLFW_KEY_LAST + 1], pending_keys[GLFW_KEY_LAST + 1];
     bool cursor_entered;           /* the next cursor position starts afresh */
@@ -107,12 +108,8 @@ struct cugl_app_context {
     char *record_path;
     bool record_failed;
 
-    /* cugl_app_blit's program, vertex array and samplers (nearest, linear),
-     * made on first use and freed with the context. */
-    GLuint blit_program, blit_vao, blit_samplers[2];
-    GLuint blit_buffer_program; /* cugl_app_blit_rgba8_buffer's */
-    GLuint pack_program;        /* cugl_app_pack_rgba8's */
-    GLuint points_program;      /* cugl__app_draw_points' */
+    /* blit.c's GL objects, made on first use; no other file reads them. */
+    struct cugl__app_draw *draw;
 };
 
 cugl_status cugl__app_file_open(cugl__app_file *f, const char *who, const char *path);
@@ -139,7 +136,7 @@ const char *cugl__app_event_check(const cugl_app_event *ev);
 cugl_status cugl__app_input_init(cugl_app_context *ctx, const char *who);
 void cugl__app_input_free(cugl_app_context *ctx, const char *who);
 void cugl__app_input_apply(cugl_app_context *ctx, const cugl_app_event *ev);
-cugl_status cugl__app_input_present(cugl_app_context *ctx);
+cugl_status cugl__app_input_present(cugl_app_context *ctx); /* before `frame` counts it */
 
 /* context.c: the CUDA device the context's GL runs on (its desc's
  * cuda_device), initialized; NULL where the desc named none. */

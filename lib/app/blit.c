@@ -3,9 +3,28 @@
  * vertex shader (an empty vertex array), the embedded blit shaders, and a
  * nearest and a linear sampler, all made once per context.
  */
+#include <stdlib.h>
+
 #include "app_internal.h"
 
-static cugl_status blit_init(cugl_app_context *ctx, const char *who)
+/* A context's drawing objects (ctx->draw), made on first use. */
+struct cugl__app_draw {
+    GLuint blit_program, vao, samplers[2]; /* cugl_app_blit's; samplers nearest, linear */
+    GLuint blit_buffer_program;            /* cugl_app_blit_rgba8_buffer's */
+    GLuint pack_program;                   /* cugl_app_pack_rgba8's */
+    GLuint points_program;                 /* cugl__app_draw_points' */
+};
+
+/* The context's drawing objects, made empty where there are none yet. */
+static cugl_status draw_of(struct cugl__app_draw **out, cugl_app_context *ctx, const char *who)
+{
+    if (!ctx->draw && !(ctx->draw = calloc(1, sizeof *ctx->draw)))
+        return cugl__fail(CUGL_ERROR_OUT_OF_MEMORY, who, "no memory for the drawing objects");
+    *out = ctx->draw;
+    return CUGL_OK;
+}
+
+static cugl_status blit_init(struct cugl__app_draw *d, const char *who)
 {
     GLuint shaders[2];
     cugl_status st = cugl__app_compile(&shaders[0], who, "blit", GL_VERTEX_SHADER,
@@ -18,22 +37,22 @@ static cugl_status blit_init(cugl_app_context *ctx, const char *who)
         glDeleteShader(shaders[0]);
         return st;
     }
-    CUGL__TRY(cugl__app_link(&ctx->blit_program, who, "blit", shaders, 2));
-    if (!ctx->blit_vao)
-        glCreateVertexArrays(1, &ctx->blit_vao);
-    glCreateSamplers(2, ctx->blit_samplers);
+    CUGL__TRY(cugl__app_link(&d->blit_program, who, "blit", shaders, 2));
+    if (!d->vao)
+        glCreateVertexArrays(1, &d->vao);
+    glCreateSamplers(2, d->samplers);
     for (int i = 0; i < 2; i++) {
         GLint filter = i ? GL_LINEAR : GL_NEAREST;
-        glSamplerParameteri(ctx->blit_samplers[i], GL_TEXTURE_MIN_FILTER, filter);
-        glSamplerParameteri(ctx->blit_samplers[i], GL_TEXTURE_MAG_FILTER, filter);
-        glSamplerParameteri(ctx->blit_samplers[i], GL_TEXTURE_WRAP_S, GL_CLAMP_TO_EDGE);
-        glSamplerParameteri(ctx->blit_samplers[i], GL_TEXTURE_WRAP_T, GL_CLAMP_TO_EDGE);
+        glSamplerParameteri(d->samplers[i], GL_TEXTURE_MIN_FILTER, filter);
+        glSamplerParameteri(d->samplers[i], GL_TEXTURE_MAG_FILTER, filter);
+        glSamplerParameteri(d->samplers[i], GL_TEXTURE_WRAP_S, GL_CLAMP_TO_EDGE);
+        glSamplerParameteri(d->samplers[i], GL_TEXTURE_WRAP_T, GL_CLAMP_TO_EDGE);
     }
     return CUGL_OK;
 }
 
 /* The buffer blit's program: the blit's vertex shader, blit_buffer.frag. */
-static cugl_status blit_buffer_init(cugl_app_context *ctx, const char *who)
+static cugl_status blit_buffer_init(struct cugl__app_draw *d, const char *who)
 {
     GLuint shaders[2];
     cugl_status st = cugl__app_compile(&shaders[0], who, "blit",
@@ -46,32 +65,32 @@ static cugl_status blit_buffer_init(cugl_app_context *ctx, const char *who)
         glDeleteShader(shaders[0]);
         return st;
     }
-    st = cugl__app_link(&ctx->blit_buffer_program, who, "blit_buffer",
+    st = cugl__app_link(&d->blit_buffer_program, who, "blit_buffer",
                         shaders, 2);
-    if (st == CUGL_OK && !ctx->blit_vao)
-        glCreateVertexArrays(1, &ctx->blit_vao);
+    if (st == CUGL_OK && !d->vao)
+        glCreateVertexArrays(1, &d->vao);
     return st;
 }
 
 void cugl__app_blit_free(cugl_app_context *ctx)
 {
-    if (ctx->points_program)
-        glDeleteProgram(ctx->points_program);
-    ctx->points_program = 0;
-    if (ctx->pack_program)
-        glDeleteProgram(ctx->pack_program);
-    ctx->pack_program = 0;
-    if (ctx->blit_buffer_program)
-        glDeleteProgram(ctx->blit_buffer_program);
-    ctx->blit_buffer_program = 0;
-    if (ctx->blit_program)
-        glDeleteProgram(ctx->blit_program);
-    if (ctx->blit_vao)
-        glDeleteVertexArrays(1, &ctx->blit_vao);
-    if (ctx->blit_samplers[0])
-        glDeleteSamplers(2, ctx->blit_samplers);
-    ctx->blit_program = ctx->blit_vao = 0;
-    ctx->blit_samplers[0] = ctx->blit_samplers[1] = 0;
+    struct cugl__app_draw *d = ctx->draw;
+    if (!d)
+        return;
+    if (d->points_program)
+        glDeleteProgram(d->points_program);
+    if (d->pack_program)
+        glDeleteProgram(d->pack_program);
+    if (d->blit_buffer_program)
+        glDeleteProgram(d->blit_buffer_program);
+    if (d->blit_program)
+        glDeleteProgram(d->blit_program);
+    if (d->vao)
+        glDeleteVertexArrays(1, &d->vao);
+    if (d->samplers[0])
+        glDeleteSamplers(2, d->samplers);
+    free(d);
+    ctx->draw = NULL;
 }
 
 CUGL_API cugl_status cugl_app_blit(cugl_app_context *ctx, uint32_t texture, bool linear)
@@ -86,17 +105,19 @@ CUGL_API cugl_status cugl_app_blit(cugl_app_context *ctx, uint32_t texture, bool
         return cugl__fail(CUGL_ERROR_INVALID_ARGUMENT, __func__,
                           "texture %u has target 0x%x, not GL_TEXTURE_2D", texture,
                           (unsigned)target);
-    if (!ctx->blit_program) {
-        cugl_status st = blit_init(ctx, __func__);
+    struct cugl__app_draw *d = NULL;
+    CUGL__TRY(draw_of(&d, ctx, __func__));
+    if (!d->blit_program) {
+        cugl_status st = blit_init(d, __func__);
         if (st != CUGL_OK) {
             cugl__app_blit_free(ctx);
             return st;
         }
     }
-    glUseProgram(ctx->blit_program);
-    glBindVertexArray(ctx->blit_vao);
+    glUseProgram(d->blit_program);
+    glBindVertexArray(d->vao);
     glBindTextureUnit(0, texture);
-    glBindSampler(0, ctx->blit_samplers[linear ? 1 : 0]);
+    glBindSampler(0, d->samplers[linear ? 1 : 0]);
     glDrawArrays(GL_TRIANGLES, 0, 3);
     /* A sampler left on unit 0 would override the caller's texture filtering. */
     glBindSampler(0, 0);
@@ -134,11 +155,12 @@ CUGL_API cugl_status cugl_app_blit_rgba8_buffer(cugl_app_context *ctx, uint32_t 
     cugl_status checked = check_image_buffer(__func__, buffer, width, height, pitch);
     if (checked != CUGL_OK)
         return checked;
-    if (!ctx->blit_buffer_program) {
-        CUGL__TRY(blit_buffer_init(ctx, __func__));
-    }
-    glUseProgram(ctx->blit_buffer_program);
-    glBindVertexArray(ctx->blit_vao);
+    struct cugl__app_draw *d = NULL;
+    CUGL__TRY(draw_of(&d, ctx, __func__));
+    if (!d->blit_buffer_program)
+        CUGL__TRY(blit_buffer_init(d, __func__));
+    glUseProgram(d->blit_buffer_program);
+    glBindVertexArray(d->vao);
     glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 0, buffer);
     glUniform2i(0, width, height);
     glUniform1i(1, (GLint)(pitch / 4));
@@ -164,12 +186,14 @@ CUGL_API cugl_status cugl_app_pack_rgba8(cugl_app_context *ctx, uint32_t texture
         return cugl__fail(CUGL_ERROR_INVALID_ARGUMENT, __func__,
                           "texture %u is %d x %d of format 0x%x; %d x %d of GL_RGBA8 wanted",
                           texture, tw, th, (unsigned)format, width, height);
-    if (!ctx->pack_program) {
-        CUGL__TRY(cugl_app_compute_program(&ctx->pack_program, "pack_rgba8",
-                                                  (const char *)cugl_shader_pack_rgba8_comp));
+    struct cugl__app_draw *d = NULL;
+    CUGL__TRY(draw_of(&d, ctx, __func__));
+    if (!d->pack_program) {
+        CUGL__TRY(cugl_app_compute_program(&d->pack_program, "pack_rgba8",
+                                           (const char *)cugl_shader_pack_rgba8_comp));
     }
     cugl_app_drain_gl_errors();
-    glUseProgram(ctx->pack_program);
+    glUseProgram(d->pack_program);
     glBindTextureUnit(0, texture);
     glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 0, buffer);
     glUniform2i(0, width, height);
@@ -179,14 +203,16 @@ CUGL_API cugl_status cugl_app_pack_rgba8(cugl_app_context *ctx, uint32_t texture
     glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT | GL_BUFFER_UPDATE_BARRIER_BIT |
                     GL_PIXEL_BUFFER_BARRIER_BIT);
     glUseProgram(0);
-    return cugl_app_check_gl("cugl_app_pack_rgba8", "the packing dispatch");
+    return cugl_app_check_gl(__func__, "the packing dispatch");
 }
 
 cugl_status cugl__app_draw_points(cugl_app_context *ctx, GLuint buffer, size_t count,
                                   int components, const float *matrix, float size,
                                   const float *rgba, const char *who)
 {
-    if (!ctx->points_program) {
+    struct cugl__app_draw *d = NULL;
+    CUGL__TRY(draw_of(&d, ctx, who));
+    if (!d->points_program) {
         GLuint shaders[2];
         cugl_status st = cugl__app_compile(&shaders[0], who, "points", GL_VERTEX_SHADER,
                                            (const char *)cugl_shader_points_vert);
@@ -198,17 +224,17 @@ cugl_status cugl__app_draw_points(cugl_app_context *ctx, GLuint buffer, size_t c
             glDeleteShader(shaders[0]);
             return st;
         }
-        CUGL__TRY(cugl__app_link(&ctx->points_program, who, "points", shaders, 2));
+        CUGL__TRY(cugl__app_link(&d->points_program, who, "points", shaders, 2));
     }
-    if (!ctx->blit_vao)
-        glCreateVertexArrays(1, &ctx->blit_vao);
+    if (!d->vao)
+        glCreateVertexArrays(1, &d->vao);
     static const float identity[16] = {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1};
     GLboolean point_size_on = glIsEnabled(GL_PROGRAM_POINT_SIZE);
     GLint ssbo = 0;
     glGetIntegeri_v(GL_SHADER_STORAGE_BUFFER_BINDING, 0, &ssbo);
     cugl_app_drain_gl_errors();
-    glUseProgram(ctx->points_program);
-    glBindVertexArray(ctx->blit_vao);
+    glUseProgram(d->points_program);
+    glBindVertexArray(d->vao);
     glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 0, buffer);
     glUniformMatrix4fv(0, 1, GL_FALSE, matrix ? matrix : identity);
     glUniform1i(1, components);

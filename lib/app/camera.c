@@ -63,7 +63,9 @@ static void pan(cugl_app_camera *cam, const cugl_app_context *ctx, double dx, do
     glm_vec3_normalize(forward);
     glm_vec3_crossn(forward, world_up, right);
     glm_vec3_cross(right, forward, up);
-    int height = ctx->height > 0 ? ctx->height : 1;
+    int width = 0, height = 0;
+    cugl_app_context_size(ctx, &width, &height);
+    height = height > 0 ? height : 1;
     float per_pixel = 2.0f * cam->distance * tanf(cam->fov_y * 0.5f) / (float)height;
     glm_vec3_muladds(right, -(float)dx * per_pixel, cam->target);
     glm_vec3_muladds(up, (float)dy * per_pixel, cam->target);
@@ -118,7 +120,7 @@ CUGL_API cugl_status cugl_app_camera_update(cugl_app_camera *cam, const cugl_app
         cugl_app_camera_init(cam);
         return CUGL_OK;
     }
-    const cugl_app_input *in = &ctx->input;
+    const cugl_app_input *in = cugl_app_context_input(ctx);
     if (in->left) {
         cam->yaw = turned(cam->yaw, -in->dx * ORBIT_PER_PIXEL);
         cam->pitch = raised(cam->pitch, in->dy * ORBIT_PER_PIXEL);

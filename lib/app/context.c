@@ -333,11 +333,19 @@ CUGL_API cugl_status cugl_app_context_bind_framebuffer(cugl_app_context *ctx)
 CUGL_API cugl_status cugl_app_context_present(cugl_app_context *ctx)
 {
     CUGL__CHECK_NOT_NULL(ctx);
-    if (!ctx->headless)
-        return cugl__app_window_present(ctx);
-    glFlush();
-    return cugl__app_input_present(ctx);
+    cugl_status st;
+    if (ctx->headless) {
+        glFlush();
+        st = cugl__app_input_present(ctx);
+    } else {
+        st = cugl__app_window_present(ctx);
+    }
+    /* The events just applied were the next frame's: it begins. */
+    ctx->frame++;
+    return st;
 }
+
+CUGL_API long cugl_app_context_frame(const cugl_app_context *ctx) { return ctx ? ctx->frame : 0; }
 
 CUGL_API void *cugl_app_context_window(cugl_app_context *ctx)
 {

@@ -187,7 +187,6 @@ cugl_status cugl__app_input_present(cugl_app_context *ctx)
         apply(ctx, &pushed.items[i], next, false);
     events_free(&pushed);
     apply_replay(ctx, next);
-    ctx->frame = next;
     publish(ctx);
     return CUGL_OK;
 }
@@ -278,8 +277,6 @@ CUGL_API cugl_status cugl_app_context_record(cugl_app_context *ctx, const char *
         ctx->record_failed = true;
     return CUGL_OK;
 }
-
-CUGL_API long cugl_app_context_frame(const cugl_app_context *ctx) { return ctx ? ctx->frame : 0; }
 
 CUGL_API const cugl_app_event *cugl_app_context_events(const cugl_app_context *ctx,
                                                        size_t *count, size_t *lost)

@@ -95,7 +95,7 @@ CUGL_API cugl_status cugl_app_choose_interop(cugl_app_interop *out, char *reason
         if (reason_size)
             snprintf(reason, reason_size,
                      "GL on %s imports CUDA memory of %s: nothing is mapped per frame",
-                     ctx->renderer, p.name);
+                     cugl_app_context_renderer(ctx), p.name);
         return CUGL_OK;
     }
     snprintf(why_not[0], sizeof why_not[0], "%s", cugl_last_error());
@@ -106,7 +106,7 @@ CUGL_API cugl_status cugl_app_choose_interop(cugl_app_interop *out, char *reason
             snprintf(reason, reason_size,
                      "GL on %s cannot import CUDA memory (%s); CUDA registers its objects "
                      "and maps them each frame",
-                     ctx->renderer, why_not[0]);
+                     cugl_app_context_renderer(ctx), why_not[0]);
         return CUGL_OK;
     }
     snprintf(why_not[1], sizeof why_not[1], "%s", cugl_last_error());
@@ -116,7 +116,7 @@ CUGL_API cugl_status cugl_app_choose_interop(cugl_app_interop *out, char *reason
         snprintf(reason, reason_size,
                  "the GL context runs on %s %s, which CUDA on %s cannot register (%s); "
                  "drawing through host copies",
-                 ctx->vendor, ctx->renderer, p.name, why_not[1]);
+                 cugl_app_context_vendor(ctx), cugl_app_context_renderer(ctx), p.name, why_not[1]);
     cugl_clear_error();
     return CUGL_OK;
 }

@@ -709,7 +709,8 @@ CUGL_API cugl_status cugl_app_server_frame(cugl_app_server *s)
             free_index = i;
     pthread_mutex_unlock(&s->lock);
 
-    int width = s->ctx->width, height = s->ctx->height;
+    int width = 0, height = 0;
+    cugl_app_context_size(s->ctx, &width, &height);
     if (atomic_load(&s->viewers) == 0 || width <= 0 || height <= 0)
         return CUGL_OK;
     if (free_index < 0) {
@@ -734,7 +735,7 @@ CUGL_API cugl_status cugl_app_server_frame(cugl_app_server *s)
     glGetIntegerv(GL_PIXEL_PACK_BUFFER_BINDING, &pack_buffer);
     glGetIntegerv(GL_PACK_ALIGNMENT, &alignment);
     cugl_app_drain_gl_errors();
-    glBindFramebuffer(GL_READ_FRAMEBUFFER, s->ctx->fbo);
+    glBindFramebuffer(GL_READ_FRAMEBUFFER, cugl_app_context_framebuffer(s->ctx));
     glBindBuffer(GL_PIXEL_PACK_BUFFER, sl->pbo);
     glPixelStorei(GL_PACK_ALIGNMENT, 4);
     glReadPixels(0, 0, width, height, GL_RGBA, GL_UNSIGNED_BYTE, NULL);
