@@ -14,7 +14,7 @@
 #          where there is no display), and the unit, gl, gpu and demo
 #          suites of build-sanitize/ (ASan + UBSan) and the unit and gl
 #          suites of build-tsan/ (TSan); each run keeps its own log
-#   setup  the test command's set-up and build, nothing run
+#   setup  the test command's set-up and builds, nothing run
 #   help   this text
 #
 # -Dname=value before COMMAND goes to meson for build/; -Dgpu_archs=86,90
@@ -114,15 +114,20 @@ say "the build: $root/build"
 demo_packages="meson ninja-build pkg-config python3 python3-glad gcc g++ binutils
  libglfw3-dev libcglm-dev libpng-dev libdlpack-dev libegl-dev libgl-dev libegl1
  libimgui-dev libwebsockets-dev libturbojpeg0-dev"
-# The tests and the API reference: cmocka; Mesa (GL without an NVIDIA
-# driver, the gl suite's); clang with libFuzzer (the fuzz suite); ffmpeg
-# (--record's MP4s, which a test checks); cmake (the CMake package's test
-# builds a C and a C++ program); xvfb, xauth and xdotool (the window suite
-# drives real windows where no display is); chromium and Node.js (the
-# browser suite, with puppeteer-core from npm); doxygen (the API reference,
-# whose warnings fail the build).
-test_packages="libcmocka-dev libegl-mesa0 libgl1-mesa-dri clang libclang-rt-dev ffmpeg
- cmake xvfb xauth xdotool chromium doxygen"
+# What the test command adds, in two parts. What its builds need (meson
+# looks for them): cmocka, clang with libFuzzer (the fuzz suite), doxygen
+# (the API reference, whose warnings fail the build), Node.js (the browser
+# suite's runner; the machine's own where it has one).
+test_build_packages="libcmocka-dev clang libclang-rt-dev doxygen"
+command -v node >/dev/null || command -v nodejs >/dev/null ||
+    test_build_packages="$test_build_packages nodejs"
+# What only its runs need, installed while the builds run: Mesa (GL without
+# an NVIDIA driver, the gl suite's); ffmpeg (--record's MP4s, which a test
+# checks); cmake (the CMake package's test builds a C and a C++ program);
+# xvfb, xauth and xdotool (the window suite drives real windows where no
+# display is); chromium, and npm for puppeteer-core (the browser suite).
+test_run_packages="libegl-mesa0 libgl1-mesa-dri ffmpeg cmake xvfb xauth xdotool chromium"
+command -v npm >/dev/null || test_run_packages="$test_run_packages npm"
 
 # install PACKAGE...: apt-get install those not installed yet, with a line
 # of progress every 25 packages.
@@ -165,6 +170,18 @@ install_packages() {
     rm -f "$log"
 }
 
+# The tests' run-time tools and puppeteer-core (no browser download: the
+# browser suite drives Debian's chromium), in the background, into a log.
+install_test_tools() {
+    # shellcheck disable=SC2086
+    install_packages $test_run_packages
+    if [ ! -d tests/browser/node_modules/puppeteer-core ]; then
+        say "installing puppeteer-core (npm ci in tests/browser)"
+        (cd tests/browser && npm ci --no-audit --no-fund --loglevel=error) ||
+            die "npm ci in tests/browser failed"
+    fi
+}
+
 case $what in
 demo)
     # shellcheck disable=SC2086
@@ -172,15 +189,11 @@ demo)
     ;;
 test | setup)
     # shellcheck disable=SC2086
-    install_packages $demo_packages $test_packages
-    # Node.js for the browser suite: the machine's own where it has one, else Debian's.
-    command -v npm >/dev/null || install_packages nodejs npm
-    # puppeteer-core (no browser download: the suite drives Debian's chromium).
-    if [ ! -d tests/browser/node_modules/puppeteer-core ]; then
-        say "installing puppeteer-core (npm ci in tests/browser)"
-        (cd tests/browser && npm ci --no-audit --no-fund --loglevel=error >/dev/null) ||
-            die "npm ci in tests/browser failed"
-    fi
+    install_packages $demo_packages $test_build_packages
+    tools_log=$(mktemp)
+    say "installing the tests' run-time tools while the builds run (log: $tools_log)"
+    install_test_tools >"$tools_log" 2>&1 &
+    tools=$!
     ;;
 esac
 
@@ -206,6 +219,21 @@ test | setup)
     # shellcheck disable=SC2086
     configure build -Dtests=enabled -Ddocs=enabled $common $arch_opt $meson_args
     build build
+    arch_option build-sanitize
+    # shellcheck disable=SC2046,SC2086
+    configure build-sanitize $(asan_options) $arch_opt -Ddocs=disabled $common
+    build build-sanitize
+    arch_option build-tsan
+    # shellcheck disable=SC2046,SC2086
+    configure build-tsan $(tsan_options) $arch_opt -Ddocs=disabled $common
+    build build-tsan
+    if ! wait "$tools"; then
+        tail -n 25 "$tools_log" >&2
+        rm -f "$tools_log"
+        die "installing the tests' run-time tools failed"
+    fi
+    grep "^$prog: installing" "$tools_log" || true
+    rm -f "$tools_log"
     ;;
 esac
 
@@ -238,19 +266,9 @@ test)
     # shellcheck disable=SC2086 # one assignment a word
     run_suites build window $display_vars --suite window || status=1
     display_stop
-
-    arch_option build-sanitize
-    # shellcheck disable=SC2046,SC2086
-    configure build-sanitize $(asan_options) $arch_opt -Ddocs=disabled $common
-    build build-sanitize
     # shellcheck disable=SC2046
     run_suites build-sanitize asan $(asan_vars) --num-processes 2 \
         --suite unit --suite gl --suite gpu --suite demo || status=1
-
-    arch_option build-tsan
-    # shellcheck disable=SC2046,SC2086
-    configure build-tsan $(tsan_options) $arch_opt -Ddocs=disabled $common
-    build build-tsan
     # shellcheck disable=SC2046
     run_suites build-tsan tsan $(tsan_vars) --num-processes 2 --suite unit --suite gl || status=1
 
