@@ -232,7 +232,7 @@ test | setup)
         rm -f "$tools_log"
         die "installing the tests' run-time tools failed"
     fi
-    grep "^$prog: installing" "$tools_log" || true
+    grep -E "^$prog: (installing|  [0-9]+ upgraded|  Need to get)" "$tools_log" || true
     rm -f "$tools_log"
     ;;
 esac

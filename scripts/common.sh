@@ -221,6 +221,10 @@ display_start() {
         say "no display and no Xvfb: the window suite will report skipped"
         return 0
     fi
+    # Xvfb makes /tmp/.X11-unix where there is none; display_stop removes
+    # it again where it is then empty.
+    made_x11_dir=
+    [ -d /tmp/.X11-unix ] || made_x11_dir=yes
     n=99
     while [ -e "/tmp/.X11-unix/X$n" ] || [ -e "/tmp/.X$n-lock" ]; do n=$((n + 1)); done
     Xvfb ":$n" -screen 0 1280x1024x24 -nolisten tcp >/dev/null 2>&1 &
@@ -240,6 +244,7 @@ display_stop() {
     [ -n "$xvfb" ] || return 0
     kill "$xvfb" 2>/dev/null || true
     wait "$xvfb" 2>/dev/null || true
+    [ -z "$made_x11_dir" ] || rmdir /tmp/.X11-unix 2>/dev/null || true
 }
 
 # The sanitizers' settings for the test runs, as assignments for
