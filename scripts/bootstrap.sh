@@ -104,6 +104,29 @@ else
     say "  multi-gpu suites report skipped"
 fi
 say "the build: $root/build"
+# Where the demo's picture will go.
+if [ "$what" = demo ]; then
+    headless='' served=''
+    [ -n "${DISPLAY:-}" ] || headless=yes
+    for a in "$@"; do
+        case $a in
+        --headless) headless=yes ;;
+        --serve | --serve=*) served=yes ;;
+        esac
+    done
+    if [ "$gpu_count" -eq 0 ]; then
+        say "then cugl-julia: it will say that it needs an NVIDIA GPU and driver, and exit"
+    elif [ -n "$served" ]; then
+        say "then cugl-julia, serving its frames to web browsers (it prints the address;"
+        say "  Ctrl-C stops it)"
+    elif [ -z "$headless" ]; then
+        say "then cugl-julia in a window on $DISPLAY (Escape quits; --headless: off-screen)"
+    else
+        if [ -n "${DISPLAY:-}" ]; then why=--headless; else why="no display"; fi
+        say "then cugl-julia ($why): it renders off-screen and writes the last frame"
+        say "  to $here/julia.png (--screenshot FILE names another)"
+    fi
+fi
 
 # --- Debian packages --------------------------------------------------------
 # The demos: the compilers (nvcc needs g++ as its host compiler; the UI
@@ -241,18 +264,6 @@ case $what in
 setup) ;;
 demo)
     say "the demos: $root/build/demos/cugl-* (each takes --help)"
-    headless=
-    [ -n "${DISPLAY:-}" ] || headless=yes
-    for a in "$@"; do [ "$a" = --headless ] && headless=yes; done
-    if [ "$gpu_count" -eq 0 ]; then
-        say "cugl-julia now says that it needs an NVIDIA GPU and driver, and exits"
-    elif [ -z "$headless" ]; then
-        say "cugl-julia opens a window on $DISPLAY (Escape quits; --headless renders off-screen)"
-    else
-        if [ -n "${DISPLAY:-}" ]; then why=--headless; else why="no display"; fi
-        say "$why: cugl-julia renders 60 frames off-screen and writes the last to"
-        say "  $here/julia.png (--screenshot FILE names another)"
-    fi
     say "running: build/demos/cugl-julia${*:+ $*} (in $here)"
     cd "$here"
     exec "$root/build/demos/cugl-julia" "$@"
