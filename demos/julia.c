@@ -22,6 +22,8 @@ static const demo_info info = {
     .program = "cugl-julia",
     .name = "julia",
     .summary = "CUDA colours a Julia set into a GL texture every frame; GL shows it.",
+    .view = "re,im,span: the centre on the complex plane and the\n"
+            "width of the picture's shorter side (1e-5 to 20)",
     .controls = "  left drag   pan\n"
                 "  wheel       zoom about the cursor\n"
                 "  R           reset the view\n"

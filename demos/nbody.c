@@ -75,6 +75,7 @@ static const demo_info info = {
         "interactions per second and GFLOP/s (20 flops an interaction, CUDA events)\n"
         "and the GPU's peak FP32 rate. --dump-vertices writes the last positions,\n"
         "4 floats a body: x, y, z, mass.",
+    .view = DEMO_VIEW_ORBIT,
     .controls = "  left drag, arrow keys, W/A/S/D   orbit\n"
                 "  right drag                       pan\n"
                 "  wheel                            zoom\n"

@@ -83,6 +83,7 @@ static const demo_info info = {
         "edges) into a second texture that GL shows. --interop map maps both textures;\n"
         "shared: GL copies the scene into CUDA memory and CUDA writes a shared texture's\n"
         "memory; host: both images cross through pinned host memory.",
+    .view = DEMO_VIEW_ORBIT,
     .controls = "  1 2 3 4                          filter: none, blur, edges, both\n"
                 "  + -                              blur radius\n"
                 "  left drag, arrow keys, W/A/S/D   orbit\n"

@@ -19,6 +19,7 @@ static const demo_info info = {
     .program = "cugl-sinewave",
     .name = "sinewave",
     .summary = "CUDA animates a 512x512 vertex grid inside a GL vertex buffer; GL draws it lit.",
+    .view = DEMO_VIEW_ORBIT,
     .controls = "  left drag, arrow keys, W/A/S/D   orbit\n"
                 "  right drag                       pan\n"
                 "  wheel                            zoom\n"

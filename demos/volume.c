@@ -25,6 +25,7 @@ static const demo_info info = {
     .name = "volume",
     .summary = "CUDA ray-marches a 256^3 density through a trilinearly filtered 3-D texture\n"
                "into a GL texture every frame; GL shows it.",
+    .view = DEMO_VIEW_ORBIT,
     .controls = "  left drag, arrow keys, W/A/S/D   orbit (a drag or the wheel stops the turning)\n"
                 "  right drag                       pan\n"
                 "  wheel                            zoom\n"

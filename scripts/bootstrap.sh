@@ -2,30 +2,63 @@
 # Set up, build and run cugl on Debian 12 (or a derivative) with the CUDA
 # Toolkit installed.
 #
-#   scripts/bootstrap.sh demo   install what is missing, configure, build, run the main
-#                               demo (cugl-julia; arguments are passed on to it)
-#   scripts/bootstrap.sh test   the same set-up, then every test suite, then the
-#                               sanitizer build's unit and gl suites
-#   scripts/bootstrap.sh setup  only the set-up
+#   scripts/bootstrap.sh [-Dname=value...] COMMAND [ARGUMENTS...]
 #
-# Idempotent: a second run installs nothing and rebuilds only what changed.
-# Build directories: build/ (the project) and build-sanitize/ (ASan + UBSan).
+#   demo   install what building and running the demos needs, configure and
+#          build them in build/ (for the GPU here), run cugl-julia with
+#          ARGUMENTS, in the folder this was started from (headless, the
+#          picture is julia.png there)
+#   test   install the rest (the tests' tools, the browser, doxygen), build
+#          build/ with the tests and the API reference, run every suite
+#          (ARGUMENTS go to that meson test), the window suite (on an Xvfb
+#          where there is no display), and the unit, gl, gpu and demo
+#          suites of build-sanitize/ (ASan + UBSan) and the unit and gl
+#          suites of build-tsan/ (TSan); each run keeps its own log
+#   setup  the test command's set-up and builds, nothing run
+#   help   this text
+#
+# -Dname=value before COMMAND goes to meson for build/; -Dgpu_archs=86,90
+# builds every build directory for those GPUs rather than for the one here
+# (where no GPU answers: for sm_75, whose PTX runs on every newer GPU).
+#
+# Idempotent: a second run installs nothing, reconfigures nothing that is
+# as asked, and rebuilds only what changed.
 set -eu
 
-cd "$(dirname "$0")/.."
+prog=bootstrap
+usage() {
+    sed -n '2,/^$/s/^# \{0,1\}//p' "$0"
+}
+
+meson_args=
+while [ $# -gt 0 ]; do
+    case $1 in
+    -D?*=*) meson_args="$meson_args $1" ;;
+    *) break ;;
+    esac
+    shift
+done
 what=${1:-demo}
 [ $# -gt 0 ] && shift
+case $what in
+demo | test | setup) ;;
+help | --help | -h)
+    usage
+    exit 0
+    ;;
+*)
+    printf 'bootstrap: unknown command '\''%s'\''\n\n' "$what" >&2
+    usage >&2
+    exit 2
+    ;;
+esac
 
-say() { printf 'bootstrap: %s\n' "$*"; }
-die() { printf 'bootstrap: %s\n' "$*" >&2; exit 1; }
+here=$PWD
+cd "$(dirname "$0")/.."
+root=$PWD
+. scripts/common.sh
 
 # --- the CUDA Toolkit: we cannot install it for you -------------------------
-find_nvcc() {
-    for d in ${CUDA_HOME:+"$CUDA_HOME/bin"} ${CUDA_PATH:+"$CUDA_PATH/bin"} /usr/local/cuda/bin; do
-        [ -x "$d/nvcc" ] && { echo "$d/nvcc"; return 0; }
-    done
-    command -v nvcc 2>/dev/null
-}
 nvcc=$(find_nvcc) || true
 if [ -z "$nvcc" ]; then
     die "the CUDA Toolkit is not installed (no nvcc on PATH, in \$CUDA_HOME/bin or
@@ -38,25 +71,105 @@ fi
 cuda_inc=$(dirname "$(dirname "$nvcc")")/include
 [ -f "$cuda_inc/cuda.h" ] || die "found $nvcc but not $cuda_inc/cuda.h: the CUDA Toolkit is incomplete; reinstall cuda-toolkit"
 
+# --- the GPU: what will work, before anything long --------------------------
+probe_gpus
+case $meson_args in
+*-Dgpu_archs=*)
+    # shellcheck disable=SC2086 # one option a word
+    archs=$(printf '%s\n' $meson_args | sed -n 's/^-Dgpu_archs=//p' | tail -n 1)
+    archs_why="sm_$(echo "$archs" | sed 's/,/, sm_/g'), as asked"
+    archs_asked=yes
+    ;;
+*) choose_archs ;;
+esac
+# A build directory keeps its architectures while they include the GPU's
+# here (or a -Dgpu_archs asks for others).
+arch_option build
+if [ -n "$dir_archs" ]; then
+    if [ -z "$arch_opt" ]; then
+        archs_why="sm_$(echo "$dir_archs" | sed 's/,/, sm_/g') (build/ has them)"
+    elif [ "$dir_archs" != "$archs" ]; then
+        archs_why="$archs_why (build/ had sm_$(echo "$dir_archs" | sed 's/,/, sm_/g'))"
+    fi
+fi
+if [ "$gpu_count" -gt 0 ]; then
+    printf '%s\n' "$gpu_list" | while read -r line; do say "GPU: $line"; done
+    say "driver $gpu_driver; building for $archs_why"
+else
+    say "no GPU: $gpu_why"
+    say "building for $archs_why"
+    say "what works without one: the build, cugl-devices (it says there is no device),"
+    say "  and the unit, gl, window and browser suites; the demos need an NVIDIA GPU"
+    say "  and driver: cugl-julia will say so and exit, and the gpu, demo, fault and"
+    say "  multi-gpu suites report skipped"
+fi
+say "the build: $root/build"
+# Where the demo's picture will go.
+if [ "$what" = demo ]; then
+    headless='' served=''
+    [ -n "${DISPLAY:-}" ] || headless=yes
+    for a in "$@"; do
+        case $a in
+        --headless) headless=yes ;;
+        --serve | --serve=*) served=yes ;;
+        esac
+    done
+    if [ "$gpu_count" -eq 0 ]; then
+        say "then cugl-julia: it will say that it needs an NVIDIA GPU and driver, and exit"
+    elif [ -n "$served" ]; then
+        say "then cugl-julia, serving its frames to web browsers (it prints the address;"
+        say "  Ctrl-C stops it)"
+    elif [ -z "$headless" ]; then
+        say "then cugl-julia in a window on $DISPLAY (Escape quits; --headless: off-screen)"
+    else
+        if [ -n "${DISPLAY:-}" ]; then why=--headless; else why="no display"; fi
+        say "then cugl-julia ($why): it renders off-screen and writes the last frame"
+        say "  to $here/julia.png (--screenshot FILE names another)"
+    fi
+fi
+
 # --- Debian packages --------------------------------------------------------
-# (ffmpeg: the demos' --record makes MP4s with it, and its test checks them;
-# cmake and g++: the test of the CMake package builds a C and a C++ program;
-# xvfb and xdotool: the window suite drives real windows where no display is;
-# libwebsockets-dev and libturbojpeg0-dev: --serve; chromium and nodejs: the
-# browser suite, with puppeteer-core from npm; doxygen: the API reference,
-# whose warnings fail the build.)
-packages="meson ninja-build pkg-config python3 python3-glad gcc binutils
- libcmocka-dev libglfw3-dev libcglm-dev libpng-dev libdlpack-dev libimgui-dev libstb-dev
- libegl-dev libgl-dev libegl1 libegl-mesa0 libgl1-mesa-dri clang libclang-rt-dev
- ffmpeg cmake g++ xvfb xauth xdotool libwebsockets-dev libturbojpeg0-dev chromium
- doxygen python3-pytest python3-numpy python3-pip python3-setuptools python3-wheel python3-venv
- libopenmpi-dev openmpi-bin"
-missing=
-for p in $packages; do
-    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' ||
-        missing="$missing $p"
-done
-if [ -n "$missing" ]; then
+# The demos: the compilers (nvcc needs g++ as its host compiler; the UI
+# panel is C++), Meson, the GL loader generator (python3-glad), GLFW, cglm,
+# libpng, DLPack's header, the GL and EGL loaders (glvnd; the NVIDIA driver
+# brings its own GL), Dear ImGui (the panel), libwebsockets and
+# libjpeg-turbo (--serve).
+demo_packages="meson ninja-build pkg-config python3 python3-glad gcc g++ binutils
+ libglfw3-dev libcglm-dev libpng-dev libdlpack-dev libegl-dev libgl-dev libegl1
+ libimgui-dev libwebsockets-dev libturbojpeg0-dev"
+# What the test command adds, in two parts. What its builds need (meson
+# looks for them): cmocka, clang with libFuzzer (the fuzz suite), doxygen
+# (the API reference, whose warnings fail the build), Node.js (the browser
+# suite's runner; the machine's own where it has one).
+# Open MPI's compiler wrappers and headers (libcugl-mpi and its suite).
+test_build_packages="libcmocka-dev clang libclang-rt-dev doxygen libopenmpi-dev"
+command -v node >/dev/null || command -v nodejs >/dev/null ||
+    test_build_packages="$test_build_packages nodejs"
+# What only its runs need, installed while the builds run: Mesa (GL without
+# an NVIDIA driver, the gl suite's); ffmpeg (--record's MP4s, which a test
+# checks); cmake (the CMake package's test builds a C and a C++ program);
+# xvfb, xauth and xdotool (the window suite drives real windows where no
+# display is); chromium, and npm for puppeteer-core (the browser suite);
+# make (the examples build as their users do, with make and with CMake);
+# iproute2 (the frame server's bind test looks from a network namespace);
+# mpirun (the mpi suite); pytest, NumPy, pip, setuptools, wheel and venv
+# (the python suite, which also installs the package into a venv).
+test_run_packages="libegl-mesa0 libgl1-mesa-dri ffmpeg cmake xvfb xauth xdotool chromium
+ make iproute2 openmpi-bin python3-pytest python3-numpy python3-pip python3-setuptools
+ python3-wheel python3-venv"
+command -v npm >/dev/null || test_run_packages="$test_run_packages npm"
+
+# install PACKAGE...: apt-get install those not installed yet, with a line
+# of progress every 25 packages.
+install_packages() {
+    # shellcheck disable=SC2086 # one package a word
+    have=$(dpkg-query -W -f='${Package} ${Status}\n' "$@" 2>/dev/null |
+        sed -n 's/ install ok installed$//p') || true
+    missing=
+    for p in "$@"; do
+        printf '%s\n' "$have" | grep -qx "$p" || missing="$missing $p"
+    done
+    [ -n "$missing" ] || return 0
     command -v apt-get >/dev/null || die "missing packages:$missing (and no apt-get to install them)"
     if [ "$(id -u)" -eq 0 ]; then
         sudo=
@@ -65,93 +178,127 @@ if [ -n "$missing" ]; then
     else
         die "missing packages:$missing; run as root: apt-get install$missing"
     fi
-    say "installing:$missing"
-    $sudo apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends $missing >/dev/null
-fi
-
-# Node.js for the browser suite: the machine's own where it has one, else Debian's.
-if ! command -v npm >/dev/null; then
-    for p in nodejs npm; do
-        dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' ||
-            missing_node="${missing_node:-} $p"
-    done
-    if [ -n "${missing_node:-}" ]; then
-        say "installing:$missing_node"
-        [ "$(id -u)" -eq 0 ] && sudo= || sudo=sudo
-        $sudo apt-get update -qq
-        DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends \
-            $missing_node >/dev/null
+    say "installing:$missing (and what they need)"
+    log=$(mktemp)
+    $sudo apt-get update -qq >"$log" 2>&1 || {
+        cat "$log" >&2
+        rm -f "$log"
+        die "apt-get update failed"
+    }
+    # shellcheck disable=SC2086
+    { DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y --no-install-recommends \
+        $missing 2>&1 || echo "apt-get failed: status $?"; } | tee "$log" | awk -v p="$prog: " '
+        / newly installed, / { total = $3; print p "  " $0; fflush() }
+        /^Need to get / { print p "  " $0; fflush() }
+        /^Get:/ { if (++got % 25 == 0) { print p "  downloaded " got " of " total; fflush() } }
+        /^Setting up / { if (++set % 25 == 0) { print p "  set up " set " of " total; fflush() } }'
+    if grep -q '^apt-get failed: status' "$log"; then
+        tail -n 20 "$log" >&2
+        rm -f "$log"
+        die "apt-get install failed"
     fi
-fi
-# puppeteer-core (no browser download: the suite drives Debian's chromium).
-if [ ! -d tests/browser/node_modules/puppeteer-core ]; then
-    say "installing puppeteer-core (npm ci in tests/browser)"
-    (cd tests/browser && npm ci --no-audit --no-fund --loglevel=error >/dev/null) ||
-        die "npm ci in tests/browser failed"
-fi
-
-# --- configure and build ----------------------------------------------------
-setup_build() {
-    dir=$1
-    shift
-    if [ ! -f "$dir/build.ninja" ]; then
-        say "configuring $dir"
-        log=$(meson setup "$dir" -Dtests=enabled -Ddemos=enabled "$@" 2>&1) || {
-            printf '%s\n' "$log" | tail -n 25 >&2
-            die "meson setup $dir failed; the whole log: $dir/meson-logs/meson-log.txt"
-        }
-    fi
-    say "building $dir"
-    ninja -C "$dir" >/dev/null || { ninja -C "$dir"; die "the build in $dir failed"; }
+    rm -f "$log"
 }
 
-setup_build build -Ddocs=enabled
+# The tests' run-time tools and puppeteer-core (no browser download: the
+# browser suite drives Debian's chromium), in the background, into a log.
+install_test_tools() {
+    # shellcheck disable=SC2086
+    install_packages $test_run_packages
+    if [ ! -d tests/browser/node_modules/puppeteer-core ]; then
+        say "installing puppeteer-core (npm ci in tests/browser)"
+        (cd tests/browser && npm ci --no-audit --no-fund --loglevel=error) ||
+            die "npm ci in tests/browser failed"
+    fi
+}
 
 case $what in
-setup)
-    ;;
 demo)
-    # A window where there is a display; headless (julia.png) where not.
-    exec ./build/demos/cugl-julia "$@"
+    # shellcheck disable=SC2086
+    install_packages $demo_packages
+    ;;
+test | setup)
+    # shellcheck disable=SC2086
+    install_packages $demo_packages $test_build_packages
+    tools_log=$(mktemp)
+    say "installing the tests' run-time tools while the builds run (log: $tools_log)"
+    install_test_tools >"$tools_log" 2>&1 &
+    tools=$!
+    ;;
+esac
+
+# --- configure and build ----------------------------------------------------
+# build/ serves both commands. The demo command makes it without the tests
+# and the API reference, the test command turns them on; a demo after a
+# test builds only the demos.
+common="-Ddemos=enabled -Dui=enabled -Dserve=enabled"
+case $what in
+demo)
+    if [ -f build/build.ninja ]; then
+        # shellcheck disable=SC2086
+        configure build $arch_opt $meson_args
+    else
+        # shellcheck disable=SC2086
+        configure build -Dtests=disabled -Ddocs=disabled $common $arch_opt $meson_args
+    fi
+    targets=$(ninja -C build -t targets all | sed -n 's#^\(demos/cugl-[a-z0-9_-]*\): .*#\1#p')
+    # shellcheck disable=SC2086 # one target a word
+    build build $targets
+    ;;
+test | setup)
+    # shellcheck disable=SC2086
+    configure build -Dtests=enabled -Ddocs=enabled $common $arch_opt $meson_args
+    build build
+    arch_option build-sanitize
+    # shellcheck disable=SC2046,SC2086
+    configure build-sanitize $(asan_options) $arch_opt -Ddocs=disabled $common
+    build build-sanitize
+    arch_option build-tsan
+    # shellcheck disable=SC2046,SC2086
+    configure build-tsan $(tsan_options) $arch_opt -Ddocs=disabled $common
+    build build-tsan
+    if ! wait "$tools"; then
+        tail -n 25 "$tools_log" >&2
+        rm -f "$tools_log"
+        die "installing the tests' run-time tools failed"
+    fi
+    grep -E "^$prog: (installing|  [0-9]+ upgraded|  Need to get)" "$tools_log" || true
+    rm -f "$tools_log"
+    ;;
+esac
+
+case $what in
+setup) ;;
+demo)
+    say "the demos: $root/build/demos/cugl-* (each takes --help)"
+    say "running: build/demos/cugl-julia${*:+ $*} (in $here)"
+    cd "$here"
+    exec "$root/build/demos/cugl-julia" "$@"
     ;;
 test)
+    start=$(date +%s)
+    ran_logs=
     status=0
-    meson test -C build --print-errorlogs --num-processes 2 --no-suite window "$@" || status=1
-    # The window suite needs a display: without one, a virtual one (Mesa's GL).
-    if [ -n "${DISPLAY:-}" ]; then
-        meson test -C build --print-errorlogs --suite window || status=1
-    else
-        n=99
-        while [ -e "/tmp/.X11-unix/X$n" ] || [ -e "/tmp/.X$n-lock" ]; do n=$((n + 1)); done
-        Xvfb ":$n" -screen 0 1280x1024x24 -nolisten tcp >/dev/null 2>&1 &
-        xvfb=$!
-        i=0
-        while [ ! -e "/tmp/.X11-unix/X$n" ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
-        DISPLAY=":$n" meson test -C build --print-errorlogs --suite window || status=1
-        kill "$xvfb" 2>/dev/null || true
-    fi
-    # Sanitizers watch the host code; one GPU architecture is enough there.
-    setup_build build-sanitize -Db_sanitize=address,undefined -Db_lundef=false \
-        -Dc_args=-fno-sanitize-recover=all -Dgpu_archs=90 -Ddocs=disabled
-    ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 \
-    UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-        meson test -C build-sanitize --suite unit --suite gl --print-errorlogs \
-        --num-processes 2 || status=1
-    # ThreadSanitizer on the same suites (the frame server's threads among
-    # them); tests/tsan.supp leaves out Mesa's own threads.
-    setup_build build-tsan -Db_sanitize=thread -Db_lundef=false -Dgpu_archs=90 -Ddocs=disabled
-    TSAN_OPTIONS="halt_on_error=1 suppressions=$PWD/tests/tsan.supp" \
-        meson test -C build-tsan --suite unit --suite gl --print-errorlogs \
-        --num-processes 2 || status=1
+    run_suites build main --num-processes 2 --no-suite window "$@" || status=1
+    display_start
+    # shellcheck disable=SC2086 # one assignment a word
+    run_suites build window $display_vars --suite window || status=1
+    display_stop
+    # shellcheck disable=SC2046
+    run_suites build-sanitize asan $(asan_vars) --num-processes 2 \
+        --suite unit --suite gl --suite gpu --suite demo || status=1
+    # shellcheck disable=SC2046
+    run_suites build-tsan tsan $(tsan_vars) --num-processes 2 --suite unit --suite gl || status=1
+
+    summary '' || status=1
+    say "$(($(date +%s) - start)) s of tests; the API reference: $root/build/docs/html/index.html"
     if [ $status -ne 0 ]; then
-        say "some tests FAILED"
+        say "some tests FAILED (their output: the logs above)"
+    elif [ "$gpu_count" -eq 0 ]; then
+        say "all tests passed (those that need a GPU report skipped without one)"
     else
-        say "all tests passed (suites that need a GPU report skipped without one)"
+        say "all tests passed"
     fi
     exit $status
-    ;;
-*)
-    die "unknown command '$what'; use demo, test or setup"
     ;;
 esac

@@ -353,7 +353,11 @@ static void print_devices(demo *d)
 int demo_start(demo *d, const demo_info *info, int argc, char **argv)
 {
     *d = (demo){.info = info};
-    int rc = demo_options_parse(&d->opt, info, argc, argv, stdout, stderr);
+    /* The usage tells what this build of libcugl-app lacks. */
+    demo_info built = *info;
+    built.without_ui = !CUGL_APP_HAS_UI;
+    built.without_serve = !CUGL_APP_HAS_SERVE;
+    int rc = demo_options_parse(&d->opt, &built, argc, argv, stdout, stderr);
     if (rc == DEMO_RUN)
         rc = set_up_devices(d);
     if (rc != DEMO_RUN)
@@ -568,14 +572,20 @@ const char *demo_camera_view_set(cugl_app_camera *camera, const float *view, int
     return NULL;
 }
 
-/* --view at the start; NULL, or what is wrong. */
+/* --view at the start: 0, or the status to exit with after a message. A
+ * demo has a view (callbacks or a camera) exactly when its usage offers
+ * --view (demo_info.view), or the usage would not be true of it. */
 static int apply_view(demo *d, const demo_callbacks *cb, void *user)
 {
+    if (!d->info->view != !(cb->view_set || cb->camera)) {
+        fprintf(stderr, "%s: the usage %s --view, but the demo %s a view\n", d->info->program,
+                d->info->view ? "offers" : "leaves out", d->info->view ? "has no" : "has");
+        return 1;
+    }
     if (d->opt.view_count == 0)
         return 0;
-    const char *why = cb->view_set  ? cb->view_set(d, user, d->opt.view, d->opt.view_count)
-                      : cb->camera ? demo_camera_view_set(cb->camera, d->opt.view, d->opt.view_count)
-                                   : "is not taken: this demo has no view to set";
+    const char *why = cb->view_set ? cb->view_set(d, user, d->opt.view, d->opt.view_count)
+                                   : demo_camera_view_set(cb->camera, d->opt.view, d->opt.view_count);
     if (!why)
         return 0;
     fprintf(stderr, "%s: --view %s\n", d->info->program, why);

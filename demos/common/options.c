@@ -115,8 +115,11 @@ void demo_options_usage(const demo_info *info, FILE *f)
                "                         windows without --frames pipeline shared memory anyway;\n"
                "                         the frames --screenshot and --record keep are exact)\n"
                "  --ui                   show the UI panel in headless pictures too (a window\n"
-               "                         shows it; F1 hides and shows it)\n"
-               "  --device N             the GL GPU, as a CUDA device ordinal (default 0)\n"
+               "                         shows it; F1 hides and shows it)\n");
+    if (info->without_ui)
+        fprintf(f, "                         (not in this build: the panel needs Debian's\n"
+                   "                         libimgui-dev)\n");
+    fprintf(f, "  --device N             the GL GPU, as a CUDA device ordinal (default 0)\n"
                "  --compute-device N     run the CUDA work on device N (default: the GL GPU);\n"
                "                         its output reaches GL through peer memory\n");
     if (info->multi_device)
@@ -125,13 +128,23 @@ void demo_options_usage(const demo_info *info, FILE *f)
                "                         DIR/%s.mp4 where ffmpeg is installed\n",
             info->name, info->name);
     fprintf(f, "  --serve [ADDR:]PORT    serve the frames to web browsers, driven from there\n"
-               "                         (on 127.0.0.1 unless ADDR is given; PORT 0: any)\n"
+               "                         (on 127.0.0.1 unless ADDR is given; PORT 0: any);\n"
+               "                         served, the demo runs until it is stopped\n"
                "  --serve-token TOKEN    the page's URL must carry ?token=TOKEN (default:\n"
                "                         $CUGL_SERVE_TOKEN)\n");
+    if (info->without_serve)
+        fprintf(f, "                         (not in this build: the frame server needs\n"
+                   "                         Debian's libwebsockets-dev and libturbojpeg0-dev)\n");
     fprintf(f, "  --input FILE           replay the input events in FILE, each at its frame\n"
-               "  --save-input FILE      write every input event of this run to FILE\n"
-               "  --view V1,V2,...       start from this view (printed at exit after --input):\n"
-               "                         the orbit camera's yaw,pitch,distance[,x,y,z]\n");
+               "  --save-input FILE      write every input event of this run to FILE\n");
+    if (info->view) {
+        fprintf(f, "  --view V1,V2,...       start from this view (printed at exit after --input):\n");
+        for (const char *line = info->view; *line;) {
+            size_t len = strcspn(line, "\n");
+            fprintf(f, "                         %.*s\n", (int)len, line);
+            line += len + (line[len] == '\n');
+        }
+    }
     if (info->dump_vertices)
         fprintf(f, "  --dump-vertices FILE   write the last frame's vertex buffer (raw floats)\n");
     for (const demo_flag *x = info->extra; x && x->name; x++) {
@@ -279,7 +292,8 @@ static const flag *find_flag(const demo_info *info, const char *name, size_t len
     *extra = NULL;
     for (size_t i = 0; i < sizeof flags / sizeof flags[0]; i++) {
         if ((flags[i].id == FLAG_DUMP_VERTICES && !info->dump_vertices) ||
-            (flags[i].id == FLAG_DEVICES && !info->multi_device))
+            (flags[i].id == FLAG_DEVICES && !info->multi_device) ||
+            (flags[i].id == FLAG_VIEW && !info->view))
             continue;
         if (strlen(flags[i].name) == len && strncmp(flags[i].name, name, len) == 0)
             return &flags[i];

@@ -10,7 +10,8 @@
  *                       that works here), map, shared, host
  *   --input FILE        replay the input events of FILE (cugl/app.h's format)
  *   --save-input FILE   write every input event of the run to FILE
- *   --view V1,V2,...    the demo's view to start from (its camera), as numbers
+ *   --view V1,V2,...    (demos with demo_info.view) the view to start from, as
+ *                       numbers: the orbit camera's, or the demo's own
  *   --bench             print the per-phase frame times at exit
  *   --soak N            every N frames, a line of what the process holds (host
  *                       memory, malloc's heap, files, device memory) and of the
@@ -62,14 +63,26 @@ typedef struct demo_flag {
     void *user;
 } demo_flag;
 
+/* --view's numbers for a demo that looks through the orbit camera. */
+#define DEMO_VIEW_ORBIT                                                        \
+    "the orbit camera's yaw,pitch,distance[,x,y,z] (radians,\n"               \
+    "the distance, the point looked at)"
+
 /* What a demo is called and which optional flags it takes. */
 typedef struct demo_info {
     const char *program;  /* "cugl-julia": messages start with it */
     const char *name;     /* "julia": the default screenshot is julia.png */
     const char *summary;  /* one line for the usage text */
     const char *controls; /* the window controls, one or more lines; may be NULL */
+    /* What --view's numbers are, for the usage (DEMO_VIEW_ORBIT, or the
+     * demo's own; lines after the first are indented); NULL: the demo has
+     * no view and takes no --view. */
+    const char *view;
     bool dump_vertices;   /* takes --dump-vertices FILE */
     bool multi_device;    /* takes --devices N1,N2,...: splits its work */
+    /* Parts this build of libcugl-app lacks, for the usage (demo_start
+     * fills them in): the UI panel (--ui), the frame server (--serve). */
+    bool without_ui, without_serve;
     const demo_flag *extra; /* the demo's own flags, ended by one with name NULL; may be NULL */
 } demo_info;
 

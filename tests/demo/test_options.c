@@ -12,6 +12,7 @@ static const demo_info with_vertices = {
     .name = "test",
     .summary = "A demo for the tests.",
     .controls = "  Escape  quit\n",
+    .view = "x,y: the test's view,\nin two lines",
     .dump_vertices = true,
     .multi_device = true,
 };
@@ -359,16 +360,46 @@ static void bad_flags_exit_2(void **state)
 }
 
 /* A demo that draws no vertices does not know --dump-vertices, one that
- * does not split its work --devices. */
+ * does not split its work --devices, one without a view --view. */
 static void flags_of_other_demos_are_unknown(void **state)
 {
     (void)state;
     check_bad(&without_vertices, ARGS("--dump-vertices", "v.bin"),
               "unknown option '--dump-vertices'");
     check_bad(&without_vertices, ARGS("--devices", "0,1"), "unknown option '--devices'");
+    check_bad(&without_vertices, ARGS("--view", "1,2,3"), "unknown option '--view'");
     parsed p = parse(&without_vertices, ARGS("--help"));
     assert_null(strstr(p.out, "--devices"));
+    assert_null(strstr(p.out, "--view"));
     assert_non_null(strstr(p.out, "--compute-device N"));
+    parsed_free(&p);
+}
+
+/* The usage is the demo's own: its view's numbers, line by line, and the
+ * parts of libcugl-app its build lacks. */
+static void usage_is_the_demos_own(void **state)
+{
+    (void)state;
+    parsed p = parse(&with_vertices, ARGS("--help"));
+    assert_non_null(strstr(p.out, "  --view V1,V2,...       start from this view (printed at "
+                                  "exit after --input):\n"
+                                  "                         x,y: the test's view,\n"
+                                  "                         in two lines\n"));
+    assert_null(strstr(p.out, "not in this build"));
+    parsed_free(&p);
+
+    demo_info lacking = with_vertices;
+    lacking.without_ui = true;
+    p = parse(&lacking, ARGS("--help"));
+    assert_non_null(strstr(p.out, "(not in this build: the panel needs Debian's\n"));
+    assert_null(strstr(p.out, "the frame server needs"));
+    parsed_free(&p);
+
+    lacking = with_vertices;
+    lacking.without_serve = true;
+    p = parse(&lacking, ARGS("--help"));
+    assert_null(strstr(p.out, "the panel needs"));
+    assert_non_null(strstr(p.out, "(not in this build: the frame server needs\n"));
     parsed_free(&p);
 }
 
@@ -429,6 +460,7 @@ int main(void)
         cmocka_unit_test(help_goes_to_out),
         cmocka_unit_test(bad_flags_exit_2),
         cmocka_unit_test(flags_of_other_demos_are_unknown),
+        cmocka_unit_test(usage_is_the_demos_own),
         cmocka_unit_test(compute_devices),
         cmocka_unit_test(interop_names),
     };

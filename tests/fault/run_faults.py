@@ -315,24 +315,8 @@ class Sweep:
         return None
 
 
-def main():
-    ap = argparse.ArgumentParser(usage=__doc__.split('usage: ')[1])
-    ap.add_argument('scenario')
-    ap.add_argument('shim')
-    ap.add_argument('libcugl')
-    ap.add_argument('src')
-    ap.add_argument('results', nargs='*')
-    ap.add_argument('--test', action='append', default=[])
-    ap.add_argument('--demo', action='append', default=[])
-    ap.add_argument('--per-site', type=int, default=3)
-    ap.add_argument('--jobs', type=int, default=min(12, os.cpu_count() or 1))
-    ap.add_argument('--no-scenario', action='store_true',
-                    help='the site sweep alone (a run split in parts)')
-    a = ap.parse_args()
-    a.results = a.results or ['oom', 'unknown']
-    if a.no_scenario and not (a.test or a.demo):
-        ap.error('--no-scenario leaves nothing to run: name programs with --test or --demo')
-    s = Sweep(a)
+def sweep(a, s):
+    """Run the sweeps a asks for, print what they found; exit 1 on a failure."""
     if not a.no_scenario:
         s.scenario()
     scenario_sites = len(s.sites)
@@ -359,13 +343,37 @@ def main():
     if never:
         print('call sites in lib/ no run reached (%d, by file and line): %s'
               % (len(never), ' '.join(never)))
-    shutil.rmtree(s.tmp, ignore_errors=True)
     if s.failures:
         print('%d run(s) failed:' % len(s.failures))
         for f in s.failures:
             print('  ' + f)
         sys.exit(1)
     print('0 crashes, 0 defects')
+
+
+def main():
+    ap = argparse.ArgumentParser(usage=__doc__.split('usage: ')[1])
+    ap.add_argument('scenario')
+    ap.add_argument('shim')
+    ap.add_argument('libcugl')
+    ap.add_argument('src')
+    ap.add_argument('results', nargs='*')
+    ap.add_argument('--test', action='append', default=[])
+    ap.add_argument('--demo', action='append', default=[])
+    ap.add_argument('--per-site', type=int, default=3)
+    ap.add_argument('--jobs', type=int, default=min(12, os.cpu_count() or 1))
+    ap.add_argument('--no-scenario', action='store_true',
+                    help='the site sweep alone (a run split in parts)')
+    a = ap.parse_args()
+    a.results = a.results or ['oom', 'unknown']
+    if a.no_scenario and not (a.test or a.demo):
+        ap.error('--no-scenario leaves nothing to run: name programs with --test or --demo')
+    s = Sweep(a)
+    try:
+        sweep(a, s)
+    finally:
+        # Every way out, a skip without a GPU included, leaves no folder.
+        shutil.rmtree(s.tmp, ignore_errors=True)
 
 
 if __name__ == '__main__':

@@ -32,6 +32,7 @@ static const demo_info info = {
     .program = "cugl-fuzz",
     .name = "fuzz",
     .summary = "A demo for the fuzzer.",
+    .view = DEMO_VIEW_ORBIT,
     .dump_vertices = true,
     .multi_device = true,
     .extra = extra,

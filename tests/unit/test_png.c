@@ -125,7 +125,10 @@ static void png_failures(void **state)
     assert_int_equal(w, 0);
     assert_int_equal(h, 0);
 
-    const char *text = tmp_path("text.png");
+    /* tmp_path's buffer is reused: each path a copy of its own. */
+    char text[320], cut[320];
+    snprintf(text, sizeof text, "%s", tmp_path("text.png"));
+    snprintf(cut, sizeof cut, "%s", tmp_path("cut.png"));
     FILE *f = fopen(text, "w");
     fputs("hello, I am not a PNG file\n", f);
     fclose(f);
@@ -137,7 +140,6 @@ static void png_failures(void **state)
     assert_null(rgba);
 
     /* A PNG cut short: libpng's own error, nothing leaked. */
-    const char *cut = tmp_path("cut.png");
     static uint8_t image[16 * 16 * 4];
     for (size_t i = 0; i < sizeof image; i++)
         image[i] = (uint8_t)(i * 97);

@@ -1,0 +1,190 @@
+#!/bin/sh
+# The whole test command where a GPU is, with nothing skipped: what
+# `scripts/bootstrap.sh test` runs, less what needs a package registry or a
+# browser (nothing is installed; the browser suite is left out), for the GPU
+# here, with every core:
+#
+#   build-gpu/            every suite but browser (fault: the full sweep;
+#                         multi-gpu where there are two GPUs), then window
+#   build-gpu-sanitize/   ASan + UBSan: unit, gl, gpu, demo
+#   build-gpu-tsan/       TSan: unit, gl
+#
+# with CUGL_TEST_NO_SKIP=1, so that a test that would skip fails. Ends with
+# a summary: the GPUs and driver, per build and suite the tests that passed,
+# failed and were skipped, and the time; also written to
+# build-gpu/gpu-check.txt. Exits 0 only when every test ran and passed;
+# without a GPU it says so and exits 1.
+#
+#   scripts/gpu-check.sh [--only PARTS] [--skip PARTS] [--allow-skips] [--dry-run]
+#
+#   PARTS           comma-separated, of: main (build-gpu's suites but window and
+#                   fault), window, fault, asan, tsan; by default all
+#   --allow-skips   run without CUGL_TEST_NO_SKIP and without a GPU, where
+#                   skips are no failure: to try the flow on any machine (it
+#                   is then no GPU check, and says so)
+#   --dry-run       say what would run, run nothing
+#
+# Needs the project's build dependencies (meson, ninja, the -dev packages),
+# found as they are (on the GPU machine: its setup script's prefix), and
+# for the window suite a display: $DISPLAY, else an Xvfb of its own where
+# Xvfb is installed. Options for every build: GPU_CHECK_MESON_ARGS.
+set -eu
+
+prog=gpu-check
+usage() {
+    sed -n '2,/^$/s/^# \{0,1\}//p' "$0"
+}
+
+all_parts="main window fault asan tsan"
+parts=$all_parts skip='' allow_skips='' dry_run='' display_vars=''
+while [ $# -gt 0 ]; do
+    case $1 in
+    --only) parts=$(echo "${2:?--only needs PARTS}" | tr , ' ') && shift ;;
+    --only=*) parts=$(echo "${1#--only=}" | tr , ' ') ;;
+    --skip) skip=$(echo "${2:?--skip needs PARTS}" | tr , ' ') && shift ;;
+    --skip=*) skip=$(echo "${1#--skip=}" | tr , ' ') ;;
+    --allow-skips) allow_skips=yes ;;
+    --dry-run) dry_run=yes ;;
+    -h | --help)
+        usage
+        exit 0
+        ;;
+    *)
+        printf 'gpu-check: unknown argument '\''%s'\''\n\n' "$1" >&2
+        usage >&2
+        exit 2
+        ;;
+    esac
+    shift
+done
+for p in $parts $skip; do
+    case " $all_parts " in *" $p "*) ;; *)
+        printf 'gpu-check: no part '\''%s'\'' (parts: %s)\n' "$p" "$all_parts" >&2
+        exit 2
+        ;;
+    esac
+done
+wanted() {
+    case " $parts " in *" $1 "*) ;; *) return 1 ;; esac
+    case " $skip " in *" $1 "*) return 1 ;; esac
+}
+
+cd "$(dirname "$0")/.."
+. scripts/common.sh
+start=$(date +%s)
+
+nvcc=$(find_nvcc) || true
+[ -n "$nvcc" ] || die "no nvcc (CUDA_HOME, /usr/local/cuda/bin, PATH): the CUDA Toolkit is needed"
+
+probe_gpus
+choose_archs
+jobs=$(nproc)
+if [ "$gpu_count" -gt 0 ]; then
+    printf '%s\n' "$gpu_list" | while read -r line; do say "GPU: $line"; done
+    say "driver $gpu_driver; building for $archs_why; $jobs processes"
+elif [ -n "$allow_skips" ]; then
+    say "no GPU ($gpu_why): --allow-skips, so the flow runs and the GPU's suites skip"
+else
+    say "no GPU: $gpu_why"
+    [ -n "$dry_run" ] || die "this check is for a machine with an NVIDIA GPU (--allow-skips runs the flow anyway)"
+    say "(--dry-run: what would run where one answered)"
+fi
+no_skip=
+if [ -z "$allow_skips" ]; then
+    export CUGL_TEST_NO_SKIP=1
+    no_skip=no-skip
+fi
+multi=yes
+if [ "$gpu_count" -lt 2 ] && [ -z "$allow_skips" ]; then
+    multi=
+    say "$gpu_count GPU: the multi-gpu suite needs two and is left out"
+fi
+
+# run COMMAND...: run it, or with --dry-run only say it.
+run() {
+    if [ -n "$dry_run" ]; then
+        say "would run: $*"
+        return 0
+    fi
+    "$@"
+}
+
+common="-Dtests=enabled -Ddemos=enabled -Dui=enabled -Dserve=enabled -Ddocs=disabled ${GPU_CHECK_MESON_ARGS:-}"
+status=0
+ran_logs=
+parts_time=
+
+# timed PART COMMAND...: run it, noting its seconds for the summary.
+timed() {
+    t0=$(date +%s)
+    part=$1
+    shift
+    "$@" || status=1
+    parts_time="$parts_time $part $(($(date +%s) - t0))s"
+}
+
+if wanted main || wanted window || wanted fault; then
+    arch_option build-gpu
+    # shellcheck disable=SC2086
+    run configure build-gpu $common $arch_opt
+    run build build-gpu -j "$jobs"
+fi
+if wanted main; then
+    leave_out="--no-suite window --no-suite fault --no-suite browser"
+    [ -n "$multi" ] || leave_out="$leave_out --no-suite multi-gpu"
+    # shellcheck disable=SC2086
+    timed main run run_suites build-gpu main --num-processes "$jobs" $leave_out
+fi
+if wanted window; then
+    [ -n "$dry_run" ] || display_start
+    # shellcheck disable=SC2086
+    timed window run run_suites build-gpu window $display_vars --suite window
+    [ -n "$dry_run" ] || display_stop
+fi
+if wanted fault; then
+    timed fault run run_suites build-gpu fault --suite fault
+fi
+if wanted asan; then
+    arch_option build-gpu-sanitize
+    # shellcheck disable=SC2046,SC2086
+    run configure build-gpu-sanitize $(asan_options) $common $arch_opt
+    run build build-gpu-sanitize -j "$jobs"
+    # shellcheck disable=SC2046
+    timed asan run run_suites build-gpu-sanitize asan $(asan_vars) --num-processes "$jobs" \
+        --suite unit --suite gl --suite gpu --suite demo
+fi
+if wanted tsan; then
+    arch_option build-gpu-tsan
+    # shellcheck disable=SC2046,SC2086
+    run configure build-gpu-tsan $(tsan_options) $common $arch_opt
+    run build build-gpu-tsan -j "$jobs"
+    # shellcheck disable=SC2046
+    timed tsan run run_suites build-gpu-tsan tsan $(tsan_vars) --num-processes "$jobs" \
+        --suite unit --suite gl
+fi
+[ -n "$dry_run" ] && exit 0
+
+# The summary, also kept in build-gpu/gpu-check.txt for quoting.
+mkdir -p build-gpu
+out=build-gpu/gpu-check.txt
+if [ "$gpu_count" -gt 0 ]; then
+    printf '%s\n' "$gpu_list" | while read -r line; do say "GPU: $line"; done
+    say "driver $gpu_driver; built for sm_$archs; commit $(git rev-parse --short HEAD 2>/dev/null || echo '?')"
+else
+    say "no GPU ($gpu_why): not a GPU check"
+fi >"$out"
+summary "$no_skip" >>"$out" || status=1
+{
+    [ ! -f build-gpu/build.ninja ] ||
+        say "the suites build-gpu has: $(meson test -C build-gpu --list 2>/dev/null |
+            sed -n 's/^[^:]*:\([^ ]*\) \/ .*/\1/p' | sort -u | tr '\n' ' ')(browser is left out)"
+    [ -n "$multi" ] || say "left out: the multi-gpu suite ($gpu_count GPU; it needs two)"
+    missing=
+    for p in $all_parts; do wanted "$p" || missing="$missing $p"; done
+    [ -z "$missing" ] || say "left out as asked:$missing"
+    say "time:$parts_time; in all $(($(date +%s) - start)) s"
+    say "exit status $status"
+} >>"$out"
+echo
+cat "$out"
+exit $status

@@ -1,0 +1,61 @@
+#!/usr/bin/env python3
+"""Per build and suite, how many tests passed, failed and were skipped, from
+meson test's JSON logs (<build>/meson-logs/<logbase>.json), as a table.
+
+usage: test_summary.py [--prefix TEXT] [--no-skip] LOG.json...
+
+Exits 1 when a test failed (FAIL, ERROR, TIMEOUT, UNEXPECTEDPASS, ...) or a
+log is missing, and with --no-skip also when one was skipped; else 0.
+"""
+import argparse
+import json
+import os
+import sys
+
+PASSED = ('OK', 'EXPECTEDFAIL')
+
+
+def read(path):
+    """{suite: [ok, failed, skipped]} of one log; meson 1.0 names a test
+    'project:suite / name' and writes no suite of its own."""
+    counts = {}
+    with open(path) as f:
+        for line in f:
+            t = json.loads(line)
+            suite = t['name'].split(' / ')[0].partition(':')[2] or '?'
+            c = counts.setdefault(suite, [0, 0, 0])
+            result = t['result']
+            c[0 if result in PASSED else 2 if result == 'SKIP' else 1] += 1
+    return counts
+
+
+def main():
+    ap = argparse.ArgumentParser(usage=__doc__.split('usage: ')[1])
+    ap.add_argument('--prefix', default='')
+    ap.add_argument('--no-skip', action='store_true')
+    ap.add_argument('logs', nargs='+')
+    a = ap.parse_args()
+    rows, missing = [], []
+    for path in a.logs:
+        build = os.path.dirname(os.path.dirname(path))
+        run = os.path.splitext(os.path.basename(path))[0]
+        if not os.path.exists(path):
+            missing.append(path)
+            continue
+        for suite, c in sorted(read(path).items()):
+            rows.append(['%s (%s)' % (build, run), suite] + c)
+    header = ['build (run)', 'suite', 'ok', 'fail', 'skip']
+    widths = [max(len(str(r[i])) for r in rows + [header]) for i in range(5)]
+    for r in [header] + rows:
+        print(a.prefix + '  '.join(str(v).ljust(w) if i < 2 else str(v).rjust(w)
+                                   for i, (v, w) in enumerate(zip(r, widths))).rstrip())
+    total = [sum(r[i] for r in rows) for i in (2, 3, 4)]
+    print('%s%d ok, %d failed, %d skipped' % (a.prefix, *total))
+    for path in missing:
+        print('%sno log %s: that run did not finish' % (a.prefix, path))
+    bad = total[1] > 0 or missing or (a.no_skip and total[2] > 0)
+    sys.exit(1 if bad else 0)
+
+
+if __name__ == '__main__':
+    main()
