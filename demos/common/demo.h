@@ -31,19 +31,8 @@ enum {
     DEMO_HEADLESS_FRAMES = 60, /* what a headless run renders without --frames */
     DEMO_FRAMES_IN_FLIGHT = 2, /* frames queued ahead of the GPU at most */
     DEMO_MAX_TARGETS = 4,      /* interop targets CUDA or GL takes in one turn */
-    DEMO_RETIRED = 4,          /* batches of retired objects awaiting the stream */
     DEMO_SERVE_HZ = 60,        /* frames a second of a served headless demo */
 };
-
-/* The texture and surface objects of one CUDA turn, retired together
- * (demo_retire; count 0: a free slot), and the event after the work that
- * may still use them. */
-typedef struct demo_retired {
-    cugl_event *passed;
-    cugl_texture *textures[DEMO_MAX_TARGETS];
-    cugl_surface *surfaces[DEMO_MAX_TARGETS];
-    int count;
-} demo_retired;
 
 /* Frame timer phases; each interop path names the ones it uses (target.h). */
 enum {
@@ -118,8 +107,6 @@ typedef struct demo {
     int width, height; /* its framebuffer size */
     double start_s;
     GLsync in_flight[DEMO_FRAMES_IN_FLIGHT]; /* a fence after each queued frame */
-    demo_retired retired[DEMO_RETIRED];
-    int retired_next; /* the slot after the last one taken: the oldest when all wait */
     /* --record: the pixels of a frame, and where they go. */
     uint8_t *record_pixels;
     size_t record_size;
@@ -175,16 +162,6 @@ int demo_fail(const demo *d, const char *what);
 /** Timer phases (no-ops without --bench, and outside the frame loop). */
 void demo_phase_begin(demo *d, int phase, const char *name, bool cuda);
 void demo_phase_end(demo *d, int phase);
-
-/**
- * Release `textures` and `surfaces` (count of each, up to DEMO_MAX_TARGETS;
- * NULL entries are skipped) once the work queued on d->stream so far has
- * run: closing them destroys the driver objects at once, while a queued
- * kernel may still use them. One event a batch; nothing waits unless
- * DEMO_RETIRED earlier batches are all still queued.
- */
-cugl_status demo_retire(demo *d, cugl_texture *const *textures, cugl_surface *const *surfaces,
-                        int count);
 
 /**
  * The orbit camera as a --view: yaw, pitch, distance, then the target's

@@ -1,0 +1,91 @@
+/*
+ * demo_internal.h - what the files of the demos' common code share (demo.c,
+ * devices.c, live.c, loop.c, bench.c); the demos see demo.h alone.
+ */
+#ifndef CUGL_DEMO_INTERNAL_H
+#define CUGL_DEMO_INTERNAL_H
+
+#include <signal.h>
+
+#include "demo.h"
+#include "target.h"
+
+#if CUGL_APP_HAS_UI
+#include <cugl/app_ui.h>
+#endif
+#if CUGL_APP_HAS_SERVE
+#include <cugl/app_serve.h>
+#endif
+
+/* demo.c: a monotonic clock. */
+double demo__now_seconds(void);
+
+/* devices.c */
+/* The GL GPU of --device and CUDA's devices, the first made current;
+ * DEMO_RUN or the exit status. */
+int demo__set_up_devices(demo *d);
+/*
+ * CUDA on GPUs other than the GL GPU: which paths reach GL from there. The
+ * map path maps for the GL GPU only; shared memory needs a peer path from
+ * each device to the GL GPU; host copies suit one device. Writes why not
+ * into `why` and returns false.
+ */
+bool demo__path_reaches_gl(demo *d, demo_interop path, char *why, size_t size);
+/* --interop auto: the fastest path this context and CUDA's devices share,
+ * and why. */
+int demo__choose_interop(demo *d);
+/* Where CUDA runs, when not on the GL GPU alone. */
+void demo__print_devices(demo *d);
+
+/* live.c */
+/* SIGINT or SIGTERM while serving: finish the frame, then exit cleanly. */
+extern volatile sig_atomic_t demo__stop_asked;
+/* The UI panel: in windows, and headless with --ui. */
+int demo__set_up_panel(demo *d);
+#if CUGL_APP_HAS_UI
+/* The panel over the finished frame: the demo's path and size, the frame
+ * phases of the last timed frame with a plot of frame times, and the
+ * demo's own widgets. */
+void demo__draw_panel(demo *d, const demo_callbacks *cb, void *user);
+#endif
+
+/* --serve: the frames to web browsers, their input back. */
+int demo__set_up_server(demo *d);
+#if CUGL_APP_HAS_SERVE
+/* The frame to the viewers, with the timer's phases as the page's text. */
+void demo__serve_frame(demo *d);
+#endif
+
+/* --input replays a file of events; --save-input records this run's. */
+int demo__set_up_input(demo *d);
+/* A served headless demo (no vsync) shows DEMO_SERVE_HZ frames a second,
+ * not as many as the GPU makes. */
+void demo__serve_pace(demo *d, double *next_s);
+
+/* bench.c */
+/*
+ * A hand-over on this run's path with almost nothing else to do: a small
+ * scratch target, turn after turn as a frame takes it (CUDA takes it,
+ * fills a word, gives it back; GL takes it, clears a word, gives it back),
+ * the turns queued as fast as they are accepted and then waited for. A
+ * turn's cost is the batch's wall time over its turns; the median of 5
+ * batches. In lockstep each turn waits for the last one's GL work;
+ * pipelined (shared memory), nobody waits in the steady state. -1 where it
+ * cannot be measured.
+ */
+double demo__measure_handover(demo *d, bool pipelined);
+/*
+ * --soak: one line of what the process holds and how fast it runs, for a
+ * long run to show what grows. Device memory is the whole device's (the
+ * driver counts no other way): meaningful where the demo runs alone.
+ */
+void demo__soak_line(demo *d);
+/*
+ * --bench: the frame against its floor. Lockstep: GL's GPU work + CUDA's
+ * GPU work + one hand-over; pipelined: the larger of the two + one
+ * hand-over that nobody waits for; each hand-over as measured before the
+ * first frame, the work as the medians of the phases' GPU times.
+ */
+void demo__print_floor(demo *d);
+
+#endif /* CUGL_DEMO_INTERNAL_H */
