@@ -446,8 +446,6 @@ static void panel(demo *d, void *user, cugl_app_ui *ui)
     cugl_app_ui_checkbox(ui, "jets", &f->jets);
     cugl_app_ui_slider_float(ui, "vorticity", &f->vorticity, 0.0f, 100.0f);
 }
-#else
-#define panel NULL
 #endif
 
 int main(int argc, char **argv)
@@ -460,7 +458,10 @@ int main(int argc, char **argv)
     fluids f = {0};
     rc = fluids_create(&f, &d, o);
     if (rc == 0)
-        rc = demo_run(&d, &(demo_callbacks){.update = update, .render = render, .panel = panel},
+        rc = demo_run(&d,
+                      &(demo_callbacks){.update = update,
+                                        .render = render,
+                                        .panel = DEMO_PANEL(panel)},
                       &f);
     fluids_destroy(&f, &d);
     return demo_finish(&d, rc);

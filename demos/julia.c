@@ -131,8 +131,6 @@ static void panel(demo *d, void *user, cugl_app_ui *ui)
     cugl_app_ui_text(ui, "centre %.6g %+.6gi, span %.4g", (double)j->view.center_re,
                      (double)j->view.center_im, (double)j->view.span);
 }
-#else
-#define panel NULL
 #endif
 
 int main(int argc, char **argv)
@@ -149,7 +147,7 @@ int main(int argc, char **argv)
                                         .render = render,
                                         .view_get = view_get,
                                         .view_set = view_set,
-                                        .panel = panel},
+                                        .panel = DEMO_PANEL(panel)},
                       &j);
     julia_destroy(&j);
     return demo_finish(&d, rc);

@@ -552,8 +552,6 @@ static void panel(demo *d, void *user, cugl_app_ui *ui)
                          s->step_ms / (double)s->steps_timed,
                          (double)s->n * (double)s->n / (s->step_ms / (double)s->steps_timed * 1e-3));
 }
-#else
-#define panel NULL
 #endif
 
 int main(int argc, char **argv)
@@ -571,7 +569,7 @@ int main(int argc, char **argv)
                       &(demo_callbacks){.update = update,
                                         .render = render,
                                         .camera = &s.camera,
-                                        .panel = panel},
+                                        .panel = DEMO_PANEL(panel)},
                       &s);
     if (rc == 0 && d.opt.dump_vertices)
         rc = dump_positions(&s, &d);

@@ -339,8 +339,6 @@ static void panel(demo *d, void *user, cugl_app_ui *ui)
     if (changed)
         print_settings(p);
 }
-#else
-#define panel NULL
 #endif
 
 int main(int argc, char **argv)
@@ -357,7 +355,7 @@ int main(int argc, char **argv)
                       &(demo_callbacks){.update = update,
                                         .render = render,
                                         .camera = &p.camera,
-                                        .panel = panel},
+                                        .panel = DEMO_PANEL(panel)},
                       &p);
     }
     postprocess_destroy(&p, &d);

@@ -199,8 +199,6 @@ static void panel(demo *d, void *user, cugl_app_ui *ui)
         v->spinning = true;
     }
 }
-#else
-#define panel NULL
 #endif
 
 int main(int argc, char **argv)
@@ -217,7 +215,7 @@ int main(int argc, char **argv)
                                         .render = render,
                                         .view_get = view_get,
                                         .view_set = view_set,
-                                        .panel = panel},
+                                        .panel = DEMO_PANEL(panel)},
                       &v);
     volume_destroy(&v);
     return demo_finish(&d, rc);

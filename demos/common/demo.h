@@ -137,6 +137,13 @@ typedef struct demo_callbacks {
     const char *(*view_set)(demo *d, void *user, const float *view, int count);
 } demo_callbacks;
 
+/* A demo's panel callback where the build has the panel, else NULL. */
+#if CUGL_APP_HAS_UI
+#define DEMO_PANEL(callback) (callback)
+#else
+#define DEMO_PANEL(callback) NULL
+#endif
+
 /**
  * Parse the command line, then set up the devices (device current on this
  * thread), a GL context on the GL GPU, and a stream on device. With CUDA on

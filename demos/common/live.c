@@ -14,11 +14,13 @@
 /* SIGINT or SIGTERM while serving: finish the frame, then exit cleanly. */
 volatile sig_atomic_t demo__stop_asked;
 
+#if CUGL_APP_HAS_SERVE
 static void ask_stop(int sig)
 {
     (void)sig;
     demo__stop_asked = 1;
 }
+#endif
 
 /* The UI panel: in windows, and headless with --ui. */
 int demo__set_up_panel(demo *d)

@@ -1,0 +1,63 @@
+#!/bin/sh
+# Build options in combination: each configures and builds from scratch in
+# a folder of its own, and its configure summary gives every part that is
+# off a reason; a warning fails the build. The representative set: everything off, libcugl-app
+# without the demos, the demos without the panel and the frame server, the
+# tests without the demos, and (in the build this runs from) everything on.
+# TAP.
+#   run.sh SOURCE_DIR GPU_ARCH
+set -u
+source=$1
+arch=$2
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/cugl-options-XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+n=0
+failed=0
+ok() { n=$((n + 1)); echo "ok $n - $*"; }
+not_ok() { n=$((n + 1)); failed=1; echo "not ok $n - $*"; }
+note() { tail -n 30 "$1" | sed 's/^/# /'; }
+
+# name|options
+combinations='all-off|-Ddemos=disabled -Dtests=disabled -Dui=disabled -Dserve=disabled -Ddocs=disabled -Dmpi=disabled
+app-without-demos|-Ddemos=disabled -Dtests=disabled -Ddocs=disabled
+demos-without-ui-or-serve|-Ddemos=enabled -Dui=disabled -Dserve=disabled -Dtests=disabled -Ddocs=disabled
+tests-without-demos|-Ddemos=disabled -Dtests=enabled -Ddocs=disabled'
+
+# Each summary line of a part ("name : on" or "name : off ..."); every
+# "off" must say why after it.
+check_summary() {
+    sed -n '/^cugl /,/^  Subprojects/p' "$1" | grep -E ': *off' | while read -r line; do
+        case $line in
+        *'off ('* | *'off: '*) ;;
+        *) echo "$line" ;;
+        esac
+    done
+}
+
+printf '%s\n' "$combinations" | {
+    while IFS='|' read -r name options; do
+        dir="$tmp/$name"
+        # shellcheck disable=SC2086 # one option a word
+        if ! meson setup "$dir" "$source" -Dgpu_archs="$arch" -Dwerror=true $options >"$tmp/$name.setup" 2>&1; then
+            note "$tmp/$name.setup"
+            not_ok "$name ($options) configures"
+            continue
+        fi
+        unexplained=$(check_summary "$tmp/$name.setup")
+        if [ -n "$unexplained" ]; then
+            printf '%s\n' "$unexplained" | sed 's/^/# no reason: /'
+            not_ok "$name: every part that is off says why"
+        else
+            ok "$name: configures; every part that is off says why ($(grep -cE ': *off' "$tmp/$name.setup") off)"
+        fi
+        if ninja -C "$dir" >"$tmp/$name.build" 2>&1; then
+            ok "$name builds"
+        else
+            note "$tmp/$name.build"
+            not_ok "$name ($options) builds"
+        fi
+        rm -rf "$dir"
+    done
+    echo "1..$n"
+    exit $failed
+}
