@@ -35,7 +35,7 @@ from ._memory import (Buffer, DeviceMemoryResource, DeviceMemoryResourceOptions,
 from ._stream import Event, EventOptions, Stream, StreamOptions
 from ._version import __version__
 from ._view import StridedMemoryView, from_dlpack
-from ._viewer import Event, Input, Viewer, app_library_path, colormap
+from ._viewer import Input, InputEvent, Viewer, app_library_path, colormap, colormap_table
 
 __all__ = [
     "Buffer", "ClosedError", "ComputeCapability", "CUDAArray", "CUDAError", "CuglError",
@@ -50,5 +50,5 @@ __all__ = [
     "StridedMemoryView", "__version__", "device_count", "driver_version", "from_dlpack",
     "last_error", "library_path", "live_bytes", "live_objects",
     # the live part, over libcugl-app
-    "Event", "Input", "Viewer", "app_library_path", "colormap",
+    "Input", "InputEvent", "Viewer", "app_library_path", "colormap", "colormap_table",
 ]

@@ -71,7 +71,7 @@ top left, its motion and the wheel's steps since the previous present, the
 mouse buttons and the Shift and Control keys held."""
 
 
-class Event:
+class InputEvent:
     """One input event of a frame, with the names of cugl's input-replay
     format (one event a line: `<frame> move <x> <y>`, `button <left|right|
     middle> <down|up>`, `scroll <steps>`, `key <key> <down|up>`, `resize
@@ -86,7 +86,7 @@ class Event:
     down: button, key: pressed (True) or released
     steps: scroll: wheel steps, positive away from the user
     width, height: resize: the framebuffer's new size
-    str(event) is its line of the format; Event.parse(line) reads one.
+    str(event) is its line of the format; InputEvent.parse(line) reads one.
     """
 
     __slots__ = ("type", "frame", "x", "y", "code", "down", "width", "height", "_line")
@@ -141,13 +141,13 @@ class Event:
         return self.y if self.type == "scroll" else None
 
     def __eq__(self, other):
-        return isinstance(other, Event) and str(self) == str(other)
+        return isinstance(other, InputEvent) and str(self) == str(other)
 
     def __hash__(self):
         return hash(str(self))
 
     def __repr__(self):
-        return "Event(%r)" % str(self)
+        return "InputEvent(%r)" % str(self)
 
 
 class _FrameView(StridedMemoryView):
@@ -194,7 +194,7 @@ class _Resources:
         self.uniforms = None
         self.gl = None
         self.stream = None
-        self.pending = collections.deque()  # (Event, view) of shows whose copy may still run
+        self.pending = collections.deque()  # (cugl.Event, view) of shows whose copy may still run
         self.free_events = []
         self.freed = False
 
@@ -813,11 +813,11 @@ class Viewer:
     # --- input ----------------------------------------------------------------------------
 
     def events(self):
-        """This frame's input events, in the order they came (Event objects):
+        """This frame's input events, in the order they came (InputEvent objects):
         the window's, the browser's and pushed ones alike."""
         count, lost = c_size_t(), c_size_t()
         p = _app_lib.load().cugl_app_context_events(self._ctx(), byref(count), byref(lost))
-        return [Event._from_c(p[i]) for i in range(count.value)]
+        return [InputEvent._from_c(p[i]) for i in range(count.value)]
 
     @property
     def input(self):
@@ -835,15 +835,15 @@ class Viewer:
             if isinstance(key, int) and not isinstance(key, bool):
                 code = key
             else:
-                code = Event.parse("0 key %s down" % (key,)).code
+                code = InputEvent.parse("0 key %s down" % (key,)).code
             self._key_codes[key] = code
         return _app_lib.load().cugl_app_key_down(self._ctx(), code)
 
     def push_event(self, event):
-        """Queue an input event (an Event, or a line of the input format with
+        """Queue an input event (an InputEvent, or a line of the input format with
         or without its frame) for the next present, as if the window had
         reported it (cugl_app_context_push_event)."""
-        e = event if isinstance(event, Event) else Event.parse(event)
+        e = event if isinstance(event, InputEvent) else InputEvent.parse(event)
         c = e._c()
         _app_lib.load().cugl_app_context_push_event(self._ctx(), byref(c))
 
@@ -1112,6 +1112,13 @@ def colormap(values, vmin=None, vmax=None, cmap="cugl"):
     vmax default to 0 and 255 for uint8, else 0 and 1; cmap is "cugl" (dark
     to light), "grey", or 256 rows of r, g, b[, a]."""
     return _colormap.colormap(values, vmin, vmax, cmap)
+
+
+def colormap_table(cmap="cugl"):
+    """The 256 (r, g, b, a) entries of a colour map (ints 0 .. 255), for
+    applying it with an array library of one's own (as colormap() does
+    with NumPy): entry int(t * 255 + 0.5) for t in 0 .. 1."""
+    return _colormap.table(cmap)
 
 
 def app_library_path():

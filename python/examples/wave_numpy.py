@@ -37,7 +37,7 @@ def parse_args():
     return a
 
 
-def step(u, u_prev, c2=0.2, damping=0.998):
+def step(u, u_prev, damping=0.998, c2=0.2):
     """One step of the damped wave equation on a fixed-edge grid."""
     lap = np.zeros_like(u)
     lap[1:-1, 1:-1] = (u[2:, 1:-1] + u[:-2, 1:-1] + u[1:-1, 2:] + u[1:-1, :-2] -
