@@ -157,7 +157,9 @@ class _FrameView(StridedMemoryView):
     _consumers = None
 
     def __dlpack__(self, *, stream=None, max_version=None, dl_device=None, copy=None):
-        self._consumers.append(stream)
+        # The consumer's stream, and the device its 1 or 2 (a default
+        # stream) belongs to: the one it was told the memory is on.
+        self._consumers.append((stream, self.__dlpack_device__()[1]))
         return super().__dlpack__(stream=stream, max_version=max_version,
                                   dl_device=dl_device, copy=copy)
 
@@ -338,6 +340,9 @@ class Viewer:
             self._device = Device(compute)
             self._device.set_current()
             res.stream = self._device.create_stream()
+            # The events that mark shows' copies, all made now: what the
+            # viewer holds does not change with how far the GPU lags.
+            res.free_events = [self._device.create_event() for _ in range(_MAX_PENDING + 1)]
 
         # The path: one probe, as libcugl-app chooses it for this context and
         # device; the viewer's targets then take it as asked.
@@ -718,7 +723,7 @@ class Viewer:
         access = AppAccess()
         app.cugl_app_target_cuda_begin(t, res.stream._ptr, byref(access))
         self._in_turn = True
-        consumers = [] if stream is None else [stream]
+        consumers = [] if stream is None else [(stream, self._device.device_id)]
         try:
             pitch = width * 4 if mapped else access.pitch
             view = self._frame_view(access.ptr, access.size or pitch * height, width, height,
@@ -758,21 +763,25 @@ class Viewer:
         return view
 
     def _wait_for(self, consumers):
-        """The viewer's stream waits for the work the consumers queued."""
+        """The viewer's stream waits for the work the consumers queued:
+        (stream, device) pairs, the stream a Stream, an object with
+        __cuda_stream__ or a DLPack stream int (None or 1: the legacy
+        default stream, 2: the per-thread one, of that device; -1: none)."""
         from ._stream import Stream, as_stream
         res = self._res
-        for s in consumers:
+        for s, device_id in consumers:
             if s is None:
                 s = 1  # DLPack: no stream given is the legacy default stream
             if isinstance(s, int) and not isinstance(s, bool):
                 if s == -1:
                     continue  # the consumer orders its work itself
-                self._device.set_current()
+                Device(device_id).set_current()  # whose default stream 1 and 2 name
                 other = Stream.from_handle(s)
             else:
                 other = as_stream(s)
-            if other.handle != res.stream.handle:
+            if other.handle != res.stream.handle or other.device is not res.stream.device:
                 res.stream.wait(other)
+        self._device.set_current()
 
     # --- presenting ---------------------------------------------------------------------
 

@@ -121,14 +121,18 @@ def test_strided_tensors_and_2d_ones(torch, path):
 
 @pytest.mark.parametrize("path", PATHS)
 def test_points_from_a_tensor(torch, path):
+    # On pixel centres, so that each 3 x 3 square covers whole pixels.
+    at = [(10, 6), (30, 6), (10, 18), (30, 18)]
     p = torch.zeros(4, 4, device="cuda")
-    p[:, :2] = torch.tensor([[-0.5, -0.5], [0.5, -0.5], [-0.5, 0.5], [0.5, 0.5]])
+    p[:, :2] = torch.tensor([[(x + 0.5) / 20 - 1, (y + 0.5) / 12 - 1] for x, y in at])
     with viewer_on(path, 40, 24) as v:
         v.show(p, point_size=3)
         px = v.read_pixels()
     assert int((px[..., 0] == 255).sum()) == 4 * 9
-    for x, y in [(10, 6), (30, 6), (10, 18), (30, 18)]:
-        assert tuple(px[24 - 1 - y, x][:3]) == (255, 255, 255)
+    for x, y in at:
+        for dx in (-1, 0, 1):
+            for dy in (-1, 0, 1):
+                assert tuple(px[24 - 1 - y - dy, x + dx][:3]) == (255, 255, 255)
 
 
 # --- frame() --------------------------------------------------------------------------------
@@ -150,6 +154,7 @@ def test_frame_hands_out_the_targets_own_memory(torch, path):
         assert np.array_equal(v.read_pixels(), pattern.cpu().numpy()[::-1])
         # And again, on another stream of PyTorch's: the viewer waits for it.
         side = torch.cuda.Stream()
+        side.wait_stream(torch.cuda.current_stream())  # pattern is ready there
         with torch.cuda.stream(side):
             with v.frame() as img:
                 torch.from_dlpack(img).copy_(pattern.flip(0))
@@ -276,20 +281,26 @@ def test_show_on_the_host_path(torch, tmp_path):
 
 
 def test_tensors_on_a_second_gpu(torch):
+    """GL on device 0, the tensors and the viewer's stream on device 1."""
     if torch.cuda.device_count() < 2 or cugl.device_count() < 2:
         pytest.skip("needs two CUDA devices; this machine has %d" % torch.cuda.device_count())
     cugl.Device(1).set_current()
     with torch.cuda.device(1):
         pattern = tensor(torch, torch.uint8, 4)
+        field = torch.linspace(0, 1, H * W, device="cuda").reshape(H, W)
         with cugl.Viewer(W, H, headless=True, device=0, compute_device=1) as v:
             assert v.device.device_id == 1 and v.stream.device.device_id == 1
             print("# GL on device 0, CUDA on 1: %s: %s" % (v.interop, v.reason))
             v.show(pattern)
             assert np.array_equal(v.read_pixels(), pattern.cpu().numpy()[::-1])
+            v.show(field)
+            assert colour_map_indices_near(v.read_pixels(), field.cpu().numpy())
             with v.frame() as img:
                 out = torch.from_dlpack(img)
-                assert out.device.index == 1
-                out.copy_(pattern.flip(0))
+                # The memory is where the path keeps it (the shared path's
+                # lives on the GL GPU, device 1 writing it through peer access).
+                print("# frame()'s tensor is on %s" % out.device)
+                out.copy_(pattern.flip(0).to(out.device))
             assert np.array_equal(v.read_pixels(), pattern.cpu().numpy())
 
 
@@ -297,6 +308,7 @@ def test_tensors_on_a_second_gpu(torch):
 def test_no_growth_over_many_frames(torch, path):
     t = tensor(torch, torch.uint8, 4)
     one = tensor(torch, torch.float32, 1)
+    other = tensor(torch, torch.uint8, 4, seed=2)
     with viewer_on(path) as v:
         def frames(n):
             for i in range(n):
@@ -304,17 +316,22 @@ def test_no_growth_over_many_frames(torch, path):
                 v.show(one)
                 with v.frame() as img:
                     torch.from_dlpack(img)[..., 0].fill_(i & 255)
+
+        def settle():
+            # Every copy run; a show of `other` lets go of the sources of
+            # the earlier ones (and holds its own: the same before and after).
+            torch.cuda.synchronize()
+            v.stream.sync()
+            v.show(other)
+            v.stream.sync()
+            gc.collect()
+            return (cugl.live_objects(), cugl.live_bytes(), torch.cuda.memory_allocated(),
+                    sys.getrefcount(t), sys.getrefcount(one))
+
         frames(20)
-        torch.cuda.synchronize()
-        gc.collect()
-        before = (cugl.live_objects(), cugl.live_bytes(), torch.cuda.memory_allocated(),
-                  sys.getrefcount(t), sys.getrefcount(one))
+        before = settle()
         frames(1000)
-        v.stream.sync()
-        torch.cuda.synchronize()
-        gc.collect()
-        after = (cugl.live_objects(), cugl.live_bytes(), torch.cuda.memory_allocated(),
-                 sys.getrefcount(t), sys.getrefcount(one))
+        after = settle()
     assert after == before
 
 
