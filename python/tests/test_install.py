@@ -27,7 +27,7 @@ assert b.ctypes.data == a.ctypes.data + 8 and (b == a.T[1:]).all()
 del b  # the last holder of what cugl made
 print(cugl.live_objects(), cugl.__version__)
 print(os.path.realpath(cugl.app_library_path()))
-assert str(cugl.Event.parse("move 3 4")) == "0 move 3 4"  # a call into libcugl-app
+assert str(cugl.InputEvent.parse("move 3 4")) == "0 move 3 4"  # a call into libcugl-app
 """
 
 
