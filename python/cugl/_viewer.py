@@ -210,12 +210,10 @@ class _Resources:
         if t is not None:
             _app_lib.load().cugl_app_target_destroy(t.ptr)
 
-    def retire(self, wait=False):
+    def retire(self):
         """Let go of the sources of shows whose copy has run."""
-        while self.pending and (wait or self.pending[0][0].is_done):
+        while self.pending and self.pending[0][0].is_done:
             event, view = self.pending.popleft()
-            if wait:
-                event.sync()
             view.close()
             self.free_events.append(event)
 
