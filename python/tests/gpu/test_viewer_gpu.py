@@ -348,8 +348,9 @@ def run_example(name, *args):
 @pytest.mark.parametrize("how", ["frame", "show"])
 def test_the_torch_example(torch, how):
     extra = ["--show"] if how == "show" else []
+    # The poke away from the panel (top left), which would take the mouse.
     out = run_example("wave_torch.py", "--frames", "30", "--size", "320x240", "--poke",
-                      "160,120", *extra)
+                      "260,200", *extra)
     assert out.startswith("wave_torch: 30 frames,"), out
     assert float(out.split("field energy ")[1].split()[0]) > 0, out  # the poke moved it
 
@@ -357,7 +358,7 @@ def test_the_torch_example(torch, how):
 def test_the_cupy_example(device):
     pytest.importorskip("cupy", reason="CuPy is not installed")
     out = run_example("gray_scott_cupy.py", "--frames", "30", "--size", "320x240", "--poke",
-                      "160,120")
+                      "260,200")
     assert out.startswith("gray_scott_cupy: 30 frames,"), out
     assert float(out.split("reactant ")[1].split()[0]) > 0, out
 
@@ -365,7 +366,7 @@ def test_the_cupy_example(device):
 def test_the_warp_example(device):
     pytest.importorskip("warp", reason="NVIDIA Warp is not installed")
     out = run_example("wave_warp.py", "--frames", "30", "--size", "320x240", "--poke",
-                      "160,120")
+                      "260,200")
     assert out.startswith("wave_warp: 30 frames,"), out
     assert float(out.split("field energy ")[1].split()[0]) > 0, out
 
