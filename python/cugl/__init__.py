@@ -10,6 +10,15 @@ failures raise CuglError subclasses carrying libcugl's message.
     view = cugl.from_dlpack(numpy.arange(12.0).reshape(3, 4))
     view.T.shape                        # (4, 3), no copy
     numpy.from_dlpack(view[1:, ::2])    # the same memory, back in NumPy
+
+The live part, over libcugl-app: Viewer shows images and point sets from
+host or device memory in a window, headless or in a web browser, and
+hands out the picture's own GL-visible memory to write in place (frame()).
+
+    v = cugl.Viewer(1920, 1080, serve=8080)
+    while not v.should_close:
+        with v.frame() as img:                      # GL's memory, no copy
+            torch.from_dlpack(img).random_(0, 256)  # leaving the block presents
 """
 from ._array import CUDAArray
 from ._device import ComputeCapability, Device, DeviceProperties, device_count, driver_version
@@ -26,6 +35,7 @@ from ._memory import (Buffer, DeviceMemoryResource, DeviceMemoryResourceOptions,
 from ._stream import Event, EventOptions, Stream, StreamOptions
 from ._version import __version__
 from ._view import StridedMemoryView, from_dlpack
+from ._viewer import Input, InputEvent, Viewer, app_library_path, colormap, colormap_table
 
 __all__ = [
     "Buffer", "ClosedError", "ComputeCapability", "CUDAArray", "CUDAError", "CuglError",
@@ -39,4 +49,6 @@ __all__ = [
     "PinnedMemoryResourceOptions", "PoolStatistics", "Stream", "StreamOptions",
     "StridedMemoryView", "__version__", "device_count", "driver_version", "from_dlpack",
     "last_error", "library_path", "live_bytes", "live_objects",
+    # the live part, over libcugl-app
+    "Input", "InputEvent", "Viewer", "app_library_path", "colormap", "colormap_table",
 ]

@@ -6,6 +6,9 @@ PyTorch with CUDA) is skipped with the reason. With CUGL_TEST_NO_SKIP set
 (tests/common/cugl_test.h), every skip is a failure instead.
 """
 import os
+import sys
+import threading
+import time
 
 import pytest
 
@@ -70,3 +73,40 @@ def live():
     yield before
     gc.collect()
     assert (cugl.live_objects(), cugl.live_bytes()) == before
+
+
+@pytest.fixture
+def runs_during():
+    """runs_during(call) -> (seconds call() took, how many times another
+    Python thread noted the time in the middle half of it).
+
+    The other thread notes the time and sleeps half a millisecond, over and
+    over. Python's switch interval is 1 s meanwhile, longer than the calls
+    measured: a call that held the GIL would then leave that thread no
+    moment to run until it returns, nor a forced switch right after it (a
+    switch then could make the window look shared)."""
+    def measure(call):
+        stamps = []
+        stop = threading.Event()
+
+        def note():
+            while not stop.is_set():
+                stamps.append(time.perf_counter())
+                time.sleep(0.0005)
+
+        interval = sys.getswitchinterval()
+        sys.setswitchinterval(1.0)
+        t = threading.Thread(target=note)
+        t.start()
+        try:
+            time.sleep(0.01)  # the thread is running
+            t0 = time.perf_counter()
+            call()
+            t1 = time.perf_counter()
+        finally:
+            stop.set()
+            t.join()
+            sys.setswitchinterval(interval)
+        w = t1 - t0
+        return w, sum(1 for s in stamps if t0 + 0.25 * w <= s <= t0 + 0.75 * w)
+    return measure

@@ -1,6 +1,7 @@
-"""The package's ctypes mirror of libcugl's C ABI against the headers: every
-struct's size and field offsets as the compiler lays them out, and every
-prototype's arity and types as the headers declare them."""
+"""The package's ctypes mirror of libcugl's and libcugl-app's C ABI against
+the headers: every struct's size and field offsets as the compiler lays
+them out, and every prototype's arity and types as the headers declare
+them."""
 import ctypes
 import os
 import re
@@ -8,33 +9,55 @@ import subprocess
 
 import pytest
 
-from cugl import _lib
+from cugl import _app_lib, _lib
+from cugl._app_structs import BY_C_NAME as APP_BY_C_NAME
+from cugl._app_structs import OPTIONAL_HEADER
 from cugl._structs import BY_C_NAME, DType
 
-HEADERS = os.path.join(os.environ["CUGL_SOURCE_ROOT"], "lib", "include", "cugl")
+ROOT = os.environ["CUGL_SOURCE_ROOT"]
+HEADERS = os.path.join(ROOT, "lib", "include", "cugl")
+APP_HEADERS = os.path.join(ROOT, "lib", "app", "include", "cugl")
 
 
-def probe_layouts():
-    out = subprocess.run([os.environ["CUGL_TEST_ABI_PROBE"]], capture_output=True, text=True,
-                         check=True, timeout=60)
+def probe_layouts(env="CUGL_TEST_ABI_PROBE"):
+    out = subprocess.run([os.environ[env]], capture_output=True, text=True, check=True,
+                         timeout=60)
     return {key: int(value) for key, value in (line.split() for line in out.stdout.splitlines())}
 
 
-@pytest.mark.parametrize("c_name", sorted(BY_C_NAME))
-def test_struct_layout_matches_the_header(c_name):
-    c = probe_layouts()
-    cls = BY_C_NAME[c_name]
+def check_layout(cls, c_name, c):
     assert ctypes.sizeof(cls) == c[c_name]
     for field, _ in cls._fields_:
         assert getattr(cls, field).offset == c["%s.%s" % (c_name, field)], field
 
 
-def declarations():
+@pytest.mark.parametrize("c_name", sorted(BY_C_NAME))
+def test_struct_layout_matches_the_header(c_name):
+    check_layout(BY_C_NAME[c_name], c_name, probe_layouts())
+
+
+@pytest.mark.parametrize("c_name", sorted(APP_BY_C_NAME))
+def test_app_struct_layout_matches_the_header(c_name):
+    c = probe_layouts("CUGL_TEST_APP_ABI_PROBE")
+    if c_name not in c and c_name in OPTIONAL_HEADER:
+        assert not _app_lib.has("serve"), "the library has the part, the headers not"
+        pytest.skip("this build has no %s (%s is 0)" % (OPTIONAL_HEADER[c_name][1],
+                                                      OPTIONAL_HEADER[c_name][0]))
+    check_layout(APP_BY_C_NAME[c_name], c_name, c)
+
+
+def declarations(directory=HEADERS):
     """{function name: (return type, [parameter types])} from the headers."""
     decls = {}
-    for name in sorted(os.listdir(HEADERS)):
-        text = open(os.path.join(HEADERS, name)).read()
+    for name in sorted(os.listdir(directory)):
+        if not name.endswith(".h"):
+            continue
+        text = open(os.path.join(directory, name)).read()
         text = re.sub(r"/\*.*?\*/", "", text, flags=re.S)
+        # Preprocessor lines and attributes between a declaration's ")" and
+        # ";" (printf-like functions' format checks).
+        text = re.sub(r"^\s*#.*$", "", text, flags=re.M)
+        text = re.sub(r"__attribute__\s*\(\((?:[^()]|\([^()]*\))*\)\)", "", text)
         for m in re.finditer(r"CUGL_API\s+([^;(]*?)\b(cugl_\w+)\s*\(([^)]*)\)\s*;", text):
             ret, fname, params = m.group(1), m.group(2), " ".join(m.group(3).split())
             types = [] if params in ("void", "") else [p.strip() for p in params.split(",")]
@@ -46,8 +69,10 @@ SCALARS = {
     "int": ctypes.c_int, "unsigned": ctypes.c_uint, "bool": ctypes.c_bool,
     "size_t": ctypes.c_size_t, "int64_t": ctypes.c_int64, "uint64_t": ctypes.c_uint64,
     "uint32_t": ctypes.c_uint32, "float": ctypes.c_float,
+    "long": ctypes.c_long,
     # enums: int-sized
     "cugl_status": ctypes.c_int, "cugl_format": ctypes.c_int, "cugl_memory_kind": ctypes.c_int,
+    "cugl_app_interop": ctypes.c_int,
     # by value
     "cugl_dtype": DType,
 }
@@ -63,6 +88,8 @@ def c_type(decl, is_param):
         words = words[:-1]  # the parameter's name
     if words == ["void"]:
         return None
+    if words == ["cugl_app_glproc"]:
+        return "pointer"  # a function pointer typedef
     return SCALARS[" ".join(words)]
 
 
@@ -71,12 +98,12 @@ def is_pointer(ctype):
             (isinstance(ctype, type) and issubclass(ctype, ctypes._Pointer)))
 
 
-@pytest.mark.parametrize("name", sorted(_lib.PROTOTYPES))
-def test_prototype_matches_the_header(name):
-    decls = declarations()
-    assert name in decls, "%s is not declared in lib/include/cugl" % name
+def check_prototype(decls, name, restype, argtypes):
+    assert name in decls, "%s is not declared in the headers" % name
     ret, params = decls[name]
-    restype, argtypes = _lib.PROTOTYPES[name]
+    if argtypes and argtypes[-1] == _app_lib.VARIADIC:
+        assert params[-1] == "...", (name, params)
+        params, argtypes = params[:-1], argtypes[:-1]
     assert len(argtypes) == len(params), (params, argtypes)
     for decl, ctype in zip(params, argtypes):
         want = c_type(decl, True)
@@ -91,3 +118,13 @@ def test_prototype_matches_the_header(name):
         assert is_pointer(restype), (ret, restype)
     else:
         assert restype is want, (ret, restype)
+
+
+@pytest.mark.parametrize("name", sorted(_lib.PROTOTYPES))
+def test_prototype_matches_the_header(name):
+    check_prototype(declarations(), name, *_lib.PROTOTYPES[name])
+
+
+@pytest.mark.parametrize("name", sorted(_app_lib.ALL_PROTOTYPES))
+def test_app_prototype_matches_the_header(name):
+    check_prototype(declarations(APP_HEADERS), name, *_app_lib.ALL_PROTOTYPES[name])

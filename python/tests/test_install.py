@@ -1,6 +1,7 @@
 """`pip install ./python` into a fresh venv, offline (no package index), as
 README.md says; the installed package imports and finds libcugl: the one
-named at install time, pkg-config's, or CUGL_LIBRARY's at run time."""
+named at install time, pkg-config's, or CUGL_LIBRARY's at run time; and
+libcugl-app next to it."""
 import importlib.util
 import os
 import shutil
@@ -13,6 +14,8 @@ import cugl
 
 PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(cugl.__file__)))
 BUILD_LIBRARY = os.path.realpath(os.environ["CUGL_LIBRARY"])
+BUILD_APP_LIBRARY = os.path.realpath(os.path.join(os.path.dirname(BUILD_LIBRARY), "app",
+                                                  "libcugl-app.so"))
 
 PROBE = """
 import os, numpy, cugl
@@ -23,6 +26,8 @@ b = numpy.from_dlpack(cugl.from_dlpack(a).T[1:])
 assert b.ctypes.data == a.ctypes.data + 8 and (b == a.T[1:]).all()
 del b  # the last holder of what cugl made
 print(cugl.live_objects(), cugl.__version__)
+print(os.path.realpath(cugl.app_library_path()))
+assert str(cugl.InputEvent.parse("move 3 4")) == "0 move 3 4"  # a call into libcugl-app
 """
 
 
@@ -86,9 +91,10 @@ def probe(venv, **env):
 def test_install_names_the_build_tree(venv):
     out = pip_install(venv, CUGL_LIBRARY=os.path.dirname(os.path.dirname(BUILD_LIBRARY)))
     assert out.returncode == 0, out.stdout + out.stderr
-    where, library, counts = probe(venv)
+    where, library, counts, app_library = probe(venv)
     assert where.startswith(str(venv / "venv"))  # the installed copy, not the source
     assert library == BUILD_LIBRARY
+    assert app_library == BUILD_APP_LIBRARY
     assert counts == "0 %s" % cugl.__version__
     # CUGL_LIBRARY at run time still overrides the recorded library.
     out = run([str(venv / "venv" / "bin" / "python"), "-c",
@@ -103,8 +109,9 @@ def test_install_without_a_library_finds_the_installed_one(venv, tmp_path):
     (tmp_path / "cugl.pc").write_text(
         "libdir=%s\nName: cugl\nDescription: test\nVersion: %s\nLibs: -L${libdir} -lcugl\n"
         % (os.path.dirname(BUILD_LIBRARY), cugl.__version__))
-    where, library, counts = probe(venv, PKG_CONFIG_LIBDIR=str(tmp_path))
+    where, library, counts, app_library = probe(venv, PKG_CONFIG_LIBDIR=str(tmp_path))
     assert library == BUILD_LIBRARY
+    assert app_library == BUILD_APP_LIBRARY
 
 
 def test_install_refuses_a_library_that_is_not_there(venv):

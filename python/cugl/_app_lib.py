@@ -1,0 +1,269 @@
+"""Finding and loading libcugl-app (the GL side: contexts, targets, input,
+the panel, the frame server), and the C prototypes of what the viewer calls.
+
+libcugl-app is looked for, in this order:
+
+1. the environment variable CUGL_APP_LIBRARY: a path to libcugl-app.so, a
+   directory holding it, or a Meson build directory; when it is set nothing
+   else is tried;
+2. next to the libcugl this process loaded (the same directory, or its
+   app/ subdirectory, where a Meson build tree keeps it), so that whatever
+   names libcugl (CUGL_LIBRARY, the install-time choice, the system's
+   search) names libcugl-app too;
+3. the installed library: pkg-config's libdir of `cugl-app`, then the
+   system's search.
+
+libcugl is loaded first: libcugl-app needs it, and the dynamic loader then
+reuses that one (same soname) rather than finding another.
+"""
+import ctypes
+import ctypes.util
+import os
+import threading
+from ctypes import POINTER, c_bool, c_char_p, c_float, c_int, c_long, c_size_t, c_uint32
+
+from . import _errors
+from . import _lib
+from ._app_structs import (AppAccess, AppContextDesc, AppEvent, AppInput, AppServerDesc,
+                           AppTargetDesc)
+
+ENV = "CUGL_APP_LIBRARY"
+SONAME = "libcugl-app.so.0"
+
+STATUS = _lib.STATUS
+P = ctypes.c_void_p
+VARIADIC = "..."  # a prototype's last argtype: the C function takes more (printf-like)
+
+# name: (restype, argtypes), as declared in lib/app/include/cugl/app_*.h
+# (tests/test_abi.py compares them with the headers).
+PROTOTYPES = {
+    # app_context.h
+    "cugl_app_context_create": (STATUS, [P, POINTER(AppContextDesc)]),
+    "cugl_app_context_destroy": (None, [P]),
+    "cugl_app_gl_proc": (P, [c_char_p]),
+    "cugl_app_context_make_current": (STATUS, [P]),
+    "cugl_app_context_is_headless": (c_bool, [P]),
+    "cugl_app_context_platform": (c_char_p, [P]),
+    "cugl_app_context_renderer": (c_char_p, [P]),
+    "cugl_app_context_vendor": (c_char_p, [P]),
+    "cugl_app_context_size": (None, [P, POINTER(c_int), POINTER(c_int)]),
+    "cugl_app_context_framebuffer": (c_uint32, [P]),
+    "cugl_app_context_should_close": (c_bool, [P]),
+    "cugl_app_context_present": (STATUS, [P]),
+    # app_input.h
+    "cugl_app_context_input": (POINTER(AppInput), [P]),
+    "cugl_app_key_down": (c_bool, [P, c_int]),
+    "cugl_app_event_parse": (STATUS, [POINTER(AppEvent), c_char_p]),
+    "cugl_app_event_format": (c_int, [P, c_size_t, POINTER(AppEvent)]),
+    "cugl_app_context_push_event": (STATUS, [P, POINTER(AppEvent)]),
+    "cugl_app_context_frame": (c_long, [P]),
+    "cugl_app_context_events": (POINTER(AppEvent), [P, POINTER(c_size_t), POINTER(c_size_t)]),
+    # app_gl.h
+    "cugl_app_program": (STATUS, [POINTER(c_uint32), c_char_p, c_char_p, c_char_p]),
+    "cugl_app_blit_rgba8_buffer": (STATUS, [P, c_uint32, c_int, c_int, c_size_t]),
+    "cugl_app_check_gl": (STATUS, [c_char_p, c_char_p]),
+    "cugl_app_drain_gl_errors": (None, []),
+    # app_image.h
+    "cugl_app_read_pixels": (STATUS, [P, c_size_t, P]),
+    "cugl_app_screenshot": (STATUS, [P, c_char_p]),
+    # app_interop.h
+    "cugl_app_interop_name": (c_char_p, [c_int]),
+    # app_target.h
+    "cugl_app_target_create": (STATUS, [P, P, POINTER(AppTargetDesc)]),
+    "cugl_app_target_destroy": (None, [P]),
+    "cugl_app_target_cuda_begin": (STATUS, [P, P, POINTER(AppAccess)]),
+    "cugl_app_target_cuda_end": (STATUS, [P, P]),
+    "cugl_app_target_gl_begin": (STATUS, [P]),
+    "cugl_app_target_gl_end": (STATUS, [P]),
+    "cugl_app_target_copy_from": (STATUS, [P, P, P]),
+    "cugl_app_target_draw": (STATUS, [P]),
+    "cugl_app_target_draw_points": (STATUS, [P, c_size_t, c_int, POINTER(c_float), c_float,
+                                             POINTER(c_float)]),
+    "cugl_app_target_gl_name": (c_uint32, [P]),
+    "cugl_app_target_interop": (c_int, [P]),
+    "cugl_app_target_reason": (c_char_p, [P]),
+    "cugl_app_target_size": (None, [P, POINTER(c_int), POINTER(c_int), POINTER(c_int),
+                                    POINTER(c_size_t)]),
+}
+
+# The optional parts (Meson features `ui` and `serve`): present or absent
+# together, as CUGL_APP_HAS_UI and CUGL_APP_HAS_SERVE say in the headers.
+UI_PROTOTYPES = {
+    # app_ui.h
+    "cugl_app_ui_create": (STATUS, [P, P]),
+    "cugl_app_ui_destroy": (None, [P]),
+    "cugl_app_ui_begin": (None, [P, c_float, c_char_p]),
+    "cugl_app_ui_slider_float": (c_bool, [P, c_char_p, POINTER(c_float), c_float, c_float]),
+    "cugl_app_ui_slider_int": (c_bool, [P, c_char_p, POINTER(c_int), c_int, c_int]),
+    "cugl_app_ui_checkbox": (c_bool, [P, c_char_p, POINTER(c_bool)]),
+    "cugl_app_ui_combo": (c_bool, [P, c_char_p, POINTER(c_int), POINTER(c_char_p), c_int]),
+    "cugl_app_ui_text": (None, [P, c_char_p, VARIADIC]),
+    "cugl_app_ui_end": (STATUS, [P]),
+    "cugl_app_ui_wants_mouse": (c_bool, [P]),
+}
+SERVE_PROTOTYPES = {
+    # app_serve.h
+    "cugl_app_server_create": (STATUS, [P, P, POINTER(AppServerDesc)]),
+    "cugl_app_server_destroy": (None, [P]),
+    "cugl_app_server_frame": (STATUS, [P]),
+    "cugl_app_server_set_stats": (STATUS, [P, c_char_p]),
+    "cugl_app_server_port": (c_int, [P]),
+    "cugl_app_server_address": (c_char_p, [P, c_int]),
+    "cugl_app_server_viewers": (c_int, [P]),
+    "cugl_app_server_counts": (None, [P, POINTER(c_long), POINTER(c_long), POINTER(c_long)]),
+}
+OPTIONAL = {"ui": UI_PROTOTYPES, "serve": SERVE_PROTOTYPES}
+
+ALL_PROTOTYPES = dict(PROTOTYPES, **UI_PROTOTYPES, **SERVE_PROTOTYPES)
+
+
+def _declare(cdll):
+    missing = [name for name in PROTOTYPES if not hasattr(cdll, name)]
+    if missing:
+        raise OSError("it lacks " + ", ".join(missing) +
+                      " (a libcugl-app older than this package?)")
+    parts = {}
+    for part, table in OPTIONAL.items():
+        have = [name for name in table if hasattr(cdll, name)]
+        if have and len(have) != len(table):
+            raise OSError("it has part of its %s (%s) but lacks %s" % (
+                part, ", ".join(have), ", ".join(n for n in table if n not in have)))
+        parts[part] = bool(have)
+    core = _lib.load()
+    last_error, last_cuda_result = core.cugl_last_error, core.cugl_last_cuda_result
+
+    def raise_on_failure(result, func, args):
+        if result == 0:
+            return result
+        # libcugl-app reports through libcugl: its message is libcugl's
+        # cugl_last_error() of this thread, read before any other call.
+        raise _errors.error_for(result, last_error().decode("utf-8", "replace"),
+                                last_cuda_result())
+
+    for name, (restype, argtypes) in ALL_PROTOTYPES.items():
+        if not hasattr(cdll, name):
+            continue
+        fn = getattr(cdll, name)
+        if argtypes and argtypes[-1] == VARIADIC:
+            fn.argtypes = argtypes[:-1]  # ctypes passes further arguments as given
+        else:
+            fn.argtypes = argtypes
+        fn.restype = c_int if restype == STATUS else restype
+        if restype == STATUS:
+            fn.errcheck = raise_on_failure
+    return parts
+
+
+def _in_directory(directory):
+    """libcugl-app in a directory, its app/ subdirectory, or a Meson build
+    directory's lib/app/."""
+    for d in (directory, os.path.join(directory, "app"), os.path.join(directory, "lib", "app")):
+        for name in ("libcugl-app.so", SONAME):
+            path = os.path.join(d, name)
+            if os.path.isfile(path):
+                return path
+    return None
+
+
+def _pkg_config_libdir():
+    import subprocess
+    try:
+        out = subprocess.run(["pkg-config", "--variable=libdir", "cugl-app"],
+                             capture_output=True, text=True, timeout=30)
+    except (OSError, subprocess.SubprocessError) as e:
+        return None, "pkg-config could not run (%s)" % e
+    if out.returncode != 0:
+        return None, "pkg-config knows no package cugl-app"
+    return out.stdout.strip(), None
+
+
+def _candidates():
+    """(where, path or None, why it was skipped) in the order they are tried."""
+    env = os.environ.get(ENV)
+    if env:
+        path = _in_directory(env) if os.path.isdir(env) else env
+        yield ("%s=%s" % (ENV, env), path, None if path else "no libcugl-app.so there")
+        return
+    yield (ENV, None, "not set")
+    core_dir = os.path.dirname(_lib.library_path())
+    if core_dir:
+        path = _in_directory(core_dir)
+        yield ("next to libcugl (%s)" % core_dir, path,
+               None if path else "no libcugl-app.so in %s or %s" % (
+                   core_dir, os.path.join(core_dir, "app")))
+    libdir, why = _pkg_config_libdir()
+    if libdir:
+        path = _in_directory(libdir)
+        yield ("pkg-config cugl-app (libdir %s)" % libdir, path,
+               None if path else "no libcugl-app.so in %s" % libdir)
+    else:
+        yield ("pkg-config cugl-app", None, why)
+    found = ctypes.util.find_library("cugl-app")
+    yield ("ctypes.util.find_library('cugl-app')", found, None if found else "found nothing")
+    yield ("the dynamic loader's search for %s" % SONAME, SONAME, None)
+
+
+class _Loaded:
+    lock = threading.Lock()
+    cdll = None
+    path = None
+    parts = None
+
+
+def load():
+    """The loaded libcugl-app (a ctypes.CDLL: every call releases the GIL),
+    loading it (and libcugl before it) once."""
+    if _Loaded.cdll is not None:
+        return _Loaded.cdll
+    _lib.load()
+    with _Loaded.lock:
+        if _Loaded.cdll is not None:
+            return _Loaded.cdll
+        tried = []
+        for where, path, skipped in _candidates():
+            if skipped:
+                tried.append("%s: %s" % (where, skipped))
+                continue
+            try:
+                cdll = ctypes.CDLL(path)
+                parts = _declare(cdll)
+            except OSError as e:
+                tried.append("%s: %s: %s" % (where, path, e))
+                if where.startswith(ENV + "="):
+                    break
+                continue
+            _Loaded.path = _loaded_file(path)
+            _Loaded.parts = parts
+            _Loaded.cdll = cdll
+            return cdll
+        raise _errors.LibraryNotFoundError(
+            "cannot load libcugl-app (cugl's GL side, which the viewer needs); tried, in "
+            "order:\n  " + "\n  ".join(tried) +
+            "\nBuild cugl with libcugl-app (its GLFW, cglm, libpng and GLAD dependencies; "
+            "see the README) or set %s=<build>/lib/app/libcugl-app.so." % ENV)
+
+
+def _loaded_file(fallback):
+    try:
+        with open("/proc/self/maps") as maps:
+            for line in maps:
+                fields = line.split(None, 5)
+                if len(fields) == 6 and os.path.basename(fields[5].strip()).startswith(
+                        "libcugl-app.so"):
+                    return fields[5].strip()
+    except OSError:
+        pass
+    return os.path.abspath(fallback) if os.path.sep in fallback else fallback
+
+
+def library_path():
+    """The path of the libcugl-app this process uses (loading it if needed)."""
+    load()
+    return _Loaded.path
+
+
+def has(part):
+    """Whether the loaded libcugl-app was built with `part`: "ui" (the
+    panel, Dear ImGui) or "serve" (the frame server)."""
+    load()
+    return _Loaded.parts[part]

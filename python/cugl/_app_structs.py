@@ -1,0 +1,97 @@
+"""The C structs of libcugl-app's public headers (lib/app/include/cugl/app*.h)
+that the viewer passes, as ctypes structures.
+
+Each mirrors one typedef field for field; the python suite compiles a probe
+against the headers and compares every size and offset (tests/test_abi.py),
+as for the core's structs in _structs.py. Enums are int-sized.
+"""
+import ctypes
+from ctypes import c_bool, c_char_p, c_double, c_int, c_long, c_size_t, c_uint64, c_void_p
+
+
+class AppContextDesc(ctypes.Structure):
+    """cugl_app_context_desc (app_context.h)."""
+    _fields_ = [
+        ("mode", c_int),
+        ("width", c_int),
+        ("height", c_int),
+        ("title", c_char_p),
+        ("no_vsync", c_bool),
+        ("cuda_device", c_int),
+        ("debug", c_bool),
+    ]
+
+
+class AppTargetDesc(ctypes.Structure):
+    """cugl_app_target_desc (app_target.h)."""
+    _fields_ = [
+        ("kind", c_int),
+        ("direction", c_int),
+        ("interop", c_int),
+        ("format", c_int),
+        ("width", c_int),
+        ("height", c_int),
+        ("depth", c_int),
+        ("size", c_size_t),
+        ("initial", c_void_p),
+        ("device", c_void_p),
+        ("writers", c_void_p),
+        ("writer_count", c_int),
+        ("pipelined", c_bool),
+        ("timer", c_void_p),
+    ]
+
+
+class AppAccess(ctypes.Structure):
+    """cugl_app_access (app_target.h)."""
+    _fields_ = [("ptr", c_uint64), ("pitch", c_uint64), ("slice", c_uint64),
+                ("size", c_uint64), ("surface", c_uint64), ("texture", c_uint64)]
+
+
+class AppEvent(ctypes.Structure):
+    """cugl_app_event (app_input.h)."""
+    _fields_ = [
+        ("frame", c_long),
+        ("type", c_int),
+        ("x", c_double),
+        ("y", c_double),
+        ("code", c_int),
+        ("down", c_bool),
+        ("width", c_int),
+        ("height", c_int),
+    ]
+
+
+class AppInput(ctypes.Structure):
+    """cugl_app_input (app_input.h)."""
+    _fields_ = [
+        ("x", c_double), ("y", c_double), ("dx", c_double), ("dy", c_double),
+        ("scroll", c_double),
+        ("left", c_bool), ("right", c_bool), ("middle", c_bool),
+        ("shift", c_bool), ("ctrl", c_bool),
+    ]
+
+
+class AppServerDesc(ctypes.Structure):
+    """cugl_app_server_desc (app_serve.h)."""
+    _fields_ = [
+        ("address", c_char_p),
+        ("port", c_int),
+        ("token", c_char_p),
+        ("name", c_char_p),
+        ("quality", c_int),
+        ("encoders", c_int),
+    ]
+
+
+# Every struct above by its C name, for the layout probe's comparison; the
+# header each needs beyond cugl/app.h (the server's is built optionally).
+BY_C_NAME = {
+    "cugl_app_context_desc": AppContextDesc,
+    "cugl_app_target_desc": AppTargetDesc,
+    "cugl_app_access": AppAccess,
+    "cugl_app_event": AppEvent,
+    "cugl_app_input": AppInput,
+    "cugl_app_server_desc": AppServerDesc,
+}
+OPTIONAL_HEADER = {"cugl_app_server_desc": ("CUGL_APP_HAS_SERVE", "cugl/app_serve.h")}

@@ -1,0 +1,654 @@
+"""cugl.Viewer on any GL (Mesa here, with no CUDA: the host path, host
+memory): what show() draws against the C API's own picture and the
+expected pixels, the colour map against its formula, the GL program that
+device memory of 1 and 3 channels goes through, points, input events in
+order, the panel, serving, DLPack deleters called once, no growth over
+10,000 shows, frame()'s refusal without a device, exceptions that leave
+the viewer usable, close() once, and no GIL held in libcugl-app's calls."""
+import ctypes
+import gc
+import os
+import subprocess
+import sys
+import threading
+import tracemalloc
+import urllib.error
+import urllib.request
+from ctypes import byref, c_void_p, create_string_buffer
+
+import numpy as np
+import pytest
+
+import cugl
+from cugl import _app_lib, _dlpack
+from cugl._app_structs import AppEvent, AppTargetDesc
+
+from dlpack_producer import Producer
+
+W, H = 40, 24
+HERE = os.path.dirname(os.path.abspath(__file__))
+PYTHON_DIR = os.path.dirname(HERE)
+
+
+def make_viewer(width=W, height=H, **kwargs):
+    """A headless viewer on no CUDA device (the host path, host memory),
+    also where there is one; skipped only where there is no EGL display."""
+    kwargs.setdefault("device", -1)
+    try:
+        return cugl.Viewer(width, height, headless=True, **kwargs)
+    except cugl.NotSupportedError as e:
+        if "no EGL" in str(e):
+            pytest.skip(str(e))
+        raise
+
+
+@pytest.fixture
+def viewer():
+    v = make_viewer()
+    yield v
+    v.close()
+
+
+def rng(seed=7):
+    return np.random.default_rng(seed)
+
+
+def image(dtype, channels, height=H, width=W, seed=7):
+    r = rng(seed)
+    shape = (height, width, channels)
+    if dtype == np.uint8:
+        return r.integers(0, 256, shape, dtype=np.uint8)
+    # Values past 0 .. 1 too: drawn clamped.
+    return (r.random(shape) * 1.4 - 0.2).astype(dtype)
+
+
+def c_api_picture(v, rgba):
+    """What the C API draws for `rgba` (H x W x 4 of uint8, float16 or
+    float32) in the viewer's context: a target of libcugl-app's own made,
+    filled with cugl_app_target_copy_from and drawn with
+    cugl_app_target_draw, read back top to bottom."""
+    app = _app_lib.load()
+    fmt = {"uint8": 0, "float16": 1, "float32": 2}[rgba.dtype.name]
+    height, width = rgba.shape[:2]
+    desc = AppTargetDesc(format=fmt, width=width, height=height)
+    t = c_void_p()
+    v._res.make_current()
+    app.cugl_app_target_create(byref(t), v._res.ctx, byref(desc))
+    try:
+        src = cugl.from_dlpack(rgba)
+        app.cugl_app_target_copy_from(t, src._ptr, None)
+        gl = v._res.gl
+        gl.glBindFramebuffer(0x8D40, app.cugl_app_context_framebuffer(v._res.ctx))
+        vw, vh = v.size
+        gl.glViewport(0, 0, vw, vh)
+        gl.glClearColor(0, 0, 0, 1)
+        gl.glClear(0x4000)
+        app.cugl_app_target_draw(t)
+        buf = create_string_buffer(vw * vh * 4)
+        app.cugl_app_read_pixels(buf, vw * vh * 4, v._res.ctx)
+        return np.frombuffer(buf.raw, np.uint8).reshape(vh, vw, 4).copy()
+    finally:
+        app.cugl_app_target_destroy(t)
+
+
+def levels(x):
+    """Floats as the framebuffer stores them: clamped, to the nearest of 255 levels."""
+    return np.rint(np.clip(x.astype(np.float64), 0, 1) * 255).astype(np.int64)
+
+
+def max_level_difference(a, b):
+    return int(np.abs(a.astype(np.int64) - b.astype(np.int64)).max())
+
+
+def test_without_cuda_the_host_path_and_host_memory(viewer):
+    assert viewer.interop == "host"
+    assert "no CUDA device" in viewer.reason
+    assert viewer.device is None and viewer.stream is None
+    assert viewer.headless and viewer.size == (W, H)
+    assert viewer.platform.startswith("egl")
+    assert os.path.basename(cugl.app_library_path()).startswith("libcugl-app.so")
+
+
+# --- show(): the pictures ---------------------------------------------------------
+
+
+@pytest.mark.parametrize("dtype", [np.uint8, np.float16, np.float32], ids=lambda d: d.__name__)
+def test_four_channels_are_the_c_apis_picture(viewer, dtype):
+    a = image(dtype, 4)
+    viewer.show(a)
+    got = viewer.read_pixels()
+    assert np.array_equal(got, c_api_picture(viewer, a))  # the same calls, the same picture
+    # Row 0 at the bottom, as GL and the C API draw images.
+    if dtype == np.uint8:
+        assert np.array_equal(got, a[::-1])
+    else:
+        assert max_level_difference(got, levels(a[::-1])) <= 1
+
+
+@pytest.mark.parametrize("dtype", [np.uint8, np.float16, np.float32], ids=lambda d: d.__name__)
+def test_three_channels_are_drawn_opaque(viewer, dtype):
+    a = image(dtype, 3)
+    viewer.show(a)
+    got = viewer.read_pixels()
+    assert (got[..., 3] == 255).all()
+    if dtype == np.uint8:
+        assert np.array_equal(got[..., :3], a[::-1])
+        padded = np.concatenate([a, np.full((H, W, 1), 255, np.uint8)], axis=2)
+    else:
+        assert max_level_difference(got[..., :3], levels(a[::-1])) <= 1
+        padded = np.concatenate([a, np.ones((H, W, 1), a.dtype)], axis=2)
+    assert np.array_equal(got, c_api_picture(viewer, padded))
+
+
+@pytest.mark.parametrize("dtype", [np.uint8, np.float16, np.float32, np.float64, np.int16],
+                         ids=lambda d: d.__name__)
+@pytest.mark.parametrize("two_d", [False, True], ids=["HxWx1", "HxW"])
+def test_one_channel_goes_through_the_colour_map(viewer, dtype, two_d):
+    if dtype == np.int16:
+        a = rng().integers(-100, 400, (H, W, 1)).astype(np.int16)
+        vmin, vmax = 0, 300
+    else:
+        a = image(dtype, 1)
+        vmin = vmax = None
+    a = a[..., 0] if two_d else a
+    viewer.show(a, vmin=vmin, vmax=vmax)
+    got = viewer.read_pixels()
+    want = cugl.colormap(a.reshape(H, W), vmin, vmax)
+    assert np.array_equal(got, want[::-1])
+    assert np.array_equal(got, c_api_picture(viewer, want))
+
+
+def test_the_colour_map_formula():
+    table = np.asarray(cugl._colormap.table("cugl"), np.uint8)
+    assert table.shape == (256, 4) and (table[:, 3] == 255).all()
+    assert tuple(table[0]) == (0, 0, 0, 255) and tuple(table[255]) == (255, 255, 255, 255)
+    luminance = table[:, :3].astype(np.int64) @ np.array([299, 587, 114])
+    assert (np.diff(luminance) > 0).all()  # dark to light, all the way
+    v = np.array([-1.0, 0.0, 0.5 / 255, 0.499, 0.5, 1.0, 7.0, np.nan, np.inf, -np.inf],
+                 np.float32)
+    index = [0, 0, 1, 127, 128, 255, 255, 0, 255, 0]
+    assert np.array_equal(cugl.colormap(v), table[index])
+    u8 = np.arange(256, dtype=np.uint8)
+    assert np.array_equal(cugl.colormap(u8), table)  # each byte its own entry
+    assert np.array_equal(cugl.colormap(u8, cmap="grey")[:, 0], u8)
+    assert np.array_equal(cugl.colormap(np.float32([2.0, 4.0]), vmin=2, vmax=4), table[[0, 255]])
+    own = np.stack([np.arange(256)] * 3, axis=1)[::-1]
+    assert np.array_equal(cugl.colormap(u8, cmap=own)[:, 0], own[:, 0])
+    with pytest.raises(ValueError):
+        cugl.colormap(u8, cmap="nope")
+    with pytest.raises(ValueError):
+        cugl.colormap(u8, vmin=1, vmax=1)
+
+
+@pytest.mark.parametrize("dtype", [np.uint8, np.float16, np.float32], ids=lambda d: d.__name__)
+def test_the_gl_program_device_memory_takes_draws_the_same(viewer, dtype):
+    """Device memory of 1 and 3 channels is copied as it is into a buffer
+    target and drawn by the viewer's GL program: the same picture as host
+    memory's NumPy path (the colour map's index within 1, where GL's and
+    NumPy's float32 roundings may part; floats within 1 level)."""
+    one = image(dtype, 1)[..., 0]
+    if dtype != np.uint8:
+        # Values on the colour map's rounding edges, where index ties live.
+        one.flat[:256] = (np.arange(256, dtype=np.float32) + 0.5) / 255
+    viewer.show(one)
+    numpy_way = viewer.read_pixels()
+    viewer._show_through_program(one)
+    program_way = viewer.read_pixels()
+    table = np.asarray(cugl._colormap.table("cugl"), np.int64)
+    t = np.clip(one.astype(np.float32), 0, 1)
+    index = (t * np.float32(255) + np.float32(0.5)).astype(np.int64)
+    if dtype == np.uint8:
+        index = one.astype(np.int64)
+        assert np.array_equal(program_way, numpy_way)
+    near = [table[np.clip(index + d, 0, 255)][::-1] for d in (-1, 0, 1)]
+    ok = np.zeros((H, W), bool)
+    for n in near:
+        ok |= (program_way == n).all(axis=2)
+    assert ok.all(), np.argwhere(~ok)[:5]
+
+    three = image(dtype, 3, seed=3)
+    viewer.show(three)
+    numpy_way = viewer.read_pixels()
+    viewer._show_through_program(three)
+    program_way = viewer.read_pixels()
+    if dtype == np.uint8:
+        assert np.array_equal(program_way, numpy_way)
+    else:
+        assert max_level_difference(program_way, numpy_way) <= 1
+        assert max_level_difference(program_way[..., :3], levels(three[::-1])) <= 1
+
+
+def test_odd_sizes_through_the_program(viewer):
+    """Sizes whose bytes are no multiple of 4, and a vmin/vmax of its own."""
+    a = rng().integers(0, 256, (5, 3), dtype=np.uint8)
+    viewer._show_through_program(a, vmin=50, vmax=200)
+    got = viewer.read_pixels()
+    want = cugl.colormap(a, 50, 200)
+    # 3 x 5 texels over 40 x 24 pixels, nearest: pixel x shows texel
+    # floor((x + 0.5) * 3 / 40), rows likewise (counted from the bottom).
+    ys = ((np.arange(H) + 0.5) * 5 / H).astype(int)
+    xs = ((np.arange(W) + 0.5) * 3 / W).astype(int)
+    assert np.array_equal(got, want[ys][:, xs][::-1])
+
+
+def test_strided_and_scaled_images(viewer):
+    base = image(np.uint8, 4, height=2 * H, width=2 * W)
+    strided = base[::2, ::2]  # every other row and column
+    assert not strided.flags.c_contiguous
+    viewer.show(strided)
+    assert np.array_equal(viewer.read_pixels(), np.ascontiguousarray(strided)[::-1])
+    small = image(np.uint8, 4, height=H // 2, width=W // 2)
+    viewer.show(small)  # drawn over the whole framebuffer, nearest
+    assert np.array_equal(viewer.read_pixels(), small.repeat(2, 0).repeat(2, 1)[::-1])
+    transposed = image(np.uint8, 3, height=W, width=H).transpose(1, 0, 2)
+    viewer.show(transposed)
+    assert np.array_equal(viewer.read_pixels()[..., :3], transposed[::-1])
+
+
+def test_row_zero_is_at_the_bottom(viewer):
+    a = np.zeros((H, W, 4), np.uint8)
+    a[0] = (255, 0, 0, 255)
+    viewer.show(a)
+    got = viewer.read_pixels()
+    assert (got[-1] == (255, 0, 0, 255)).all() and (got[:-1, :, 0] == 0).all()
+
+
+def test_any_dlpack_object(viewer):
+    """A producer that is not NumPy (DLPack 1.x and 0.x capsules), and a
+    cugl view."""
+    a = image(np.uint8, 4)
+    for versioned in (True, None):
+        viewer.show(Producer(a, versioned=versioned))
+        assert np.array_equal(viewer.read_pixels(), a[::-1])
+    view = cugl.from_dlpack(a)
+    viewer.show(view)
+    assert not view.is_closed  # the caller's view stays the caller's
+    assert np.array_equal(viewer.read_pixels(), a[::-1])
+
+
+# --- points ---------------------------------------------------------------------------
+
+# Near the quadrants' centres, on pixel centres (x = 10.5 of 40, y = 6.5 of
+# 24, ...): a point's square then covers whole pixels, with no pixel centre
+# on its edges for the rasteriser's tie rules to decide.
+QUADRANTS = [(2 * px / W - 1, 2 * py / H - 1)
+             for px, py in [(10.5, 6.5), (30.5, 6.5), (10.5, 18.5), (30.5, 18.5)]]
+
+
+def lit_pixels(px):
+    return {(x, y) for y, x in zip(*np.nonzero(px[..., 0] == 255))}
+
+
+@pytest.mark.parametrize("components", [3, 4])
+def test_points_land_where_they_are(viewer, components):
+    p = np.zeros((4, components), np.float32)
+    p[:, :2] = QUADRANTS
+    viewer.show(p, point_size=3)
+    px = viewer.read_pixels()
+    lit = lit_pixels(px)
+    assert len(lit) == 4 * 9  # four 3 x 3 squares and nothing else
+    for x, y in QUADRANTS:
+        col, row_from_bottom = int((x * 0.5 + 0.5) * W), int((y * 0.5 + 0.5) * H)
+        # The 3 x 3 square around the point's pixel.
+        assert {(col + dx, H - 1 - row_from_bottom - dy) for dx in (-1, 0, 1)
+                for dy in (-1, 0, 1)} <= lit
+    assert tuple(px[0, 0]) == (0, 0, 0, 255)
+
+
+def test_points_with_a_matrix_and_colour(viewer):
+    # Mirrored to the centre of pixel (9, 5 from the bottom): x = 9.5 / 20 - 1.
+    p = np.array([[1 - 9.5 / (W / 2), 1 - 5.5 / (H / 2), 0.0]])  # float64: made float32
+    mirror = np.diag([-1.0, -1.0, 1.0, 1.0])  # applied as M @ (x, y, z, 1)
+    viewer.show(p, point_size=1, color=(0, 1, 0, 1), matrix=mirror)
+    px = viewer.read_pixels()
+    green = {(x, y) for y, x in zip(*np.nonzero(px[..., 1] == 255))}
+    assert green == {(9, H - 1 - 5)}
+    assert (px[..., 0] == 0).all()
+    viewer.show(np.zeros((0, 3), np.float32))  # none: a cleared frame
+    assert (viewer.read_pixels()[..., :3] == 0).all()
+    # Forced either way.
+    viewer.show(np.full((H, 4), 0.5, np.float32), points=False)
+    assert (viewer.read_pixels() == cugl.colormap(np.float32(0.5))).all()
+
+
+# --- input -------------------------------------------------------------------------------
+
+
+def c_event(**fields):
+    return AppEvent(**fields)
+
+
+def test_pushed_events_come_back_in_order(viewer):
+    app = _app_lib.load()
+    # Pushed through the C API itself, then through push_event.
+    pushed = [c_event(type=0, x=12, y=7), c_event(type=1, code=0, down=True),
+              c_event(type=2, y=-2), c_event(type=3, code=ord("A"), down=True),
+              c_event(type=0, x=30.5, y=1.25), c_event(type=1, code=0, down=False)]
+    for ev in pushed:
+        app.cugl_app_context_push_event(viewer._res.ctx, byref(ev))
+    viewer.push_event("key escape down")
+    viewer.push_event(cugl.InputEvent.parse("5 button right down"))
+    assert viewer.events() == []  # applied at the next present
+    viewer.present()
+    frame = viewer.frame_number  # the frame whose input holds them
+    events = viewer.events()
+    assert [str(e) for e in events] == [
+        "%d move 12 7" % frame, "%d button left down" % frame, "%d scroll -2" % frame,
+        "%d key A down" % frame, "%d move 30.5 1.25" % frame, "%d button left up" % frame,
+        "%d key escape down" % frame, "%d button right down" % frame]
+    e = events
+    assert (e[0].type, e[0].x, e[0].y) == ("move", 12, 7)
+    assert (e[1].type, e[1].button, e[1].down) == ("button", "left", True)
+    assert (e[2].type, e[2].steps) == ("scroll", -2)
+    assert (e[3].type, e[3].key, e[3].code) == ("key", "A", 65)
+    assert (e[6].key, e[7].button) == ("escape", "right")
+    # The state: the last position, the keys held, left released, right held.
+    state = viewer.input
+    assert (state.x, state.y, state.left, state.right) == (30.5, 1.25, False, True)
+    assert viewer.key_down("a") and viewer.key_down("A") and viewer.key_down(65)
+    assert viewer.key_down("escape") and not viewer.key_down("space")
+    assert viewer.should_close  # Escape asks to close
+    viewer.present()
+    assert viewer.events() == []  # the next frame has none
+
+
+def test_resize_and_close_events(viewer):
+    viewer.push_event("resize 64 32")
+    viewer.push_event("close")
+    viewer.present()
+    assert [(e.type, e.width, e.height) for e in viewer.events()][0] == ("resize", 64, 32)
+    assert viewer.events()[1].type == "close" and viewer.should_close
+    assert viewer.size == (64, 32)
+    a = image(np.uint8, 4, height=32, width=64)
+    viewer.show(a)  # the next frame has the new size
+    assert np.array_equal(viewer.read_pixels(), a[::-1])
+
+
+def test_event_text_and_refusals(viewer):
+    e = cugl.InputEvent.parse("move 3 4")
+    assert str(e) == "0 move 3 4" and e == cugl.InputEvent.parse("0 move 3 4")
+    with pytest.raises(cugl.InvalidArgumentError) as info:
+        cugl.InputEvent.parse("jump 3")
+    assert "cugl_app_event_parse" in str(info.value)
+    with pytest.raises(ValueError):
+        viewer.key_down("no_such_key")
+
+
+# --- frame() and exceptions -----------------------------------------------------------------
+
+
+def test_frame_refuses_without_cuda_and_the_viewer_goes_on(viewer):
+    with pytest.raises(cugl.NotSupportedError) as info:
+        with viewer.frame():
+            pass
+    assert "Viewer.frame: the viewer has no CUDA device" in str(info.value)
+    assert "show() a host array" in str(info.value)
+    a = image(np.uint8, 4)
+    viewer.show(a)
+    assert np.array_equal(viewer.read_pixels(), a[::-1])
+
+
+class Exploding:
+    def __dlpack_device__(self):
+        return (1, 0)
+
+    def __dlpack__(self, **kwargs):
+        raise RuntimeError("the producer failed")
+
+
+def test_refusals_leave_the_viewer_usable(viewer):
+    before = (cugl.live_objects(), cugl.live_bytes())
+    with pytest.raises(RuntimeError, match="the producer failed"):
+        viewer.show(Exploding())
+    with pytest.raises(ValueError, match="an image is"):
+        viewer.show(np.zeros((H, W, 2), np.uint8))
+    with pytest.raises(TypeError, match="uint8, float16, float32"):
+        viewer.show(np.zeros((H, W, 4), np.int32))
+    with pytest.raises(TypeError, match="points are float32"):
+        viewer.show(np.zeros((4, 3), np.int32), points=True)
+    with pytest.raises(ValueError, match="color"):
+        viewer.show(np.zeros((4, 3), np.float32), color=(1, 1))
+    with pytest.raises(BufferError):
+        viewer.show(object())
+    gc.collect()
+    assert (cugl.live_objects(), cugl.live_bytes()) == before
+    a = image(np.uint8, 4)
+    viewer.show(a)
+    assert np.array_equal(viewer.read_pixels(), a[::-1])
+
+
+def test_the_paths_that_need_cuda_are_refused_with_the_c_message():
+    with pytest.raises(cugl.InvalidArgumentError) as info:
+        make_viewer(interop="map")
+    assert "the map path needs a CUDA device" in str(info.value)
+    try:
+        cugl.device_count()
+    except cugl.NoDriverError:
+        with pytest.raises(cugl.NoDriverError):
+            make_viewer(device=0)  # asked for, where there is none
+    with pytest.raises(ValueError):
+        make_viewer(interop="fast")
+
+
+def test_only_the_making_thread_uses_it(viewer):
+    caught = []
+    t = threading.Thread(target=lambda: caught.append(
+        pytest.raises(cugl.InvalidStateError, viewer.show, image(np.uint8, 4))))
+    t.start()
+    t.join()
+    assert "the thread that made it" in str(caught[0].value)
+
+
+# --- lifetime, deleters, leaks ----------------------------------------------------------
+
+
+def test_close_frees_everything_once():
+    gc.collect()
+    before = (cugl.live_objects(), cugl.live_bytes())
+    v = make_viewer()
+    v.show(image(np.uint8, 4))
+    v.show(image(np.float32, 1))
+    v._show_through_program(image(np.float32, 3))
+    v.show(np.zeros((4, 3), np.float32))
+    v.close()
+    v.close()  # once only
+    assert v.is_closed and repr(v) == "<Viewer closed>"
+    with pytest.raises(cugl.ClosedError):
+        v.show(image(np.uint8, 4))
+    with pytest.raises(cugl.ClosedError):
+        v.should_close
+    gc.collect()
+    assert (cugl.live_objects(), cugl.live_bytes()) == before
+    with make_viewer() as w:
+        w.show(image(np.uint8, 4))
+    assert w.is_closed
+
+
+def test_a_dropped_viewer_is_freed_without_waiting_for_the_collector():
+    v = make_viewer()
+    v.show(image(np.uint8, 4))
+    v.show(np.zeros((4, 3), np.float32))
+    finalizer = v._finalizer
+    del v  # no reference cycle keeps it: freed now
+    assert not finalizer.alive
+
+
+@pytest.mark.parametrize("what", ["rgba", "one-channel", "points"])
+@pytest.mark.parametrize("versioned", [True, False, None])
+def test_deleters_of_imported_tensors_are_called_once(viewer, what, versioned):
+    arrays = {"rgba": image(np.uint8, 4), "one-channel": image(np.float32, 1),
+              "points": np.zeros((5, 4), np.float32)}
+    p = Producer(arrays[what], versioned=versioned)
+    for _ in range(50):
+        viewer.show(p)
+    gc.collect()
+    assert p.made == 50 and p.deleted == 50
+
+
+SHOWS = 10_000
+
+
+@pytest.mark.parametrize("what", ["rgba8", "colour-map", "points"])
+def test_no_growth_over_10000_shows(what):
+    """cugl's live objects and bytes, the package's held tensors and
+    exports, and Python's own allocations (tracemalloc) stay where they
+    were over 10,000 shows."""
+    v = make_viewer(16, 8)
+    source = {"rgba8": image(np.uint8, 4, 8, 16), "colour-map": image(np.float32, 1, 8, 16),
+              "points": np.zeros((8, 3), np.float32)}[what]
+    try:
+        for _ in range(50):  # warm up: what is made once and kept is no leak
+            v.show(source)
+        gc.collect()
+        tracemalloc.start()
+        before = (cugl.live_objects(), cugl.live_bytes(), _dlpack.held_count(),
+                  _dlpack.exports_count(), sys.getrefcount(source))
+        traced_before = tracemalloc.get_traced_memory()[0]
+        for _ in range(SHOWS):
+            v.show(source)
+        gc.collect()
+        traced_after = tracemalloc.get_traced_memory()[0]
+        after = (cugl.live_objects(), cugl.live_bytes(), _dlpack.held_count(),
+                 _dlpack.exports_count(), sys.getrefcount(source))
+    finally:
+        tracemalloc.stop()
+        v.close()
+    assert after == before
+    # Less than a byte a show: nothing kept per call.
+    assert traced_after - traced_before < SHOWS, (traced_before, traced_after)
+
+
+# --- the GIL ---------------------------------------------------------------------------------
+
+
+def test_libcugl_app_is_called_without_the_gil():
+    """ctypes.CDLL (not PyDLL) functions release the GIL for each call; so
+    do the GL functions the viewer loads (CFUNCTYPE)."""
+    app = _app_lib.load()
+    assert type(app) is ctypes.CDLL
+    for name in _app_lib.ALL_PROTOTYPES:
+        if hasattr(app, name):
+            assert not getattr(app, name)._flags_ & ctypes._FUNCFLAG_PYTHONAPI, name
+    v = make_viewer()
+    try:
+        for name in cugl._gl.FUNCTIONS:
+            assert not getattr(v._res.gl, name)._flags_ & ctypes._FUNCFLAG_PYTHONAPI, name
+    finally:
+        v.close()
+
+
+def test_another_thread_runs_during_a_long_call(runs_during, tmp_path):
+    """Behind the flags: a screenshot of a 1024 x 1024 frame of noise (the
+    read-back and libpng's compression, a tenth of a second or more in one
+    C call on any machine) lets another Python thread run meanwhile."""
+    v = make_viewer(1024, 1024)
+    try:
+        v.show(image(np.uint8, 4, 1024, 1024))
+        app = _app_lib.load()
+        path = str(tmp_path / "noise.png").encode()
+        took, noted = runs_during(lambda: app.cugl_app_screenshot(v._res.ctx, path))
+    finally:
+        v.close()
+    print("# one screenshot: %.3f s; the other thread noted the time %d times in its "
+          "middle half" % (took, noted))
+    assert took > 0.02, "the call was too short to tell"
+    assert noted >= 3
+
+
+# --- the panel and serving -----------------------------------------------------------------
+
+
+def test_panel_widgets(viewer):
+    if not viewer.has_panel:
+        with pytest.raises(cugl.NotSupportedError, match="without the panel"):
+            viewer.checkbox("flip", False)
+        pytest.skip("this libcugl-app has no panel (Meson feature ui)")
+    picture = image(np.uint8, 4, 240, 320)
+    v = make_viewer(320, 240)
+    try:
+        value = False
+        v.push_event("move 319 239")
+        for _ in range(2):  # measured, then shown
+            assert v.checkbox("flip", value) is False
+            v.show(picture)
+        with_panel = v.read_pixels()
+        assert not np.array_equal(with_panel, picture[::-1])  # the panel over the picture
+        assert np.array_equal(with_panel[-20:, -20:], picture[::-1][-20:, -20:])
+        # A click on the box (the default style puts it at (20, 36)) flips it.
+        for want in (True, False):
+            v.push_event("move 20 36")
+            v.push_event("button left down")
+            v.present()
+            value = v.checkbox("flip", value)
+            assert v.panel_wants_mouse
+            v.push_event("button left up")
+            v.present()
+            value = v.checkbox("flip", value)
+            assert value is want
+            v.present()
+        assert v.slider("speed", 2.5, 0.0, 10.0) == 2.5
+        assert v.slider("count", 10, 1, 100) == 10
+        assert v.combo("shape", 1, ["sphere", "cube", "torus"]) == 1
+        v.text("%d bodies, 100% sure")  # printf's % taken as text
+        v.present()
+        v.slider("", 1.0, 0.0, 2.0)  # refused by the panel: an empty label
+        with pytest.raises(cugl.InvalidArgumentError, match="cugl_app_ui_slider_float"):
+            v.present()
+        v.present()  # and the panel goes on
+    finally:
+        v.close()
+
+
+def test_serving(capsys):
+    v = make_viewer()
+    try:
+        if not _app_lib.has("serve"):
+            with pytest.raises(cugl.NotSupportedError, match="without the frame server"):
+                v.serve(0)
+            pytest.skip("this libcugl-app has no frame server (Meson feature serve)")
+        url = v.serve(0, token="t0k")
+        assert capsys.readouterr().out == "cugl: serving cugl at %s\n" % url
+        assert url.startswith("http://127.0.0.1:") and url.endswith("/?token=t0k")
+        assert v.serve() == url == v.url  # already serving
+        v.show(image(np.uint8, 4))
+        with urllib.request.urlopen(url, timeout=30) as page:
+            assert page.status == 200 and b"<canvas" in page.read()
+        with pytest.raises(urllib.error.HTTPError) as refused:
+            urllib.request.urlopen(url.split("?")[0], timeout=30)
+        assert refused.value.code == 403
+    finally:
+        v.close()
+    with make_viewer(serve=0) as w:
+        assert w.url and w.url.startswith("http://127.0.0.1:")
+        assert "serving" in capsys.readouterr().out
+
+
+# --- the README and the example that runs here -----------------------------------------------
+
+
+def test_readme_starts_with_the_five_lines():
+    text = open(os.path.join(PYTHON_DIR, "README.md")).read()
+    # The first fenced block, right under the title.
+    head, fence = text.split("```", 1)
+    assert head.strip() == "# cugl for Python"
+    block = fence.split("\n", 1)[1].split("```", 1)[0].splitlines()
+    assert len(block) == 5, block
+    assert block[0].startswith("import cugl")
+    assert "cugl.Viewer(" in block[1]
+    assert block[2].startswith("while not ") and block[2].endswith(".should_close:")
+    assert ".frame()" in block[3]
+    assert "from_dlpack" in block[4]
+
+
+def test_the_numpy_example_runs_headless():
+    script = os.path.join(PYTHON_DIR, "examples", "wave_numpy.py")
+    out = subprocess.run([sys.executable, script, "--headless", "--frames", "20",
+                          "--size", "96x64", "--poke", "30,20"], capture_output=True,
+                         text=True, timeout=300)
+    if out.returncode != 0 and "no EGL" in out.stderr:
+        pytest.skip(out.stderr.strip())
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.startswith("wave_numpy: 20 frames,"), out.stdout
+    # The poke (pushed mouse events) moved the water.
+    energy = float(out.stdout.split("field energy ")[1].split()[0])
+    assert energy > 0, out.stdout
