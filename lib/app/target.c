@@ -789,14 +789,15 @@ static cugl_status linear_view(cugl_view **out, const cugl_app_target *t, uint64
     return st;
 }
 
-/* Host memory straight into the GL object, as `pixels` of the target's
- * size, rows tight; the unpack state is put back. */
-static cugl_status upload_to_gl(cugl_app_target *t, const void *pixels, const char *who)
+/* Host memory straight into the GL object: `bytes` at a buffer's start, or
+ * an image of the target's size, rows tight; the unpack state is put back. */
+static cugl_status upload_to_gl(cugl_app_target *t, const void *pixels, size_t bytes,
+                                const char *who)
 {
     cugl__app_slot *s = &t->slots[0];
     cugl_app_drain_gl_errors();
     if (t->kind == CUGL_APP_TARGET_BUFFER) {
-        glNamedBufferSubData(s->gl_name, 0, (GLsizeiptr)t->size, pixels);
+        glNamedBufferSubData(s->gl_name, 0, (GLsizeiptr)bytes, pixels);
         return cugl_app_check_gl(who, "uploading the buffer");
     }
     GLint bound = 0, alignment = 4, row_length = 0, image_height = 0;
@@ -831,7 +832,7 @@ static cugl_status copy_without_cuda(cugl_app_target *t, cugl_view *src, size_t 
         return cugl__fail(CUGL_ERROR_INVALID_ARGUMENT, who,
                           "the target has no CUDA device: its source is host memory");
     if (cugl_layout_is_contiguous_c(cugl_view_layout(src)))
-        return upload_to_gl(t, (const void *)(uintptr_t)cugl_view_ptr(src), who);
+        return upload_to_gl(t, (const void *)(uintptr_t)cugl_view_ptr(src), bytes, who);
     void *packed = malloc(bytes);
     if (!packed)
         return cugl__fail(CUGL_ERROR_OUT_OF_MEMORY, who, "no memory for %zu bytes",
@@ -849,7 +850,7 @@ static cugl_status copy_without_cuda(cugl_app_target *t, cugl_view *src, size_t 
     if (st == CUGL_OK)
         st = cugl_view_copy_from(to, src, NULL, NULL);
     if (st == CUGL_OK)
-        st = upload_to_gl(t, packed, who);
+        st = upload_to_gl(t, packed, bytes, who);
     cugl_view_release(to);
     cugl_buffer_release(host);
     free(packed);

@@ -231,6 +231,32 @@ static void points_drawn_where_they_are(void **state)
     }
 }
 
+/* A buffer takes a source shorter than itself at its start and keeps the
+ * rest: no byte past the source is read (here they differ from the rest). */
+static void buffer_takes_a_shorter_source(void **state)
+{
+    (void)state;
+    enum { SIZE = 64, PART = 16 };
+    uint8_t initial[SIZE] = {0}, source[SIZE], got[SIZE];
+    memset(source, 0xaa, sizeof source);
+    for (int i = 0; i < PART; i++)
+        source[i] = (uint8_t)(i + 1);
+    cugl_app_target *t = NULL;
+    assert_ok(cugl_app_target_create(&t, ctx, &(cugl_app_target_desc){
+                                                  .kind = CUGL_APP_TARGET_BUFFER,
+                                                  .size = SIZE,
+                                                  .initial = initial}));
+    int64_t shape[1] = {PART};
+    cugl_view *view = host_view(source, PART, 1, shape, NULL, 1, (cugl_dtype){0});
+    assert_ok(cugl_app_target_copy_from(t, view, NULL));
+    glGetNamedBufferSubData(cugl_app_target_gl_name(t), 0, SIZE, got);
+    assert_int_equal(glGetError(), GL_NO_ERROR);
+    assert_memory_equal(got, source, PART);
+    assert_memory_equal(got + PART, initial + PART, SIZE - PART);
+    cugl_view_release(view);
+    cugl_app_target_destroy(t);
+}
+
 static void refusals(void **state)
 {
     (void)state;
@@ -282,6 +308,7 @@ int main(void)
         cmocka_unit_test(float_images_drawn),
         cmocka_unit_test(volume_read_back),
         cmocka_unit_test(points_drawn_where_they_are),
+        cmocka_unit_test(buffer_takes_a_shorter_source),
         cmocka_unit_test(refusals),
     };
     return gl_test_run(tests, "cugl-target");

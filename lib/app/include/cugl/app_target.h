@@ -281,7 +281,8 @@ CUGL_API cugl_status cugl_app_target_gl_end(cugl_app_target *target);
  * (height, width, components), a volume (depth, height, width,
  * components), of elements the size of the format's components (1 byte
  * for RGBA8, 2 for RGBA16F, 4 for the float formats; any dtype of that
- * size); a buffer takes any view of at most its bytes. The view is host or
+ * size); a buffer takes any view of at most its bytes, at its start (the
+ * rest keeps what it held). The view is host or
  * device memory with any strides: one copy where its rows are dense (a
  * strided source is packed on the way). A target without a CUDA device
  * (the host path where the context runs on none) takes host memory alone,
