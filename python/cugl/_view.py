@@ -441,8 +441,10 @@ class StridedMemoryView(Owned):
 
     def close(self):
         """Drop the view's reference now: what it held (its buffer, the
-        exporting object) is let go once nothing else of cugl uses it."""
+        exporting object, which exporting_obj no longer names) is let go
+        once nothing else of cugl uses it."""
         self._drop()
+        self._exporting_obj = None
 
     @property
     def is_closed(self):

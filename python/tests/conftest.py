@@ -3,7 +3,14 @@
 A test that needs what this machine lacks (a CUDA driver or device,
 PyTorch with CUDA) is skipped with the reason. With CUGL_TEST_NO_SKIP set
 (the machines known to have a GPU), as for the C tests
-(tests/common/cugl_test.h), every skip is a failure instead.
+(tests/common/cugl_test.h), every skip is a failure instead, but for two
+kinds a GPU machine may well lack, each run on its own terms:
+- multi_gpu: needs two CUDA devices; python-gpu leaves these out and
+  python-multi-gpu (the multi-gpu suite, as the C tests' two-GPU cases)
+  runs them alone;
+- optional_package: needs a package that is no Debian package (NVIDIA
+  Warp: pip only), which the project cannot install; its absence stays a
+  skip, with the reason.
 """
 import os
 import sys
@@ -17,11 +24,18 @@ import cugl
 NO_SKIP = "CUGL_TEST_NO_SKIP" in os.environ
 
 
+def pytest_configure(config):
+    config.addinivalue_line("markers", "multi_gpu: needs two CUDA devices (python-multi-gpu)")
+    config.addinivalue_line("markers", "optional_package(name): needs a package that is no "
+                            "Debian package; its absence is a skip under CUGL_TEST_NO_SKIP too")
+
+
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_makereport(item, call):
     outcome = yield
     report = outcome.get_result()
-    if NO_SKIP and report.skipped and not hasattr(report, "wasxfail"):
+    if (NO_SKIP and report.skipped and not hasattr(report, "wasxfail")
+            and item.get_closest_marker("optional_package") is None):
         reason = report.longrepr[2] if isinstance(report.longrepr, tuple) else report.longrepr
         report.outcome = "failed"
         report.longrepr = "would skip, but CUGL_TEST_NO_SKIP is set: %s" % (reason,)

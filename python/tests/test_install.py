@@ -5,6 +5,7 @@ libcugl-app next to it."""
 import importlib.util
 import os
 import shutil
+import site
 import subprocess
 import sys
 
@@ -72,6 +73,14 @@ def venv(tmp_path_factory):
         command.append("--without-pip")
     out = run(command, root, clean_env())
     assert out.returncode == 0, "python3 -m venv failed:\n" + out.stderr
+    if sys.prefix != sys.base_prefix:
+        # The Python that runs the tests is itself a venv's: a venv made
+        # from it sees the base interpreter's packages, not that venv's
+        # (NumPy may be only there). A .pth file adds them.
+        version = "python%d.%d" % sys.version_info[:2]
+        site_dir = root / "venv" / "lib" / version / "site-packages"
+        (site_dir / "parent-venv.pth").write_text(
+            "".join(p + "\n" for p in site.getsitepackages()))
     return root
 
 

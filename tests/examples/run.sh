@@ -58,7 +58,7 @@ for how in make cmake; do
     program="$tmp/$how/wave"
     [ -x "$program" ] || continue
     for path in auto map shared host; do
-        LD_LIBRARY_PATH="$libdir" "$program" --headless --size 320x240 --frames 100 \
+        LD_LIBRARY_PATH="$libdir${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" "$program" --headless --size 320x240 --frames 100 \
             --interop "$path" --check >"$tmp/run.log" 2>&1
         rc=$?
         if [ $rc -eq 0 ]; then
@@ -74,7 +74,7 @@ for how in make cmake; do
         fi
     done
     # Served: the frame server comes up on a port of its own and says where.
-    if LD_LIBRARY_PATH="$libdir" "$program" --headless --size 160x120 --frames 30 --serve 0 \
+    if LD_LIBRARY_PATH="$libdir${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" "$program" --headless --size 160x120 --frames 30 --serve 0 \
             >"$tmp/run.log" 2>&1 && grep -q "serving on http://127.0.0.1:[1-9]" "$tmp/run.log"; then
         ok "$how's wave --serve 0 serves on a port of its own"
     elif grep -q "built without its frame server" "$tmp/run.log"; then

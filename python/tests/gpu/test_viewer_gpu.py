@@ -280,6 +280,7 @@ def test_show_on_the_host_path(torch, tmp_path):
 # --- a second GPU, leaks ------------------------------------------------------------------------
 
 
+@pytest.mark.multi_gpu
 def test_tensors_on_a_second_gpu(torch):
     """GL on device 0, the tensors and the viewer's stream on device 1."""
     if torch.cuda.device_count() < 2 or cugl.device_count() < 2:
@@ -363,6 +364,7 @@ def test_the_cupy_example(device):
     assert float(out.split("reactant ")[1].split()[0]) > 0, out
 
 
+@pytest.mark.optional_package("warp")
 def test_the_warp_example(device):
     pytest.importorskip("warp", reason="NVIDIA Warp is not installed")
     out = run_example("wave_warp.py", "--frames", "30", "--size", "320x240", "--poke",
