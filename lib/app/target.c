@@ -409,13 +409,15 @@ CUGL_API cugl_status cugl_app_target_set_pipelined(cugl_app_target *t, bool on)
     if (t->cuda_open || t->gl_open)
         return cugl__fail(CUGL_ERROR_INVALID_STATE, __func__,
                           "a turn is open: pipelining changes between turns");
+    /* A path of one slot is never pipelined, nor the host path where its
+     * copies wait for the stream anyway (no staging buffer CUDA copies
+     * into; no CUDA device). Slots written before are stale: the rotation
+     * starts afresh. */
+    on = on && t->path->pipeline_slots > 1 &&
+         (t->path->interop != CUGL_APP_INTEROP_HOST || (t->device && t->host_staged));
     while (on && t->slot_count < t->path->pipeline_slots) {
         CUGL__TRY(add_slot(t, NULL, __func__));
     }
-    /* A path of one slot (host: its copies wait for the stream anyway) is
-     * never pipelined. Slots written before are stale: the rotation starts
-     * afresh. */
-    on = on && t->path->pipeline_slots > 1;
     if (on && !t->pipelined)
         t->previous = -1;
     t->pipelined = on;

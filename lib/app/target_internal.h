@@ -32,8 +32,18 @@ typedef struct cugl__app_slot {
      * volume's is the target's 3-D texture in gl_name, filled from it) */
     cugl_app_shared *shared;
     bool filled; /* shared image: its texture holds this turn's pixels */
-    /* host: the device memory CUDA uses and its pinned copy */
+    /* host: the device memory CUDA uses, and the host memory between it
+     * and GL: a staging buffer of GL's, mapped (staging_map) and
+     * registered with CUDA (staged), with an event after CUDA's copy in
+     * or out (staged_done; staged_pending: the copy not yet waited for)
+     * and a fence after GL's use (gl_done); else pinned memory */
     cugl_buffer *device_buffer, *pinned_buffer;
+    GLuint staging;
+    void *staging_map;
+    cugl_buffer *staged;
+    cugl_event *staged_done;
+    bool staged_pending;
+    GLsync gl_done;
 } cugl__app_slot;
 
 /* The texture and surface objects of one map turn, released once the work
@@ -78,6 +88,7 @@ struct cugl_app_target {
     cugl_event *turn_done;    /* after the last CUDA turn's work: destroy waits for it */
     long lockstep_turns;
     bool drawn_from_memory; /* shared RGBA8 image: drawn from the memory, no texture */
+    bool host_staged;       /* host: through GL's staging buffers (target_host.c) */
     GLuint volume_texture;  /* shared volumes: the 3-D texture filled from the memory */
 
     cugl__app_retired retired[CUGL__TARGET_RETIRED];

@@ -76,6 +76,8 @@
     X(cuMemAllocHost, 3020)                 \
     X(cuMemHostAlloc, 2020)                 \
     X(cuMemFreeHost, 2000)                  \
+    X(cuMemHostRegister, 6050)              \
+    X(cuMemHostUnregister, 4000)            \
     X(cuMemHostGetDevicePointer, 3020)      \
     X(cuMemAllocManaged, 6000)              \
     X(cuMemFree, 3020)                      \

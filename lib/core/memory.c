@@ -23,6 +23,8 @@ static const char *kind_name(cugl_memory_kind kind)
         return "legacy pinned";
     case CUGL_MEMORY_EXPORTABLE:
         return "exportable";
+    case CUGL_MEMORY_REGISTERED:
+        return "registered";
     }
     return "unknown";
 }
@@ -140,6 +142,32 @@ static cugl_status legacy_allocate(cugl_memory_resource *mr, size_t size, cugl_s
 }
 
 static const cugl__mr_ops legacy_ops = {legacy_allocate, host_free};
+
+/* --- registered host memory: the caller's, page-locked (one buffer each) --- */
+
+static cugl_status registered_allocate(cugl_memory_resource *mr, size_t size,
+                                       cugl_stream *stream, uint64_t *ptr, const char *who)
+{
+    (void)mr;
+    (void)stream;
+    (void)ptr;
+    return cugl__fail(CUGL_ERROR_NOT_SUPPORTED, who,
+                      "a registered memory resource allocates nothing (%zu bytes asked): it "
+                      "holds the memory cugl_buffer_register_host was given",
+                      size);
+}
+
+static cugl_status registered_free(cugl_memory_resource *mr, uint64_t ptr, size_t size,
+                                   cugl_stream *stream, const char *who)
+{
+    (void)mr;
+    (void)size;
+    cugl_status st = wait_stream(stream, who);
+    cugl_status st2 = CUGL_CU_AS(who, cuMemHostUnregister, (void *)(uintptr_t)ptr);
+    return st != CUGL_OK ? st : st2;
+}
+
+static const cugl__mr_ops registered_ops = {registered_allocate, registered_free};
 
 /* --- managed memory --- */
 
@@ -438,6 +466,43 @@ CUGL_API cugl_status cugl_legacy_pinned_memory_resource_create(cugl_memory_resou
     mr->device_id = -1;
     mr->device_accessible = true;
     mr->host_accessible = true;
+    return CUGL_OK;
+}
+
+CUGL_API cugl_status cugl_buffer_register_host(cugl_buffer **out, cugl_device *device,
+                                               void *ptr, size_t size)
+{
+    CUGL__CHECK_NOT_NULL(out);
+    *out = NULL;
+    CUGL__CHECK_NOT_NULL(device);
+    CUGL__CHECK_NOT_NULL(ptr);
+    CUGL__CHECK_ARG(size > 0, "size is 0");
+    CUGL__CHECK_ARG((uintptr_t)ptr <= UINTPTR_MAX - size,
+                    "%zu bytes at %p pass the end of the address space", size, ptr);
+    CUGL__TRY(cugl__device_activate(device, __func__));
+    CUresult r = cugl__cu.cuMemHostRegister(ptr, size, CU_MEMHOSTREGISTER_PORTABLE);
+    if (r == CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED || r == CUDA_ERROR_INVALID_VALUE)
+        return cugl__fail_cu(CUGL_ERROR_INVALID_ARGUMENT, r, __func__,
+                             "%zu bytes at %p: %s", size, ptr,
+                             r == CUDA_ERROR_INVALID_VALUE
+                                 ? "the driver cannot page-lock them (cuMemHostRegister: "
+                                   "CUDA_ERROR_INVALID_VALUE)"
+                                 : "some are registered already");
+    CUGL__TRY(cugl__cu_status(r, __func__, "cuMemHostRegister"));
+    cugl_memory_resource *mr = NULL;
+    cugl_status st = mr_new(&mr, device, CUGL_MEMORY_REGISTERED, &registered_ops, __func__);
+    if (st == CUGL_OK) {
+        mr->device_id = -1;
+        mr->device_accessible = true;
+        mr->host_accessible = true;
+        st = cugl__buffer_new(out, (uint64_t)(uintptr_t)ptr, size, mr, NULL, __func__);
+    }
+    cugl_memory_resource_release(mr); /* the buffer holds it */
+    if (st != CUGL_OK) {
+        cugl__cu.cuMemHostUnregister(ptr);
+        return st;
+    }
+    cugl__live_add(&cugl__live_byte_count, (long long)size);
     return CUGL_OK;
 }
 

@@ -13,7 +13,8 @@ from ._stream import stream_ptr
 from ._structs import DeviceMemoryDesc, ManagedMemoryDesc, PinnedMemoryDesc, PoolStats
 
 # cugl_memory_kind (memory.h)
-KINDS = {1: "device", 2: "pinned", 3: "managed", 4: "legacy_pinned", 5: "exportable"}
+KINDS = {1: "device", 2: "pinned", 3: "managed", 4: "legacy_pinned", 5: "exportable",
+         6: "registered"}
 
 # cugl_location_kind (memory.h)
 _LOCATIONS = {None: 0, "device": 1, "host": 2}
@@ -85,7 +86,8 @@ class MemoryResource(Owned):
 
     @property
     def kind(self):
-        """'device', 'pinned', 'managed', 'legacy_pinned' or 'exportable'."""
+        """'device', 'pinned', 'managed', 'legacy_pinned', 'exportable' or
+        'registered' (a buffer's own, from cugl_buffer_register_host)."""
         return KINDS.get(load().cugl_memory_resource_kind(self._ptr))
 
     @property

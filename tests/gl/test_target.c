@@ -62,7 +62,7 @@ static void auto_takes_host_without_cuda(void **state)
     assert_int_equal(cugl_app_target_interop(t), CUGL_APP_INTEROP_HOST);
     assert_non_null(strstr(cugl_app_target_reason(t), "no CUDA device"));
     assert_false(cugl_app_target_is_pipelined(t));
-    assert_ok(cugl_app_target_set_pipelined(t, true)); /* the host path never pipelines */
+    assert_ok(cugl_app_target_set_pipelined(t, true)); /* not without a CUDA device */
     assert_false(cugl_app_target_is_pipelined(t));
     cugl_app_target_destroy(t);
 }

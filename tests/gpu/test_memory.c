@@ -622,6 +622,61 @@ static void non_ipc_pools_do_not_export(void **state)
     }
 }
 
+/* Host memory of the test's own, registered: DMA both ways on a stream,
+ * the buffer's own resource, refusals, and unregistered at the release
+ * (registering the same bytes again then works). */
+static void registered_host_memory_moves_bytes_and_lets_go(void **state)
+{
+    (void)state;
+    enum { N = 1 << 20 };
+    uint32_t *host = aligned_alloc(4096, N);
+    assert_non_null(host);
+    for (size_t i = 0; i < N / 4; i++)
+        host[i] = (uint32_t)(i * 2654435761u);
+    long long bytes = cugl_live_bytes();
+    for (int round = 0; round < 2; round++) {
+        cugl_buffer *reg = NULL, *d = NULL;
+        assert_ok(cugl_buffer_register_host(&reg, dev, host, N));
+        assert_int_equal(cugl_buffer_handle(reg), (uint64_t)(uintptr_t)host);
+        assert_int_equal(cugl_buffer_size(reg), N);
+        assert_true(cugl_buffer_is_host_accessible(reg));
+        assert_true(cugl_buffer_is_device_accessible(reg));
+        cugl_memory_resource *mr = cugl_buffer_memory_resource(reg);
+        assert_int_equal(cugl_memory_resource_kind(mr), CUGL_MEMORY_REGISTERED);
+        assert_int_equal(cugl_live_bytes(), bytes + N);
+        /* The same bytes twice: refused while registered. */
+        cugl_buffer *twice = NULL;
+        assert_status(cugl_buffer_register_host(&twice, dev, host, N),
+                      CUGL_ERROR_INVALID_ARGUMENT);
+        assert_null(twice);
+        assert_error_mentions("cugl_buffer_register_host: 1048576 bytes at");
+        assert_error_mentions("registered already");
+        /* It allocates nothing. */
+        assert_status(cugl_memory_resource_allocate(&twice, mr, 16, stream),
+                      CUGL_ERROR_NOT_SUPPORTED);
+        /* Host -> device -> host through it, the device copy doubled. */
+        assert_ok(cugl_memory_resource_allocate(&d, device_mr, N, stream));
+        assert_ok(cugl_buffer_copy_from(d, reg, stream));
+        memset(host, 0, N);
+        assert_ok(cugl_buffer_copy_from(reg, d, stream));
+        assert_ok(cugl_stream_sync(stream));
+        for (size_t i = 0; i < N / 4; i++)
+            if (host[i] != (uint32_t)(i * 2654435761u))
+                fail_msg("round %d: word %zu is 0x%08x", round, i, host[i]);
+        assert_ok(cugl_buffer_close(d, stream));
+        cugl_buffer_release(d);
+        cugl_buffer_release(reg); /* unregisters: the next round registers again */
+        assert_int_equal(cugl_live_bytes(), bytes);
+    }
+    cugl_buffer *b = NULL;
+    assert_status(cugl_buffer_register_host(&b, dev, host, 0), CUGL_ERROR_INVALID_ARGUMENT);
+    assert_error_mentions("cugl_buffer_register_host: size is 0");
+    assert_status(cugl_buffer_register_host(&b, dev, NULL, N), CUGL_ERROR_INVALID_ARGUMENT);
+    assert_status(cugl_buffer_register_host(&b, NULL, host, N), CUGL_ERROR_INVALID_ARGUMENT);
+    assert_status(cugl_buffer_register_host(NULL, dev, host, N), CUGL_ERROR_INVALID_ARGUMENT);
+    free(host);
+}
+
 int main(void)
 {
     dev = cugl_test_device();
@@ -650,6 +705,7 @@ int main(void)
         cmocka_unit_test(allocations_give_all_memory_back),
         cmocka_unit_test(closed_resource_keeps_its_buffers),
         cmocka_unit_test(non_ipc_pools_do_not_export),
+        cmocka_unit_test(registered_host_memory_moves_bytes_and_lets_go),
     };
     return cugl_test_run(tests);
 }

@@ -364,7 +364,7 @@ static void pipelining(void **state)
 {
     (void)state;
     enum { N = 4096 };
-    for (int p = 0; p < 2; p++) { /* map and shared; host is never pipelined */
+    for (int p = 0; p < 3; p++) {
         cugl_app_target *t = make(paths[p], (cugl_app_target_desc){.kind = CUGL_APP_TARGET_BUFFER,
                                                                    .size = N,
                                                                    .pipelined = true});
@@ -392,8 +392,8 @@ static void pipelining(void **state)
                 fail_msg("--interop %s, frame %u: GL saw %u, expected %u",
                          cugl_app_interop_name(paths[p]), frame, got, want);
         }
-        /* The slots rotated: CUDA wrote a copy GL was not drawing (map: 2
-         * copies, shared memory: 3). */
+        /* The slots rotated: CUDA wrote a copy GL was not drawing (map and
+         * host: 2 copies, shared memory: 3). */
         assert_true(ptrs[0] != ptrs[1]);
         if (paths[p] == CUGL_APP_INTEROP_SHARED)
             assert_true(ptrs[2] != ptrs[0] && ptrs[2] != ptrs[1]);

@@ -33,6 +33,8 @@ typedef enum cugl_memory_kind {
     CUGL_MEMORY_MANAGED = 3,       /**< managed (unified) memory */
     CUGL_MEMORY_LEGACY_PINNED = 4, /**< pinned host memory, cuMemAllocHost */
     CUGL_MEMORY_EXPORTABLE = 5,    /**< device memory exportable as a file descriptor */
+    CUGL_MEMORY_REGISTERED = 6,    /**< host memory of the caller's, page-locked
+                                    *   (cugl_buffer_register_host) */
 } cugl_memory_kind;
 
 /** Options of a device memory resource; zero-initialise for the defaults. */
@@ -143,6 +145,30 @@ CUGL_API cugl_status cugl_legacy_pinned_memory_resource_create(cugl_memory_resou
  */
 CUGL_API cugl_status cugl_exportable_memory_resource_create(cugl_memory_resource **out,
                                                             cugl_device *device);
+
+/**
+ * Page-lock `size` bytes of host memory the caller owns (cuMemHostRegister,
+ * portable to every context) and wrap them in a buffer: copies between it
+ * and device memory are then DMA that a stream runs without the CPU, as
+ * with pinned memory, into memory another API may own (a persistently
+ * mapped GL buffer). The buffer's memory resource (kind
+ * CUGL_MEMORY_REGISTERED) is its own and allocates nothing. Closing the
+ * buffer, or releasing its last reference, unregisters the memory (after
+ * the stream given to close, when one is); the memory stays the caller's
+ * and must outlive the buffer. Its bytes count in cugl_live_bytes while
+ * registered.
+ * @errors CUGL_ERROR_INVALID_ARGUMENT (NULL; size 0; memory already
+ *   registered, or that the driver cannot page-lock), CUGL_ERROR_CUDA.
+ * @pointer_lifetime The caller owns one reference to the buffer.
+ * @thread_safety Any thread.
+ * @param[out] out receives the buffer; NULL on failure.
+ * @param device the device (initialized) whose context registers it.
+ * @param ptr the memory's first byte.
+ * @param size its size in bytes.
+ * @return CUGL_OK, or an error status (see Errors).
+ */
+CUGL_API cugl_status cugl_buffer_register_host(cugl_buffer **out, cugl_device *device,
+                                               void *ptr, size_t size);
 
 /**
  * Allocate `size` bytes (0 gives an empty buffer with handle 0), ordered on

@@ -15,9 +15,13 @@
  *           object on the mapped array
  *   shared  CUDA memory that GL imports (cugl/app_shared.h): nothing is
  *           mapped, the two sides take turns with an event and a fence
- *   host    device memory CUDA uses, copied through pinned host memory to
- *           or from the GL object: what works everywhere (GL on Mesa,
- *           another GPU, WSL)
+ *   host    device memory CUDA uses, copied through host memory to or
+ *           from the GL object: what works everywhere (GL on Mesa,
+ *           another GPU, WSL). The host memory is a GL buffer's,
+ *           persistently mapped, that CUDA registers: CUDA copies into it
+ *           on the stream, GL uploads from it on the GPU, the CPU copies
+ *           nothing; where CUDA cannot register it, pinned memory that GL
+ *           reads on the CPU (the reason says so)
  *
  * CUGL_APP_INTEROP_AUTO (the default) takes the fastest path that works
  * between the context and the device (cugl_app_choose_interop), and the
@@ -123,7 +127,8 @@ typedef struct cugl_app_target_desc {
     cugl_device *const *writers;
     int writer_count; /**< how many writers; 0: none */
     /** GL shows what CUDA wrote a turn earlier and neither waits for the
-     * other (images and TO_GL buffers that CUDA writes whole each turn). */
+     * other (images and TO_GL buffers that CUDA writes whole each turn;
+     * on the host path where it stages in GL's memory). */
     bool pipelined;
     /** Times each hand-over step as a phase of this timer; NULL: untimed. */
     cugl_app_timer *timer;
@@ -193,9 +198,11 @@ CUGL_API cugl_status cugl_app_targets_cuda_begin(cugl_app_target *const *targets
 
 /**
  * CUDA's turn ends, its work queued on `stream`: the targets go to GL
- * (unmapped in one call, marked for GL's wait, or copied to GL through
- * pinned memory, which waits for the stream). Pipelined targets on the map
- * path stay mapped until their next turn, so GL never waits for this turn.
+ * (unmapped in one call, marked for GL's wait, or copied into host memory
+ * by a DMA on the stream, which GL's turn waits for and uploads; through
+ * pinned memory, the copy is waited for and uploaded here). Pipelined
+ * targets on the map path stay mapped until their next turn, so GL never
+ * waits for this turn.
  * @errors CUGL_ERROR_INVALID_ARGUMENT (NULL; count out of range; another
  *   stream than the turn's), CUGL_ERROR_INVALID_STATE (no CUDA turn open),
  *   the statuses of what it calls.
@@ -373,6 +380,9 @@ CUGL_API const char *cugl_app_target_reason(const cugl_app_target *target);
  * Turn pipelining on or off from the next turn (cugl_app_target_desc.pipelined).
  * Off, GL shows what CUDA writes this turn: a frame kept as a screenshot
  * turns it off first.
+ * A target whose path cannot pipeline (the host path without a CUDA device
+ * or through pinned memory) stays in lockstep: cugl_app_target_is_pipelined
+ * says which.
  * @errors CUGL_ERROR_INVALID_ARGUMENT (NULL; on for a target that cannot
  *   be pipelined: CUGL_APP_FROM_GL), CUGL_ERROR_INVALID_STATE (a turn is
  *   open), CUGL_ERROR_OUT_OF_MEMORY, CUGL_ERROR_GL, CUGL_ERROR_CUDA (the
