@@ -58,6 +58,14 @@ double demo__measure_handover(demo *d, bool pipelined)
     cugl_status st = demo_target_create_buffer(&tp, d, 4096, CUGL_APP_TO_GL, NULL);
     if (st == CUGL_OK && pipelined)
         st = demo_target_pipeline(tp, d);
+    if (st == CUGL_OK && pipelined && !cugl_app_target_is_pipelined(tp)) {
+        /* This path does not pipeline here (the host path's copies
+         * through pinned memory): there is no such hand-over. */
+        cugl_app_target_destroy(tp);
+        d->pipelined = keep;
+        d->handover_probe = false;
+        return -1;
+    }
     double batch[BATCHES];
     const uint32_t zero = 0;
     /* One batch to warm up, then the ones measured. */

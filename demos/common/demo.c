@@ -100,7 +100,7 @@ int demo_start(demo *d, const demo_info *info, int argc, char **argv)
     printf("%s: %dx%d, %s on %s, --interop %s%s\n", info->program, w, h,
            cugl_app_context_platform(d->ctx), cugl_app_context_renderer(d->ctx),
            demo_interop_name(d->opt.interop),
-           d->pipelined && d->opt.interop == CUGL_APP_INTEROP_SHARED ? ", pipelined" : "");
+           d->pipelined && d->opt.interop != CUGL_APP_INTEROP_MAP ? ", pipelined" : "");
     return DEMO_RUN;
 }
 

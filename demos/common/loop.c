@@ -161,7 +161,7 @@ int demo_run(demo *d, const demo_callbacks *cb, void *user)
     d->handover_ms = d->handover_pipelined_ms = -1;
     if (d->opt.bench) {
         d->handover_ms = demo__measure_handover(d, false);
-        if (d->opt.interop != CUGL_APP_INTEROP_HOST && !d->remote)
+        if (!d->remote) /* -1 where the path does not pipeline */
             d->handover_pipelined_ms = demo__measure_handover(d, true);
         /* The frames count from here. */
         d->lockstep_frames = d->lockstep_mark = 0;
