@@ -29,6 +29,8 @@ enum {
     NBODY_DEFAULT_BODIES = 65536,
     NBODY_MAX_BODIES = 1 << 24, /* 512 MiB of bodies; 10^14 flops a step */
     NBODY_BLOCK = 256,          /* threads a block, bodies a shared-memory tile */
+    NBODY_PER_THREAD = 2,       /* bodies a thread steps: one tile load serves each */
+    NBODY_BODIES_PER_BLOCK = NBODY_BLOCK * NBODY_PER_THREAD, /* the grid: count / this */
     NBODY_FLOPS_PER_INTERACTION = 20,
 };
 

@@ -146,7 +146,8 @@ static void run_step(const bodies *b, int slices, float *got_pos, float *got_vel
         uint64_t vel_ptr = cugl_buffer_handle(vel) + (uint64_t)first * 4 * sizeof(float);
         void *args[] = {&in_ptr, &out_ptr, &vel_ptr, &count, &first, &slice, &dt, &eps2};
         cugl_launch_config grid = {
-            .grid = {(uint32_t)((slice + NBODY_BLOCK - 1) / NBODY_BLOCK), 1, 1},
+            .grid = {(uint32_t)((slice + NBODY_BODIES_PER_BLOCK - 1) / NBODY_BODIES_PER_BLOCK),
+                     1, 1},
             .block = {NBODY_BLOCK, 1, 1},
         };
         if (slice > 0)
