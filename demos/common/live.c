@@ -20,6 +20,14 @@ static void ask_stop(int sig)
     demo__stop_asked = 1;
 }
 
+void demo__stop_on_signals(void)
+{
+    struct sigaction sa = {.sa_handler = ask_stop};
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+}
+
 /* The UI panel: in windows, and headless with --ui. */
 int demo__set_up_panel(demo *d)
 {
@@ -108,10 +116,7 @@ int demo__set_up_server(demo *d)
                token && *token ? "?token=" : "", token && *token ? token : "");
     }
     fflush(stdout);
-    struct sigaction sa = {.sa_handler = ask_stop};
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGINT, &sa, NULL);
-    sigaction(SIGTERM, &sa, NULL);
+    demo__stop_on_signals();
     return DEMO_RUN;
 #else
     fprintf(stderr, "%s: --serve: this build has no frame server (it needs Debian's "

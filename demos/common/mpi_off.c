@@ -1,0 +1,17 @@
+/*
+ * mpi_off.c - --mpi where this build has no MPI (demo_mpi.h): it says why, and
+ * the demo exits as after a bad command line. DEMO_MPI_WHY is the build's
+ * reason (lib/mpi/meson.build).
+ */
+#include "demo_mpi.h"
+
+static int start(demo *d)
+{
+    fprintf(stderr,
+            "%s: --mpi: this build has no MPI compositing (%s); build cugl where Meson finds "
+            "an MPI C library (Debian: libopenmpi-dev openmpi-bin)\n",
+            d->info->program, DEMO_MPI_WHY);
+    return DEMO_EXIT_USAGE;
+}
+
+const demo_mpi_backend demo_mpi = {.start = start};
