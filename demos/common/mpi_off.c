@@ -7,9 +7,7 @@
 
 static int start(demo *d)
 {
-    fprintf(stderr,
-            "%s: --mpi: this build has no MPI compositing (%s); build cugl where Meson finds "
-            "an MPI C library (Debian: libopenmpi-dev openmpi-bin)\n",
+    fprintf(stderr, "%s: --mpi: not in this build: MPI compositing (the Meson feature mpi) is %s\n",
             d->info->program, DEMO_MPI_WHY);
     return DEMO_EXIT_USAGE;
 }
