@@ -342,8 +342,8 @@ static int start(demo *d)
 
     char host[64] = "?";
     gethostname(host, sizeof host - 1);
-    printf("%s: --mpi: on %s, local rank %d of %d, GPU %d\n", d->info->program, host,
-           r->where.local_rank, r->where.local_size, r->where.device);
+    printf("%s: --mpi: on %s (pid %ld), local rank %d of %d, GPU %d\n", d->info->program, host,
+           (long)getpid(), r->where.local_rank, r->where.local_size, r->where.device);
     if (d->rank == 0)
         printf("%s: --mpi: %d ranks; each exchanges through %s: %s\n", d->info->program,
                d->rank_count, r->cuda_aware ? "device memory" : "pinned host memory",
@@ -438,8 +438,6 @@ static int started(demo *d, int rc)
                                "--mpi: MPI refused to send rank 0's settings");
     for (int i = 0; i < 3 && st == CUGL_OK; i++)
         st = cugl_mpi_wait(&req[i], r->comm, r->timeout, "sending rank 0's settings");
-    if (st == CUGL_ERROR_NOT_READY)
-        give_up(d);
     if (st == CUGL_OK) {
         d->frames = run.frames;
         d->fixed_step = run.fixed_step;
@@ -453,6 +451,8 @@ static int started(demo *d, int rc)
         if (first.width > 0 && first.height > 0)
             st = size_compositor(d, first.width, first.height);
     }
+    if (st == CUGL_ERROR_NOT_READY)
+        give_up(d);
     if (st != CUGL_OK) {
         /* Every rank has the same outcome here (the compositor agrees). */
         fprintf(stderr, "%s: --mpi: %s\n", d->info->program, cugl_last_error());
@@ -542,7 +542,7 @@ static int finish(demo *d, int status)
     case STAGE_RAN:
         if (d->opt.bench)
             print_bench(d);
-        status = agree(d, status, outcome_text(text, sizeof text, status, 0), "end");
+        status = agree(d, status, outcome_text(text, sizeof text, status, 0), "finish");
         break;
     case STAGE_DONE:
         break;

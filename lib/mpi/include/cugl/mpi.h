@@ -59,7 +59,7 @@
  *
  * Built where Meson finds an MPI C library (the `mpi` feature); a program
  * that uses it depends on `cugl-mpi`, which brings MPI, libcugl-app and
- * libcugl. Nothing else of cugl links MPI.
+ * libcugl. Nothing else of cugl links MPI but cugl-nbody, for its --mpi.
  */
 #ifndef CUGL_MPI_H
 #define CUGL_MPI_H
