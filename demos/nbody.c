@@ -22,12 +22,20 @@
  * buffer. The first device's stream forks the step to the others through an
  * event and joins them before GL's turn; a body's result does not depend on
  * the slice it is in, so any split computes the same bits.
+ *
+ * --mpi (common/demo_mpi.h) splits them over MPI's ranks instead, each on its
+ * GPU with all positions in its own buffers: a rank steps its slice, then
+ * the ranks' new slices go to every rank (MPI_Allgatherv), and each draws
+ * its own slice alone. Their light adds up: rank 0 lays the background,
+ * the others clear to nothing, and the compositor adds the pictures with
+ * GL's saturation, so rank 0 shows what one process draws.
  */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "common/demo.h"
+#include "common/demo_mpi.h"
 
 #if CUGL_APP_HAS_UI
 #include <cugl/app_ui.h>
@@ -74,7 +82,8 @@ static const demo_info info = {
         "memory. All three draw the same picture. --bench adds the step kernel's\n"
         "interactions per second and GFLOP/s (20 flops an interaction, CUDA events)\n"
         "and the GPU's peak FP32 rate. --dump-vertices writes the last positions,\n"
-        "4 floats a body: x, y, z, mass.",
+        "4 floats a body: x, y, z, mass. With --mpi, MPI's ranks share the bodies\n"
+        "(mpirun -np N cugl-nbody --mpi), each on its GPU.",
     .view = DEMO_VIEW_ORBIT,
     .controls = "  left drag, arrow keys, W/A/S/D   orbit\n"
                 "  right drag                       pan\n"
@@ -84,6 +93,8 @@ static const demo_info info = {
     .dump_vertices = true,
     .multi_device = true,
     .extra = nbody_flags,
+    .mpi = &demo_mpi,
+    .mpi_additive = true,
 };
 
 enum { TIMING_SLOTS = 8 }; /* steps whose kernel times are read later */
@@ -108,6 +119,8 @@ typedef struct nbody_part {
 
 typedef struct nbody {
     long n;
+    long first, count; /* the bodies this rank steps and draws: all in one process */
+    size_t *offsets, *sizes; /* --mpi: each rank's positions, bytes into a buffer */
     nbody_part parts[DEMO_MAX_DEVICES];
     int part_count;
     cugl_event *fork;         /* several parts: d->stream reached the step */
@@ -153,20 +166,29 @@ static void camera_home(cugl_app_camera *camera)
 }
 
 /*
- * Part i: its slice, stream, kernel and velocities, and a buffer for all
- * positions where it reads them from another GPU's memory. Slices differ
+ * Slice k of `slices` of n bodies: [*first, *first + *count). Slices differ
  * by at most one tile, each a whole number of tiles but the last.
+ */
+static void slice_of(long n, int k, int slices, long *first, long *count)
+{
+    long tiles = (n + NBODY_BLOCK - 1) / NBODY_BLOCK;
+    long first_tile = tiles * k / slices, end_tile = tiles * (k + 1) / slices;
+    *first = first_tile * NBODY_BLOCK;
+    *count = (end_tile * NBODY_BLOCK < n ? end_tile * NBODY_BLOCK : n) - *first;
+    if (*count < 0)
+        *count = 0;
+}
+
+/*
+ * Part i: its slice (of this rank's), stream, kernel and velocities, and a
+ * buffer for all positions where it reads them from another GPU's memory.
  */
 static cugl_status make_part(nbody *s, demo *d, int i, const float *vel)
 {
     nbody_part *p = &s->parts[i];
-    long tiles = (s->n + NBODY_BLOCK - 1) / NBODY_BLOCK;
-    long first_tile = tiles * i / s->part_count, end_tile = tiles * (i + 1) / s->part_count;
     p->device = d->devices[i];
-    p->first = first_tile * NBODY_BLOCK;
-    p->count = (end_tile * NBODY_BLOCK < s->n ? end_tile * NBODY_BLOCK : s->n) - p->first;
-    if (p->count < 0)
-        p->count = 0;
+    slice_of(s->n, d->rank * s->part_count + i, d->rank_count * s->part_count, &p->first,
+             &p->count);
     cugl_status st = CUGL_OK;
     if (i == 0) {
         p->stream = d->stream;
@@ -208,11 +230,31 @@ static int nbody_create(nbody *s, demo *d)
     if (!pos || !vel) {
         free(pos);
         free(vel);
-        fprintf(stderr, "%s: cannot allocate 2 x %zu bytes for %ld bodies\n", info.program,
+        fprintf(stderr, "%s: cannot allocate 2 x %zu bytes for %ld bodies\n", d->info->program,
                 s->bytes, s->n);
         return 1;
     }
     nbody_initial_conditions(pos, vel, s->n);
+    slice_of(s->n, d->rank, d->rank_count, &s->first, &s->count);
+    if (d->mpi) {
+        s->offsets = calloc(2 * (size_t)d->rank_count, sizeof *s->offsets);
+        if (!s->offsets) {
+            free(pos);
+            free(vel);
+            fprintf(stderr, "%s: no memory for %d ranks' slices\n", d->info->program,
+                    d->rank_count);
+            return 1;
+        }
+        s->sizes = s->offsets + d->rank_count;
+        for (int r = 0; r < d->rank_count; r++) {
+            long first, count;
+            slice_of(s->n, r, d->rank_count, &first, &count);
+            s->offsets[r] = (size_t)first * 4 * sizeof(float);
+            s->sizes[r] = (size_t)count * 4 * sizeof(float);
+        }
+        printf("%s: --mpi: bodies %ld to %ld of %ld on this rank\n", d->info->program,
+               s->first, s->first + s->count - 1, s->n);
+    }
 
     s->part_count = d->device_count;
     cugl_status st = CUGL_OK;
@@ -236,7 +278,7 @@ static int nbody_create(nbody *s, demo *d)
         s->copies = s->copies || s->parts[i].local;
     make_vertex_array(s);
     if (s->part_count > 1) {
-        printf("%s: %d slices:", info.program, s->part_count);
+        printf("%s: %d slices:", d->info->program, s->part_count);
         for (int i = 0; i < s->part_count; i++)
             printf(" %ld on device %d%s", s->parts[i].count, d->opt.compute[i],
                    i + 1 < s->part_count ? "," : "\n");
@@ -281,6 +323,7 @@ static void nbody_destroy(nbody *s)
             cugl_stream_release(p->stream);
     }
     cugl_event_release(s->fork);
+    free(s->offsets);
     glDeleteVertexArrays(1, &s->vao);
     glDeleteProgram(s->program);
 }
@@ -378,6 +421,15 @@ static cugl_status launch_step(nbody *s, demo *d, uint64_t src, uint64_t dst)
     return st;
 }
 
+/* With --mpi: every rank's new slice of `positions` to every rank. */
+static cugl_status exchange(nbody *s, demo *d, uint64_t positions)
+{
+    demo_phase_begin(d, DEMO_PHASE_EXCHANGE, "exchange", true);
+    cugl_status st = d->mpi->allgather(d, positions, s->bytes, s->offsets, s->sizes);
+    demo_phase_end(d, DEMO_PHASE_EXCHANGE);
+    return st;
+}
+
 /* CUDA's turn: one step, the newest positions into the other buffer. */
 static cugl_status step(nbody *s, demo *d)
 {
@@ -398,13 +450,17 @@ static cugl_status step(nbody *s, demo *d)
                                          s->bytes, NULL);
     if (st == CUGL_OK)
         st = launch_step(s, d, io[0].source.ptr, io[1].dest.ptr);
+    if (st == CUGL_OK && d->mpi)
+        st = exchange(s, d, io[1].dest.ptr);
     /* GL must get its buffers back even when the launch failed. */
     cugl_status end = demo_targets_cuda_end(d, both, 2);
     s->cur = dst;
     return st != CUGL_OK ? st : end;
 }
 
-/* The bodies as additive point sprites; their light adds up, no depth. */
+/* This rank's bodies as additive point sprites; their light adds up, no
+ * depth. With --mpi, the other ranks' add to it in the composite, over
+ * rank 0's background. */
 static void draw(nbody *s, demo *d)
 {
     float view[16], proj[16];
@@ -413,7 +469,10 @@ static void draw(nbody *s, demo *d)
                               4 * sizeof(float));
     glVertexArrayVertexBuffer(s->vao, 1, cugl_app_target_gl_name(s->pos[1 - s->cur]), 0,
                               4 * sizeof(float));
-    glClearColor(0.005f, 0.006f, 0.014f, 1.0f);
+    if (d->rank == 0)
+        glClearColor(0.005f, 0.006f, 0.014f, 1.0f);
+    else
+        glClearColor(0.0f, 0.0f, 0.0f, 0.0f);
     glClear(GL_COLOR_BUFFER_BIT | GL_DEPTH_BUFFER_BIT);
     glDisable(GL_DEPTH_TEST);
     glEnable(GL_BLEND);
@@ -429,7 +488,7 @@ static void draw(nbody *s, demo *d)
     /* Fewer bodies are fainter crowds: each shines brighter, up to a limit. */
     glUniform1f(4, fminf(0.6f * sqrtf((float)NBODY_DEFAULT_BODIES / (float)s->n), 1.0f));
     glBindVertexArray(s->vao);
-    glDrawArrays(GL_POINTS, 0, (GLsizei)s->n);
+    glDrawArrays(GL_POINTS, (GLint)s->first, (GLsizei)s->count);
     glBindVertexArray(0);
     glDisable(GL_PROGRAM_POINT_SIZE);
     glDisable(GL_BLEND);
@@ -472,7 +531,7 @@ static int dump_positions(nbody *s, demo *d)
     if (demo_target_dump(s->pos[s->cur], d) != 0)
         return 1;
     printf("%s: wrote %s (%ld bodies of 4 floats: x, y, z, mass; after %ld steps)\n",
-           info.program, d->opt.dump_vertices, s->n, s->steps);
+           d->info->program, d->opt.dump_vertices, s->n, s->steps);
     return 0;
 }
 
@@ -498,45 +557,61 @@ static int fp32_lanes_per_sm(int major, int minor)
     }
 }
 
-/* --bench: the step kernel's rate against the GPU's peak. */
+/* --bench: the step kernel's rate against the GPU's peak, and the rate
+ * with every step drawn. With --mpi, collective: the slowest rank's step
+ * (every rank waits for it each frame), printed by rank 0. */
 static int print_rates(nbody *s, demo *d)
 {
+    const char *program = d->info->program;
+    int rc = 0;
     for (int i = 0; i < TIMING_SLOTS; i++)
-        if (collect_time(s, i) != CUGL_OK)
-            return demo_fail(d, "cannot read the step kernel's timing events");
-    if (s->steps_timed == 0)
-        return 0;
-    double ms = s->step_ms / (double)s->steps_timed;
+        if (collect_time(s, i) != CUGL_OK && rc == 0)
+            rc = demo_fail(d, "cannot read the step kernel's timing events");
+    double frame_ms = 0;
+    cugl_app_timer_stats(NULL, NULL, &frame_ms, d->timer);
+    double slowest[2] = {s->steps_timed > 0 ? s->step_ms / (double)s->steps_timed : 0, frame_ms};
+    if (d->mpi && d->mpi->max(d, slowest, 2) != CUGL_OK)
+        return demo_fail(d, "--bench: the ranks' step times");
+    if (rc != 0 || d->rank != 0 || s->steps_timed == 0)
+        return rc;
+    double ms = slowest[0];
+    frame_ms = slowest[1];
     double per_second = (double)s->n * (double)s->n / (ms * 1e-3);
     double gflops = per_second * NBODY_FLOPS_PER_INTERACTION * 1e-9;
     printf("%s: %ld bodies, %ld steps: %.4f ms a step (GPU time of the step%s, "
            "CUDA events)\n",
-           info.program, s->n, s->steps_timed, ms,
-           s->part_count > 1 ? " on every device, fork to join" : " kernel");
-    printf("%s: %.4g interactions/s, %.1f GFLOP/s at %d flops an interaction\n", info.program,
+           program, s->n, s->steps_timed, ms,
+           d->mpi ? " kernel on the slowest rank"
+           : s->part_count > 1 ? " on every device, fork to join"
+                               : " kernel");
+    printf("%s: %.4g interactions/s, %.1f GFLOP/s at %d flops an interaction\n", program,
            per_second, gflops, NBODY_FLOPS_PER_INTERACTION);
+    if (frame_ms > 0)
+        printf("%s: with every step drawn: %.4g interactions a second (%.3f ms a frame%s)\n",
+               program, (double)s->n * (double)s->n / (frame_ms * 1e-3), frame_ms,
+               d->mpi ? ", the slowest rank's" : "");
     if (d->opt.interop == CUGL_APP_INTEROP_HOST)
         printf("%s: (on the host path nothing orders the step after GL's drawing of the last\n"
                "  frame, so the two share the GPU and the step's time includes some of GL's)\n",
-               info.program);
+               program);
     cugl_device_properties p;
     if (cugl_device_get_properties(d->device, &p) != CUGL_OK)
         return demo_fail(d, "cannot read the device's properties");
     int lanes = fp32_lanes_per_sm(p.compute_capability_major, p.compute_capability_minor);
     if (lanes == 0 || p.clock_rate_khz <= 0) {
         printf("%s: peak FP32 of %s unknown (compute capability %d.%d, clock %d kHz)\n",
-               info.program, p.name, p.compute_capability_major, p.compute_capability_minor,
+               program, p.name, p.compute_capability_major, p.compute_capability_minor,
                p.clock_rate_khz);
         return 0;
     }
-    /* Every device of --devices is taken to be like the first. */
+    /* Every GPU of --devices or of the ranks is taken to be like this one. */
     double peak = (double)p.multiprocessor_count * lanes * 2.0 * p.clock_rate_khz * 1e-6 *
-                  s->part_count;
+                  d->gpus;
     printf("%s: peak FP32 of %d x %s (compute capability %d.%d): %d SMs x %d lanes x 2 flops x "
            "%.0f MHz = %.1f GFLOP/s; the step reaches %.1f%% of it\n",
-           info.program, s->part_count, p.name, p.compute_capability_major,
-           p.compute_capability_minor, p.multiprocessor_count * s->part_count, lanes,
-           p.clock_rate_khz * 1e-3, peak, 100.0 * gflops / peak);
+           program, d->gpus, p.name, p.compute_capability_major, p.compute_capability_minor,
+           p.multiprocessor_count * d->gpus, lanes, p.clock_rate_khz * 1e-3, peak,
+           100.0 * gflops / peak);
     return 0;
 }
 
@@ -562,7 +637,7 @@ int main(int argc, char **argv)
     if (rc != DEMO_RUN)
         return rc;
     nbody s = {.n = bodies_asked, .stepped = -1};
-    printf("%s: %ld bodies, %.4g interactions a step\n", info.program, s.n,
+    printf("%s: %ld bodies, %.4g interactions a step\n", d.info->program, s.n,
            (double)s.n * (double)s.n);
     rc = nbody_create(&s, &d);
     if (rc == 0)
@@ -572,10 +647,11 @@ int main(int argc, char **argv)
                                         .camera = &s.camera,
                                         .panel = DEMO_PANEL(panel)},
                       &s);
-    if (rc == 0 && d.opt.dump_vertices)
-        rc = dump_positions(&s, &d);
+    /* The rates first: with --mpi every rank takes part. */
     if (rc == 0 && d.opt.bench)
         rc = print_rates(&s, &d);
+    if (rc == 0 && d.opt.dump_vertices)
+        rc = dump_positions(&s, &d);
     nbody_destroy(&s);
     return demo_finish(&d, rc);
 }

@@ -16,24 +16,55 @@ double demo__now_seconds(void)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
+static char last_failure[1024];
+
+const char *demo__last_failure(void)
+{
+    return last_failure;
+}
+
 int demo_fail(const demo *d, const char *what)
 {
-    fprintf(stderr, "%s: %s: %s\n", d->info->program, what, cugl_last_error());
+    snprintf(last_failure, sizeof last_failure, "%s: %s", what, cugl_last_error());
+    fprintf(stderr, "%s: %s\n", d->info->program, last_failure);
     return 1;
 }
 
+static int start(demo *d, const demo_info *info, int argc, char **argv);
+
 int demo_start(demo *d, const demo_info *info, int argc, char **argv)
 {
-    *d = (demo){.info = info};
+    *d = (demo){.info = info, .rank_count = 1};
+    int rc = start(d, info, argc, argv);
+    if (!d->mpi)
+        return rc;
+    /* Every rank learns how every rank's start went; where another's
+     * failed, this one's is undone. */
+    bool made = rc == DEMO_RUN;
+    rc = d->mpi->started(d, rc);
+    if (made && rc != DEMO_RUN)
+        demo_finish(d, rc);
+    return rc;
+}
+
+static int start(demo *d, const demo_info *info, int argc, char **argv)
+{
     /* The usage tells what this build of libcugl-app lacks. */
     demo_info built = *info;
     built.without_ui = !CUGL_APP_HAS_UI;
     built.without_serve = !CUGL_APP_HAS_SERVE;
     int rc = demo_options_parse(&d->opt, &built, argc, argv, stdout, stderr);
+    if (rc == DEMO_RUN && d->opt.mpi) {
+        d->mpi = info->mpi;
+        rc = d->mpi->start(d); /* d->info now names the rank */
+        if (rc != DEMO_RUN)
+            d->mpi = NULL; /* start left MPI; nothing more to agree on */
+    }
     if (rc == DEMO_RUN)
         rc = demo__set_up_devices(d);
     if (rc != DEMO_RUN)
         return rc;
+    info = d->info;
 
     char title[128];
     snprintf(title, sizeof title, "cugl %s (--interop %s)", info->name,
@@ -70,10 +101,11 @@ int demo_start(demo *d, const demo_info *info, int argc, char **argv)
     bool served = d->opt.serve;
     d->frames = d->opt.frames ? d->opt.frames : d->headless && !served ? DEMO_HEADLESS_FRAMES : 0;
     d->screenshot = d->opt.screenshot;
-    if (!d->screenshot && d->headless && !served) {
+    if (!d->screenshot && d->headless && !served && d->rank == 0) {
         snprintf(d->default_screenshot, sizeof d->default_screenshot, "%s.png", info->name);
         d->screenshot = d->default_screenshot;
     }
+    d->keeps_last = d->screenshot != NULL;
     d->fixed_step = d->opt.frames > 0 || d->opt.screenshot || (d->headless && !served) ||
                     d->opt.record || d->opt.input;
     d->pipelined = (d->opt.pipelined || (!d->headless && !d->fixed_step)) && !d->opt.record;
@@ -136,7 +168,7 @@ int demo_finish(demo *d, int status)
     d->server = NULL;
 #endif
     if (d->timer) {
-        if (status == 0 && d->opt.bench) {
+        if (status == 0 && d->opt.bench && d->rank == 0) {
             printf("%s: --interop %s, %dx%d on %s\n", d->info->program,
                    demo_interop_name(d->opt.interop), d->width, d->height,
                    cugl_app_context_renderer(d->ctx));
@@ -151,6 +183,8 @@ int demo_finish(demo *d, int status)
             glDeleteSync(d->in_flight[i]);
     if (d->stream)
         cugl_stream_sync(d->stream);
+    if (d->mpi)
+        status = d->mpi->finish(d, status);
     cugl_module_release(d->module);
     cugl_stream_release(d->stream);
     cugl_app_context_destroy(d->ctx);

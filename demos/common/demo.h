@@ -42,6 +42,7 @@ enum {
     DEMO_PHASE_HANDOFF = 3, /* GL waits for CUDA, or uploads */
     DEMO_PHASE_DRAW = 4,    /* "draw": GL draws the frame */
     DEMO_PHASE_GL_COPY = 5, /* GL copies an image it made to where CUDA reads it */
+    DEMO_PHASE_EXCHANGE = 6, /* "exchange": with --mpi, data the ranks send each other */
     DEMO_PHASE_PRESENT = 7, /* "present": the swap, then the wait for the frame
                              * DEMO_FRAMES_IN_FLIGHT back (the host path: for
                              * this one), the CPU waiting on the GPU */
@@ -52,6 +53,7 @@ enum { DEMO_PLOT_FRAMES = 120 };
 
 typedef struct cugl_app_ui cugl_app_ui;
 typedef struct cugl_app_server cugl_app_server;
+struct demo_ranks;
 
 typedef struct demo {
     const demo_info *info;
@@ -81,6 +83,9 @@ typedef struct demo {
     bool headless;
     long frames;            /* frames to render; 0: until the window closes */
     const char *screenshot; /* where the last frame goes; NULL: nowhere */
+    /* The last frame is kept (a screenshot): here, or with --mpi on rank 0,
+     * whose every rank draws it again when the window closed first. */
+    bool keeps_last;
     char default_screenshot[64];
     bool fixed_step; /* frame i shows time i / DEMO_STEP_HZ s */
     /* GL shows CUDA's output a frame late where the path allows (shared
@@ -111,6 +116,15 @@ typedef struct demo {
     uint8_t *record_pixels;
     size_t record_size;
     demo_recorder recorder;
+    /* --mpi (common/demo_mpi.h): the ranks' code and its state; NULL in one
+     * process, where rank is 0 of rank_count 1. With --mpi, `info` is
+     * rank_info, whose program names the rank ("cugl-nbody[rank 1/4]"). */
+    const struct demo_mpi_backend *mpi;
+    struct demo_ranks *mpi_state;
+    int rank, rank_count;
+    int gpus; /* the GPUs the CUDA work runs on: device_count; with --mpi, all ranks' */
+    demo_info rank_info;
+    char rank_program[96];
 } demo;
 
 /* What a demo does each frame. */

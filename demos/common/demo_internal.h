@@ -8,6 +8,7 @@
 #include <signal.h>
 
 #include "demo.h"
+#include "demo_mpi.h"
 #include "target.h"
 
 #if CUGL_APP_HAS_UI
@@ -19,6 +20,8 @@
 
 /* demo.c: a monotonic clock. */
 double demo__now_seconds(void);
+/* What the last demo_fail said, less the program's name ("" before any). */
+const char *demo__last_failure(void);
 
 /* devices.c */
 /* The GL GPU of --device and CUDA's devices, the first made current;
@@ -38,8 +41,11 @@ int demo__choose_interop(demo *d);
 void demo__print_devices(demo *d);
 
 /* live.c */
-/* SIGINT or SIGTERM while serving: finish the frame, then exit cleanly. */
+/* SIGINT or SIGTERM while serving (or with --mpi): finish the frame, then
+ * exit cleanly. */
 extern volatile sig_atomic_t demo__stop_asked;
+/* Set demo__stop_asked on SIGINT and SIGTERM from now on. */
+void demo__stop_on_signals(void);
 /* The UI panel: in windows, and headless with --ui. */
 int demo__set_up_panel(demo *d);
 #if CUGL_APP_HAS_UI

@@ -48,6 +48,7 @@ int demo__set_up_devices(demo *d)
         return rc;
     const char *flag = d->opt.compute_count > 1 ? "--devices" : "--compute-device";
     d->device_count = d->opt.compute_count ? d->opt.compute_count : 1;
+    d->gpus = d->device_count;
     d->devices[0] = d->gl_device;
     for (int i = 0; i < d->opt.compute_count && rc == DEMO_RUN; i++) {
         rc = use_device(d, &d->devices[i], flag, d->opt.compute[i], count);

@@ -14,13 +14,19 @@
 /* SIGINT or SIGTERM while serving: finish the frame, then exit cleanly. */
 volatile sig_atomic_t demo__stop_asked;
 
-#if CUGL_APP_HAS_SERVE
 static void ask_stop(int sig)
 {
     (void)sig;
     demo__stop_asked = 1;
 }
-#endif
+
+void demo__stop_on_signals(void)
+{
+    struct sigaction sa = {.sa_handler = ask_stop};
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+}
 
 /* The UI panel: in windows, and headless with --ui. */
 int demo__set_up_panel(demo *d)
@@ -110,10 +116,7 @@ int demo__set_up_server(demo *d)
                token && *token ? "?token=" : "", token && *token ? token : "");
     }
     fflush(stdout);
-    struct sigaction sa = {.sa_handler = ask_stop};
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGINT, &sa, NULL);
-    sigaction(SIGTERM, &sa, NULL);
+    demo__stop_on_signals();
     return DEMO_RUN;
 #else
     fprintf(stderr, "%s: --serve: this build has no frame server (it needs Debian's "

@@ -16,20 +16,30 @@ cugl_launch_config demo_grid_2d(int width, int height)
     };
 }
 
-/* Bind the context's framebuffer at its current size and call render. */
+/* Bind the context's framebuffer at its current size and call render.
+ * With --mpi, every rank draws at rank 0's size into its own framebuffer,
+ * and rank 0's then holds every rank's picture. */
 static cugl_status render_frame(demo *d, const demo_callbacks *cb, void *user)
 {
-    cugl_app_context_size(d->ctx, &d->width, &d->height);
-    if (d->width <= 0 || d->height <= 0)
-        return CUGL_OK; /* a minimised window */
-    glBindFramebuffer(GL_FRAMEBUFFER, cugl_app_context_framebuffer(d->ctx));
+    uint32_t fb = cugl_app_context_framebuffer(d->ctx);
+    cugl_status st = CUGL_OK;
+    if (d->mpi)
+        st = d->mpi->frame_target(d, &fb);
+    else
+        cugl_app_context_size(d->ctx, &d->width, &d->height);
+    if (st != CUGL_OK || d->width <= 0 || d->height <= 0)
+        return st; /* a minimised window draws nothing */
+    glBindFramebuffer(GL_FRAMEBUFFER, fb);
     glViewport(0, 0, d->width, d->height);
-    cugl_status st = cb->render(d, user);
+    st = cb->render(d, user);
     if (st != CUGL_OK)
         return st;
     char what[32];
     snprintf(what, sizeof what, "frame %ld", d->frame);
-    return cugl_app_check_gl(d->info->program, what);
+    st = cugl_app_check_gl(d->info->program, what);
+    if (st == CUGL_OK && d->mpi)
+        st = d->mpi->composite(d, fb);
+    return st;
 }
 
 static cugl_status write_screenshot(demo *d)
@@ -142,7 +152,7 @@ static int apply_view(demo *d, const demo_callbacks *cb, void *user)
  * starts there. */
 static void print_view(demo *d, const demo_callbacks *cb, void *user)
 {
-    if ((!cb->view_get && !cb->camera) ||
+    if ((!cb->view_get && !cb->camera) || d->rank != 0 ||
         !(d->opt.input || d->opt.save_input || d->opt.view_count || d->opt.serve))
         return;
     float v[DEMO_MAX_VIEW];
@@ -166,7 +176,11 @@ int demo_run(demo *d, const demo_callbacks *cb, void *user)
         /* The frames count from here. */
         d->lockstep_frames = d->lockstep_mark = 0;
     }
+    if (d->mpi && (rc = d->mpi->run_begin(d)) != 0)
+        return rc;
     rc = run_frames(d, cb, user);
+    if (d->mpi)
+        rc = d->mpi->run_end(d, rc);
     if (rc == 0)
         print_view(d, cb, user);
     return rc;
@@ -187,7 +201,10 @@ static int run_frames(demo *d, const demo_callbacks *cb, void *user)
     bool shot = false;
     char what[64];
     for (d->frame = 0; d->frames == 0 || d->frame < d->frames; d->frame++) {
-        if (cugl_app_context_should_close(d->ctx) || demo__stop_asked)
+        bool stop = cugl_app_context_should_close(d->ctx) || demo__stop_asked;
+        if (d->mpi && d->mpi->frame_stop(d, &stop) != CUGL_OK)
+            return demo_fail(d, "--mpi");
+        if (stop)
             break;
         double now_s = demo__now_seconds();
         if (d->fixed_step) {
@@ -207,9 +224,12 @@ static int run_frames(demo *d, const demo_callbacks *cb, void *user)
         if (panel_key && !d->ui_key_was_down)
             d->ui_shown = !d->ui_shown;
         d->ui_key_was_down = panel_key;
-        if (cb->update)
+        /* With --mpi, rank 0's input moves every rank's view. */
+        if (cb->update && d->rank == 0)
             cb->update(d, user);
-        d->exact_frame = d->screenshot && d->frame == d->frames - 1;
+        if (d->mpi && d->mpi->frame_view(d, cb, user) != CUGL_OK)
+            return demo_fail(d, "--mpi");
+        d->exact_frame = d->keeps_last && d->frame == d->frames - 1;
         snprintf(what, sizeof what, "frame %ld", d->frame);
         if (render_frame(d, cb, user) != CUGL_OK)
             return demo_fail(d, what);
@@ -223,8 +243,8 @@ static int run_frames(demo *d, const demo_callbacks *cb, void *user)
         if (d->server)
             demo__serve_frame(d);
 #endif
-        if (d->screenshot && d->frame == d->frames - 1) {
-            if (write_screenshot(d) != CUGL_OK)
+        if (d->keeps_last && d->frame == d->frames - 1) {
+            if (d->screenshot && write_screenshot(d) != CUGL_OK)
                 return demo_fail(d, "cannot write the screenshot");
             shot = true;
         }
@@ -247,19 +267,20 @@ static int run_frames(demo *d, const demo_callbacks *cb, void *user)
                 demo__soak_line(d);
         }
     }
-    if (d->screenshot && !shot && !demo__stop_asked) {
+    if (d->keeps_last && !shot && !demo__stop_asked) {
         /* The window closed first: what was shown is gone with the swap, so
          * render the last frame again (same time, same view) and read it. */
         if (d->frame == 0) {
-            fprintf(stderr, "%s: the window closed before the first frame; no screenshot\n",
-                    d->info->program);
+            if (d->screenshot)
+                fprintf(stderr, "%s: the window closed before the first frame; no screenshot\n",
+                        d->info->program);
             return 0;
         }
         d->frame--;
         d->exact_frame = true;
         if (render_frame(d, cb, user) != CUGL_OK)
             return demo_fail(d, "rendering the screenshot");
-        if (write_screenshot(d) != CUGL_OK)
+        if (d->screenshot && write_screenshot(d) != CUGL_OK)
             return demo_fail(d, "cannot write the screenshot");
     }
     return 0;

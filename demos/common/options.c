@@ -29,6 +29,8 @@ enum flag_id {
     FLAG_INPUT,
     FLAG_SAVE_INPUT,
     FLAG_VIEW,
+    FLAG_MPI,
+    FLAG_MPI_TIMEOUT,
     FLAG_HELP,
     FLAG_EXTRA, /* one of demo_info.extra */
 };
@@ -62,6 +64,8 @@ static const flag flags[] = {
     {"--input", FLAG_INPUT, "FILE"},
     {"--save-input", FLAG_SAVE_INPUT, "FILE"},
     {"--view", FLAG_VIEW, "V1,V2,..."},
+    {"--mpi", FLAG_MPI, NULL},
+    {"--mpi-timeout", FLAG_MPI_TIMEOUT, "SECONDS"},
     {"--help", FLAG_HELP, NULL},
 };
 
@@ -147,6 +151,16 @@ void demo_options_usage(const demo_info *info, FILE *f)
     }
     if (info->dump_vertices)
         fprintf(f, "  --dump-vertices FILE   write the last frame's vertex buffer (raw floats)\n");
+    if (info->mpi)
+        fprintf(f, "  --mpi                  run as one of MPI's ranks (mpirun -np N %s --mpi):\n"
+                   "                         each computes and draws its share on its GPU (a\n"
+                   "                         host's ranks take its GPUs in turn, or --device),\n"
+                   "                         rank 0 shows the composite with every option here;\n"
+                   "                         the others need the same --size, --frames, --bench\n"
+                   "                         and the demo's own options\n"
+                   "  --mpi-timeout SECONDS  how long a rank waits for the others before it\n"
+                   "                         gives up with a message (default %d)\n",
+                info->program, DEMO_MPI_TIMEOUT);
     for (const demo_flag *x = info->extra; x && x->name; x++) {
         char head[40];
         snprintf(head, sizeof head, "%s%s%s", x->name, x->value ? " " : "",
@@ -293,6 +307,7 @@ static const flag *find_flag(const demo_info *info, const char *name, size_t len
     for (size_t i = 0; i < sizeof flags / sizeof flags[0]; i++) {
         if ((flags[i].id == FLAG_DUMP_VERTICES && !info->dump_vertices) ||
             (flags[i].id == FLAG_DEVICES && !info->multi_device) ||
+            ((flags[i].id == FLAG_MPI || flags[i].id == FLAG_MPI_TIMEOUT) && !info->mpi) ||
             (flags[i].id == FLAG_VIEW && !info->view))
             continue;
         if (strlen(flags[i].name) == len && strncmp(flags[i].name, name, len) == 0)
@@ -378,6 +393,21 @@ int demo_options_parse(demo_options *opt, const demo_info *info, int argc, char 
             const char *why = extra->parse(value, extra->user);
             if (why)
                 return usage_error(info, err, "%s: '%s' %s", f->name, value ? value : "", why);
+            if (extra - info->extra < DEMO_MAX_EXTRA)
+                opt->extra_values[extra - info->extra] = value ? value : "";
+            break;
+        }
+        case FLAG_MPI:
+            opt->mpi = true;
+            break;
+        case FLAG_MPI_TIMEOUT: {
+            char *end;
+            errno = 0;
+            double t = strtod(value, &end);
+            if (end == value || *end || errno || !(t > 0 && t <= DEMO_MAX_MPI_TIMEOUT))
+                return usage_error(info, err, "--mpi-timeout: '%s' is not a number of seconds "
+                                   "above 0, at most %d", value, DEMO_MAX_MPI_TIMEOUT);
+            opt->mpi_timeout = t;
             break;
         }
         case FLAG_INTEROP: {
@@ -411,6 +441,7 @@ int demo_options_parse(demo_options *opt, const demo_info *info, int argc, char 
                 return usage_error(info, err, "--device: '%s' is not a device ordinal (0 to %d)",
                                    value, DEMO_MAX_DEVICE);
             opt->device = (int)n;
+            opt->device_given = true;
             break;
         case FLAG_COMPUTE_DEVICE:
         case FLAG_DEVICES:
@@ -449,5 +480,11 @@ int demo_options_parse(demo_options *opt, const demo_info *info, int argc, char 
             return 0;
         }
     }
+    if (opt->mpi && opt->compute_count > 0)
+        return usage_error(info, err, "--mpi runs one GPU a rank (a host's ranks take its GPUs "
+                           "in turn, or --device); --compute-device and --devices are for one "
+                           "process");
+    if (opt->mpi_timeout > 0 && !opt->mpi)
+        return usage_error(info, err, "--mpi-timeout is for --mpi");
     return DEMO_RUN;
 }

@@ -31,6 +31,10 @@
  *                       through ffmpeg when it is installed
  *   --dump-vertices FILE  (demos that draw vertices) the last frame's vertex
  *                       buffer as raw little-endian floats
+ *   --mpi               (demos with demo_info.mpi) run as one of MPI's ranks
+ *                       (mpirun -np N): each rank computes and draws its share
+ *                       on its GPU, rank 0 shows the composite
+ *   --mpi-timeout S     with --mpi: how long a rank waits for the others (60)
  *   --help              usage on stdout, exit status 0
  *
  * A demo may add flags of its own (demo_info.extra).
@@ -84,6 +88,12 @@ typedef struct demo_info {
      * fills them in): the UI panel (--ui), the frame server (--serve). */
     bool without_ui, without_serve;
     const demo_flag *extra; /* the demo's own flags, ended by one with name NULL; may be NULL */
+    /* Takes --mpi: the ranks' code (common/demo_mpi.h's demo_mpi, which says why
+     * not where the build has no MPI); NULL: no --mpi. */
+    const struct demo_mpi_backend *mpi;
+    /* --mpi: the ranks' pictures add up (additive blending, rank 0 alone
+     * clears to the background); else the nearest fragment of any rank wins. */
+    bool mpi_additive;
 } demo_info;
 
 /* A decimal integer in [min, max] (digits only): for demo_flag parsers. */
@@ -92,6 +102,7 @@ bool demo_parse_long(const char *s, long min, long max, long *out);
 enum {
     DEMO_MAX_VIEW = 8,     /* numbers in a --view */
     DEMO_MAX_DEVICES = 16, /* devices in a --devices list */
+    DEMO_MAX_EXTRA = 16,   /* demo_info.extra flags whose values are kept */
 };
 
 /* The parsed command line; demo_options_parse fills every field. */
@@ -110,6 +121,7 @@ typedef struct demo_options {
     bool pipelined;                   /* --pipelined */
     bool ui;                   /* the panel shown, headless too */
     int device;                       /* the GL GPU */
+    bool device_given;                /* --device was given */
     int compute[DEMO_MAX_DEVICES];    /* --compute-device or --devices */
     int compute_count;                /* 0: CUDA runs on the GL GPU */
     bool serve;                       /* --serve */
@@ -118,6 +130,11 @@ typedef struct demo_options {
     const char *serve_token;          /* NULL: not given */
     const char *dump_vertices; /* NULL: not given */
     const char *record;        /* NULL: not given */
+    bool mpi;                  /* --mpi */
+    double mpi_timeout;        /* --mpi-timeout's seconds; 0: not given */
+    /* The values of the demo's own flags as given (demo_info.extra's
+     * order; "" for a flag without a value); NULL: not given. */
+    const char *extra_values[DEMO_MAX_EXTRA];
 } demo_options;
 
 enum {
@@ -126,6 +143,8 @@ enum {
     DEMO_MAX_SIZE = 16384,       /* the largest --size width or height */
     DEMO_MAX_FRAMES = 1000000000, /* the largest --frames */
     DEMO_MAX_DEVICE = 1023,       /* the largest --device */
+    DEMO_MPI_TIMEOUT = 60,        /* --mpi-timeout's default, seconds */
+    DEMO_MAX_MPI_TIMEOUT = 86400, /* the largest --mpi-timeout */
 };
 
 /**

@@ -10,6 +10,7 @@
  * there takes microseconds) and then sleeps 100 us between tests, so a
  * long wait costs no core.
  */
+#include <math.h>
 #include <stdio.h>
 #include <time.h>
 
@@ -59,4 +60,24 @@ cugl_status cugl__mpi_wait(MPI_Request *req, double timeout, int size, const cha
         if (waited > 1e-3)
             nanosleep(&(struct timespec){.tv_nsec = 100000}, NULL);
     }
+}
+
+CUGL_API cugl_status cugl_mpi_wait(MPI_Request *req, MPI_Comm comm, double timeout_seconds,
+                                   const char *what)
+{
+    static const char *const who = "cugl_mpi_wait";
+    if (!req || !what)
+        return cugl_report_error(CUGL_ERROR_INVALID_ARGUMENT, who, "%s is NULL",
+                                 !req ? "req" : "what");
+    if (isnan(timeout_seconds))
+        return cugl_report_error(CUGL_ERROR_INVALID_ARGUMENT, who, "%s: the timeout is NaN",
+                                 what);
+    cugl_status st = cugl__mpi_check_ready(who);
+    if (st != CUGL_OK)
+        return st;
+    int size = 0;
+    if (comm == MPI_COMM_NULL || MPI_Comm_size(comm, &size) != MPI_SUCCESS)
+        return cugl_report_error(CUGL_ERROR_INVALID_ARGUMENT, who,
+                                 "%s: comm is not a communicator", what);
+    return cugl__mpi_wait(req, timeout_seconds, size, who, what);
 }

@@ -52,6 +52,16 @@ static const demo_info with_extras = {
     .extra = extra_flags,
 };
 
+/* A demo that takes --mpi: options.c only asks whether it has the ranks' code. */
+static const char mpi_code;
+static const demo_info with_mpi = {
+    .program = "cugl-test",
+    .name = "test",
+    .summary = "A demo for the tests.",
+    .extra = extra_flags,
+    .mpi = (const struct demo_mpi_backend *)(const void *)&mpi_code,
+};
+
 enum { MAX_ARGS = 16 };
 
 typedef struct parsed {
@@ -430,6 +440,55 @@ static void compute_devices(void **state)
     parsed_free(&p);
 }
 
+/* --mpi and --mpi-timeout, for the demos that take them; the values of a
+ * demo's own flags kept for the ranks to compare; --device given or not. */
+static void mpi_flags(void **state)
+{
+    (void)state;
+    parsed p = parse(&with_mpi, ARGS("--mpi", "--mpi-timeout", "2.5", "--count", "9", "--fast",
+                                     "--device", "0"));
+    assert_int_equal(p.rc, DEMO_RUN);
+    assert_true(p.opt.mpi);
+    assert_true(p.opt.mpi_timeout == 2.5);
+    assert_string_equal(p.opt.extra_values[0], "9");
+    assert_string_equal(p.opt.extra_values[1], "");
+    assert_null(p.opt.extra_values[2]);
+    assert_true(p.opt.device_given);
+    assert_int_equal(p.opt.device, 0);
+    parsed_free(&p);
+
+    p = parse(&with_mpi, ARGS("--frames", "2", "--count=4"));
+    assert_int_equal(p.rc, DEMO_RUN);
+    assert_false(p.opt.mpi);
+    assert_true(p.opt.mpi_timeout == 0);
+    assert_string_equal(p.opt.extra_values[0], "4");
+    assert_null(p.opt.extra_values[1]);
+    assert_false(p.opt.device_given);
+    parsed_free(&p);
+
+    p = parse(&with_mpi, ARGS("--help"));
+    assert_non_null(strstr(p.out, "  --mpi                  run as one of MPI's ranks "
+                                  "(mpirun -np N cugl-test --mpi):\n"));
+    assert_non_null(strstr(p.out, "  --mpi-timeout SECONDS  how long a rank waits for the others"));
+    parsed_free(&p);
+    p = parse(&with_extras, ARGS("--help"));
+    assert_null(strstr(p.out, "--mpi"));
+    parsed_free(&p);
+
+    check_bad(&with_mpi, ARGS("--mpi", "--compute-device", "1"),
+              "--compute-device and --devices are for one process");
+    check_bad(&with_mpi, ARGS("--mpi-timeout", "5"), "--mpi-timeout is for --mpi");
+    const char *const timeouts[] = {"0", "-1", "x", "1e9", "nan", "5s", ""};
+    for (size_t i = 0; i < sizeof timeouts / sizeof timeouts[0]; i++) {
+        char want[96];
+        snprintf(want, sizeof want, "--mpi-timeout: '%s' is not a number of seconds above 0",
+                 timeouts[i]);
+        check_bad(&with_mpi, ARGS("--mpi", "--mpi-timeout", timeouts[i]), want);
+    }
+    check_bad(&with_extras, ARGS("--mpi"), "unknown option '--mpi'");
+    check_bad(&with_extras, ARGS("--mpi-timeout", "3"), "unknown option '--mpi-timeout'");
+}
+
 static void interop_names(void **state)
 {
     (void)state;
@@ -463,6 +522,7 @@ int main(void)
         cmocka_unit_test(usage_is_the_demos_own),
         cmocka_unit_test(compute_devices),
         cmocka_unit_test(interop_names),
+        cmocka_unit_test(mpi_flags),
     };
     return cugl_test_run(tests);
 }

@@ -11,8 +11,8 @@
  * state kept, the bytes and times reported, ranks that disagree or refuse
  * (an error on every rank, with the facts), a rank that never comes (a
  * timeout with a message, at create and at a composite), bad arguments,
- * the binding of ranks to devices, and, where there is a CUDA device, the
- * pixels through its pinned memory. `--rank-dies` runs one scenario alone:
+ * cugl_mpi_wait's deadline, the binding of ranks to devices, and, where
+ * there is a CUDA device, the pixels through its pinned memory. `--rank-dies` runs one scenario alone:
  * a rank that ends without MPI_Finalize (rank_dies.sh).
  *
  * Output is TAP from rank 0; every check's failure is printed by the rank
@@ -27,6 +27,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <glad/gl.h> /* the test's own GL loader */
@@ -815,6 +816,60 @@ static void test_missing_rank(void)
     end();
 }
 
+/*
+ * cugl_mpi_wait, a program's own deadline: a collective every rank joins
+ * completes; one the last rank joins only 1.5 s late times out on the
+ * others after 0.3 s with the message, and completes when waited for
+ * again without a limit; bad arguments are refused. On a communicator of
+ * its own, so the late collective meets nothing else.
+ */
+static void test_wait(void)
+{
+    begin("cugl_mpi_wait: a deadline for a program's own collectives");
+    MPI_Comm comm;
+    MPI_Comm_dup(MPI_COMM_WORLD, &comm);
+    int value = rank == 0 ? 42 : -1;
+    MPI_Request req;
+    MPI_Ibcast(&value, 1, MPI_INT, 0, comm, &req);
+    CHECK_STATUS(cugl_mpi_wait(&req, comm, 10.0, "all there"), CUGL_OK, NULL);
+    CHECK(value == 42, "the broadcast brought %d, not 42", value);
+    CHECK(req == MPI_REQUEST_NULL, "the request is not freed");
+
+    if (size > 1) {
+        int last = size - 1, sum = 0, one = 1;
+        if (rank == last)
+            nanosleep(&(struct timespec){.tv_sec = 1, .tv_nsec = 500000000}, NULL);
+        MPI_Iallreduce(&one, &sum, 1, MPI_INT, MPI_SUM, comm, &req);
+        if (rank != last) {
+            char want[160];
+            snprintf(want, sizeof want,
+                     "cugl_mpi_wait: the late one: not every rank of the %d joined within "
+                     "0.3 s",
+                     size);
+            double t0 = MPI_Wtime();
+            CHECK_STATUS(cugl_mpi_wait(&req, comm, 0.3, "the late one"), CUGL_ERROR_NOT_READY,
+                         want);
+            double waited = MPI_Wtime() - t0;
+            CHECK(waited >= 0.3 && waited < 1.4, "gave up after %.2f s", waited);
+        }
+        CHECK_STATUS(cugl_mpi_wait(&req, comm, -1, "the late one again"), CUGL_OK, NULL);
+        CHECK(sum == size, "the sum is %d, not %d", sum, size);
+    }
+
+    MPI_Request none = MPI_REQUEST_NULL;
+    CHECK_STATUS(cugl_mpi_wait(&none, comm, 1.0, "nothing"), CUGL_OK, NULL);
+    CHECK_STATUS(cugl_mpi_wait(NULL, comm, 1.0, "x"), CUGL_ERROR_INVALID_ARGUMENT,
+                 "cugl_mpi_wait: req is NULL");
+    CHECK_STATUS(cugl_mpi_wait(&none, comm, 1.0, NULL), CUGL_ERROR_INVALID_ARGUMENT,
+                 "cugl_mpi_wait: what is NULL");
+    CHECK_STATUS(cugl_mpi_wait(&none, comm, NAN, "x"), CUGL_ERROR_INVALID_ARGUMENT,
+                 "x: the timeout is NaN");
+    CHECK_STATUS(cugl_mpi_wait(&none, MPI_COMM_NULL, 1.0, "x"), CUGL_ERROR_INVALID_ARGUMENT,
+                 "x: comm is not a communicator");
+    MPI_Comm_free(&comm);
+    end();
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -861,10 +916,11 @@ int main(int argc, char **argv)
     if (argc > 1 && strcmp(argv[1], "--rank-dies") == 0)
         return rank_dies();
     if (rank == 0) {
-        printf("1..11\n# %d ranks, GL: %s\n", size, cugl_app_context_renderer(ctx));
+        printf("1..12\n# %d ranks, GL: %s\n", size, cugl_app_context_renderer(ctx));
         fflush(stdout);
     }
     test_arguments();
+    test_wait();
     test_bind();
     test_depth();
     test_depth_last_root();

@@ -59,7 +59,7 @@
  *
  * Built where Meson finds an MPI C library (the `mpi` feature); a program
  * that uses it depends on `cugl-mpi`, which brings MPI, libcugl-app and
- * libcugl. Nothing else of cugl links MPI.
+ * libcugl. Nothing else of cugl links MPI but cugl-nbody, for its --mpi.
  */
 #ifndef CUGL_MPI_H
 #define CUGL_MPI_H
@@ -129,6 +129,30 @@ CUGL_API cugl_status cugl_mpi_bind(cugl_mpi_binding *out, MPI_Comm comm,
  * @return CUGL_OK, or an error status (see Errors).
  */
 CUGL_API cugl_status cugl_mpi_cuda_aware(bool *aware, char *reason, size_t reason_size);
+
+/**
+ * Wait for a non-blocking MPI operation (MPI_Ibcast, MPI_Iallgatherv,
+ * MPI_Iallreduce, ...) until it completes or `timeout_seconds` pass, so
+ * that a rank that never joins (stuck elsewhere, dead, or running other
+ * code) is an error with a message instead of a hang: the wait the
+ * compositor makes before each collective, for a program's own. It tests
+ * the request, spinning for the first millisecond (ranks that are all
+ * there meet in microseconds), then sleeping 100 us between tests.
+ * @errors CUGL_ERROR_INVALID_ARGUMENT (NULL req or what; a NaN timeout),
+ *   CUGL_ERROR_INVALID_STATE (MPI is not initialised, or finalised; MPI's
+ *   error, with its message), CUGL_ERROR_NOT_READY (the timeout passed:
+ *   "<what>: not every rank of the <size> joined within <t> s ..."; the
+ *   operation is left pending, abandoned with its buffers, which must stay
+ *   valid: the program should end).
+ * @thread_safety A thread allowed to call MPI.
+ * @param req the operation's request; MPI_REQUEST_NULL when it completed.
+ * @param comm the communicator it runs over (its size is named in the message).
+ * @param timeout_seconds how long to wait; negative: no limit.
+ * @param what what the operation is, for the message ("exchanging the positions").
+ * @return CUGL_OK, or an error status (see Errors).
+ */
+CUGL_API cugl_status cugl_mpi_wait(MPI_Request *req, MPI_Comm comm, double timeout_seconds,
+                                   const char *what);
 
 /* ---- The compositor --------------------------------------------------------- */
 
