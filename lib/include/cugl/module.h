@@ -4,7 +4,15 @@
  *
  * A module is loaded from an image in memory: a fatbin, a cubin or PTX text
  * (NUL-terminated), as nvcc writes them. cugl's own kernels are fatbins
- * embedded in the library; an application embeds its own the same way.
+ * embedded in the library; an application embeds its own the same way:
+ *
+ *   nvcc -fatbin -gencode arch=compute_90,code=sm_90 -o my.fatbin my.cu
+ *
+ * then the file's bytes become an array of the program (the assembler's
+ * .incbin, `xxd -i`, or a build step that writes a C array), and
+ * cugl_module_load_data(&mod, dev, my_fatbin, my_fatbin_size) loads them.
+ * Kernels declared extern "C" keep their names (cugl_module_get_kernel).
+ * examples/wave in the source tree does all of it with make and CMake.
  */
 #ifndef CUGL_MODULE_H
 #define CUGL_MODULE_H
