@@ -109,7 +109,8 @@ typedef struct nbody_part {
     long first, count;
     cugl_stream *stream;      /* part 0: d->stream, not owned */
     cugl_module *module;      /* part 0: NULL (d->module) */
-    cugl_kernel *kernel;
+    cugl_kernel *kernel;      /* nbody_step or nbody_step2 (nbody_per_thread) */
+    int per_thread;           /* bodies a thread of it steps */
     cugl_memory_resource *mr;
     cugl_buffer *vel;         /* the slice's velocities */
     cugl_buffer *local;       /* all positions, copied over the peer path each
@@ -189,17 +190,22 @@ static cugl_status make_part(nbody *s, demo *d, int i, const float *vel)
     p->device = d->devices[i];
     slice_of(s->n, d->rank * s->part_count + i, d->rank_count * s->part_count, &p->first,
              &p->count);
-    cugl_status st = CUGL_OK;
+    cugl_device_properties props;
+    cugl_status st = cugl_device_get_properties(p->device, &props);
+    if (st != CUGL_OK)
+        return st;
+    p->per_thread = nbody_per_thread(p->count, props.multiprocessor_count);
+    const char *kernel = p->per_thread == 1 ? "nbody_step" : "nbody_step2";
     if (i == 0) {
         p->stream = d->stream;
-        st = demo_kernel(&p->kernel, d, "nbody_step");
+        st = demo_kernel(&p->kernel, d, kernel);
     } else {
         st = cugl_stream_create(&p->stream, p->device, NULL);
         if (st == CUGL_OK)
             st = cugl_module_load_data(&p->module, p->device, cugl_nbody_fatbin,
                                        cugl_nbody_fatbin_size);
         if (st == CUGL_OK)
-            st = cugl_module_get_kernel(&p->kernel, p->module, "nbody_step");
+            st = cugl_module_get_kernel(&p->kernel, p->module, kernel);
         if (st == CUGL_OK)
             st = cugl_event_create(&p->done, p->device, &(cugl_event_desc){.timing = false});
     }
@@ -365,7 +371,8 @@ static cugl_status launch_part(nbody *s, nbody_part *p, cugl_buffer *all, uint64
     float dt = NBODY_DT, eps2 = NBODY_SOFTENING * NBODY_SOFTENING;
     void *args[] = {&src, &dst, &vel, &n, &first, &count, &dt, &eps2};
     cugl_launch_config grid = {
-        .grid = {(uint32_t)((p->count + NBODY_BODIES_PER_BLOCK - 1) / NBODY_BODIES_PER_BLOCK),
+        .grid = {(uint32_t)((p->count + NBODY_BLOCK * p->per_thread - 1) /
+                            (NBODY_BLOCK * p->per_thread)),
                  1, 1},
         .block = {NBODY_BLOCK, 1, 1},
     };

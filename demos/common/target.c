@@ -26,13 +26,14 @@ static cugl_app_target_desc base_desc(demo *d, cugl_device **writers)
 
 /* Whether a target CUDA writes whole each turn is pipelined here. The map
  * path gains nothing from it on the GPUs measured (a map waits for all of
- * GL's earlier work, an unmap holds all of GL's later work): only when
- * asked, not by default in windows. */
+ * GL's earlier work, an unmap holds all of GL's later work), nor the host
+ * path, whose frame the copies' DMA already overlaps: only when asked, not
+ * by default in windows. */
 static bool pipelines(const demo *d)
 {
     if (!d->pipelined)
         return false;
-    if (d->opt.interop == CUGL_APP_INTEROP_MAP)
+    if (d->opt.interop == CUGL_APP_INTEROP_MAP || d->opt.interop == CUGL_APP_INTEROP_HOST)
         return d->opt.pipelined || d->handover_probe;
     return d->opt.interop == CUGL_APP_INTEROP_SHARED;
 }

@@ -3,17 +3,17 @@
 #include "nbody_math.h"
 
 // A step of the bodies first .. first + count - 1 of n (the slice of one
-// GPU when several share the work; 0 and n on one): NBODY_PER_THREAD
-// bodies a thread, NBODY_BLOCK threads a block, ceil(count /
-// NBODY_BODIES_PER_BLOCK) blocks; thread t of block b steps bodies
-// first + b NBODY_BODIES_PER_BLOCK + t + r NBODY_BLOCK, r = 0 ..
-// NBODY_PER_THREAD - 1. pos_in holds all n bodies, pos_out receives the
+// GPU when several share the work; 0 and n on one): R bodies a thread (1:
+// nbody_step, NBODY_WIDE: nbody_step2; nbody_per_thread chooses),
+// NBODY_BLOCK threads a block, ceil(count / (NBODY_BLOCK R)) blocks; thread
+// t of block b steps bodies first + (b R + r) NBODY_BLOCK + t, r = 0 ..
+// R - 1. pos_in holds all n bodies, pos_out receives the
 // slice's at the same indices, and vel holds the slice's velocities only
 // (vel[0] is body first's). Each block walks over all bodies a tile at a
 // time: its threads load one tile of NBODY_BLOCK positions and masses into
 // shared memory, every thread adds the pull of the whole tile to each of
-// its bodies' accelerations (one shared-memory load serving
-// NBODY_PER_THREAD interactions), and the block moves to the next tile.
+// its bodies' accelerations (one shared-memory load serving R
+// interactions), and the block moves to the next tile.
 // Slots of the last tile past n hold a body of mass 0, whose pull is 0, so
 // the inner loop has no bounds test. Bodies past the slice are stepped but
 // not written. A body's result does not depend on the slice it is in, nor
@@ -22,17 +22,18 @@
 // pos_in and pos_out are different buffers (the ping-pong), so no thread
 // reads a position another has overwritten; each thread reads and writes
 // only its own bodies' velocities.
-extern "C" __global__ void __launch_bounds__(NBODY_BLOCK)
-    nbody_step(const float4 *__restrict__ pos_in, float4 *__restrict__ pos_out,
-               float4 *__restrict__ vel, int n, int first, int count, float dt, float eps2)
+template <int R>
+__device__ __forceinline__ void step(const float4 *__restrict__ pos_in,
+                                     float4 *__restrict__ pos_out, float4 *__restrict__ vel,
+                                     int n, int first, int count, float dt, float eps2)
 {
     __shared__ float4 tile[NBODY_BLOCK];
-    int own[NBODY_PER_THREAD];
-    float4 me[NBODY_PER_THREAD];
-    float a[NBODY_PER_THREAD][3];
+    int own[R];
+    float4 me[R];
+    float a[R][3];
 #pragma unroll
-    for (int r = 0; r < NBODY_PER_THREAD; r++) {
-        own[r] = (int)(blockIdx.x * NBODY_BODIES_PER_BLOCK + r * NBODY_BLOCK + threadIdx.x);
+    for (int r = 0; r < R; r++) {
+        own[r] = (int)((blockIdx.x * R + r) * NBODY_BLOCK + threadIdx.x);
         int i = first + own[r];
         me[r] = own[r] < count && i < n ? pos_in[i] : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
         a[r][0] = a[r][1] = a[r][2] = 0.0f;
@@ -45,13 +46,13 @@ extern "C" __global__ void __launch_bounds__(NBODY_BLOCK)
         for (int k = 0; k < NBODY_BLOCK; k++) {
             float4 q = tile[k];
 #pragma unroll
-            for (int r = 0; r < NBODY_PER_THREAD; r++)
+            for (int r = 0; r < R; r++)
                 nbody_accumulate(a[r], me[r].x, me[r].y, me[r].z, q.x, q.y, q.z, q.w, eps2);
         }
         __syncthreads(); // the tile is read by all before it is replaced
     }
 #pragma unroll
-    for (int r = 0; r < NBODY_PER_THREAD; r++) {
+    for (int r = 0; r < R; r++) {
         int i = first + own[r];
         if (own[r] >= count || i >= n)
             continue;
@@ -61,4 +62,18 @@ extern "C" __global__ void __launch_bounds__(NBODY_BLOCK)
         vel[own[r]] = make_float4(v[0], v[1], v[2], v[3]);
         pos_out[i] = make_float4(p[0], p[1], p[2], p[3]);
     }
+}
+
+extern "C" __global__ void __launch_bounds__(NBODY_BLOCK)
+    nbody_step(const float4 *__restrict__ pos_in, float4 *__restrict__ pos_out,
+               float4 *__restrict__ vel, int n, int first, int count, float dt, float eps2)
+{
+    step<1>(pos_in, pos_out, vel, n, first, count, dt, eps2);
+}
+
+extern "C" __global__ void __launch_bounds__(NBODY_BLOCK)
+    nbody_step2(const float4 *__restrict__ pos_in, float4 *__restrict__ pos_out,
+                float4 *__restrict__ vel, int n, int first, int count, float dt, float eps2)
+{
+    step<NBODY_WIDE>(pos_in, pos_out, vel, n, first, count, dt, eps2);
 }

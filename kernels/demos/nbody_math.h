@@ -29,8 +29,7 @@ enum {
     NBODY_DEFAULT_BODIES = 65536,
     NBODY_MAX_BODIES = 1 << 24, /* 512 MiB of bodies; 10^14 flops a step */
     NBODY_BLOCK = 256,          /* threads a block, bodies a shared-memory tile */
-    NBODY_PER_THREAD = 2,       /* bodies a thread steps: one tile load serves each */
-    NBODY_BODIES_PER_BLOCK = NBODY_BLOCK * NBODY_PER_THREAD, /* the grid: count / this */
+    NBODY_WIDE = 2,             /* bodies a thread of nbody_step2 steps */
     NBODY_FLOPS_PER_INTERACTION = 20,
 };
 
@@ -47,6 +46,19 @@ DEMO_FN float nbody_rsqrt(float x)
 #else
     return 1.0f / sqrtf(x);
 #endif
+}
+
+/*
+ * Bodies a thread steps, for `count` bodies on a GPU of `sms`
+ * multiprocessors: NBODY_WIDE (the kernel nbody_step2, where one
+ * shared-memory load serves that many interactions) where that still gives
+ * every multiprocessor two blocks or more, else 1 (nbody_step, whose twice
+ * as many threads keep the multiprocessors busy). Either computes the same
+ * bits. The grid: ceil(count / (NBODY_BLOCK * this)) blocks.
+ */
+DEMO_FN int nbody_per_thread(long count, int sms)
+{
+    return count / (NBODY_BLOCK * NBODY_WIDE) >= 2L * sms ? NBODY_WIDE : 1;
 }
 
 /* a += the pull of a body of mass qm at q on a body at p. */

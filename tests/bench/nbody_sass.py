@@ -3,10 +3,11 @@
 
     nbody_sass.py CUOBJDUMP NBODY_FATBIN
 
-Disassembles the nbody step kernel's SASS for each architecture in the
-fatbin (cuobjdump -sass), finds its inner loop (the loop, from a backward
-branch to its target, with the most reciprocal square roots: one an
-interaction) and prints, per architecture, the instructions in it per
+Disassembles the nbody step kernels' SASS (nbody_step, nbody_step2) for
+each architecture in the fatbin (cuobjdump -sass), finds each one's inner
+loop (the loop, from a backward branch to its target, with the most
+reciprocal square roots: one an interaction) and prints, per architecture
+and kernel, the instructions in it per
 interaction by kind (FP32 arithmetic, the inverse square root, shared-memory
 loads, the rest) and what that allows: an SM issues one instruction a clock
 per scheduler and does a FP32 instruction's 32 lanes in a clock, so an
@@ -35,6 +36,30 @@ def loops(lines):
     return out
 
 
+def count(arch, name, code):
+    """The line on one kernel of one architecture."""
+    lines = [(int(a, 16), op, args) for a, op, args in LINE.findall(code)]
+    best = None
+    for start, end in loops(lines):
+        inside = [(a, op) for a, op, _ in lines if start <= a <= end]
+        rsq = sum(1 for _, op in inside if op.startswith("MUFU.RSQ"))
+        if rsq and (best is None or rsq > best[0]):
+            best = (rsq, inside)
+    if best is None:
+        return "%s %s: no loop with MUFU.RSQ" % (arch, name)
+    rsq, inside = best
+    kinds = collections.Counter()
+    for _, op in inside:
+        kinds["FP32" if FP32.match(op) else "MUFU.RSQ" if op.startswith("MUFU.RSQ")
+              else "LDS" if op.startswith("LDS") else "other"] += 1
+    per = len(inside) / rsq
+    return ("%s %s: inner loop %d instructions, %d interactions: %.2f an interaction "
+            "(FP32 %.2f, MUFU.RSQ %.2f, LDS %.2f, other %.2f); issue-bound at most %.0f%% of "
+            "FP32 peak" % (arch, name, len(inside), rsq, per, kinds["FP32"] / rsq,
+                           kinds["MUFU.RSQ"] / rsq, kinds["LDS"] / rsq, kinds["other"] / rsq,
+                           100.0 * 20 / (2 * per)))
+
+
 def main():
     if len(sys.argv) != 3:
         print(__doc__.strip().splitlines()[2].strip(), file=sys.stderr)
@@ -49,32 +74,11 @@ def main():
     sections = re.split(r"\n\s*code for (sm_\d+a?)", text)
     found = 0
     for arch, body in zip(sections[1::2], sections[2::2]):
-        fn = body.split("Function : nbody_step", 1)
-        if len(fn) < 2:
-            continue
-        code = re.split(r"\n\s*Function : ", fn[1], maxsplit=1)[0]
-        lines = [(int(a, 16), op, args) for a, op, args in LINE.findall(code)]
-        best = None
-        for start, end in loops(lines):
-            inside = [(a, op) for a, op, _ in lines if start <= a <= end]
-            rsq = sum(1 for _, op in inside if op.startswith("MUFU.RSQ"))
-            if rsq and (best is None or rsq > best[0]):
-                best = (rsq, inside)
-        if best is None:
-            print("%s: no loop with MUFU.RSQ in nbody_step" % arch)
-            continue
-        rsq, inside = best
-        kinds = collections.Counter()
-        for _, op in inside:
-            kinds["FP32" if FP32.match(op) else "MUFU.RSQ" if op.startswith("MUFU.RSQ")
-                  else "LDS" if op.startswith("LDS") else "other"] += 1
-        per = len(inside) / rsq
-        print("%s: inner loop %d instructions, %d interactions: %.2f an interaction "
-              "(FP32 %.2f, MUFU.RSQ %.2f, LDS %.2f, other %.2f); issue-bound at most "
-              "%.0f%% of FP32 peak" % (
-                  arch, len(inside), rsq, per, kinds["FP32"] / rsq, kinds["MUFU.RSQ"] / rsq,
-                  kinds["LDS"] / rsq, kinds["other"] / rsq, 100.0 * 20 / (2 * per)))
-        found += 1
+        kernels = re.findall(r"Function : (nbody_step\w*)(.*?)(?=\n\s*Function : |\Z)", body,
+                             re.S)
+        for name, code in kernels:
+            print(count(arch, name, code))
+            found += 1
     if not found:
         print("no nbody_step in %s" % fatbin, file=sys.stderr)
         return 1

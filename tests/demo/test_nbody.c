@@ -113,12 +113,14 @@ static cugl_buffer *device_copy(cugl_memory_resource *mr, cugl_stream *stream, c
 }
 
 /*
- * One step of the n bodies of b by `slices` launches of nbody_step, each on
- * a run of bodies as the demo's --devices splits them (the first `first`
- * of a slice at its velocities' start); the new positions and velocities
- * into got_pos and got_vel, and fails unless the input positions are kept.
+ * One step of the n bodies of b by `slices` launches of nbody_step (or,
+ * `per_thread` NBODY_WIDE, nbody_step2), each on a run of bodies as the
+ * demo's --devices splits them (the first `first` of a slice at its
+ * velocities' start); the new positions and velocities into got_pos and
+ * got_vel, and fails unless the input positions are kept.
  */
-static void run_step(const bodies *b, int slices, float *got_pos, float *got_vel)
+static void run_step_of(const bodies *b, int slices, int per_thread, float *got_pos,
+                        float *got_vel)
 {
     long n = b->n;
     size_t size = (size_t)n * 4 * sizeof(float);
@@ -129,7 +131,8 @@ static void run_step(const bodies *b, int slices, float *got_pos, float *got_vel
     assert_ok(cugl_stream_create(&stream, dev, NULL));
     assert_ok(cugl_device_memory_resource_create(&mr, dev, NULL));
     assert_ok(cugl_module_load_data(&module, dev, cugl_nbody_fatbin, cugl_nbody_fatbin_size));
-    assert_ok(cugl_module_get_kernel(&kernel, module, "nbody_step"));
+    assert_ok(cugl_module_get_kernel(&kernel, module,
+                                     per_thread == 1 ? "nbody_step" : "nbody_step2"));
 
     cugl_buffer *pos_in = device_copy(mr, stream, b->pos, size);
     cugl_buffer *vel = device_copy(mr, stream, b->vel, size);
@@ -146,7 +149,8 @@ static void run_step(const bodies *b, int slices, float *got_pos, float *got_vel
         uint64_t vel_ptr = cugl_buffer_handle(vel) + (uint64_t)first * 4 * sizeof(float);
         void *args[] = {&in_ptr, &out_ptr, &vel_ptr, &count, &first, &slice, &dt, &eps2};
         cugl_launch_config grid = {
-            .grid = {(uint32_t)((slice + NBODY_BODIES_PER_BLOCK - 1) / NBODY_BODIES_PER_BLOCK),
+            .grid = {(uint32_t)((slice + NBODY_BLOCK * per_thread - 1) /
+                                (NBODY_BLOCK * per_thread)),
                      1, 1},
             .block = {NBODY_BLOCK, 1, 1},
         };
@@ -169,6 +173,11 @@ static void run_step(const bodies *b, int slices, float *got_pos, float *got_vel
     cugl_module_release(module);
     cugl_memory_resource_release(mr);
     cugl_stream_release(stream);
+}
+
+static void run_step(const bodies *b, int slices, float *got_pos, float *got_vel)
+{
+    run_step_of(b, slices, 1, got_pos, got_vel);
 }
 
 /* One launch of nbody_step on n bodies against one reference step. */
@@ -207,6 +216,35 @@ static void slices_compute_the_same_bits(void **state)
     free(pos);
     free(vel);
     free_bodies(&b);
+}
+
+/* nbody_step2 (two bodies a thread) computes nbody_step's bits, whole and
+ * in slices, for sizes that leave blocks and threads part-filled. */
+static void two_bodies_a_thread_compute_the_same_bits(void **state)
+{
+    (void)state;
+    static const long sizes[] = {1, 300, 1000, 4096};
+    for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; k++) {
+        long n = sizes[k];
+        bodies b = make_bodies(n);
+        size_t size = (size_t)n * 4 * sizeof(float);
+        float *pos1 = malloc(size), *vel1 = malloc(size), *pos2 = malloc(size),
+              *vel2 = malloc(size);
+        assert_true(pos1 && vel1 && pos2 && vel2);
+        for (int slices = 1; slices <= (n > 2 ? 3 : 1); slices += 2) {
+            run_step_of(&b, slices, 1, pos1, vel1);
+            run_step_of(&b, slices, NBODY_WIDE, pos2, vel2);
+            if (memcmp(pos1, pos2, size) != 0 || memcmp(vel1, vel2, size) != 0)
+                fail_msg("%ld bodies in %d slice(s): nbody_step2 computed other bits than "
+                         "nbody_step",
+                         n, slices);
+        }
+        free(pos1);
+        free(vel1);
+        free(pos2);
+        free(vel2);
+        free_bodies(&b);
+    }
 }
 
 static void step_4096(void **state)
@@ -334,6 +372,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(step_4096),   cmocka_unit_test(step_1000),
         cmocka_unit_test(step_1),
         cmocka_unit_test(slices_compute_the_same_bits),
+        cmocka_unit_test(two_bodies_a_thread_compute_the_same_bits),
         run_demo_each_interop(path),
         cmocka_unit_test(paths_agree), cmocka_unit_test(default_bodies),
         cmocka_unit_test(bad_bodies),

@@ -657,6 +657,7 @@ static void registered_host_memory_moves_bytes_and_lets_go(void **state)
         /* Host -> device -> host through it, the device copy doubled. */
         assert_ok(cugl_memory_resource_allocate(&d, device_mr, N, stream));
         assert_ok(cugl_buffer_copy_from(d, reg, stream));
+        assert_ok(cugl_stream_sync(stream)); /* before the host memory changes */
         memset(host, 0, N);
         assert_ok(cugl_buffer_copy_from(reg, d, stream));
         assert_ok(cugl_stream_sync(stream));
