@@ -9,12 +9,14 @@
 # within 1.15x its floor. Exits 77 without a GPU.
 #
 # usage: bench_demo_frames.sh CUGL_DEVICES CUGL_DEMO...
-#   (frames: $DEMO_FRAMES, default 300; runs: $DEMO_RUNS, default 3)
+#   (frames: $DEMO_FRAMES, default 300; runs: $DEMO_RUNS, default 3; the
+#   cases: $DEMO_PATHS, default "map shared piped host hostpiped")
 set -u
 devices_bin=$1
 shift
 frames=${DEMO_FRAMES:-300}
 runs=${DEMO_RUNS:-3}
+paths=${DEMO_PATHS:-map shared piped host hostpiped}
 if ! "$devices_bin" 2>/dev/null | grep -q '^Device 0:'; then
     echo "bench_demo_frames: skipped: no CUDA device"
     exit 77
@@ -28,7 +30,7 @@ echo "| demo | path | frame ms (median) | floor ms | frame / floor (median run) 
 echo "|---|---|---|---|---|---|---|---|---|"
 for demo in "$@"; do
     name=$(basename "$demo")
-    for path in map shared piped host hostpiped; do
+    for path in $paths; do
         flags="--interop $path"
         [ "$path" = piped ] && flags="--interop shared --pipelined"
         [ "$path" = hostpiped ] && flags="--interop host --pipelined"
