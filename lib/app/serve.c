@@ -36,6 +36,7 @@ extern const size_t cugl_serve_page_html_size;
 
 enum {
     SLOTS = 4,        /* framebuffer copies in flight or being encoded */
+#define FPS_WINDOW_S 0.5
     JSON_MAX = 2 * CUGL_APP_SERVE_MAX_STATS + 768, /* escaped stats, name and numbers */
 };
 
@@ -80,7 +81,11 @@ struct cugl_app_server {
     int port;
 
     slot slots[SLOTS];
-    double last_frame_s; /* for the frame rate */
+    /* The rendering rate: frames over the time they took, counted in
+     * windows of FPS_WINDOW_S (a mean of 1/gap would follow the shortest
+     * gaps, thousands a second for frames rendered in bursts). */
+    double fps_start_s;
+    long fps_frames;
     double fps;
     char stats[CUGL_APP_SERVE_MAX_STATS];
 
@@ -680,11 +685,13 @@ CUGL_API cugl_status cugl_app_server_frame(cugl_app_server *s)
     if (!s)
         return cugl__fail(CUGL_ERROR_INVALID_ARGUMENT, __func__, "server is NULL");
     double t = now_s();
-    if (s->last_frame_s > 0) {
-        double rate = 1.0 / fmax(t - s->last_frame_s, 1e-6);
-        s->fps = s->fps > 0 ? 0.9 * s->fps + 0.1 * rate : rate;
+    if (s->fps_start_s == 0) {
+        s->fps_start_s = t;
+    } else if (++s->fps_frames, t - s->fps_start_s >= FPS_WINDOW_S) {
+        s->fps = (double)s->fps_frames / (t - s->fps_start_s);
+        s->fps_start_s = t;
+        s->fps_frames = 0;
     }
-    s->last_frame_s = t;
     /* Events pushed before the last present are in this frame; those
      * pushed since, in the next (a few may be, and are counted later). */
     long shown = s->events_shown;

@@ -7,11 +7,13 @@
  * server listens, and "view YAW PITCH" whenever the view changes.
  *
  * usage: serve_app [--address A] [--port N] [--token T] [--size WxH]
- *                  [--frames N] [--screenshot FILE]
+ *                  [--frames N] [--screenshot FILE] [--burst N]
  *   --address A     where to listen (cugl_app_server_desc.address); a line
  *                   "serving on ..." for each address bound
  *   --frames N      exit after N frames (default: when stdin closes)
  *   --screenshot F  write frame 0 as a PNG (the picture before any input)
+ *   --burst N       render N frames back to back, then wait N times 16 ms:
+ *                   about 60 frames a second on average, unevenly spaced
  */
 #include <fcntl.h>
 #include <math.h>
@@ -64,7 +66,7 @@ int main(int argc, char **argv)
 {
     cugl_app_server_desc desc = {.name = "serve_app"};
     int w = 320, h = 240;
-    long frames = 0;
+    long frames = 0, burst = 1;
     const char *screenshot = NULL;
     for (int i = 1; i < argc; i++) {
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -80,6 +82,8 @@ int main(int argc, char **argv)
             frames = atol(argv[++i]);
         else if (strcmp(argv[i], "--screenshot") == 0 && v)
             screenshot = argv[++i];
+        else if (strcmp(argv[i], "--burst") == 0 && v && (burst = atol(argv[++i])) > 0)
+            ;
         else {
             fprintf(stderr, "serve_app: bad argument '%s'\n", argv[i]);
             return 2;
@@ -133,7 +137,8 @@ int main(int argc, char **argv)
             die("cannot serve the frame");
         if (cugl_app_context_present(ctx) != CUGL_OK)
             die("cannot present");
-        nanosleep(&(struct timespec){.tv_nsec = 16000000}, NULL); /* about 60 frames a second */
+        if ((f + 1) % burst == 0) /* about 60 frames a second */
+            nanosleep(&(struct timespec){.tv_nsec = 16000000 * burst}, NULL);
     }
     long encoded, sent, dropped;
     cugl_app_server_counts(server, &encoded, &sent, &dropped);

@@ -97,8 +97,10 @@ static int start_program(void)
         for (size_t i = 0; i < sizeof fixed / sizeof fixed[0]; i++)
             args[n++] = fixed[i];
     } else {
+        /* Frames in bursts of 3: a rate from the gaps between frames, not
+         * from frames over time, is wrong by far. */
         const char *const fixed[] = {"--port", "0", "--token", TOKEN, "--size", size,
-                                     "--screenshot", shot};
+                                     "--screenshot", shot, "--burst", "3"};
         for (size_t i = 0; i < sizeof fixed / sizeof fixed[0]; i++)
             args[n++] = fixed[i];
     }
@@ -255,6 +257,30 @@ static void frames_match_the_picture(void **state)
                  "(at most %.1f)", frame, diff, JPEG_TOLERANCE);
     free(got);
     free(want);
+    ws_client_close(c);
+}
+
+/* The header's fps is the program's rendering rate: frames rendered over
+ * time, read from the frame numbers the viewer sees over 3 s. */
+static void header_fps_is_the_rendering_rate(void **state)
+{
+    (void)state;
+    ws_client *c = ws_client_open(port, TOKEN);
+    assert_non_null(c);
+    assert_true(ws_client_wait_frames(c, 3, 30));
+    ws_client_run(c, 1.0);
+    assert_true(ws_client_wait_frames(c, 1, 10));
+    double f0 = ws_client_header_number(c, "frame"), t0 = now_s();
+    ws_client_run(c, 3.0);
+    assert_true(ws_client_wait_frames(c, 1, 10));
+    double f1 = ws_client_header_number(c, "frame"), t1 = now_s();
+    double rate = (f1 - f0) / (t1 - t0), fps = ws_client_header_number(c, "fps");
+    printf("# frames %.0f to %.0f in %.2f s: %.1f frames a second; the header says %.1f\n", f0,
+           f1, t1 - t0, rate, fps);
+    assert_true(rate > 0);
+    if (fabs(fps - rate) > 0.15 * rate + 2)
+        fail_msg("the header's fps is %.1f; the program renders %.1f frames a second", fps,
+                 rate);
     ws_client_close(c);
 }
 
@@ -511,6 +537,7 @@ int main(int argc, char **argv)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(page_and_token),
         cmocka_unit_test(frames_match_the_picture),
+        cmocka_unit_test(header_fps_is_the_rendering_rate),
         cmocka_unit_test(bad_token_is_refused),
         cmocka_unit_test(refused_upgrades_get_a_status),
         cmocka_unit_test(several_viewers),
