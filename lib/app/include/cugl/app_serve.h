@@ -36,28 +36,70 @@
  * Messages on the WebSocket:
  *
  *   server -> page  one binary message a frame: a 4-byte little-endian
- *                   length N, N bytes of UTF-8 JSON, then a baseline JPEG
- *                   of the frame, rows top to bottom. The JSON's fields:
+ *                   length N, N bytes of UTF-8 JSON (the header), then a
+ *                   baseline JPEG of the picture, rows top to bottom; or
+ *                   nothing after the header: the picture is the one the
+ *                   page has (it is still), only the header is new. The
+ *                   header's fields:
  *                   "frame" (the context's frame number), "width",
- *                   "height" (the picture's), "name" (the program's),
- *                   "fps" (the program's rendering rate, frames a second),
+ *                   "height" (the program's picture: draw the JPEG scaled
+ *                   to this size), "name" (the program's), "fps" (the
+ *                   program's rendering rate: frames rendered a second),
  *                   "viewers" (connected now), "events" (how many of the
- *                   viewers' events this frame shows, for measuring
- *                   latency), "stats" (cugl_app_server_set_stats' text).
- *                   A viewer should ignore fields it does not know.
- *   page -> server  text messages of event lines in the input-replay format
- *                   of cugl/app.h ("0 move 412 300\n0 button left down"),
+ *                   viewers' events this frame shows), "stats"
+ *                   (cugl_app_server_set_stats' text), "time" (when the
+ *                   frame was rendered, seconds on the server's
+ *                   CLOCK_MONOTONIC: comparable on the same host only);
+ *                   with a picture, "codec" ("jpeg"), "quality" (the
+ *                   JPEG's) and "scale" (each side of the JPEG is the
+ *                   picture's divided by it: 1, 2 or 4); and what the
+ *                   server measured of this viewer's link from its
+ *                   acknowledgements: "rtt_ms" (round trip, the least of
+ *                   the last 10 s; -1 before it is known), "throughput"
+ *                   (bytes a second the link carried; 0 before),
+ *                   "input_ms" (the latest input to picture: an event's
+ *                   arrival until the ack of the first frame that shows
+ *                   it; -1 before), "window" (frames this viewer may
+ *                   have unacknowledged), "unacked" (how many it has,
+ *                   this one counted), "level" (0, the best, to 9: the
+ *                   quality and scale chosen for its link) and
+ *                   "interacting" (whether its input arrived in the last
+ *                   second). A viewer should ignore fields it does not know.
+ *   page -> server  text messages of lines:
+ *                   "ack F H": the frame numbered F (and every one sent
+ *                   before it) is shown, H milliseconds (a decimal number,
+ *                   0 to 60000) after its message arrived. The server
+ *                   sends a viewer a frame only while fewer than "window"
+ *                   of its frames are unacknowledged: a page must ack
+ *                   every frame it receives, headers alone included, or it
+ *                   gets no more (a frame it skips is acked by acking a
+ *                   later one). An ack of a frame earlier than one acked
+ *                   already is ignored; an ack of a frame not sent to this
+ *                   viewer closes it.
+ *                   Event lines in the input-replay format of cugl/app.h
+ *                   ("0 move 412 300", "0 button left down"),
  *                   the frame number ignored: each enters the context's
  *                   input as the window's own events do
  *                   (cugl_app_context_push_event) at the next present.
  *                   `resize` up to CUGL_APP_SERVE_MAX_RESIZE pixels a side.
  *
  * After each frame is rendered, cugl_app_server_frame starts a copy of the
- * framebuffer into mapped (pinned) GL memory, and hands copies that have
+ * framebuffer into mapped (pinned) GL memory, scaled down on the GPU when
+ * every viewer with room wants it smaller, and hands copies that have
  * finished to encoder threads; nothing waits for the GPU, and without a
- * viewer nothing is copied. Each viewer gets the newest encoded frame when
- * its connection can take one: a slow viewer skips frames and never holds
- * the program back.
+ * viewer nothing is copied.
+ *
+ * Latency is bounded by counting: at most `window` frames (default 2) are
+ * unacknowledged per viewer, so no more than that wait for it anywhere (in
+ * the server, libwebsockets, the kernel or on the link), and each is the
+ * newest of its level when sent: a slow viewer skips frames and never
+ * holds the program or another viewer back. Each viewer gets its own level
+ * from its acknowledgements: the JPEG quality, then the size (halved or
+ * quartered), that fits the bytes a second its link carried at the frame
+ * rate wanted (the program's, at most 60, while the viewer's input
+ * arrives; half of it otherwise). When the picture is still, it is sent
+ * once more at the best level the viewer's link carries in a quarter of a
+ * second, then headers alone until it changes.
  *
  * A message from the page longer than CUGL_APP_SERVE_MAX_MESSAGE bytes, a
  * line that is no event, a binary message or a `close` event disconnects
@@ -85,6 +127,7 @@ enum {
     CUGL_APP_SERVE_MAX_STATS = 1024,    /**< bytes of the stats text */
     CUGL_APP_SERVE_MAX_RESIZE = 8192,   /**< the largest size a page may ask for */
     CUGL_APP_SERVE_MAX_ADDRESSES = 8,   /**< addresses one server listens on */
+    CUGL_APP_SERVE_MAX_WINDOW = 8,      /**< unacknowledged frames a viewer may have */
 };
 
 /** The WebSocket subprotocol a viewer must ask for. */
@@ -102,17 +145,32 @@ typedef struct cugl_app_server_desc {
     const char *token;
     /** What the page shows as the program's name; NULL: "cugl". */
     const char *name;
-    /** JPEG quality, 1 to 100; 0: 85. */
+    /** The best JPEG quality, 1 to 100 (a viewer's link may get less); 0: 85. */
     int quality;
     /** Encoder threads, 1 to CUGL_APP_SERVE_MAX_ENCODERS; 0: 2. */
     int encoders;
+    /** Frames a viewer may have unacknowledged, 1 to
+     * CUGL_APP_SERVE_MAX_WINDOW; 0: 2. The worst latency is about this
+     * many frames' transmissions plus a round trip. */
+    int window;
 } cugl_app_server_desc;
+
+/** What the server measured of one viewer (cugl_app_server_viewer). */
+typedef struct cugl_app_server_viewer_stats {
+    double rtt_ms;     /**< round trip, the least of the last 10 s; -1: not yet known */
+    double throughput; /**< bytes a second its link carried; 0: not yet known */
+    double input_ms;   /**< its latest input to picture; -1: none measured */
+    int quality;       /**< the JPEG quality it gets */
+    int scale;         /**< its pictures' sides are the program's divided by this */
+    int unacked;       /**< its frames not yet acknowledged */
+    long sent, acked;  /**< frames sent to it, and acknowledged */
+} cugl_app_server_viewer_stats;
 
 /**
  * Serve the frames of `ctx` (current on this thread) as `desc` says; the
  * server listens once this returns.
  * @errors CUGL_ERROR_INVALID_ARGUMENT (NULL; a port outside 0 to 65535, a
- *   quality or encoder count out of range, a token too long or with other
+ *   quality, encoder count or window out of range, a token too long or with other
  *   characters), CUGL_ERROR_NOT_SUPPORTED (this build has no server: it
  *   needs libwebsockets-dev and libturbojpeg0-dev), CUGL_ERROR_INVALID_STATE
  *   (the address cannot be bound: the message names it and the system's
@@ -187,6 +245,19 @@ CUGL_API const char *cugl_app_server_address(const cugl_app_server *server, int 
  * @return The number of open WebSocket connections.
  */
 CUGL_API int cugl_app_server_viewers(const cugl_app_server *server);
+
+/**
+ * What the server measured of the `i`th viewer connected now (0 to
+ * cugl_app_server_viewers - 1; the order changes as viewers come and go).
+ * @errors CUGL_ERROR_INVALID_ARGUMENT (NULL, or no such viewer).
+ * @thread_safety Any thread.
+ * @param server The server.
+ * @param i From 0.
+ * @param[out] out Receives the viewer's numbers.
+ * @return CUGL_OK, or an error status (see Errors).
+ */
+CUGL_API cugl_status cugl_app_server_viewer(const cugl_app_server *server, int i,
+                                            cugl_app_server_viewer_stats *out);
 
 /**
  * Frames encoded and frames sent (to all viewers together) so far, and
