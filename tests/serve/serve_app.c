@@ -7,13 +7,15 @@
  * server listens, and "view YAW PITCH" whenever the view changes.
  *
  * usage: serve_app [--address A] [--port N] [--token T] [--size WxH]
- *                  [--frames N] [--screenshot FILE] [--burst N]
+ *                  [--frames N] [--screenshot FILE] [--burst N] [--animate]
  *   --address A     where to listen (cugl_app_server_desc.address); a line
  *                   "serving on ..." for each address bound
  *   --frames N      exit after N frames (default: when stdin closes)
  *   --screenshot F  write frame 0 as a PNG (the picture before any input)
- *   --burst N       render N frames back to back, then wait N times 16 ms:
- *                   about 60 frames a second on average, unevenly spaced
+ *   --burst N       render N frames back to back, then wait: 60 frames a
+ *                   second on average, unevenly spaced (default 1: even)
+ *   --animate       draw pattern.h's moving picture (frame N's is known to
+ *                   a viewer) instead of the board
  */
 #include <fcntl.h>
 #include <math.h>
@@ -28,6 +30,8 @@
 
 #include <cugl/app.h>
 #include <cugl/app_serve.h>
+
+#include "pattern.h"
 
 static void die(const char *what)
 {
@@ -52,6 +56,35 @@ static void draw(const cugl_app_camera *cam, int w, int h)
     glDisable(GL_SCISSOR_TEST);
 }
 
+/* pattern.h's frame `frame`, uploaded and blitted to the framebuffer:
+ * rows made bottom first, as GL counts them. */
+static void draw_pattern(GLuint fbo, int w, int h, long frame)
+{
+    static GLuint tex, read_fbo;
+    static uint8_t *pixels;
+    static int tw, th;
+    if (tw != w || th != h) {
+        if (tex) {
+            glDeleteTextures(1, &tex);
+            glDeleteFramebuffers(1, &read_fbo);
+        }
+        free(pixels);
+        pixels = malloc((size_t)w * (size_t)h * 4);
+        if (!pixels)
+            exit(1);
+        glCreateTextures(GL_TEXTURE_2D, 1, &tex);
+        glTextureStorage2D(tex, 1, GL_RGBA8, w, h);
+        glCreateFramebuffers(1, &read_fbo);
+        glNamedFramebufferTexture(read_fbo, GL_COLOR_ATTACHMENT0, tex, 0);
+        tw = w;
+        th = h;
+    }
+    for (int y = 0; y < h; y++)
+        pattern_row(pixels + (size_t)(h - 1 - y) * (size_t)w * 4, y, w, frame);
+    glTextureSubImage2D(tex, 0, 0, 0, w, h, GL_RGBA, GL_UNSIGNED_BYTE, pixels);
+    glBlitNamedFramebuffer(read_fbo, fbo, 0, 0, w, h, 0, 0, w, h, GL_COLOR_BUFFER_BIT, GL_NEAREST);
+}
+
 /* Whether stdin has closed (the parent went away). */
 static bool stdin_closed(void)
 {
@@ -68,6 +101,7 @@ int main(int argc, char **argv)
     int w = 320, h = 240;
     long frames = 0, burst = 1;
     const char *screenshot = NULL;
+    bool animate = false;
     for (int i = 1; i < argc; i++) {
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (strcmp(argv[i], "--address") == 0 && v)
@@ -82,6 +116,8 @@ int main(int argc, char **argv)
             frames = atol(argv[++i]);
         else if (strcmp(argv[i], "--screenshot") == 0 && v)
             screenshot = argv[++i];
+        else if (strcmp(argv[i], "--animate") == 0)
+            animate = true;
         else if (strcmp(argv[i], "--burst") == 0 && v && (burst = atol(argv[++i])) > 0)
             ;
         else {
@@ -113,6 +149,7 @@ int main(int argc, char **argv)
     cugl_app_camera cam;
     cugl_app_camera_init(&cam);
     float yaw = cam.yaw, pitch = cam.pitch;
+    double next_s = 0;
     for (long f = 0; frames == 0 || f < frames; f++) {
         if (frames == 0 && stdin_closed())
             break;
@@ -127,7 +164,10 @@ int main(int argc, char **argv)
         cugl_app_context_size(ctx, &fw, &fh);
         glBindFramebuffer(GL_FRAMEBUFFER, cugl_app_context_framebuffer(ctx));
         glViewport(0, 0, fw, fh);
-        draw(&cam, fw, fh);
+        if (animate)
+            draw_pattern(cugl_app_context_framebuffer(ctx), fw, fh, cugl_app_context_frame(ctx));
+        else
+            draw(&cam, fw, fh);
         if (f == 0 && screenshot && cugl_app_screenshot(ctx, screenshot) != CUGL_OK)
             die("cannot write the screenshot");
         char stats[64];
@@ -137,8 +177,14 @@ int main(int argc, char **argv)
             die("cannot serve the frame");
         if (cugl_app_context_present(ctx) != CUGL_OK)
             die("cannot present");
-        if ((f + 1) % burst == 0) /* about 60 frames a second */
-            nanosleep(&(struct timespec){.tv_nsec = 16000000 * burst}, NULL);
+        if ((f + 1) % burst == 0) { /* 60 frames a second, where it can */
+            struct timespec now;
+            clock_gettime(CLOCK_MONOTONIC, &now);
+            double t = (double)now.tv_sec + 1e-9 * (double)now.tv_nsec;
+            next_s = next_s > t - 0.1 ? next_s + (double)burst / 60.0 : t;
+            if (next_s > t)
+                nanosleep(&(struct timespec){.tv_nsec = (long)((next_s - t) * 1e9)}, NULL);
+        }
     }
     long encoded, sent, dropped;
     cugl_app_server_counts(server, &encoded, &sent, &dropped);

@@ -1,0 +1,225 @@
+/*
+ * link_viewer: a viewer of a frame server across a link (run on the far
+ * side of a shaped one by test_link.py), playing the page: every picture
+ * is decoded before its ack, as a browser shows it before acking. Meant
+ * for serve_app --animate, whose frame N it knows (pattern.h).
+ *
+ * Measured, in periods of equal length after a warm-up:
+ *   - frames a second (pictures, and messages with headers alone);
+ *   - megabits a second received;
+ *   - each picture's age once decoded: from when the server copied it
+ *     (the header's "time", CLOCK_MONOTONIC, the same clock on one host
+ *     whatever the network namespace) to now: median and worst;
+ *   - input to picture: an event line sent every 200 ms, until the first
+ *     decoded picture whose header counts it ("events"): median and worst;
+ *   - the quality, scale and PSNR (against pattern.h's frame, the picture
+ *     scaled back up as the page does, nearest) of every 10th picture.
+ * One line of JSON a period on stdout.
+ *
+ * usage: link_viewer ADDRESS PORT [--warmup S] [--periods N] [--period S]
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "pattern.h"
+#include "ws_client.h"
+
+enum { MAX_SAMPLES = 20000 };
+
+static double now_s(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+typedef struct period {
+    long pictures, messages;
+    double bytes;
+    double age_ms[MAX_SAMPLES];
+    int ages;
+    double input_ms[MAX_SAMPLES];
+    int inputs;
+    double psnr_sum, quality_sum, scale_sum;
+    int psnrs, levels;
+} period;
+
+typedef struct state {
+    period *p;             /* the period being counted; NULL while warming up */
+    long pictures;         /* since the start */
+    double probe_s;        /* when the pending event was sent; 0: none */
+    long probe_events;     /* the count that shows it */
+    uint8_t *want;         /* the reference picture, top to bottom */
+} state;
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* PSNR of `got` (gw x gh, the program's w x h scaled down) against frame
+ * `frame` of the pattern. */
+static double psnr(state *st, const uint8_t *got, int gw, int gh, int w, int h, long frame)
+{
+    for (int y = 0; y < h; y++)
+        pattern_row(st->want + (size_t)y * (size_t)w * 4, y, w, frame);
+    double se = 0;
+    for (int y = 0; y < h; y++) {
+        int sy = (int)((long)y * gh / h);
+        for (int x = 0; x < w; x++) {
+            int sx = (int)((long)x * gw / w);
+            const uint8_t *a = st->want + ((size_t)y * (size_t)w + (size_t)x) * 4;
+            const uint8_t *b = got + ((size_t)sy * (size_t)gw + (size_t)sx) * 4;
+            for (int c = 0; c < 3; c++) {
+                double d = (double)a[c] - (double)b[c];
+                se += d * d;
+            }
+        }
+    }
+    double mse = se / ((double)w * h * 3);
+    return mse > 0 ? 10 * log10(255.0 * 255.0 / mse) : 99;
+}
+
+static void on_frame(void *user, const uint8_t *m, size_t size)
+{
+    state *st = user;
+    int gw = 0, gh = 0;
+    uint8_t *got = ws_message_decode(m, size, &gw, &gh);
+    double now = now_s();
+    period *p = st->p;
+    long events = (long)ws_message_number(m, size, "events");
+    if (got && st->probe_s > 0 && events >= st->probe_events) {
+        if (p && p->inputs < MAX_SAMPLES)
+            p->input_ms[p->inputs++] = (now - st->probe_s) * 1e3;
+        st->probe_s = 0;
+    }
+    if (p) {
+        p->messages++;
+        p->bytes += (double)size;
+    }
+    if (!got)
+        return;
+    st->pictures++;
+    if (p) {
+        p->pictures++;
+        double age = (now - ws_message_number(m, size, "time")) * 1e3;
+        if (p->ages < MAX_SAMPLES)
+            p->age_ms[p->ages++] = age;
+        if (st->pictures % 10 == 0) {
+            int w = (int)ws_message_number(m, size, "width");
+            int h = (int)ws_message_number(m, size, "height");
+            long frame = (long)ws_message_number(m, size, "frame");
+            if (!st->want)
+                st->want = malloc((size_t)w * (size_t)h * 4);
+            if (st->want && w > 0 && h > 0) {
+                p->psnr_sum += psnr(st, got, gw, gh, w, h, frame);
+                p->psnrs++;
+            }
+            p->quality_sum += ws_message_number(m, size, "quality");
+            p->scale_sum += ws_message_number(m, size, "scale");
+            p->levels++;
+        }
+    }
+    free(got);
+}
+
+static double median(double *v, int n)
+{
+    if (n == 0)
+        return -1;
+    qsort(v, (size_t)n, sizeof v[0], cmp_double);
+    return v[n / 2];
+}
+
+static double worst(const double *v, int n)
+{
+    double w = -1;
+    for (int i = 0; i < n; i++)
+        w = v[i] > w ? v[i] : w;
+    return w;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 3) {
+        fprintf(stderr, "usage: link_viewer ADDRESS PORT [--warmup S] [--periods N] "
+                        "[--period S]\n");
+        return 2;
+    }
+    double warmup = 2, length = 3;
+    int periods = 3;
+    for (int i = 3; i + 1 < argc; i += 2) {
+        if (strcmp(argv[i], "--warmup") == 0)
+            warmup = atof(argv[i + 1]);
+        else if (strcmp(argv[i], "--periods") == 0)
+            periods = atoi(argv[i + 1]);
+        else if (strcmp(argv[i], "--period") == 0)
+            length = atof(argv[i + 1]);
+    }
+    ws_client *c = ws_client_open_at(argv[1], atoi(argv[2]), NULL);
+    if (!c || !ws_client_wait_frames(c, 1, 20)) {
+        fprintf(stderr, "link_viewer: no frame from %s:%s\n", argv[1], argv[2]);
+        return 1;
+    }
+    state st = {0};
+    ws_client_on_frame(c, on_frame, &st);
+    period *p = calloc(1, sizeof *p);
+    if (!p)
+        return 1;
+    double start = now_s(), next_probe = start;
+    long sent_events = 0;
+    int done = 0;
+    while (done < periods && !ws_client_closed(c)) {
+        double now = now_s();
+        if (now >= next_probe) {
+            char line[64];
+            snprintf(line, sizeof line, "0 move %ld %ld\n", 10 + sent_events % 100,
+                     20 + sent_events % 50);
+            if (ws_client_send(c, line)) {
+                sent_events++;
+                if (st.probe_s == 0) {
+                    st.probe_s = now;
+                    st.probe_events = sent_events;
+                }
+            }
+            next_probe = now + 0.2;
+        }
+        ws_client_run(c, 0.005);
+        if (!st.p && now_s() - start >= warmup) {
+            st.p = p;
+            start = now_s();
+        } else if (st.p && now_s() - start >= length) {
+            double dt = now_s() - start;
+            printf("{\"period\":%d,\"fps\":%.2f,\"messages_per_s\":%.2f,\"mbit_s\":%.3f,"
+                   "\"age_median_ms\":%.1f,\"age_worst_ms\":%.1f,\"input_median_ms\":%.1f,"
+                   "\"input_worst_ms\":%.1f,\"inputs\":%d,\"psnr\":%.2f,\"quality\":%.1f,"
+                   "\"scale\":%.2f,\"rtt_ms\":%.2f,\"throughput_mbit_s\":%.3f}\n",
+                   done, (double)p->pictures / dt, (double)p->messages / dt,
+                   p->bytes * 8 / dt / 1e6, median(p->age_ms, p->ages),
+                   worst(p->age_ms, p->ages), median(p->input_ms, p->inputs),
+                   worst(p->input_ms, p->inputs), p->inputs,
+                   p->psnrs ? p->psnr_sum / p->psnrs : -1,
+                   p->levels ? p->quality_sum / p->levels : -1,
+                   p->levels ? p->scale_sum / p->levels : -1,
+                   ws_client_header_number(c, "rtt_ms"),
+                   ws_client_header_number(c, "throughput") * 8 / 1e6);
+            fflush(stdout);
+            memset(p, 0, sizeof *p);
+            start = now_s();
+            done++;
+        }
+    }
+    bool closed = ws_client_closed(c);
+    ws_client_close(c);
+    free(p);
+    free(st.want);
+    if (closed) {
+        fprintf(stderr, "link_viewer: the server closed the connection\n");
+        return 1;
+    }
+    return 0;
+}
