@@ -197,7 +197,7 @@ int main(int argc, char **argv)
             printf("{\"period\":%d,\"fps\":%.2f,\"messages_per_s\":%.2f,\"mbit_s\":%.3f,"
                    "\"age_median_ms\":%.1f,\"age_worst_ms\":%.1f,\"input_median_ms\":%.1f,"
                    "\"input_worst_ms\":%.1f,\"inputs\":%d,\"psnr\":%.2f,\"quality\":%.1f,"
-                   "\"scale\":%.2f,\"rtt_ms\":%.2f,\"throughput_mbit_s\":%.3f}\n",
+                   "\"scale\":%.2f,\"rtt_ms\":%.2f,\"throughput_mbit_s\":%.3f,\"program_fps\":%.1f}\n",
                    done, (double)p->pictures / dt, (double)p->messages / dt,
                    p->bytes * 8 / dt / 1e6, median(p->age_ms, p->ages),
                    worst(p->age_ms, p->ages), median(p->input_ms, p->inputs),
@@ -206,7 +206,8 @@ int main(int argc, char **argv)
                    p->levels ? p->quality_sum / p->levels : -1,
                    p->levels ? p->scale_sum / p->levels : -1,
                    ws_client_header_number(c, "rtt_ms"),
-                   ws_client_header_number(c, "throughput") * 8 / 1e6);
+                   ws_client_header_number(c, "throughput") * 8 / 1e6,
+                   ws_client_header_number(c, "fps"));
             fflush(stdout);
             memset(p, 0, sizeof *p);
             start = now_s();

@@ -32,8 +32,13 @@ import subprocess
 import sys
 import time
 
-SLACK_MS = 150
+SLACK_MS = 200
 WINDOW = 2
+# Under the sanitizers every thread runs several times slower.
+if 'TSAN_OPTIONS' in os.environ:
+    SLACK_MS *= 8
+elif 'ASAN_OPTIONS' in os.environ:
+    SLACK_MS *= 3
 
 bench = '--bench' in sys.argv
 args = [a for a in sys.argv[1:] if a != '--bench']
@@ -190,7 +195,7 @@ def summary(periods):
             'input_median_ms': med('input_median_ms'),
             'input_worst_ms': max(p['input_worst_ms'] for p in periods),
             'psnr': med('psnr'), 'quality': med('quality'), 'scale': med('scale'),
-            'rtt_ms': med('rtt_ms')}
+            'rtt_ms': med('rtt_ms'), 'program_fps': med('program_fps')}
 
 
 def check(mbit, periods, rc, err, status):
@@ -203,7 +208,8 @@ def check(mbit, periods, rc, err, status):
     tx_ms = frame_bytes * 8 / (mbit * 1e6) * 1e3
     bound = (WINDOW + 1) * tx_ms + max(s['rtt_ms'], 0) + 50 + 1000 / 60 + SLACK_MS
     first, last = periods[0]['age_median_ms'], periods[-1]['age_median_ms']
-    notes = [f'{s["fps"]:.1f} frames/s, {s["mbit_s"]:.1f} Mbit/s received',
+    notes = [f'{s["fps"]:.1f} frames/s of the program\'s {s["program_fps"]:.1f}, '
+             f'{s["mbit_s"]:.1f} Mbit/s received',
              f'picture age median {s["age_median_ms"]:.0f} ms, worst {s["age_worst_ms"]:.0f} ms '
              f'(bound {bound:.0f} ms)',
              f'age medians by period {", ".join(str(round(p["age_median_ms"])) for p in periods)} ms',
@@ -211,13 +217,15 @@ def check(mbit, periods, rc, err, status):
              f'{s["input_worst_ms"]:.0f} ms',
              f'quality {s["quality"]:.0f}, scale {s["scale"]:.1f}, PSNR {s["psnr"]:.1f} dB']
     ok = True
-    if min(p['fps'] for p in periods) < 2:
+    least = 0.5 if SLACK_MS > 200 else 2
+    if min(p['fps'] for p in periods) < least:
         ok = False
-        notes.append('FAILED: fewer than 2 frames a second in a period')
+        notes.append(f'FAILED: fewer than {least} frames a second in a period')
     if s['age_worst_ms'] > bound:
         ok = False
         notes.append('FAILED: a picture older than the bound')
-    if last > max(1.5 * first, first + 30):
+    # Under a sanitizer the machine's own noise is larger than any growth.
+    if last > max(1.5 * first, first + 30 + (SLACK_MS - 200) / 2):
         ok = False
         notes.append('FAILED: the latency grew')
     return ok, notes
@@ -227,15 +235,17 @@ def table(results):
     print('\nserve_app --animate served across a link shaped by tc tbf (burst 64kbit, '
           'latency 50ms), viewer in a network namespace; medians over '
           f'{PERIODS * PERIOD} s')
-    print('| link | size | frames/s at the viewer | input to picture, median / worst | '
-          'picture age, median / worst | Mbit/s received | JPEG quality, scale | PSNR |')
-    print('|---|---|---|---|---|---|---|---|')
+    print('| link | size | frames/s rendered | frames/s at the viewer | input to picture, '
+          'median / worst | picture age, median / worst | Mbit/s received | JPEG quality, '
+          'scale | PSNR |')
+    print('|---|---|---|---|---|---|---|---|---|')
     for mbit, size, periods in results:
         if len(periods) != PERIODS:
             print(f'| {mbit} Mbit/s | {size} | (the viewer got {len(periods)} periods) |||||')
             continue
         s = summary(periods)
-        print(f'| {mbit} Mbit/s | {size} | {s["fps"]:.1f} | {s["input_median_ms"]:.0f} / '
+        print(f'| {mbit} Mbit/s | {size} | {s["program_fps"]:.1f} | {s["fps"]:.1f} | '
+              f'{s["input_median_ms"]:.0f} / '
               f'{s["input_worst_ms"]:.0f} ms | {s["age_median_ms"]:.0f} / '
               f'{s["age_worst_ms"]:.0f} ms | {s["mbit_s"]:.1f} | {s["quality"]:.0f}, '
               f'{s["scale"]:.1f} | {s["psnr"]:.1f} dB |')
