@@ -308,7 +308,8 @@ static frame *make_frame(cugl_app_server *s, tjhandle tj, const slot *sl, int le
                      sl->json, level_quality(s, level), levels[level].scale);
         else
             snprintf(f->json, sizeof f->json, "%s", sl->json);
-        memcpy(f->jpeg, jpeg, jpeg_size);
+        if (jpeg_size)
+            memcpy(f->jpeg, jpeg, jpeg_size);
     }
     tjFree(jpeg);
     return f;

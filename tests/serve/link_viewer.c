@@ -163,6 +163,7 @@ int main(int argc, char **argv)
     ws_client *c = ws_client_open_at(argv[1], atoi(argv[2]), NULL);
     if (!c || !ws_client_wait_frames(c, 1, 20)) {
         fprintf(stderr, "link_viewer: no frame from %s:%s\n", argv[1], argv[2]);
+        ws_client_close(c);
         return 1;
     }
     state st = {0};
