@@ -107,6 +107,8 @@ int demo__set_up_server(demo *d)
                address, v6 ? "]" : "", cugl_app_server_port(d->server),
                token && *token ? "?token=" : "", token && *token ? token : "");
     }
+    const char *why = NULL, *encoder = cugl_app_server_encoder(d->server, &why);
+    printf("%s: JPEG by %s: %s\n", d->info->program, encoder, why);
     fflush(stdout);
     struct sigaction sa = {.sa_handler = ask_stop};
     sigemptyset(&sa.sa_mask);

@@ -36,6 +36,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
@@ -45,6 +46,7 @@
 
 #include "app_internal.h"
 #include "cugl/app_serve.h"
+#include "serve_internal.h"
 
 extern const unsigned char cugl_serve_page_html[];
 extern const size_t cugl_serve_page_html_size;
@@ -60,6 +62,8 @@ enum {
     SNDBUF_BYTES = 1 << 20,
     NOTSENT_LOWAT = 64 << 10,
     HELD_MAX_MS = 60000, /* a page that held a frame longer is lying */
+    GPU_FRAMES = 4,      /* frames nvJPEG encodes at once */
+    PROBE = LEVELS,      /* a GPU frame's job for its hash: half size, quality 90 */
 };
 
 #define FPS_WINDOW_S 0.5     /* the rendering rate: frames over this time */
@@ -108,7 +112,8 @@ typedef struct frame {
     uint64_t hash;      /* of the picture */
     int level;
     int width, height;  /* of the JPEG */
-    char json[JSON_MAX + 128];
+    double encode_ms;
+    char json[JSON_MAX + 160];
     size_t size;        /* of the JPEG */
     unsigned char jpeg[];
 } frame;
@@ -165,6 +170,15 @@ struct cugl_app_server {
     long fps_frames;
     double fps;
     char stats[CUGL_APP_SERVE_MAX_STATS];
+    /* nvJPEG, where the GL context runs on a CUDA device that has it, and
+     * the frames it encodes: each a slot's header fields and a job a level. */
+    cugl__gpu_jpeg *gpu;
+    char encoder_why[512];
+    struct gpu_frame {
+        bool busy;
+        slot meta;
+        int jobs[LEVELS + 1]; /* -1: none; jobs[PROBE] hashes the picture */
+    } gpu_frames[GPU_FRAMES];
     /* GPU downscaling: a framebuffer of the scaled size to blit into. */
     GLuint down_fbo, down_rb;
     int down_w, down_h;
@@ -258,14 +272,49 @@ static void box_down(uint8_t *dst, const uint8_t *src, int w, int h, int f)
     }
 }
 
-/* A frame of the slot: a JPEG at `level`, or the header alone (level -1);
- * NULL on failure. `scratch` holds a picture scaled down on the CPU. */
+/* A frame of the slot's header fields and, at `level` (-1: none, the
+ * header alone), `size` bytes of JPEG of a w x h picture; NULL without
+ * memory. */
+static frame *wrap_frame(cugl_app_server *s, const slot *sl, int level, uint64_t hash,
+                         const unsigned char *jpeg, size_t size, int w, int h, double encode_ms,
+                         const char *encoder)
+{
+    frame *f = malloc(sizeof *f + size);
+    if (!f)
+        return NULL;
+    atomic_init(&f->refs, 1);
+    f->number = sl->number;
+    f->events = sl->events;
+    f->time_s = sl->time_s;
+    f->hash = hash;
+    f->level = level;
+    f->width = w;
+    f->height = h;
+    f->size = size;
+    f->encode_ms = encode_ms;
+    if (level >= 0)
+        snprintf(f->json, sizeof f->json,
+                 "%s,\"codec\":\"jpeg\",\"encoder\":\"%s\",\"quality\":%d,\"scale\":%d,"
+                 "\"encode_ms\":%.3f",
+                 sl->json, encoder, level_quality(s, level),
+                 levels[level].scale, encode_ms);
+    else
+        snprintf(f->json, sizeof f->json, "%s", sl->json);
+    if (size)
+        memcpy(f->jpeg, jpeg, size);
+    return f;
+}
+
+/* A frame of the slot's pixels: a JPEG at `level` by libjpeg-turbo, or
+ * the header alone (level -1); NULL on failure. `scratch` holds a picture
+ * scaled down on the CPU. */
 static frame *make_frame(cugl_app_server *s, tjhandle tj, const slot *sl, int level,
                          uint64_t hash, uint8_t **scratch, size_t *scratch_size)
 {
     unsigned char *jpeg = NULL;
     unsigned long jpeg_size = 0;
     int w = sl->width, h = sl->height;
+    double t0 = now_s();
     if (level >= 0) {
         const uint8_t *pixels = sl->pixels;
         int f = levels[level].scale / sl->scale;
@@ -292,25 +341,8 @@ static frame *make_frame(cugl_app_server *s, tjhandle tj, const slot *sl, int le
             return NULL;
         }
     }
-    frame *f = malloc(sizeof *f + jpeg_size);
-    if (f) {
-        atomic_init(&f->refs, 1);
-        f->number = sl->number;
-        f->events = sl->events;
-        f->time_s = sl->time_s;
-        f->hash = hash;
-        f->level = level;
-        f->width = w;
-        f->height = h;
-        f->size = jpeg_size;
-        if (level >= 0)
-            snprintf(f->json, sizeof f->json, "%s,\"codec\":\"jpeg\",\"quality\":%d,\"scale\":%d",
-                     sl->json, level_quality(s, level), levels[level].scale);
-        else
-            snprintf(f->json, sizeof f->json, "%s", sl->json);
-        if (jpeg_size)
-            memcpy(f->jpeg, jpeg, jpeg_size);
-    }
+    frame *f = wrap_frame(s, sl, level, hash, jpeg, jpeg_size, w, h, 1e3 * (now_s() - t0),
+                          "libjpeg-turbo");
     tjFree(jpeg);
     return f;
 }
@@ -335,9 +367,34 @@ static double predict_bytes(const cugl_app_server *s, int level, double now)
     return s->bytes0 * levels[level].bytes;
 }
 
+/* A frame's JPEGs (made[l] at level l, or NULL) and header as the newest,
+ * where they are; the sizes seen kept (under the lock). */
+static void publish_frames(cugl_app_server *s, frame *made[LEVELS], frame *header, uint64_t hash)
+{
+    double now = now_s();
+    for (int l = 0; l < LEVELS; l++) {
+        if (!made[l])
+            continue;
+        double size = (double)made[l]->size;
+        bool seen = s->level_seen_s[l] > 0 && now - s->level_seen_s[l] < 2.0;
+        s->level_bytes[l] = seen ? 0.7 * s->level_bytes[l] + 0.3 * size : size;
+        s->level_seen_s[l] = now;
+        double b0 = size / levels[l].bytes;
+        s->bytes0 = s->bytes0 > 0 ? 0.7 * s->bytes0 + 0.3 * b0 : b0;
+        atomic_fetch_add(&s->encoded, 1);
+        publish(&s->newest[l], made[l]);
+    }
+    if (header) {
+        if (!s->header || s->header->number < header->number)
+            s->hash = hash;
+        publish(&s->header, header);
+    }
+}
+
 static void *encoder_main(void *arg)
 {
     cugl_app_server *s = arg;
+    prctl(PR_SET_NAME, "cugl-encoder"); /* what profilers and benchmarks see */
     tjhandle tj = tjInitCompress();
     uint8_t *scratch = NULL;
     size_t scratch_size = 0;
@@ -369,24 +426,7 @@ static void *encoder_main(void *arg)
 
         pthread_mutex_lock(&s->lock);
         sl->state = SLOT_FREE;
-        double now = now_s();
-        for (int l = 0; l < LEVELS; l++) {
-            if (!made[l])
-                continue;
-            double size = (double)made[l]->size;
-            bool seen = s->level_seen_s[l] > 0 && now - s->level_seen_s[l] < 2.0;
-            s->level_bytes[l] = seen ? 0.7 * s->level_bytes[l] + 0.3 * size : size;
-            s->level_seen_s[l] = now;
-            double b0 = size / levels[l].bytes;
-            s->bytes0 = s->bytes0 > 0 ? 0.7 * s->bytes0 + 0.3 * b0 : b0;
-            atomic_fetch_add(&s->encoded, 1);
-            publish(&s->newest[l], made[l]);
-        }
-        if (header) {
-            if (!s->header || s->header->number < header->number)
-                s->hash = hash;
-            publish(&s->header, header);
-        }
+        publish_frames(s, made, header, hash);
         pthread_mutex_unlock(&s->lock);
         lws_cancel_service(s->lws); /* the network thread sends them */
         pthread_mutex_lock(&s->lock);
@@ -872,6 +912,7 @@ static const struct lws_protocols protocols[3] = {
 static void *network_main(void *arg)
 {
     cugl_app_server *s = arg;
+    prctl(PR_SET_NAME, "cugl-network");
     while (!atomic_load(&s->network_stop))
         if (lws_service(s->lws, 0) < 0)
             break;
@@ -1032,6 +1073,7 @@ CUGL_API void cugl_app_server_destroy(cugl_app_server *s)
     frame_unref(s->header);
     for (int i = 0; i < SLOTS; i++)
         free_slot(&s->slots[i]);
+    cugl__gpu_jpeg_close(s->gpu);
     if (s->down_fbo)
         glDeleteFramebuffers(1, &s->down_fbo);
     if (s->down_rb)
@@ -1063,6 +1105,10 @@ CUGL_API cugl_status cugl_app_server_create(cugl_app_server **out, cugl_app_cont
         return cugl__fail(CUGL_ERROR_INVALID_ARGUMENT, __func__,
                           "a window of %d frames; 1 to %d (0: 2)", desc->window,
                           CUGL_APP_SERVE_MAX_WINDOW);
+    if (desc->encoder < CUGL_APP_SERVE_ENCODER_AUTO || desc->encoder > CUGL_APP_SERVE_ENCODER_GPU)
+        return cugl__fail(CUGL_ERROR_INVALID_ARGUMENT, __func__,
+                          "encoder %d is not CUGL_APP_SERVE_ENCODER_AUTO, _CPU or _GPU",
+                          (int)desc->encoder);
     if (strlen(token) > CUGL_APP_SERVE_MAX_TOKEN || !token_chars_ok(token))
         return cugl__fail(CUGL_ERROR_INVALID_ARGUMENT, __func__,
                           "the token must be at most %d letters, digits, '-', '_' or '.'",
@@ -1078,6 +1124,25 @@ CUGL_API cugl_status cugl_app_server_create(cugl_app_server **out, cugl_app_cont
     pthread_mutex_init(&s->lock, NULL);
     pthread_cond_init(&s->work, NULL);
 
+    /* nvJPEG where the GL context runs on a CUDA device that has it. */
+    cugl_app_serve_encoder encoder = desc->encoder;
+    const char *forced = getenv("CUGL_SERVE_ENCODER");
+    if (encoder == CUGL_APP_SERVE_ENCODER_AUTO && forced && strcmp(forced, "cpu") == 0)
+        encoder = CUGL_APP_SERVE_ENCODER_CPU;
+    else if (encoder == CUGL_APP_SERVE_ENCODER_AUTO && forced && strcmp(forced, "gpu") == 0)
+        encoder = CUGL_APP_SERVE_ENCODER_GPU;
+    if (encoder == CUGL_APP_SERVE_ENCODER_CPU) {
+        snprintf(s->encoder_why, sizeof s->encoder_why, "the CPU was asked for%s",
+                 encoder != desc->encoder ? " (CUGL_SERVE_ENCODER=cpu)" : "");
+    } else {
+        char why[sizeof s->encoder_why - 64];
+        s->gpu = cugl__gpu_jpeg_open(ctx, why, sizeof why);
+        snprintf(s->encoder_why, sizeof s->encoder_why, "%s", why);
+        if (!s->gpu && encoder == CUGL_APP_SERVE_ENCODER_GPU) {
+            cugl_app_server_destroy(s);
+            return cugl__fail(CUGL_ERROR_NOT_SUPPORTED, __func__, "no JPEG on the GPU: %s", why);
+        }
+    }
     const char *address = desc->address && *desc->address ? desc->address : "127.0.0.1";
     lws_set_log_level(LLL_ERR, NULL);
     struct lws_context_creation_info info = {0};
@@ -1182,6 +1247,104 @@ static cugl_status scaled_framebuffer(cugl_app_server *s, GLuint *fbo, int width
     return CUGL_OK;
 }
 
+/* The frame's header fields into `sl` (number, events, time, JSON). */
+static void describe(cugl_app_server *s, slot *sl, int width, int height, long shown, double t)
+{
+    sl->number = cugl_app_context_frame(s->ctx);
+    sl->events = shown;
+    sl->time_s = t;
+    char name[256], stats[2 * CUGL_APP_SERVE_MAX_STATS];
+    json_escape(name, sizeof name, s->name);
+    json_escape(stats, sizeof stats, s->stats);
+    snprintf(sl->json, sizeof sl->json,
+             "{\"frame\":%ld,\"width\":%d,\"height\":%d,\"name\":\"%s\",\"fps\":%.1f,"
+             "\"viewers\":%d,\"events\":%ld,\"stats\":\"%s\"",
+             sl->number, width, height, name, s->fps, atomic_load(&s->viewers), shown, stats);
+}
+
+/* nvJPEG's frames whose every job is done: published. */
+static cugl_status gpu_collect(cugl_app_server *s, const char *who)
+{
+    for (int i = 0; i < GPU_FRAMES; i++) {
+        struct gpu_frame *gf = &s->gpu_frames[i];
+        bool all = gf->busy;
+        for (int l = 0; all && l <= LEVELS; l++) {
+            bool done = true;
+            if (gf->jobs[l] >= 0)
+                CUGL__TRY(cugl__gpu_jpeg_poll(s->gpu, gf->jobs[l], &done, who));
+            all = done;
+        }
+        if (!all)
+            continue;
+        frame *made[LEVELS] = {0};
+        uint64_t hash = 0;
+        for (int l = 0; l <= LEVELS; l++) {
+            if (gf->jobs[l] < 0)
+                continue;
+            size_t size = 0;
+            int w = 0, h = 0;
+            double ms = 0;
+            unsigned char *jpeg = cugl__gpu_jpeg_take(s->gpu, gf->jobs[l], &size, &w, &h, &ms);
+            gf->jobs[l] = -1;
+            if (l == PROBE)
+                hash = hash_pixels(jpeg, size, w, h) ^ (uint64_t)size;
+            else if (jpeg)
+                made[l] = wrap_frame(s, &gf->meta, l, 0, jpeg, size, w, h, ms, "nvjpeg");
+            free(jpeg);
+        }
+        for (int l = 0; l < LEVELS; l++)
+            if (made[l])
+                made[l]->hash = hash;
+        frame *header = wrap_frame(s, &gf->meta, -1, hash, NULL, 0, gf->meta.width,
+                                   gf->meta.height, 0, "nvjpeg");
+        gf->busy = false;
+        pthread_mutex_lock(&s->lock);
+        publish_frames(s, made, header, hash);
+        pthread_mutex_unlock(&s->lock);
+        lws_cancel_service(s->lws);
+    }
+    return CUGL_OK;
+}
+
+/* This frame to nvJPEG: a job for each level wanted, and the probe whose
+ * JPEG (half size, quality 90: every pixel counts in it) is hashed to
+ * tell a still picture. */
+static cugl_status gpu_start(cugl_app_server *s, struct gpu_frame *gf, GLuint from, int width,
+                             int height, const char *who)
+{
+    unsigned want = atomic_load(&s->want_live) | atomic_load(&s->want_now);
+    for (int l = 0; l <= LEVELS; l++)
+        gf->jobs[l] = -1;
+    gf->busy = true;
+    for (int l = 0; l <= LEVELS; l++) {
+        int scale = l == PROBE ? 2 : levels[l].scale;
+        if ((l < PROBE && !(want >> l & 1)) || width / scale < 16 || height / scale < 16)
+            continue;
+        int job = cugl__gpu_jpeg_free_job(s->gpu);
+        if (job < 0)
+            continue;
+        CUGL__TRY(cugl__gpu_jpeg_start(s->gpu, job, from, width, height, scale,
+                                       l == PROBE ? 90 : level_quality(s, l), who));
+        gf->jobs[l] = job;
+    }
+    return CUGL_OK;
+}
+
+/* nvJPEG failed: said once, and the CPU encodes from now on. */
+static void gpu_give_up(cugl_app_server *s)
+{
+    snprintf(s->encoder_why, sizeof s->encoder_why, "nvJPEG failed: %s", cugl_last_error());
+    fprintf(stderr, "cugl_app_server: %s; JPEG on the CPU from now on\n", s->encoder_why);
+    for (int i = 0; i < GPU_FRAMES; i++)
+        for (int l = 0; l <= LEVELS; l++)
+            if (s->gpu_frames[i].busy && s->gpu_frames[i].jobs[l] >= 0)
+                cugl__gpu_jpeg_cancel(s->gpu, s->gpu_frames[i].jobs[l]);
+    memset(s->gpu_frames, 0, sizeof s->gpu_frames);
+    cugl__gpu_jpeg_close(s->gpu);
+    s->gpu = NULL;
+    cugl_clear_error();
+}
+
 CUGL_API cugl_status cugl_app_server_frame(cugl_app_server *s)
 {
     if (!s)
@@ -1201,7 +1364,10 @@ CUGL_API cugl_status cugl_app_server_frame(cugl_app_server *s)
     long shown = s->events_shown;
     s->events_shown = atomic_load(&s->events);
 
-    /* Copies that have finished go to the encoders. */
+    /* Copies that have finished go to the encoders; nvJPEG's finished
+     * frames are published. */
+    if (s->gpu && gpu_collect(s, __func__) != CUGL_OK)
+        gpu_give_up(s);
     pthread_mutex_lock(&s->lock);
     for (int i = 0; i < SLOTS; i++) {
         slot *sl = &s->slots[i];
@@ -1219,12 +1385,16 @@ CUGL_API cugl_status cugl_app_server_frame(cugl_app_server *s)
         if (s->slots[i].state == SLOT_FREE)
             free_index = i;
     pthread_mutex_unlock(&s->lock);
+    struct gpu_frame *gf = NULL;
+    for (int i = 0; s->gpu && i < GPU_FRAMES && !gf; i++)
+        if (!s->gpu_frames[i].busy)
+            gf = &s->gpu_frames[i];
 
     int width = 0, height = 0;
     cugl_app_context_size(s->ctx, &width, &height);
     if (atomic_load(&s->viewers) == 0 || width <= 0 || height <= 0)
         return CUGL_OK;
-    if (free_index < 0) {
+    if (s->gpu ? !gf : free_index < 0) {
         atomic_fetch_add(&s->dropped, 1);
         return CUGL_OK;
     }
@@ -1234,21 +1404,13 @@ CUGL_API cugl_status cugl_app_server_frame(cugl_app_server *s)
     for (int l = 0; l < LEVELS; l++)
         if ((want >> l & 1) && levels[l].scale < scale)
             scale = levels[l].scale;
-    if (width / scale < 16 || height / scale < 16)
+    if (s->gpu || width / scale < 16 || height / scale < 16)
         scale = 1;
-    slot *sl = &s->slots[free_index];
-    CUGL__TRY(size_slot(sl, width / scale, height / scale, __func__));
+    slot *sl = s->gpu ? &gf->meta : &s->slots[free_index];
+    if (!s->gpu)
+        CUGL__TRY(size_slot(sl, width / scale, height / scale, __func__));
     sl->scale = scale;
-    sl->number = cugl_app_context_frame(s->ctx);
-    sl->events = shown;
-    sl->time_s = t;
-    char name[256], stats[2 * CUGL_APP_SERVE_MAX_STATS];
-    json_escape(name, sizeof name, s->name);
-    json_escape(stats, sizeof stats, s->stats);
-    snprintf(sl->json, sizeof sl->json,
-             "{\"frame\":%ld,\"width\":%d,\"height\":%d,\"name\":\"%s\",\"fps\":%.1f,"
-             "\"viewers\":%d,\"events\":%ld,\"stats\":\"%s\"",
-             sl->number, width, height, name, s->fps, atomic_load(&s->viewers), shown, stats);
+    describe(s, sl, width, height, shown, t);
 
     /* The caller's read framebuffer, pack buffer and alignment are kept. */
     GLint read_fbo = 0, pack_buffer = 0, alignment = 4;
@@ -1256,21 +1418,43 @@ CUGL_API cugl_status cugl_app_server_frame(cugl_app_server *s)
     glGetIntegerv(GL_PIXEL_PACK_BUFFER_BINDING, &pack_buffer);
     glGetIntegerv(GL_PACK_ALIGNMENT, &alignment);
     cugl_app_drain_gl_errors();
-    GLuint from = 0;
-    CUGL__TRY(scaled_framebuffer(s, &from, width, height, scale, __func__));
-    glBindFramebuffer(GL_READ_FRAMEBUFFER, from);
-    glBindBuffer(GL_PIXEL_PACK_BUFFER, sl->pbo);
-    glPixelStorei(GL_PACK_ALIGNMENT, 4);
-    glReadPixels(0, 0, sl->width, sl->height, GL_RGBA, GL_UNSIGNED_BYTE, NULL);
+    cugl_status st = CUGL_OK;
+    if (s->gpu) {
+        sl->width = width;
+        sl->height = height;
+        st = gpu_start(s, gf, cugl_app_context_framebuffer(s->ctx), width, height, __func__);
+    } else {
+        GLuint from = 0;
+        st = scaled_framebuffer(s, &from, width, height, scale, __func__);
+        if (st == CUGL_OK) {
+            glBindFramebuffer(GL_READ_FRAMEBUFFER, from);
+            glBindBuffer(GL_PIXEL_PACK_BUFFER, sl->pbo);
+            glPixelStorei(GL_PACK_ALIGNMENT, 4);
+            glReadPixels(0, 0, sl->width, sl->height, GL_RGBA, GL_UNSIGNED_BYTE, NULL);
+            sl->fence = glFenceSync(GL_SYNC_GPU_COMMANDS_COMPLETE, 0);
+        }
+    }
     glPixelStorei(GL_PACK_ALIGNMENT, alignment);
     glBindBuffer(GL_PIXEL_PACK_BUFFER, (GLuint)pack_buffer);
     glBindFramebuffer(GL_READ_FRAMEBUFFER, (GLuint)read_fbo);
-    sl->fence = glFenceSync(GL_SYNC_GPU_COMMANDS_COMPLETE, 0);
+    if (s->gpu) {
+        if (st != CUGL_OK)
+            gpu_give_up(s);
+        return CUGL_OK;
+    }
+    CUGL__TRY(st);
     CUGL__TRY(cugl_app_check_gl(__func__, "copying the framebuffer"));
     pthread_mutex_lock(&s->lock);
     sl->state = SLOT_COPYING;
     pthread_mutex_unlock(&s->lock);
     return CUGL_OK;
+}
+
+CUGL_API const char *cugl_app_server_encoder(const cugl_app_server *s, const char **why)
+{
+    if (why)
+        *why = s ? s->encoder_why : "";
+    return !s ? NULL : s->gpu ? "nvjpeg" : "libjpeg-turbo";
 }
 
 CUGL_API cugl_status cugl_app_server_set_stats(cugl_app_server *s, const char *text)

@@ -115,7 +115,10 @@ function meanDifference(a, b) {
 await check(1, "the page loads and frames arrive", async () => {
   const res = await page.goto(base + "?token=" + TOKEN);
   if (res.status() !== 200) throw new Error(`the page answered ${res.status()}`);
-  await until("3 frames on the canvas", () => page.evaluate(() => window.cuglView.frames >= 3), 30);
+  // A still picture is drawn once or twice, then comes as headers alone:
+  // 3 messages, at least one of them a picture.
+  await until("3 frames, a picture on the canvas", () => page.evaluate(
+    () => window.cuglView.messages >= 3 && window.cuglView.frames >= 1), 30);
   const header = await page.evaluate(() => window.cuglView.header);
   if (header.width !== W || header.height !== H)
     throw new Error(`frames of ${header.width} x ${header.height}, not ${W} x ${H}`);

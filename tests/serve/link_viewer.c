@@ -16,7 +16,10 @@
  *     scaled back up as the page does, nearest) of every 10th picture.
  * One line of JSON a period on stdout.
  *
- * usage: link_viewer ADDRESS PORT [--warmup S] [--periods N] [--period S]
+ *   - the encoder's time a picture (the header's "encode_ms"), mean.
+ * With --no-psnr (a program other than serve_app --animate) no PSNR.
+ *
+ * usage: link_viewer ADDRESS PORT [--warmup S] [--periods N] [--period S] [--no-psnr]
  */
 #include <math.h>
 #include <stdio.h>
@@ -43,7 +46,7 @@ typedef struct period {
     int ages;
     double input_ms[MAX_SAMPLES];
     int inputs;
-    double psnr_sum, quality_sum, scale_sum;
+    double psnr_sum, quality_sum, scale_sum, encode_ms_sum;
     int psnrs, levels;
 } period;
 
@@ -53,6 +56,7 @@ typedef struct state {
     double probe_s;        /* when the pending event was sent; 0: none */
     long probe_events;     /* the count that shows it */
     uint8_t *want;         /* the reference picture, top to bottom */
+    bool psnr;             /* whether to measure it */
 } state;
 
 static int cmp_double(const void *a, const void *b)
@@ -106,6 +110,7 @@ static void on_frame(void *user, const uint8_t *m, size_t size)
     st->pictures++;
     if (p) {
         p->pictures++;
+        p->encode_ms_sum += ws_message_number(m, size, "encode_ms");
         double age = (now - ws_message_number(m, size, "time")) * 1e3;
         if (p->ages < MAX_SAMPLES)
             p->age_ms[p->ages++] = age;
@@ -115,7 +120,7 @@ static void on_frame(void *user, const uint8_t *m, size_t size)
             long frame = (long)ws_message_number(m, size, "frame");
             if (!st->want)
                 st->want = malloc((size_t)w * (size_t)h * 4);
-            if (st->want && w > 0 && h > 0) {
+            if (st->psnr && st->want && w > 0 && h > 0) {
                 p->psnr_sum += psnr(st, got, gw, gh, w, h, frame);
                 p->psnrs++;
             }
@@ -152,8 +157,14 @@ int main(int argc, char **argv)
     }
     double warmup = 2, length = 3;
     int periods = 3;
-    for (int i = 3; i + 1 < argc; i += 2) {
-        if (strcmp(argv[i], "--warmup") == 0)
+    bool psnr = true;
+    for (int i = 3; i < argc; i += 2) {
+        if (strcmp(argv[i], "--no-psnr") == 0) {
+            psnr = false;
+            i--;
+        } else if (i + 1 >= argc) {
+            break;
+        } else if (strcmp(argv[i], "--warmup") == 0)
             warmup = atof(argv[i + 1]);
         else if (strcmp(argv[i], "--periods") == 0)
             periods = atoi(argv[i + 1]);
@@ -166,7 +177,7 @@ int main(int argc, char **argv)
         ws_client_close(c);
         return 1;
     }
-    state st = {0};
+    state st = {.psnr = psnr};
     ws_client_on_frame(c, on_frame, &st);
     period *p = calloc(1, sizeof *p);
     if (!p)
@@ -198,7 +209,8 @@ int main(int argc, char **argv)
             printf("{\"period\":%d,\"fps\":%.2f,\"messages_per_s\":%.2f,\"mbit_s\":%.3f,"
                    "\"age_median_ms\":%.1f,\"age_worst_ms\":%.1f,\"input_median_ms\":%.1f,"
                    "\"input_worst_ms\":%.1f,\"inputs\":%d,\"psnr\":%.2f,\"quality\":%.1f,"
-                   "\"scale\":%.2f,\"rtt_ms\":%.2f,\"throughput_mbit_s\":%.3f,\"program_fps\":%.1f}\n",
+                   "\"scale\":%.2f,\"rtt_ms\":%.2f,\"throughput_mbit_s\":%.3f,\"program_fps\":%.1f,"
+                   "\"encode_ms\":%.3f,\"pictures\":%ld,\"messages\":%ld}\n",
                    done, (double)p->pictures / dt, (double)p->messages / dt,
                    p->bytes * 8 / dt / 1e6, median(p->age_ms, p->ages),
                    worst(p->age_ms, p->ages), median(p->input_ms, p->inputs),
@@ -208,7 +220,9 @@ int main(int argc, char **argv)
                    p->levels ? p->scale_sum / p->levels : -1,
                    ws_client_header_number(c, "rtt_ms"),
                    ws_client_header_number(c, "throughput") * 8 / 1e6,
-                   ws_client_header_number(c, "fps"));
+                   ws_client_header_number(c, "fps"),
+                   p->pictures ? p->encode_ms_sum / (double)p->pictures : -1, p->pictures,
+                   p->messages);
             fflush(stdout);
             memset(p, 0, sizeof *p);
             start = now_s();

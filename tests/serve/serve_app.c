@@ -8,6 +8,7 @@
  *
  * usage: serve_app [--address A] [--port N] [--token T] [--size WxH]
  *                  [--frames N] [--screenshot FILE] [--burst N] [--animate]
+ *                  [--encoder auto|cpu|gpu]
  *   --address A     where to listen (cugl_app_server_desc.address); a line
  *                   "serving on ..." for each address bound
  *   --frames N      exit after N frames (default: when stdin closes)
@@ -16,6 +17,9 @@
  *                   second on average, unevenly spaced (default 1: even)
  *   --animate       draw pattern.h's moving picture (frame N's is known to
  *                   a viewer) instead of the board
+ *   --encoder E     cugl_app_server_desc.encoder; gpu where there is no
+ *                   nvJPEG under this GL context: "skipped", exit 77
+ * It prints "encoder: NAME (why)" once serving.
  */
 #include <fcntl.h>
 #include <math.h>
@@ -118,6 +122,12 @@ int main(int argc, char **argv)
             screenshot = argv[++i];
         else if (strcmp(argv[i], "--animate") == 0)
             animate = true;
+        else if (strcmp(argv[i], "--encoder") == 0 && v) {
+            const char *e = argv[++i];
+            desc.encoder = strcmp(e, "gpu") == 0   ? CUGL_APP_SERVE_ENCODER_GPU
+                           : strcmp(e, "cpu") == 0 ? CUGL_APP_SERVE_ENCODER_CPU
+                                                   : CUGL_APP_SERVE_ENCODER_AUTO;
+        }
         else if (strcmp(argv[i], "--burst") == 0 && v && (burst = atol(argv[++i])) > 0)
             ;
         else {
@@ -138,12 +148,19 @@ int main(int argc, char **argv)
     if (!gladLoadGL(cugl_app_gl_proc))
         die("GLAD cannot load GL from the context");
     cugl_app_server *server = NULL;
-    if (cugl_app_server_create(&server, ctx, &desc) != CUGL_OK)
+    st = cugl_app_server_create(&server, ctx, &desc);
+    if (st == CUGL_ERROR_NOT_SUPPORTED && desc.encoder == CUGL_APP_SERVE_ENCODER_GPU) {
+        printf("serve_app: skipped: %s\n", cugl_last_error());
+        return 77;
+    }
+    if (st != CUGL_OK)
         die("cannot serve");
     const char *address;
     for (int i = 0; (address = cugl_app_server_address(server, i)); i++)
         printf("serving on http://%s%s%s:%d/\n", strchr(address, ':') ? "[" : "", address,
                strchr(address, ':') ? "]" : "", cugl_app_server_port(server));
+    const char *why = NULL, *encoder = cugl_app_server_encoder(server, &why);
+    printf("encoder: %s (%s)\n", encoder, why);
     fflush(stdout);
 
     cugl_app_camera cam;

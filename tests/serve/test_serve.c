@@ -651,6 +651,49 @@ static void hostile_clients_lose_only_themselves(void **state)
     ws_client_close(c);
 }
 
+/* The JSON of the first message with a picture. */
+static void grab_picture_header(void *user, const uint8_t *m, size_t size)
+{
+    char *out = user;
+    if (out[0] || size < 4)
+        return;
+    size_t n = (size_t)m[0] | (size_t)m[1] << 8 | (size_t)m[2] << 16 | (size_t)m[3] << 24;
+    if (n + 4 >= size || n >= 4096)
+        return; /* a header alone, or too long */
+    memcpy(out, m + 4, n);
+    out[n] = '\0';
+}
+
+/* The program names its encoder and why; frames say the same. */
+static void encoder_is_named(void **state)
+{
+    (void)state;
+    if (demo_mode)
+        skip();
+    char *out = read_file(tmp_path("out.txt"));
+    assert_non_null(out);
+    const char *at = strstr(out, "encoder: ");
+    assert_non_null(at);
+    char name[32] = "", why[256] = "";
+    assert_int_equal(sscanf(at, "encoder: %31s (%255[^)\n]", name, why), 2);
+    printf("# encoder %s: %s\n", name, why);
+    assert_true(strcmp(name, "nvjpeg") == 0 || strcmp(name, "libjpeg-turbo") == 0);
+    assert_true(strlen(why) > 10);
+    free(out);
+    /* A picture's header names the same encoder. */
+    char header[4096] = "";
+    ws_client *c = ws_client_open(port, TOKEN);
+    ws_client_on_frame(c, grab_picture_header, header);
+    double end = now_s() + 30;
+    while (!header[0] && now_s() < end && !ws_client_closed(c))
+        ws_client_run(c, 0.05);
+    ws_client_close(c);
+    char want[64];
+    snprintf(want, sizeof want, "\"encoder\":\"%s\"", name);
+    if (!strstr(header, want))
+        fail_msg("a picture's header has not %s: %.300s", want, header);
+}
+
 static void exits_cleanly(void **state)
 {
     (void)state;
@@ -708,8 +751,14 @@ int main(int argc, char **argv)
         mkdir(tmp_path("record"), 0755);
     port = start_program();
     if (port == 0) {
+        /* Its own words say why: "...: skipped: REASON". */
+        char *out = read_file(tmp_path("out.txt")), why[512] = "the program cannot run here";
+        const char *at = out ? strstr(out, "skipped: ") : NULL;
+        if (at)
+            snprintf(why, sizeof why, "%.*s", (int)strcspn(at + 9, "\n"), at + 9);
+        free(out);
         remove_dir(app_test_dir);
-        cugl_test_skip_all("the program cannot run here");
+        cugl_test_skip_all(why);
     }
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(page_and_token),
@@ -724,6 +773,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(several_viewers),
         cmocka_unit_test(input_reaches_the_program),
         cmocka_unit_test(hostile_clients_lose_only_themselves),
+        cmocka_unit_test(encoder_is_named),
         cmocka_unit_test(exits_cleanly),
     };
     int failed = cugl_test_run(tests);

@@ -5,7 +5,12 @@
  * sent back into the context's input.
  *
  * Built where libwebsockets and libjpeg-turbo are (Meson feature `serve`;
- * CUGL_APP_HAS_SERVE is 1 then).
+ * CUGL_APP_HAS_SERVE is 1 then). Where the GL context runs on an NVIDIA GPU
+ * with CUDA, frames are encoded there by nvJPEG, loaded at run time (no
+ * build needs it): the framebuffer is flipped and scaled by a blit, copied
+ * to a GL buffer on the GPU and encoded from it, and only the JPEG is read
+ * back. Elsewhere libjpeg-turbo encodes on the CPU; cugl_app_server_encoder
+ * says which and why.
  *
  * Where it listens: on exactly the addresses it is given and no other.
  * NULL or "" is 127.0.0.1 alone (IPv4 loopback); "::1" is IPv6 loopback;
@@ -50,9 +55,11 @@
  *                   (cugl_app_server_set_stats' text), "time" (when the
  *                   frame was rendered, seconds on the server's
  *                   CLOCK_MONOTONIC: comparable on the same host only);
- *                   with a picture, "codec" ("jpeg"), "quality" (the
- *                   JPEG's) and "scale" (each side of the JPEG is the
- *                   picture's divided by it: 1, 2 or 4); and what the
+ *                   with a picture, "codec" ("jpeg"), "encoder"
+ *                   ("nvjpeg" or "libjpeg-turbo"), "encode_ms" (the time
+ *                   the encoder took, ms), "quality" (the JPEG's) and
+ *                   "scale" (each side of the JPEG is the picture's
+ *                   divided by it: 1, 2 or 4); and what the
  *                   server measured of this viewer's link from its
  *                   acknowledgements: "rtt_ms" (round trip, the least of
  *                   the last 10 s; -1 before it is known), "throughput"
@@ -133,6 +140,15 @@ enum {
 /** The WebSocket subprotocol a viewer must ask for. */
 #define CUGL_APP_SERVE_SUBPROTOCOL "cugl-frames"
 
+/** Which JPEG encoder a server uses (cugl_app_server_desc.encoder). */
+typedef enum cugl_app_serve_encoder {
+    /** nvJPEG where the GL context runs on a CUDA device and nvJPEG loads;
+     * libjpeg-turbo otherwise (cugl_app_server_encoder says why). */
+    CUGL_APP_SERVE_ENCODER_AUTO = 0,
+    CUGL_APP_SERVE_ENCODER_CPU, /**< libjpeg-turbo on the encoder threads */
+    CUGL_APP_SERVE_ENCODER_GPU, /**< nvJPEG, or cugl_app_server_create fails */
+} cugl_app_serve_encoder;
+
 /** What cugl_app_server_create serves, and where. */
 typedef struct cugl_app_server_desc {
     /** Where to listen: an IPv4 or IPv6 literal, or a host name (each of
@@ -153,6 +169,9 @@ typedef struct cugl_app_server_desc {
      * CUGL_APP_SERVE_MAX_WINDOW; 0: 2. The worst latency is about this
      * many frames' transmissions plus a round trip. */
     int window;
+    /** The JPEG encoder; 0: CUGL_APP_SERVE_ENCODER_AUTO, which the
+     * environment's CUGL_SERVE_ENCODER=cpu or =gpu overrides. */
+    cugl_app_serve_encoder encoder;
 } cugl_app_server_desc;
 
 /** What the server measured of one viewer (cugl_app_server_viewer). */
@@ -163,7 +182,8 @@ typedef struct cugl_app_server_viewer_stats {
     int quality;       /**< the JPEG quality it gets */
     int scale;         /**< its pictures' sides are the program's divided by this */
     int unacked;       /**< its frames not yet acknowledged */
-    long sent, acked;  /**< frames sent to it, and acknowledged */
+    long sent;         /**< frames sent to it */
+    long acked;        /**< of those, acknowledged */
 } cugl_app_server_viewer_stats;
 
 /**
@@ -237,6 +257,21 @@ CUGL_API int cugl_app_server_port(const cugl_app_server *server);
  * @return The address, held by the server (valid while it lives), or NULL.
  */
 CUGL_API const char *cugl_app_server_address(const cugl_app_server *server, int i);
+
+/**
+ * The JPEG encoder the server uses: "nvjpeg" or "libjpeg-turbo" (NULL for
+ * NULL), and in *why (when not NULL) why: where nvJPEG was found, or why
+ * it could not be used ("the GL context runs on no CUDA device (...)",
+ * "no nvJPEG (libnvjpeg.so.13: cannot open shared object file ...)", or
+ * how it failed, after which the CPU encodes).
+ * @errors none.
+ * @thread_safety The thread whose GL context is current.
+ * @pointer_lifetime Both strings are the server's, valid until its next call.
+ * @param server The server.
+ * @param[out] why Receives the reason; may be NULL.
+ * @return The encoder's name, or NULL.
+ */
+CUGL_API const char *cugl_app_server_encoder(const cugl_app_server *server, const char **why);
 
 /**
  * Viewers connected now; 0 for NULL.
