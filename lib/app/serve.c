@@ -54,7 +54,7 @@ extern const size_t cugl_serve_page_html_size;
 enum {
     SLOTS = 4,        /* framebuffer copies in flight or being encoded */
     JSON_MAX = 2 * CUGL_APP_SERVE_MAX_STATS + 768, /* escaped stats, name and numbers */
-    VIEWER_JSON_MAX = 384,                         /* a viewer's own fields */
+    VIEWER_JSON_MAX = 384 + 2 * 192,               /* a viewer's own fields */
     LEVELS = 10,
     /* The kernel's send buffer for a viewer: frames wait for their turn in
      * this server, not in the kernel; and unsent bytes wake the server
@@ -63,6 +63,7 @@ enum {
     NOTSENT_LOWAT = 64 << 10,
     HELD_MAX_MS = 60000, /* a page that held a frame longer is lying */
     GPU_FRAMES = 4,      /* frames nvJPEG encodes at once */
+    VIDEO_WANT = 1 << 10, /* in the want masks: a video viewer has room (LEVELS is 10) */
     PROBE = LEVELS,      /* a GPU frame's job for its hash: half size, quality 90 */
 };
 
@@ -72,6 +73,10 @@ enum {
 #define HEADROOM 0.8         /* of the measured bytes a second, what frames may use */
 #define LEVEL_UP_S 0.5       /* a level goes up at most this often */
 #define RTT_WINDOW_S 10.0    /* the round trip: the least over this time */
+#define VIDEO_BELOW_BPS 30e6 /* auto: video on links that carry less */
+#define JPEG_ABOVE_BPS 60e6  /* ... and back to JPEG on links that carry more */
+#define CODEC_HOLD_S 5.0     /* a codec is kept at least this long */
+#define VIDEO_SHARE 0.7      /* of the measured bytes a second, what video may use */
 
 /* The levels, best first: JPEG quality (at most the server's) and the
  * divisor of each side; `bytes` is a guess of a frame's size against
@@ -100,6 +105,7 @@ typedef struct slot {
     long events;           /* the viewers' events it shows */
     double time_s;         /* when it was copied */
     slot_state state;      /* under server->lock */
+    bool video_only;       /* copied for video alone (nvJPEG makes its JPEGs) */
     char json[JSON_MAX];   /* the frame's header fields, made when it was copied */
 } slot;
 
@@ -126,6 +132,23 @@ typedef struct in_flight {
     double sent_s;
     size_t bytes;
 } in_flight;
+
+/* A viewer's video: its encoder and the frames encoded for it, in order.
+ * Under the server's lock, but for `encoder`, which the one encoder thread
+ * that set `busy` uses; a stream whose viewer left while busy is freed by
+ * that thread (`dead`). */
+typedef struct video_stream {
+    cugl__video *encoder;
+    bool room;        /* its viewer can take another frame */
+    bool busy, dead;
+    bool key;         /* the next frame is a key frame */
+    long last;        /* the number of the last frame encoded */
+    int kbps;         /* the bitrate to encode at */
+    frame *ready[WINDOW_MAX];
+    int ready_count;
+} video_stream;
+
+typedef enum viewer_codec { CODEC_JPEG, CODEC_VIDEO } viewer_codec;
 
 /* A viewer: libwebsockets' per-connection memory (zeroed at the start);
  * the network thread's alone. */
@@ -155,6 +178,13 @@ typedef struct viewer {
 
     unsigned char *out;      /* the message being sent: LWS_PRE, then it */
     size_t out_cap;
+
+    bool can_video;          /* its page decodes VP8 ("codecs vp8") */
+    char page_why[128];      /* why it cannot, in its words */
+    viewer_codec codec;
+    double codec_s;          /* when it last changed */
+    char codec_why[192];     /* why it gets the codec it gets */
+    video_stream *video;     /* while it gets video */
 } viewer;
 
 struct cugl_app_server {
@@ -174,6 +204,10 @@ struct cugl_app_server {
      * the frames it encodes: each a slot's header fields and a job a level. */
     cugl__gpu_jpeg *gpu;
     char encoder_why[512];
+    cugl_app_serve_codec codec; /* as asked for */
+    char cert[512], key[512];   /* PEM files: HTTPS and WSS; "": plain */
+    video_stream *video_list[CUGL_APP_SERVE_MAX_VIEWERS]; /* under the lock */
+    int video_count;
     struct gpu_frame {
         bool busy;
         slot meta;
@@ -229,6 +263,8 @@ static void frame_unref(frame *f)
     if (f && atomic_fetch_sub(&f->refs, 1) == 1)
         free(f);
 }
+
+static void json_escape(char *out, size_t size, const char *text);
 
 static int level_quality(const cugl_app_server *s, int level)
 {
@@ -391,6 +427,96 @@ static void publish_frames(cugl_app_server *s, frame *made[LEVELS], frame *heade
     }
 }
 
+static void video_stream_free(video_stream *vs)
+{
+    if (!vs)
+        return;
+#if CUGL_SERVE_VIDEO
+    cugl__video_close(vs->encoder);
+#endif
+    for (int i = 0; i < vs->ready_count; i++)
+        frame_unref(vs->ready[i]);
+    free(vs);
+}
+
+#if CUGL_SERVE_VIDEO
+/* The slot's pixels to each video stream with room, in frame order. */
+static void encode_video(cugl_app_server *s, const slot *sl)
+{
+    if (sl->scale != 1)
+        return;
+    for (int done = 0; done < CUGL_APP_SERVE_MAX_VIEWERS; done++) {
+        pthread_mutex_lock(&s->lock);
+        video_stream *vs = NULL;
+        for (int i = 0; i < s->video_count && !vs; i++) {
+            video_stream *c = s->video_list[i];
+            if (c->room && !c->busy && !c->dead && c->last < sl->number &&
+                c->ready_count < WINDOW_MAX)
+                vs = c;
+        }
+        if (!vs) {
+            pthread_mutex_unlock(&s->lock);
+            return;
+        }
+        vs->busy = true;
+        vs->room = false;
+        int kbps = vs->kbps;
+        bool key = vs->key;
+        vs->key = false;
+        vs->last = sl->number;
+        pthread_mutex_unlock(&s->lock);
+
+        char why[192] = "";
+        size_t size = 0;
+        bool is_key = false;
+        double t0 = now_s();
+        if (!vs->encoder)
+            vs->encoder = cugl__video_new();
+        unsigned char *bits =
+            vs->encoder ? cugl__video_encode(vs->encoder, sl->pixels, sl->width, sl->height,
+                                             sl->time_s, kbps, key, &size, &is_key, why,
+                                             sizeof why)
+                        : NULL;
+        frame *f = NULL;
+        if (bits) {
+            f = malloc(sizeof *f + size);
+            if (f) {
+                atomic_init(&f->refs, 1);
+                f->number = sl->number;
+                f->events = sl->events;
+                f->time_s = sl->time_s;
+                f->hash = 0;
+                f->level = -2; /* video */
+                f->width = sl->width & ~1;
+                f->height = sl->height & ~1;
+                f->size = size;
+                f->encode_ms = 1e3 * (now_s() - t0);
+                snprintf(f->json, sizeof f->json,
+                         "%s,\"codec\":\"vp8\",\"encoder\":\"libvpx\",\"key\":%s,"
+                         "\"bitrate\":%d,\"encode_ms\":%.3f",
+                         sl->json, is_key ? "true" : "false", kbps, f->encode_ms);
+                memcpy(f->jpeg, bits, size);
+            }
+            free(bits);
+        } else {
+            fprintf(stderr, "cugl_app_server: %s\n", why);
+        }
+        pthread_mutex_lock(&s->lock);
+        vs->busy = false;
+        if (vs->dead) {
+            frame_unref(f);
+            video_stream_free(vs);
+        } else if (f) {
+            vs->ready[vs->ready_count++] = f;
+        } else {
+            vs->key = true; /* a frame lost: the next one stands alone */
+        }
+        pthread_mutex_unlock(&s->lock);
+        lws_cancel_service(s->lws);
+    }
+}
+#endif
+
 static void *encoder_main(void *arg)
 {
     cugl_app_server *s = arg;
@@ -407,6 +533,14 @@ static void *encoder_main(void *arg)
         slot *sl = &s->slots[s->queue[0]];
         memmove(s->queue, s->queue + 1, (size_t)(--s->queued) * sizeof s->queue[0]);
         pthread_mutex_unlock(&s->lock);
+#if CUGL_SERVE_VIDEO
+        encode_video(s, sl);
+#endif
+        if (sl->video_only) {
+            pthread_mutex_lock(&s->lock);
+            sl->state = SLOT_FREE;
+            continue;
+        }
         uint64_t hash = hash_pixels(sl->pixels, (size_t)sl->width * (size_t)sl->height * 4,
                                     sl->width * sl->scale, sl->height * sl->scale);
         pthread_mutex_lock(&s->lock);
@@ -615,8 +749,17 @@ static void update_wants(cugl_app_server *s)
     double now = now_s();
     for (int i = 0; i < atomic_load(&s->viewers) && s->viewer_list[i]; i++) {
         viewer *v = s->viewer_list[i];
+        if (v->video)
+            v->video->room = v->unacked + v->video->ready_count < s->window;
         if (v->unacked >= s->window)
             continue;
+        if (v->video) {
+            if (v->video->room) {
+                live |= VIDEO_WANT;
+                now_want |= VIDEO_WANT;
+            }
+            continue;
+        }
         live |= 1u << v->level;
         if (!s->header || s->hash != v->shown_hash)
             now_want |= 1u << v->level;
@@ -674,19 +817,28 @@ static bool send_next(cugl_app_server *s, struct lws *wsi, viewer *v)
         return true;
     double now = now_s();
     pthread_mutex_lock(&s->lock);
-    frame *f = next_for(s, v, now);
+    frame *f = NULL;
+    if (v->video && v->video->ready_count) {
+        f = v->video->ready[0]; /* the reference passes to us */
+        memmove(v->video->ready, v->video->ready + 1,
+                (size_t)--v->video->ready_count * sizeof v->video->ready[0]);
+    } else if (!v->video) {
+        f = next_for(s, v, now);
+    }
     pthread_mutex_unlock(&s->lock);
     if (!f)
         return true;
-    char mine[VIEWER_JSON_MAX];
+    char mine[VIEWER_JSON_MAX], why[2 * sizeof v->codec_why];
+    json_escape(why, sizeof why, v->codec_why);
     int n = snprintf(mine, sizeof mine,
                      ",\"rtt_ms\":%.1f,\"throughput\":%.0f,\"input_ms\":%.1f,\"window\":%d,"
-                     "\"unacked\":%d,\"level\":%d,\"interacting\":%s,\"time\":%.6f}",
+                     "\"unacked\":%d,\"level\":%d,\"interacting\":%s,\"time\":%.6f,"
+                     "\"codec_why\":\"%s\"}",
                      v->rtt_min_at > 0 ? 1e3 * v->rtt_min_s : -1.0, v->throughput,
                      v->input_ms, s->window, v->unacked + 1, v->level,
                      v->last_input_s > 0 && now - v->last_input_s < INTERACTING_S ? "true"
                                                                                   : "false",
-                     f->time_s);
+                     f->time_s, why);
     size_t json = strlen(f->json) + (size_t)n, size = 4 + json + f->size;
     if (LWS_PRE + size > v->out_cap) {
         unsigned char *p = realloc(v->out, LWS_PRE + size);
@@ -716,6 +868,78 @@ static bool send_next(cugl_app_server *s, struct lws *wsi, viewer *v)
         return false;
     atomic_fetch_add(&s->sent, 1);
     return true;
+}
+
+/* The bitrate `v`'s video is encoded at: a share of what its link
+ * carried, 2 Mbit/s before that is known. */
+static int video_kbps(const viewer *v)
+{
+    double kbps = v->throughput > 0 ? v->throughput * 8 / 1e3 * VIDEO_SHARE : 2000;
+    return (int)fmin(fmax(kbps, 150), 40000);
+}
+
+/* Which codec `v` gets and why: as asked for, where its page and this
+ * build can; else video on narrow links, JPEG on wide ones (with
+ * hysteresis, and kept at least CODEC_HOLD_S). Starts or ends its video
+ * stream (under the lock). */
+static void choose_codec(cugl_app_server *s, viewer *v, double now)
+{
+    viewer_codec want = CODEC_JPEG;
+    char why[sizeof v->codec_why];
+    double mbit = v->throughput * 8 / 1e6;
+    if (!CUGL_SERVE_VIDEO) {
+        snprintf(why, sizeof why, "JPEG: this cugl has no video codec (built without libvpx)");
+    } else if (s->codec == CUGL_APP_SERVE_CODEC_JPEG) {
+        snprintf(why, sizeof why, "JPEG, as the server was told");
+    } else if (!v->can_video) {
+        snprintf(why, sizeof why, "JPEG: the page cannot decode VP8 (%s)",
+                 v->page_why[0] ? v->page_why : "it did not say it can");
+    } else if (s->codec == CUGL_APP_SERVE_CODEC_VIDEO) {
+        want = CODEC_VIDEO;
+        snprintf(why, sizeof why, "video, as the server was told");
+    } else if (v->throughput <= 0) {
+        want = v->codec;
+        snprintf(why, sizeof why, "%s: the link is not measured yet",
+                 v->codec == CODEC_VIDEO ? "video" : "JPEG");
+    } else if (now - v->codec_s < CODEC_HOLD_S) {
+        want = v->codec;
+        snprintf(why, sizeof why, "%s", v->codec_why);
+    } else if (v->codec == CODEC_VIDEO ? mbit * 1e6 < JPEG_ABOVE_BPS
+                                       : mbit * 1e6 < VIDEO_BELOW_BPS) {
+        want = CODEC_VIDEO;
+        snprintf(why, sizeof why, "video: the link carries %.1f Mbit/s (JPEG above %.0f)", mbit,
+                 JPEG_ABOVE_BPS / 1e6);
+    } else {
+        snprintf(why, sizeof why, "JPEG: the link carries %.1f Mbit/s (video below %.0f)", mbit,
+                 VIDEO_BELOW_BPS / 1e6);
+    }
+    snprintf(v->codec_why, sizeof v->codec_why, "%s", why);
+    if (v->video)
+        v->video->kbps = video_kbps(v);
+    if (want == v->codec)
+        return;
+    v->codec = want;
+    v->codec_s = now;
+    if (want == CODEC_VIDEO && !v->video && s->video_count < CUGL_APP_SERVE_MAX_VIEWERS) {
+        video_stream *vs = calloc(1, sizeof *vs);
+        if (vs) {
+            vs->key = true;
+            vs->last = v->sent;
+            vs->kbps = video_kbps(v);
+            s->video_list[s->video_count++] = vs;
+            v->video = vs;
+        }
+    } else if (want == CODEC_JPEG && v->video) {
+        for (int i = 0; i < s->video_count; i++)
+            if (s->video_list[i] == v->video)
+                s->video_list[i] = s->video_list[--s->video_count];
+        if (v->video->busy)
+            v->video->dead = true;
+        else
+            video_stream_free(v->video);
+        v->video = NULL;
+        v->shown_hash = 0; /* a whole picture next */
+    }
 }
 
 /* "ack N HELD": frame N and those before it are shown, N HELD ms after it
@@ -765,6 +989,7 @@ static bool take_ack(cugl_app_server *s, viewer *v, long number, double held_ms)
     }
     pthread_mutex_lock(&s->lock);
     adapt(s, v, now);
+    choose_codec(s, v, now);
     update_wants(s);
     note_stats(s, v);
     pthread_mutex_unlock(&s->lock);
@@ -786,6 +1011,25 @@ static bool take_lines(cugl_app_server *s, viewer *v, char *text)
             line[--n] = '\0';
         if (n == 0)
             continue;
+        if (strncmp(line, "codecs ", 7) == 0) {
+            /* "codecs vp8", or "codecs none WHY": what the page decodes. */
+            v->can_video = strcmp(line + 7, "vp8") == 0;
+            snprintf(v->page_why, sizeof v->page_why, "%s",
+                     strncmp(line + 7, "none ", 5) == 0 ? line + 12 : "");
+            pthread_mutex_lock(&s->lock);
+            v->codec_s = 0;
+            choose_codec(s, v, now_s());
+            update_wants(s);
+            pthread_mutex_unlock(&s->lock);
+            continue;
+        }
+        if (strcmp(line, "key") == 0) {
+            pthread_mutex_lock(&s->lock);
+            if (v->video)
+                v->video->key = true;
+            pthread_mutex_unlock(&s->lock);
+            continue;
+        }
         if (strncmp(line, "ack ", 4) == 0) {
             char *end = NULL;
             long number = strtol(line + 4, &end, 10);
@@ -826,12 +1070,13 @@ static void viewer_start(cugl_app_server *s, struct lws *wsi, viewer *v)
         setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
     }
     *v = (viewer){.wsi = wsi, .started = true, .sent = -1, .acked = -1,
-                  .shown_level = LEVELS, .input_ms = -1};
+                  .shown_level = LEVELS, .input_ms = -1, .codec = CODEC_JPEG};
     pthread_mutex_lock(&s->lock);
     v->index = atomic_load(&s->viewers);
     s->viewer_list[v->index] = v;
     atomic_fetch_add(&s->viewers, 1);
     s->viewer_stats_count = v->index + 1;
+    choose_codec(s, v, now_s());
     note_stats(s, v);
     update_wants(s);
     pthread_mutex_unlock(&s->lock);
@@ -846,6 +1091,16 @@ static void viewer_end(cugl_app_server *s, viewer *v)
     s->viewer_stats[v->index] = s->viewer_stats[last];
     s->viewer_list[last] = NULL;
     atomic_fetch_sub(&s->viewers, 1);
+    if (v->video) {
+        for (int i = 0; i < s->video_count; i++)
+            if (s->video_list[i] == v->video)
+                s->video_list[i] = s->video_list[--s->video_count];
+        if (v->video->busy)
+            v->video->dead = true;
+        else
+            video_stream_free(v->video);
+        v->video = NULL;
+    }
     s->viewer_stats_count = last;
     update_wants(s);
     pthread_mutex_unlock(&s->lock);
@@ -923,7 +1178,8 @@ static void *network_main(void *arg)
 
 /* Why the numeric `address`:`port` cannot be listened on, from a bind of
  * our own. */
-static void bind_failure(char *why, size_t size, const char *address, int port)
+static void bind_failure(char *why, size_t size, const char *address, int port,
+                         bool cert_given)
 {
     struct addrinfo hints = {.ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM,
                              .ai_flags = AI_NUMERICHOST | AI_NUMERICSERV}, *ai = NULL;
@@ -939,7 +1195,8 @@ static void bind_failure(char *why, size_t size, const char *address, int port)
         snprintf(why, size, "%s%s", strerror(errno),
                  errno == EADDRNOTAVAIL ? " (not an address of this host)" : "");
     else
-        snprintf(why, size, "libwebsockets could not listen there");
+        snprintf(why, size, "libwebsockets could not listen there%s",
+                 cert_given ? " (or refused the certificate and key)" : "");
     if (fd >= 0)
         close(fd);
     freeaddrinfo(ai);
@@ -986,6 +1243,11 @@ static struct lws_vhost *listen_on(cugl_app_server *s, int i, int port)
     info.port = port;
     info.protocols = protocols;
     info.options = LWS_SERVER_OPTION_FAIL_UPON_UNABLE_TO_BIND | LWS_SERVER_OPTION_VALIDATE_UTF8;
+    if (s->cert[0]) {
+        info.options |= LWS_SERVER_OPTION_DO_SSL_GLOBAL_INIT;
+        info.ssl_cert_filepath = s->cert;
+        info.ssl_private_key_filepath = s->key;
+    }
     if (!strchr(address, ':'))
         info.options |= LWS_SERVER_OPTION_DISABLE_IPV6;
     return lws_create_vhost(s->lws, &info);
@@ -1017,7 +1279,8 @@ static cugl_status listen_all(cugl_app_server *s, const char *who, const char *a
         if (vh)
             lws_vhost_destroy(vh);
         if (!why[0] || literal)
-            bind_failure(why, sizeof why, s->addresses[i], s->port ? s->port : port);
+            bind_failure(why, sizeof why, s->addresses[i], s->port ? s->port : port,
+                         s->cert[0] != 0);
         if (literal)
             break;
     }
@@ -1071,6 +1334,8 @@ CUGL_API void cugl_app_server_destroy(cugl_app_server *s)
     for (int l = 0; l < LEVELS; l++)
         frame_unref(s->newest[l]);
     frame_unref(s->header);
+    for (int i = 0; i < s->video_count; i++)
+        video_stream_free(s->video_list[i]);
     for (int i = 0; i < SLOTS; i++)
         free_slot(&s->slots[i]);
     cugl__gpu_jpeg_close(s->gpu);
@@ -1109,6 +1374,24 @@ CUGL_API cugl_status cugl_app_server_create(cugl_app_server **out, cugl_app_cont
         return cugl__fail(CUGL_ERROR_INVALID_ARGUMENT, __func__,
                           "encoder %d is not CUGL_APP_SERVE_ENCODER_AUTO, _CPU or _GPU",
                           (int)desc->encoder);
+    bool cert = desc->cert && *desc->cert, key = desc->key && *desc->key;
+    if (cert != key)
+        return cugl__fail(CUGL_ERROR_INVALID_ARGUMENT, __func__,
+                          "HTTPS needs a certificate and a key: %s is missing",
+                          cert ? "the key" : "the certificate");
+    for (int i = 0; cert && i < 2; i++) {
+        const char *path = i ? desc->key : desc->cert;
+        FILE *f = strlen(path) < 512 ? fopen(path, "rb") : NULL;
+        if (!f)
+            return cugl__fail(CUGL_ERROR_INVALID_ARGUMENT, __func__, "cannot read the %s %s: %s",
+                              i ? "key" : "certificate", path,
+                              strlen(path) < 512 ? strerror(errno) : "the path is too long");
+        fclose(f);
+    }
+    if (desc->codec < CUGL_APP_SERVE_CODEC_AUTO || desc->codec > CUGL_APP_SERVE_CODEC_VIDEO)
+        return cugl__fail(CUGL_ERROR_INVALID_ARGUMENT, __func__,
+                          "codec %d is not CUGL_APP_SERVE_CODEC_AUTO, _JPEG or _VIDEO",
+                          (int)desc->codec);
     if (strlen(token) > CUGL_APP_SERVE_MAX_TOKEN || !token_chars_ok(token))
         return cugl__fail(CUGL_ERROR_INVALID_ARGUMENT, __func__,
                           "the token must be at most %d letters, digits, '-', '_' or '.'",
@@ -1121,6 +1404,11 @@ CUGL_API cugl_status cugl_app_server_create(cugl_app_server **out, cugl_app_cont
     snprintf(s->token, sizeof s->token, "%s", token);
     s->quality = desc->quality ? desc->quality : 85;
     s->window = desc->window ? desc->window : 2;
+    s->codec = desc->codec;
+    if (cert) {
+        snprintf(s->cert, sizeof s->cert, "%s", desc->cert);
+        snprintf(s->key, sizeof s->key, "%s", desc->key);
+    }
     pthread_mutex_init(&s->lock, NULL);
     pthread_cond_init(&s->work, NULL);
 
@@ -1150,7 +1438,8 @@ CUGL_API cugl_status cugl_app_server_create(cugl_app_server **out, cugl_app_cont
     info.user = s;
     info.gid = (gid_t)-1;
     info.uid = (uid_t)-1;
-    info.options = LWS_SERVER_OPTION_EXPLICIT_VHOSTS;
+    info.options = LWS_SERVER_OPTION_EXPLICIT_VHOSTS |
+                   (cert ? LWS_SERVER_OPTION_DO_SSL_GLOBAL_INIT : 0);
     s->lws = lws_create_context(&info);
     cugl_status st = s->lws ? listen_all(s, __func__, address, desc->port)
                             : cugl__fail(CUGL_ERROR_OUT_OF_MEMORY, __func__,
@@ -1404,13 +1693,18 @@ CUGL_API cugl_status cugl_app_server_frame(cugl_app_server *s)
     for (int l = 0; l < LEVELS; l++)
         if ((want >> l & 1) && levels[l].scale < scale)
             scale = levels[l].scale;
-    if (s->gpu || width / scale < 16 || height / scale < 16)
+    if ((want & VIDEO_WANT) || width / scale < 16 || height / scale < 16)
         scale = 1;
-    slot *sl = s->gpu ? &gf->meta : &s->slots[free_index];
-    if (!s->gpu)
+    /* With nvJPEG, the CPU's copy is only for video. */
+    slot *sl = !s->gpu || ((want & VIDEO_WANT) && free_index >= 0) ? &s->slots[free_index] : NULL;
+    if (sl) {
         CUGL__TRY(size_slot(sl, width / scale, height / scale, __func__));
-    sl->scale = scale;
-    describe(s, sl, width, height, shown, t);
+        sl->scale = scale;
+        sl->video_only = s->gpu != NULL;
+        describe(s, sl, width, height, shown, t);
+    }
+    if (s->gpu)
+        describe(s, &gf->meta, width, height, shown, t);
 
     /* The caller's read framebuffer, pack buffer and alignment are kept. */
     GLint read_fbo = 0, pack_buffer = 0, alignment = 4;
@@ -1418,12 +1712,13 @@ CUGL_API cugl_status cugl_app_server_frame(cugl_app_server *s)
     glGetIntegerv(GL_PIXEL_PACK_BUFFER_BINDING, &pack_buffer);
     glGetIntegerv(GL_PACK_ALIGNMENT, &alignment);
     cugl_app_drain_gl_errors();
-    cugl_status st = CUGL_OK;
+    cugl_status st = CUGL_OK, gpu_st = CUGL_OK;
     if (s->gpu) {
-        sl->width = width;
-        sl->height = height;
-        st = gpu_start(s, gf, cugl_app_context_framebuffer(s->ctx), width, height, __func__);
-    } else {
+        gf->meta.width = width;
+        gf->meta.height = height;
+        gpu_st = gpu_start(s, gf, cugl_app_context_framebuffer(s->ctx), width, height, __func__);
+    }
+    if (sl) {
         GLuint from = 0;
         st = scaled_framebuffer(s, &from, width, height, scale, __func__);
         if (st == CUGL_OK) {
@@ -1437,11 +1732,10 @@ CUGL_API cugl_status cugl_app_server_frame(cugl_app_server *s)
     glPixelStorei(GL_PACK_ALIGNMENT, alignment);
     glBindBuffer(GL_PIXEL_PACK_BUFFER, (GLuint)pack_buffer);
     glBindFramebuffer(GL_READ_FRAMEBUFFER, (GLuint)read_fbo);
-    if (s->gpu) {
-        if (st != CUGL_OK)
-            gpu_give_up(s);
+    if (gpu_st != CUGL_OK)
+        gpu_give_up(s);
+    if (!sl)
         return CUGL_OK;
-    }
     CUGL__TRY(st);
     CUGL__TRY(cugl_app_check_gl(__func__, "copying the framebuffer"));
     pthread_mutex_lock(&s->lock);
@@ -1473,6 +1767,11 @@ CUGL_API int cugl_app_server_port(const cugl_app_server *s)
 CUGL_API const char *cugl_app_server_address(const cugl_app_server *s, int i)
 {
     return s && i >= 0 && i < s->address_count ? s->addresses[i] : NULL;
+}
+
+CUGL_API bool cugl_app_server_is_https(const cugl_app_server *s)
+{
+    return s && s->cert[0];
 }
 
 CUGL_API int cugl_app_server_viewers(const cugl_app_server *s)

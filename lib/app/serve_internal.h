@@ -8,6 +8,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "app_internal.h"
 
@@ -40,5 +41,19 @@ unsigned char *cugl__gpu_jpeg_take(cugl__gpu_jpeg *g, int index, size_t *size, i
 
 /* Drop job `index`, whatever its phase. */
 void cugl__gpu_jpeg_cancel(cugl__gpu_jpeg *g, int index);
+
+/* A viewer's VP8 stream (serve_video.c, where libvpx is:
+ * CUGL_SERVE_VIDEO). One encoder thread at a time a stream. */
+typedef struct cugl__video cugl__video;
+
+cugl__video *cugl__video_new(void);
+void cugl__video_close(cugl__video *v);
+
+/* The frame (RGBA rows bottom first, width x height, rendered at t_s
+ * seconds) as a VP8 frame at `kbps` (a key frame if `key`, and at the
+ * start or a new size): malloc'ed, `size` bytes, *is_key; NULL with `why`. */
+unsigned char *cugl__video_encode(cugl__video *v, const uint8_t *rgba, int width, int height,
+                                  double t_s, int kbps, bool key, size_t *size, bool *is_key,
+                                  char *why, size_t why_size);
 
 #endif /* CUGL_APP_SERVE_INTERNAL_H */

@@ -5,10 +5,13 @@
 //   2. the canvas matches the program's own screenshot within JPEG's tolerance;
 //   3. a drag in the page turns the program's camera, and the canvas changes;
 //   4. a bad token is refused, for the page (403) and for its WebSocket.
+// With --codec video the program sends VP8 (serve_app --codec video), which
+// the page decodes with WebCodecs (the page is from 127.0.0.1: a secure
+// context): the same checks, and the page must say it decoded VP8.
 // Exits 77 (skipped) without chromium or puppeteer-core (scripts/bootstrap.sh
 // installs both).
 //
-// usage: node serve_page_test.mjs SERVE_APP [--page-screenshot FILE.png]
+// usage: node serve_page_test.mjs SERVE_APP [--codec video] [--page-screenshot FILE.png]
 import { spawn } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -17,10 +20,15 @@ import { join } from "node:path";
 const CHROMIUM = process.env.CUGL_CHROMIUM || "/usr/bin/chromium";
 const TOKEN = "browser-Token.7";
 const W = 320, H = 240;
-const JPEG_TOLERANCE = 6; // mean absolute difference of a channel, in levels
 
 const [app, ...rest] = process.argv.slice(2);
-const pageShot = rest[0] === "--page-screenshot" ? rest[1] : null;
+const option = (name) => { const i = rest.indexOf(name); return i >= 0 ? rest[i + 1] : null; };
+const pageShot = option("--page-screenshot");
+const codec = option("--codec") || "jpeg";
+// Mean absolute difference of a channel, in levels: JPEG at quality 85, and
+// VP8 (4:2:0 as well, its rate control's quantizer) a little more.
+const JPEG_TOLERANCE = codec === "video" ? 8 : 6;
+
 if (!app) {
   console.log("usage: node serve_page_test.mjs SERVE_APP [--page-screenshot FILE]");
   process.exit(99);
@@ -41,7 +49,8 @@ const dir = mkdtempSync(join(tmpdir(), "cugl-browser-"));
 const shot = join(dir, "shot.png");
 let output = "";
 const child = spawn(app, ["--port", "0", "--token", TOKEN, "--size", `${W}x${H}`,
-                          "--screenshot", shot], { stdio: ["pipe", "pipe", "inherit"] });
+                          "--screenshot", shot, "--codec", codec],
+                    { stdio: ["pipe", "pipe", "inherit"] });
 child.stdout.on("data", (d) => { output += d.toString(); });
 const exited = new Promise((resolve) => child.on("exit", (code) => resolve(code)));
 
@@ -124,6 +133,17 @@ await check(1, "the page loads and frames arrive", async () => {
     throw new Error(`frames of ${header.width} x ${header.height}, not ${W} x ${H}`);
   const name = await page.$eval("#name", (e) => e.textContent);
   if (name !== "serve_app") throw new Error(`the page names the program '${name}'`);
+  if (codec === "video") {
+    await until("VP8 frames decoded by WebCodecs", () => page.evaluate(
+      () => window.cuglView.video_frames >= 3), 30).catch(async (e) => {
+      const v = await page.evaluate(() => ({ ...window.cuglView, header: null, link: null }));
+      const why = await page.evaluate(() => window.cuglView.header && window.cuglView.header.codec_why);
+      throw new Error(`${e.message}: ${JSON.stringify(v)}; the server says: ${why}`);
+    });
+    const line = await page.$eval("#link", (e) => e.textContent);
+    if (!/VP8 video/.test(line)) throw new Error(`the page does not say VP8: '${line}'`);
+    console.log(`# ${line}`);
+  }
 });
 
 let before;

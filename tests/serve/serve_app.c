@@ -8,7 +8,8 @@
  *
  * usage: serve_app [--address A] [--port N] [--token T] [--size WxH]
  *                  [--frames N] [--screenshot FILE] [--burst N] [--animate]
- *                  [--encoder auto|cpu|gpu]
+ *                  [--encoder auto|cpu|gpu] [--codec auto|jpeg|video]
+ *                  [--cert FILE --key FILE]
  *   --address A     where to listen (cugl_app_server_desc.address); a line
  *                   "serving on ..." for each address bound
  *   --frames N      exit after N frames (default: when stdin closes)
@@ -19,6 +20,8 @@
  *                   a viewer) instead of the board
  *   --encoder E     cugl_app_server_desc.encoder; gpu where there is no
  *                   nvJPEG under this GL context: "skipped", exit 77
+ *   --codec C       cugl_app_server_desc.codec
+ *   --cert, --key   HTTPS and WSS with this certificate and key (PEM)
  * It prints "encoder: NAME (why)" once serving.
  */
 #include <fcntl.h>
@@ -122,7 +125,16 @@ int main(int argc, char **argv)
             screenshot = argv[++i];
         else if (strcmp(argv[i], "--animate") == 0)
             animate = true;
-        else if (strcmp(argv[i], "--encoder") == 0 && v) {
+        else if (strcmp(argv[i], "--cert") == 0 && v)
+            desc.cert = argv[++i];
+        else if (strcmp(argv[i], "--key") == 0 && v)
+            desc.key = argv[++i];
+        else if (strcmp(argv[i], "--codec") == 0 && v) {
+            const char *c = argv[++i];
+            desc.codec = strcmp(c, "video") == 0  ? CUGL_APP_SERVE_CODEC_VIDEO
+                         : strcmp(c, "jpeg") == 0 ? CUGL_APP_SERVE_CODEC_JPEG
+                                                  : CUGL_APP_SERVE_CODEC_AUTO;
+        } else if (strcmp(argv[i], "--encoder") == 0 && v) {
             const char *e = argv[++i];
             desc.encoder = strcmp(e, "gpu") == 0   ? CUGL_APP_SERVE_ENCODER_GPU
                            : strcmp(e, "cpu") == 0 ? CUGL_APP_SERVE_ENCODER_CPU
@@ -157,7 +169,8 @@ int main(int argc, char **argv)
         die("cannot serve");
     const char *address;
     for (int i = 0; (address = cugl_app_server_address(server, i)); i++)
-        printf("serving on http://%s%s%s:%d/\n", strchr(address, ':') ? "[" : "", address,
+        printf("serving on %s://%s%s%s:%d/\n", cugl_app_server_is_https(server) ? "https" : "http",
+               strchr(address, ':') ? "[" : "", address,
                strchr(address, ':') ? "]" : "", cugl_app_server_port(server));
     const char *why = NULL, *encoder = cugl_app_server_encoder(server, &why);
     printf("encoder: %s (%s)\n", encoder, why);

@@ -27,6 +27,7 @@
  *   GET /  (or /index.html)  the page: HTML with a canvas that shows the
  *                   frames, the program's name, size, frame rate and its
  *                   timings. Other paths: 404.
+ *   (Over HTTPS and WSS instead where the server has a certificate.)
  *   GET /ws         the WebSocket (RFC 6455). The upgrade must ask for the
  *                   subprotocol CUGL_APP_SERVE_SUBPROTOCOL ("cugl-frames")
  *                   in Sec-WebSocket-Protocol; the reply names it.
@@ -41,11 +42,13 @@
  * Messages on the WebSocket:
  *
  *   server -> page  one binary message a frame: a 4-byte little-endian
- *                   length N, N bytes of UTF-8 JSON (the header), then a
- *                   baseline JPEG of the picture, rows top to bottom; or
- *                   nothing after the header: the picture is the one the
- *                   page has (it is still), only the header is new. The
- *                   header's fields:
+ *                   length N, N bytes of UTF-8 JSON (the header), then the
+ *                   picture: a baseline JPEG, rows top to bottom ("codec"
+ *                   "jpeg"), or a VP8 frame ("codec" "vp8": one frame of
+ *                   the viewer's own stream, to decode in order; "key"
+ *                   says whether it is a key frame); or nothing after the
+ *                   header: the picture is the one the page has (it is
+ *                   still), only the header is new. The header's fields:
  *                   "frame" (the context's frame number), "width",
  *                   "height" (the program's picture: draw the JPEG scaled
  *                   to this size), "name" (the program's), "fps" (the
@@ -55,11 +58,13 @@
  *                   (cugl_app_server_set_stats' text), "time" (when the
  *                   frame was rendered, seconds on the server's
  *                   CLOCK_MONOTONIC: comparable on the same host only);
- *                   with a picture, "codec" ("jpeg"), "encoder"
- *                   ("nvjpeg" or "libjpeg-turbo"), "encode_ms" (the time
- *                   the encoder took, ms), "quality" (the JPEG's) and
- *                   "scale" (each side of the JPEG is the picture's
- *                   divided by it: 1, 2 or 4); and what the
+ *                   with a picture, "codec" ("jpeg" or "vp8"), "encoder"
+ *                   ("nvjpeg", "libjpeg-turbo" or "libvpx"), "encode_ms"
+ *                   (the time the encoder took, ms); for JPEG "quality"
+ *                   and "scale" (each side of the JPEG is the picture's
+ *                   divided by it: 1, 2 or 4), for VP8 "key" and
+ *                   "bitrate" (kbit/s); "codec_why" (why this viewer gets
+ *                   this codec); and what the
  *                   server measured of this viewer's link from its
  *                   acknowledgements: "rtt_ms" (round trip, the least of
  *                   the last 10 s; -1 before it is known), "throughput"
@@ -73,6 +78,12 @@
  *                   "interacting" (whether its input arrived in the last
  *                   second). A viewer should ignore fields it does not know.
  *   page -> server  text messages of lines:
+ *                   "codecs vp8", or "codecs none WHY": whether the page
+ *                   decodes VP8 (WebCodecs' VideoDecoder; browsers have
+ *                   it only in a secure context: HTTPS, or a page from
+ *                   localhost). Until it says vp8, a viewer gets JPEG.
+ *                   "key": the page wants a VP8 key frame (its decoder
+ *                   failed, or it lost its place).
  *                   "ack F H": the frame numbered F (and every one sent
  *                   before it) is shown, H milliseconds (a decimal number,
  *                   0 to 60000) after its message arrived. The server
@@ -95,6 +106,13 @@
  * every viewer with room wants it smaller, and hands copies that have
  * finished to encoder threads; nothing waits for the GPU, and without a
  * viewer nothing is copied.
+ *
+ * Codecs: each viewer gets JPEG, or VP8 video (libvpx, real time, no
+ * B-frames, a stream of its own with a key frame first and whenever asked,
+ * at the bitrate its link carried) where its page decodes VP8 and its link
+ * carries less than 30 Mbit/s (back to JPEG above 60), or as
+ * cugl_app_server_desc.codec forces; the header says which and why. VP8
+ * needs this cugl built with libvpx (Meson feature `serve_video`).
  *
  * Latency is bounded by counting: at most `window` frames (default 2) are
  * unacknowledged per viewer, so no more than that wait for it anywhere (in
@@ -149,6 +167,15 @@ typedef enum cugl_app_serve_encoder {
     CUGL_APP_SERVE_ENCODER_GPU, /**< nvJPEG, or cugl_app_server_create fails */
 } cugl_app_serve_encoder;
 
+/** Which codec viewers get (cugl_app_server_desc.codec). */
+typedef enum cugl_app_serve_codec {
+    /** Each viewer its own: VP8 video where its page decodes it (WebCodecs)
+     * and its link carries under 30 Mbit/s; JPEG otherwise. */
+    CUGL_APP_SERVE_CODEC_AUTO = 0,
+    CUGL_APP_SERVE_CODEC_JPEG,  /**< JPEG for every viewer */
+    CUGL_APP_SERVE_CODEC_VIDEO, /**< VP8 for every viewer whose page decodes it */
+} cugl_app_serve_codec;
+
 /** What cugl_app_server_create serves, and where. */
 typedef struct cugl_app_server_desc {
     /** Where to listen: an IPv4 or IPv6 literal, or a host name (each of
@@ -169,6 +196,14 @@ typedef struct cugl_app_server_desc {
      * CUGL_APP_SERVE_MAX_WINDOW; 0: 2. The worst latency is about this
      * many frames' transmissions plus a round trip. */
     int window;
+    /** The codec; 0: CUGL_APP_SERVE_CODEC_AUTO. */
+    cugl_app_serve_codec codec;
+    /** HTTPS and WSS: the server's certificate, a PEM file (with `key`;
+     * both or neither); NULL: plain HTTP. A page from another host has
+     * WebCodecs (and so video) only over HTTPS. */
+    const char *cert;
+    /** The certificate's private key, a PEM file. */
+    const char *key;
     /** The JPEG encoder; 0: CUGL_APP_SERVE_ENCODER_AUTO, which the
      * environment's CUGL_SERVE_ENCODER=cpu or =gpu overrides. */
     cugl_app_serve_encoder encoder;
@@ -190,8 +225,9 @@ typedef struct cugl_app_server_viewer_stats {
  * Serve the frames of `ctx` (current on this thread) as `desc` says; the
  * server listens once this returns.
  * @errors CUGL_ERROR_INVALID_ARGUMENT (NULL; a port outside 0 to 65535, a
- *   quality, encoder count or window out of range, a token too long or with other
- *   characters), CUGL_ERROR_NOT_SUPPORTED (this build has no server: it
+ *   quality, encoder count, window, encoder or codec out of range, a token too long or with other
+ *   characters, a certificate without a key or the other way round, or one
+ *   that cannot be read), CUGL_ERROR_NOT_SUPPORTED (this build has no server: it
  *   needs libwebsockets-dev and libturbojpeg0-dev), CUGL_ERROR_INVALID_STATE
  *   (the address cannot be bound: the message names it and the system's
  *   reason: not an address of this host, in use, ...), CUGL_ERROR_INVALID_ARGUMENT
@@ -272,6 +308,14 @@ CUGL_API const char *cugl_app_server_address(const cugl_app_server *server, int 
  * @return The encoder's name, or NULL.
  */
 CUGL_API const char *cugl_app_server_encoder(const cugl_app_server *server, const char **why);
+
+/**
+ * Whether the server speaks HTTPS and WSS (it was given a certificate).
+ * @errors none. @thread_safety Any thread.
+ * @param server The server.
+ * @return true with TLS; false without, or for NULL.
+ */
+CUGL_API bool cugl_app_server_is_https(const cugl_app_server *server);
 
 /**
  * Viewers connected now; 0 for NULL.
