@@ -36,6 +36,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/sockios.h>
+#include <sys/ioctl.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <time.h>
@@ -76,7 +78,10 @@ enum {
 #define VIDEO_BELOW_BPS 30e6 /* auto: video on links that carry less */
 #define JPEG_ABOVE_BPS 60e6  /* ... and back to JPEG on links that carry more */
 #define CODEC_HOLD_S 5.0     /* a codec is kept at least this long */
-#define VIDEO_SHARE 0.7      /* of the measured bytes a second, what video may use */
+#define VIDEO_SHARE 0.5      /* of the measured bytes a second, what video starts at */
+#define VIDEO_QUEUE_HIGH_S 0.05 /* a video frame that waited longer: bitrate down */
+#define VIDEO_QUEUE_LOW_S 0.02  /* ... shorter: bitrate up */
+#define VIDEO_RATE_S 0.25       /* the bitrate changes at most this often */
 
 /* The levels, best first: JPEG quality (at most the server's) and the
  * divisor of each side; `bytes` is a guess of a frame's size against
@@ -178,6 +183,7 @@ typedef struct viewer {
 
     unsigned char *out;      /* the message being sent: LWS_PRE, then it */
     size_t out_cap;
+    size_t out_size, out_off; /* its size, and how much of it is written */
 
     bool can_video;          /* its page decodes VP8 ("codecs vp8") */
     char page_why[128];      /* why it cannot, in its words */
@@ -185,6 +191,8 @@ typedef struct viewer {
     double codec_s;          /* when it last changed */
     char codec_why[192];     /* why it gets the codec it gets */
     video_stream *video;     /* while it gets video */
+    double video_kbps;       /* its bitrate, by the delay its frames see */
+    double video_rate_s;     /* when that last changed */
 } viewer;
 
 struct cugl_app_server {
@@ -810,9 +818,44 @@ static frame *next_for(cugl_app_server *s, const viewer *v, double now)
     return f;
 }
 
-/* Send `v` its next frame if it has room: false when the connection failed. */
+/*
+ * Write on the message being sent, no more than the kernel takes now: the
+ * bytes it holds unsent stay under NOTSENT_LOWAT, so a write is never
+ * partial and libwebsockets never keeps a part of ours to send later (its
+ * 4.1 spins in a close while it holds some and the peer is gone). A
+ * message goes as one WebSocket message of fragments. False: failed.
+ */
+static bool write_on(struct lws *wsi, viewer *v)
+{
+    int fd = lws_get_socket_fd(wsi), unsent = 0;
+    size_t room = 16 << 10;
+    if (fd >= 0 && ioctl(fd, SIOCOUTQNSD, &unsent) == 0)
+        room = unsent < NOTSENT_LOWAT ? (size_t)(NOTSENT_LOWAT - unsent) : 0;
+    size_t n = v->out_size - v->out_off;
+    if (n > room)
+        n = room;
+    if (n == 0 && v->out_off < v->out_size) {
+        lws_callback_on_writable(wsi);
+        return true;
+    }
+    int flags = (v->out_off == 0 ? LWS_WRITE_BINARY : LWS_WRITE_CONTINUATION) |
+                (v->out_off + n < v->out_size ? LWS_WRITE_NO_FIN : 0);
+    /* The LWS_PRE bytes before this part, sent already, take its header. */
+    if (lws_write(wsi, v->out + LWS_PRE + v->out_off, n, (enum lws_write_protocol)flags) <
+        (int)n)
+        return false;
+    v->out_off += n;
+    if (v->out_off < v->out_size)
+        lws_callback_on_writable(wsi);
+    return true;
+}
+
+/* Send `v` its next frame if it has room (or more of the one being sent):
+ * false when the connection failed. */
 static bool send_next(cugl_app_server *s, struct lws *wsi, viewer *v)
 {
+    if (v->out_off < v->out_size)
+        return write_on(wsi, v);
     if (v->unacked >= s->window)
         return true;
     double now = now_s();
@@ -864,18 +907,37 @@ static bool send_next(cugl_app_server *s, struct lws *wsi, viewer *v)
         v->shown_level = f->level;
     }
     frame_unref(f);
-    if (lws_write(wsi, m, size, LWS_WRITE_BINARY) < 0)
-        return false;
+    v->out_size = size;
+    v->out_off = 0;
     atomic_fetch_add(&s->sent, 1);
-    return true;
+    return write_on(wsi, v);
 }
 
-/* The bitrate `v`'s video is encoded at: a share of what its link
- * carried, 2 Mbit/s before that is known. */
+/* The bitrate `v`'s video starts at: half of what its link carried, 1
+ * Mbit/s before that is known. */
 static int video_kbps(const viewer *v)
 {
-    double kbps = v->throughput > 0 ? v->throughput * 8 / 1e3 * VIDEO_SHARE : 2000;
+    double kbps = v->throughput > 0 ? v->throughput * 8 / 1e3 * VIDEO_SHARE : 1000;
     return (int)fmin(fmax(kbps, 150), 40000);
+}
+
+/* The bitrate by delay, as real-time video does: a frame that waited
+ * (its delivery beyond the round trip) more than VIDEO_QUEUE_HIGH_S cuts
+ * it by a fifth, one that did not wait past VIDEO_QUEUE_LOW_S raises it by
+ * 5%, each at most every VIDEO_RATE_S. */
+static void video_rate(viewer *v, double queued_s, double now)
+{
+    if (now - v->video_rate_s < VIDEO_RATE_S)
+        return;
+    double kbps = v->video_kbps;
+    if (queued_s > VIDEO_QUEUE_HIGH_S)
+        kbps *= 0.8;
+    else if (queued_s < VIDEO_QUEUE_LOW_S)
+        kbps *= 1.05;
+    else
+        return;
+    v->video_kbps = fmin(fmax(kbps, 150), 40000);
+    v->video_rate_s = now;
 }
 
 /* Which codec `v` gets and why: as asked for, where its page and this
@@ -915,7 +977,7 @@ static void choose_codec(cugl_app_server *s, viewer *v, double now)
     }
     snprintf(v->codec_why, sizeof v->codec_why, "%s", why);
     if (v->video)
-        v->video->kbps = video_kbps(v);
+        v->video->kbps = (int)v->video_kbps;
     if (want == v->codec)
         return;
     v->codec = want;
@@ -925,7 +987,9 @@ static void choose_codec(cugl_app_server *s, viewer *v, double now)
         if (vs) {
             vs->key = true;
             vs->last = v->sent;
-            vs->kbps = video_kbps(v);
+            v->video_kbps = video_kbps(v);
+            v->video_rate_s = now;
+            vs->kbps = (int)v->video_kbps;
             s->video_list[s->video_count++] = vs;
             v->video = vs;
         }
@@ -983,6 +1047,8 @@ static bool take_ack(cugl_app_server *s, viewer *v, long number, double held_ms)
         v->rtt_min_s = rtt_sample;
         v->rtt_min_at = now;
     }
+    if (v->video)
+        video_rate(v, delivery - (v->rtt_min_at > 0 ? v->rtt_min_s : 0), now);
     if (v->input_s > 0 && e.events >= v->input_events) {
         v->input_ms = 1e3 * (now - v->input_s);
         v->input_s = 0;
@@ -1159,8 +1225,11 @@ static int ws_callback(struct lws *wsi, enum lws_callback_reasons reason, void *
 
 static const struct lws_protocols protocols[3] = {
     {"http", http_callback, 0, 0, 0, NULL, 0},
+    /* tx_packet_size: what libwebsockets writes at once, more than the
+     * parts write_on gives it (by default its rx size, 4096: the rest of
+     * every part would wait in its buffer). */
     {CUGL_APP_SERVE_SUBPROTOCOL, ws_callback, sizeof(viewer), CUGL_APP_SERVE_MAX_MESSAGE, 0, NULL,
-     0},
+     2 * NOTSENT_LOWAT},
     {NULL, NULL, 0, 0, 0, NULL, 0},
 };
 

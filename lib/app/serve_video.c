@@ -65,7 +65,7 @@ static bool start(cugl__video *v, int w, int h, int kbps, char *why, size_t why_
     v->cfg.rc_end_usage = VPX_CBR;
     v->cfg.rc_target_bitrate = (unsigned)kbps;
     v->cfg.rc_min_quantizer = 4;
-    v->cfg.rc_max_quantizer = 56;
+    v->cfg.rc_max_quantizer = 63; /* the bitrate before the quality */
     v->cfg.rc_buf_initial_sz = 200; /* ms: little in the rate control's buffer */
     v->cfg.rc_buf_optimal_sz = 300;
     v->cfg.rc_buf_sz = 500;

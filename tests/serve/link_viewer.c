@@ -17,9 +17,12 @@
  * One line of JSON a period on stdout.
  *
  *   - the encoder's time a picture (the header's "encode_ms"), mean.
- * With --no-psnr (a program other than serve_app --animate) no PSNR.
+ * With --no-psnr (a program other than serve_app --animate) no PSNR. With
+ * --video it tells the server it decodes VP8 ("codecs vp8", as a page with
+ * WebCodecs does) and decodes it with libvpx (where this build has it).
  *
  * usage: link_viewer ADDRESS PORT [--warmup S] [--periods N] [--period S] [--no-psnr]
+ *                    [--video]
  */
 #include <math.h>
 #include <stdio.h>
@@ -29,6 +32,11 @@
 
 #include "pattern.h"
 #include "ws_client.h"
+
+#if LINK_VIEWER_VIDEO
+#include <vpx/vp8dx.h>
+#include <vpx/vpx_decoder.h>
+#endif
 
 enum { MAX_SAMPLES = 20000 };
 
@@ -47,6 +55,7 @@ typedef struct period {
     double input_ms[MAX_SAMPLES];
     int inputs;
     double psnr_sum, quality_sum, scale_sum, encode_ms_sum;
+    long video_pictures;
     int psnrs, levels;
 } period;
 
@@ -57,7 +66,74 @@ typedef struct state {
     long probe_events;     /* the count that shows it */
     uint8_t *want;         /* the reference picture, top to bottom */
     bool psnr;             /* whether to measure it */
+    ws_client *client;
+#if LINK_VIEWER_VIDEO
+    vpx_codec_ctx_t vp8;
+    bool vp8_open, need_key;
+#endif
 } state;
+
+/* Whether the message's header has `text` (a "key":"value" pair). */
+static bool header_has(const uint8_t *m, size_t size, const char *text)
+{
+    if (size < 4)
+        return false;
+    size_t n = (size_t)m[0] | (size_t)m[1] << 8 | (size_t)m[2] << 16 | (size_t)m[3] << 24;
+    if (n + 4 > size || n > 8192)
+        return false;
+    char json[8193];
+    memcpy(json, m + 4, n);
+    json[n] = '\0';
+    return strstr(json, text) != NULL;
+}
+
+#if LINK_VIEWER_VIDEO
+/* A VP8 message decoded to RGBA rows top first (malloc'ed), or NULL. */
+static uint8_t *decode_vp8(state *st, const uint8_t *m, size_t size, int *w, int *h)
+{
+    size_t n = (size_t)m[0] | (size_t)m[1] << 8 | (size_t)m[2] << 16 | (size_t)m[3] << 24;
+    bool key = header_has(m, size, "\"key\":true");
+    if (!st->vp8_open) {
+        if (vpx_codec_dec_init(&st->vp8, vpx_codec_vp8_dx(), NULL, 0) != VPX_CODEC_OK)
+            return NULL;
+        st->vp8_open = true;
+        st->need_key = true;
+    }
+    if (st->need_key && !key) {
+        ws_client_send(st->client, "key\n");
+        return NULL;
+    }
+    st->need_key = false;
+    if (vpx_codec_decode(&st->vp8, m + 4 + n, (unsigned)(size - 4 - n), NULL, 0) != VPX_CODEC_OK) {
+        st->need_key = true;
+        ws_client_send(st->client, "key\n");
+        return NULL;
+    }
+    vpx_codec_iter_t iter = NULL;
+    vpx_image_t *img = vpx_codec_get_frame(&st->vp8, &iter);
+    if (!img)
+        return NULL;
+    *w = (int)img->d_w;
+    *h = (int)img->d_h;
+    uint8_t *rgba = malloc((size_t)*w * (size_t)*h * 4);
+    for (int y = 0; rgba && y < *h; y++) {
+        const uint8_t *py = img->planes[0] + (size_t)y * (size_t)img->stride[0];
+        const uint8_t *pu = img->planes[1] + (size_t)(y / 2) * (size_t)img->stride[1];
+        const uint8_t *pv = img->planes[2] + (size_t)(y / 2) * (size_t)img->stride[2];
+        for (int x = 0; x < *w; x++) {
+            int c = py[x] - 16, d = pu[x / 2] - 128, e = pv[x / 2] - 128;
+            int r = (298 * c + 409 * e + 128) >> 8, g = (298 * c - 100 * d - 208 * e + 128) >> 8,
+                b = (298 * c + 516 * d + 128) >> 8;
+            uint8_t *o = rgba + ((size_t)y * (size_t)*w + (size_t)x) * 4;
+            o[0] = (uint8_t)(r < 0 ? 0 : r > 255 ? 255 : r);
+            o[1] = (uint8_t)(g < 0 ? 0 : g > 255 ? 255 : g);
+            o[2] = (uint8_t)(b < 0 ? 0 : b > 255 ? 255 : b);
+            o[3] = 255;
+        }
+    }
+    return rgba;
+}
+#endif
 
 static int cmp_double(const void *a, const void *b)
 {
@@ -92,7 +168,14 @@ static void on_frame(void *user, const uint8_t *m, size_t size)
 {
     state *st = user;
     int gw = 0, gh = 0;
-    uint8_t *got = ws_message_decode(m, size, &gw, &gh);
+    bool vp8 = header_has(m, size, "\"codec\":\"vp8\"");
+    uint8_t *got = NULL;
+#if LINK_VIEWER_VIDEO
+    if (vp8)
+        got = decode_vp8(st, m, size, &gw, &gh);
+    else
+#endif
+        got = vp8 ? NULL : ws_message_decode(m, size, &gw, &gh);
     double now = now_s();
     period *p = st->p;
     long events = (long)ws_message_number(m, size, "events");
@@ -110,6 +193,7 @@ static void on_frame(void *user, const uint8_t *m, size_t size)
     st->pictures++;
     if (p) {
         p->pictures++;
+        p->video_pictures += vp8;
         p->encode_ms_sum += ws_message_number(m, size, "encode_ms");
         double age = (now - ws_message_number(m, size, "time")) * 1e3;
         if (p->ages < MAX_SAMPLES)
@@ -124,9 +208,11 @@ static void on_frame(void *user, const uint8_t *m, size_t size)
                 p->psnr_sum += psnr(st, got, gw, gh, w, h, frame);
                 p->psnrs++;
             }
-            p->quality_sum += ws_message_number(m, size, "quality");
-            p->scale_sum += ws_message_number(m, size, "scale");
-            p->levels++;
+            if (!vp8) {
+                p->quality_sum += ws_message_number(m, size, "quality");
+                p->scale_sum += ws_message_number(m, size, "scale");
+                p->levels++;
+            }
         }
     }
     free(got);
@@ -157,10 +243,11 @@ int main(int argc, char **argv)
     }
     double warmup = 2, length = 3;
     int periods = 3;
-    bool psnr = true;
+    bool psnr = true, video = false;
     for (int i = 3; i < argc; i += 2) {
-        if (strcmp(argv[i], "--no-psnr") == 0) {
-            psnr = false;
+        if (strcmp(argv[i], "--no-psnr") == 0 || strcmp(argv[i], "--video") == 0) {
+            psnr = psnr && strcmp(argv[i], "--no-psnr") != 0;
+            video = video || strcmp(argv[i], "--video") == 0;
             i--;
         } else if (i + 1 >= argc) {
             break;
@@ -177,7 +264,9 @@ int main(int argc, char **argv)
         ws_client_close(c);
         return 1;
     }
-    state st = {.psnr = psnr};
+    state st = {.psnr = psnr, .client = c};
+    if (video)
+        ws_client_send(c, LINK_VIEWER_VIDEO ? "codecs vp8\n" : "codecs none no libvpx here\n");
     ws_client_on_frame(c, on_frame, &st);
     period *p = calloc(1, sizeof *p);
     if (!p)
@@ -210,7 +299,8 @@ int main(int argc, char **argv)
                    "\"age_median_ms\":%.1f,\"age_worst_ms\":%.1f,\"input_median_ms\":%.1f,"
                    "\"input_worst_ms\":%.1f,\"inputs\":%d,\"psnr\":%.2f,\"quality\":%.1f,"
                    "\"scale\":%.2f,\"rtt_ms\":%.2f,\"throughput_mbit_s\":%.3f,\"program_fps\":%.1f,"
-                   "\"encode_ms\":%.3f,\"pictures\":%ld,\"messages\":%ld}\n",
+                   "\"encode_ms\":%.3f,\"pictures\":%ld,\"messages\":%ld,\"video_share\":%.3f,"
+                   "\"bitrate_kbps\":%.0f}\n",
                    done, (double)p->pictures / dt, (double)p->messages / dt,
                    p->bytes * 8 / dt / 1e6, median(p->age_ms, p->ages),
                    worst(p->age_ms, p->ages), median(p->input_ms, p->inputs),
@@ -222,7 +312,9 @@ int main(int argc, char **argv)
                    ws_client_header_number(c, "throughput") * 8 / 1e6,
                    ws_client_header_number(c, "fps"),
                    p->pictures ? p->encode_ms_sum / (double)p->pictures : -1, p->pictures,
-                   p->messages);
+                   p->messages,
+                   p->pictures ? (double)p->video_pictures / (double)p->pictures : 0,
+                   ws_client_header_number(c, "bitrate"));
             fflush(stdout);
             memset(p, 0, sizeof *p);
             start = now_s();
@@ -233,6 +325,10 @@ int main(int argc, char **argv)
     ws_client_close(c);
     free(p);
     free(st.want);
+#if LINK_VIEWER_VIDEO
+    if (st.vp8_open)
+        vpx_codec_destroy(&st.vp8);
+#endif
     if (closed) {
         fprintf(stderr, "link_viewer: the server closed the connection\n");
         return 1;

@@ -22,7 +22,10 @@ static inline void pattern_row(uint8_t *row, int y, int w, long frame)
     for (int x = 0; x < w; x++) {
         int a = wave[(x * 3 + y + 5 * t) & 1023], b = wave[(y * 4 - x + 7 * t) & 1023];
         int c = wave[((x * x + y * y) / 64 + 3 * t) & 1023];
-        uint32_t n = (uint32_t)x * 73856093u ^ (uint32_t)y * 19349663u ^ (uint32_t)frame * 83492791u;
+        /* The grain drifts (2, 1) pixels a frame: detail that moves, as a
+         * simulation's does, not noise new every frame. */
+        uint32_t gx = (uint32_t)(x + 2 * t), gy = (uint32_t)(y + t);
+        uint32_t n = gx * 73856093u ^ gy * 19349663u;
         n = (n ^ (n >> 13)) * 0x5bd1e995u;
         int grain = (int)((n >> 24) % 26) - 13;
         int r = 128 + a + grain, g = 128 + b / 2 + c / 2 + grain, bl = 128 + c - a / 2 + grain;

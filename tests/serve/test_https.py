@@ -138,19 +138,26 @@ def main():
                     reply = read_until(s, b'\r\n\r\n', 8192)
                     head, rest = reply.split(b'\r\n\r\n', 1)
                     upgraded = head.startswith(b'HTTP/1.1 101') and b'cugl-frames' in head
-                    hdr = read_exact(s, 2, rest)
-                    n, off = hdr[1] & 0x7f, 2
-                    if n == 126:
-                        hdr = read_exact(s, 4, hdr)
-                        n, off = struct.unpack('>H', hdr[2:4])[0], 4
-                    elif n == 127:
-                        hdr = read_exact(s, 10, hdr)
-                        n, off = struct.unpack('>Q', hdr[2:10])[0], 10
-                    msg = read_exact(s, off + n, hdr)[off:off + n]
+                    # One message, maybe in fragments: binary, then continuations.
+                    msg, opcode, fin, buf = b'', None, False, rest
+                    while not fin:
+                        hdr = read_exact(s, 2, buf)
+                        n, off = hdr[1] & 0x7f, 2
+                        if n == 126:
+                            hdr = read_exact(s, 4, hdr)
+                            n, off = struct.unpack('>H', hdr[2:4])[0], 4
+                        elif n == 127:
+                            hdr = read_exact(s, 10, hdr)
+                            n, off = struct.unpack('>Q', hdr[2:10])[0], 10
+                        whole = read_exact(s, off + n, hdr)
+                        opcode = hdr[0] & 0x0f if opcode is None else opcode
+                        fin = bool(hdr[0] & 0x80)
+                        msg += whole[off:off + n]
+                        buf = whole[off + n:]
                     jlen = struct.unpack('<I', msg[:4])[0]
                     header = msg[4:4 + jlen].decode()
                     jpeg = msg[4 + jlen:4 + jlen + 2]
-            ok = upgraded and hdr[0] & 0x0f == 2 and '"width":160' in header and jpeg == b'\xff\xd8'
+            ok = upgraded and opcode == 2 and '"width":160' in header and jpeg == b'\xff\xd8'
             tap(ok, 'WSS: upgraded to cugl-frames, and a frame comes',
                 '' if ok else f'{head[:60]!r} {header[:80]!r} {jpeg!r}')
         except (OSError, ssl.SSLError, EOFError, ValueError) as e:

@@ -41,7 +41,9 @@
  *
  * Messages on the WebSocket:
  *
- *   server -> page  one binary message a frame: a 4-byte little-endian
+ *   server -> page  one binary message a frame (sent in fragments of at most
+ *                   64 KiB, so the kernel takes each whole; a WebSocket
+ *                   library hands over the message): a 4-byte little-endian
  *                   length N, N bytes of UTF-8 JSON (the header), then the
  *                   picture: a baseline JPEG, rows top to bottom ("codec"
  *                   "jpeg"), or a VP8 frame ("codec" "vp8": one frame of
@@ -118,7 +120,10 @@
  * unacknowledged per viewer, so no more than that wait for it anywhere (in
  * the server, libwebsockets, the kernel or on the link), and each is the
  * newest of its level when sent: a slow viewer skips frames and never
- * holds the program or another viewer back. Each viewer gets its own level
+ * holds the program or another viewer back. A viewer's VP8 bitrate follows
+ * the delay its frames see (down a fifth when one waited over 50 ms
+ * beyond the round trip, up 5% when none waited 20 ms), as real-time
+ * video does. Each viewer gets its own level
  * from its acknowledgements: the JPEG quality, then the size (halved or
  * quartered), that fits the bytes a second its link carried at the frame
  * rate wanted (the program's, at most 60, while the viewer's input
