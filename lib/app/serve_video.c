@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <vpx/vp8cx.h>
 #include <vpx/vpx_encoder.h>
@@ -59,7 +60,8 @@ static bool start(cugl__video *v, int w, int h, int kbps, char *why, size_t why_
     v->cfg.g_w = (unsigned)w;
     v->cfg.g_h = (unsigned)h;
     v->cfg.g_timebase = (struct vpx_rational){1, 1000}; /* milliseconds */
-    v->cfg.g_threads = 2;
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    v->cfg.g_threads = (unsigned)(cores >= 8 ? 4 : cores >= 4 ? 2 : 1);
     v->cfg.g_lag_in_frames = 0;     /* one frame in, one frame out */
     v->cfg.g_pass = VPX_RC_ONE_PASS;
     v->cfg.rc_end_usage = VPX_CBR;
