@@ -79,8 +79,9 @@ enum {
 #define JPEG_ABOVE_BPS 60e6  /* ... and back to JPEG on links that carry more */
 #define CODEC_HOLD_S 5.0     /* a codec is kept at least this long */
 #define VIDEO_SHARE 0.5      /* of the measured bytes a second, what video starts at */
+#define VIDEO_CAP 0.7        /* ... and what it may reach */
 #define VIDEO_QUEUE_HIGH_S 0.05 /* a video frame that waited longer: bitrate down */
-#define VIDEO_QUEUE_LOW_S 0.02  /* ... shorter: bitrate up */
+#define VIDEO_QUEUE_LOW_S 0.015 /* ... shorter: bitrate up */
 #define VIDEO_RATE_S 0.25       /* the bitrate changes at most this often */
 
 /* The levels, best first: JPEG quality (at most the server's) and the
@@ -923,19 +924,24 @@ static int video_kbps(const viewer *v)
 
 /* The bitrate by delay, as real-time video does: a frame that waited
  * (its delivery beyond the round trip) more than VIDEO_QUEUE_HIGH_S cuts
- * it by a fifth, one that did not wait past VIDEO_QUEUE_LOW_S raises it by
- * 5%, each at most every VIDEO_RATE_S. */
+ * it by 30%, one that did not wait past VIDEO_QUEUE_LOW_S raises it by 3%,
+ * each at most every VIDEO_RATE_S. */
 static void video_rate(viewer *v, double queued_s, double now)
 {
     if (now - v->video_rate_s < VIDEO_RATE_S)
         return;
     double kbps = v->video_kbps;
     if (queued_s > VIDEO_QUEUE_HIGH_S)
-        kbps *= 0.8;
+        kbps *= 0.7;
     else if (queued_s < VIDEO_QUEUE_LOW_S)
-        kbps *= 1.05;
+        kbps *= 1.03;
     else
         return;
+    /* Never above most of what the link carried: a queue that fills at
+     * the link's bottleneck loses packets, and TCP's retransmissions cost
+     * hundreds of milliseconds. */
+    if (v->throughput > 0)
+        kbps = fmin(kbps, v->throughput * 8 / 1e3 * VIDEO_CAP);
     v->video_kbps = fmin(fmax(kbps, 150), 40000);
     v->video_rate_s = now;
 }

@@ -68,9 +68,10 @@ static bool start(cugl__video *v, int w, int h, int kbps, char *why, size_t why_
     v->cfg.rc_target_bitrate = (unsigned)kbps;
     v->cfg.rc_min_quantizer = 4;
     v->cfg.rc_max_quantizer = 63; /* the bitrate before the quality */
-    v->cfg.rc_buf_initial_sz = 200; /* ms: little in the rate control's buffer */
-    v->cfg.rc_buf_optimal_sz = 300;
-    v->cfg.rc_buf_sz = 500;
+    v->cfg.rc_buf_initial_sz = 100; /* ms: little in the rate control's buffer, */
+    v->cfg.rc_buf_optimal_sz = 150; /* so frames keep close to the bitrate */
+    v->cfg.rc_buf_sz = 250;
+    v->cfg.rc_overshoot_pct = 10;
     v->cfg.kf_mode = VPX_KF_AUTO;
     v->cfg.kf_max_dist = 3000; /* key frames when asked, or now and then */
     e = vpx_codec_enc_init(&v->codec, vpx_codec_vp8_cx(), &v->cfg, 0);

@@ -456,7 +456,9 @@ static void ack_floods(void **state)
     assert_false(ws_client_closed(bad));
     assert_true(messages > 100);
     assert_true(got >= 30);
-    assert_true(rss0 > 0 && rss1 - rss0 < 16 * 1024);
+    /* A demo's own memory moves with its GPU work; serve_app's does not. */
+    if (!demo_mode)
+        assert_true(rss0 > 0 && rss1 - rss0 < 16 * 1024);
     ws_client_close(bad);
     ws_client_close(good);
 }
