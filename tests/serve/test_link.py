@@ -26,7 +26,8 @@ As a benchmark (--bench), the goal table: 100 and 20 Mbit/s at 1920x1080,
 5 Mbit/s at 1280x720, 20 s each after a warm-up, medians over the 20 s.
 
 Without root, `ip` or `tc`, or where the namespace or the qdisc cannot be
-made here, the whole test skips (exit 77) with the reason.
+made here, the whole test skips (exit 77) with the reason; with
+CUGL_TEST_NO_SKIP set, as for the C tests, that is a failure.
 """
 import json
 import os
@@ -70,6 +71,9 @@ GOALS = {100: (60, 50, 100), 20: (30, 80, 150), 5: (30, 100, 200)}  # fps, media
 
 
 def skip(why):
+    if 'CUGL_TEST_NO_SKIP' in os.environ:  # the GPU machine: a skip is a failure
+        print(f'Bail out! would skip, but CUGL_TEST_NO_SKIP is set: {why}')
+        sys.exit(1)
     print(f'1..0 # SKIP {why}')
     sys.exit(77)
 
