@@ -4,7 +4,9 @@
 //   1. the page loads and frames arrive on its canvas;
 //   2. the canvas matches the program's own screenshot within JPEG's tolerance;
 //   3. a drag in the page turns the program's camera, and the canvas changes;
-//   4. a bad token is refused, for the page (403) and for its WebSocket.
+//   4. a bad token is refused, for the page (403) and for its WebSocket;
+//   5. the page shows what it gets (codec, frames a second, link, round
+//      trip), and its full-window mode gives the picture the window.
 // With --codec video the program sends VP8 (serve_app --codec video), which
 // the page decodes with WebCodecs (the page is from 127.0.0.1: a secure
 // context): the same checks, and the page must say it decoded VP8.
@@ -76,7 +78,7 @@ const port = await until("the program to serve", () => {
 });
 const base = `http://127.0.0.1:${port}/`;
 
-console.log("1..4");
+console.log("1..5");
 let failed = 0;
 async function check(n, name, body) {
   try {
@@ -196,6 +198,24 @@ await check(4, "a bad token is refused", async () => {
     ws.onerror = () => {};
   }));
   if (opened) throw new Error("a WebSocket with a bad token was accepted");
+});
+
+await check(5, "the page says what it gets, and goes full-window", async () => {
+  await page.bringToFront(); // check 4 opened another
+  const line = await page.$eval("#link", (e) => e.textContent);
+  for (const want of [codec === "video" ? "VP8 video" : "JPEG by", "frames/s received",
+                      "round trip"])
+    if (!line.includes(want)) throw new Error(`the page's line has no '${want}': '${line}'`);
+  await page.click("#full");
+  const box = await (await page.$("#view")).boundingBox();
+  const full = await page.evaluate(() => document.body.classList.contains("full"));
+  // object-fit keeps the proportion: the picture fills one side of 800 x 600.
+  if (!full || Math.abs(box.width - 800) > 2 || Math.abs(box.height - 600) > 2)
+    throw new Error(`full window: ${full}, the canvas ${box.width} x ${box.height}`);
+  await page.keyboard.press("Escape");
+  const back = await page.evaluate(() => document.body.classList.contains("full"));
+  if (back) throw new Error("Escape did not leave full-window mode");
+  console.log(`# ${line}`);
 });
 
 await browser.close();
