@@ -132,11 +132,11 @@ fi
 # The demos: the compilers (nvcc needs g++ as its host compiler; the UI
 # panel is C++), Meson, the GL loader generator (python3-glad), GLFW, cglm,
 # libpng, DLPack's header, the GL and EGL loaders (glvnd; the NVIDIA driver
-# brings its own GL), Dear ImGui (the panel), libwebsockets and
-# libjpeg-turbo (--serve).
+# brings its own GL), Dear ImGui (the panel), libwebsockets, libjpeg-turbo
+# and libvpx (--serve: JPEG, and VP8 video for narrow links).
 demo_packages="meson ninja-build pkg-config python3 python3-glad gcc g++ binutils
  libglfw3-dev libcglm-dev libpng-dev libdlpack-dev libegl-dev libgl-dev libegl1
- libimgui-dev libwebsockets-dev libturbojpeg0-dev"
+ libimgui-dev libwebsockets-dev libturbojpeg0-dev libvpx-dev"
 # What the test command adds, in two parts. What its builds need (meson
 # looks for them): cmocka, clang with libFuzzer (the fuzz suite), doxygen
 # (the API reference, whose warnings fail the build), Node.js (the browser
@@ -151,11 +151,13 @@ command -v node >/dev/null || command -v nodejs >/dev/null ||
 # xvfb, xauth and xdotool (the window suite drives real windows where no
 # display is); chromium, and npm for puppeteer-core (the browser suite);
 # make (the examples build as their users do, with make and with CMake);
-# iproute2 (the frame server's bind test looks from a network namespace);
+# iproute2 (the frame server's bind test looks from a network namespace,
+# and its shaped-link suite shapes a veth pair there with tc); openssl (the
+# HTTPS test makes a certificate);
 # mpirun (the mpi suite); pytest, NumPy, pip, setuptools, wheel and venv
 # (the python suite, which also installs the package into a venv).
 test_run_packages="libegl-mesa0 libgl1-mesa-dri ffmpeg cmake xvfb xauth xdotool chromium
- make iproute2 openmpi-bin python3-pytest python3-numpy python3-pip python3-setuptools
+ make iproute2 openssl openmpi-bin python3-pytest python3-numpy python3-pip python3-setuptools
  python3-wheel python3-venv"
 command -v npm >/dev/null || test_run_packages="$test_run_packages npm"
 
@@ -231,7 +233,7 @@ esac
 # build/ serves both commands. The demo command makes it without the tests
 # and the API reference, the test command turns them on; a demo after a
 # test builds only the demos.
-common="-Ddemos=enabled -Dui=enabled -Dserve=enabled"
+common="-Ddemos=enabled -Dui=enabled -Dserve=enabled -Dserve_video=enabled"
 case $what in
 demo)
     if [ -f build/build.ninja ]; then

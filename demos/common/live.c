@@ -105,16 +105,22 @@ int demo__set_up_server(demo *d)
         .port = d->opt.serve_port,
         .token = token,
         .name = d->info->program,
+        .codec = d->opt.serve_codec,
+        .cert = d->opt.serve_cert,
+        .key = d->opt.serve_key,
     };
     if (cugl_app_server_create(&d->server, d->ctx, &desc) != CUGL_OK)
         return demo_fail(d, "--serve");
     const char *address;
     for (int i = 0; (address = cugl_app_server_address(d->server, i)); i++) {
         bool v6 = strchr(address, ':') != NULL;
-        printf("%s: serving on http://%s%s%s:%d/%s%s\n", d->info->program, v6 ? "[" : "",
-               address, v6 ? "]" : "", cugl_app_server_port(d->server),
+        printf("%s: serving on %s://%s%s%s:%d/%s%s\n", d->info->program,
+               cugl_app_server_is_https(d->server) ? "https" : "http", v6 ? "[" : "", address,
+               v6 ? "]" : "", cugl_app_server_port(d->server),
                token && *token ? "?token=" : "", token && *token ? token : "");
     }
+    const char *why = NULL, *encoder = cugl_app_server_encoder(d->server, &why);
+    printf("%s: JPEG by %s: %s\n", d->info->program, encoder, why);
     fflush(stdout);
     demo__stop_on_signals();
     return DEMO_RUN;

@@ -25,6 +25,9 @@ enum flag_id {
     FLAG_DUMP_VERTICES,
     FLAG_SERVE,
     FLAG_SERVE_TOKEN,
+    FLAG_SERVE_CODEC,
+    FLAG_SERVE_CERT,
+    FLAG_SERVE_KEY,
     FLAG_RECORD,
     FLAG_INPUT,
     FLAG_SAVE_INPUT,
@@ -60,6 +63,9 @@ static const flag flags[] = {
     {"--dump-vertices", FLAG_DUMP_VERTICES, "FILE"},
     {"--serve", FLAG_SERVE, "[ADDR:]PORT"},
     {"--serve-token", FLAG_SERVE_TOKEN, "TOKEN"},
+    {"--serve-codec", FLAG_SERVE_CODEC, "jpeg|video|auto"},
+    {"--serve-cert", FLAG_SERVE_CERT, "FILE"},
+    {"--serve-key", FLAG_SERVE_KEY, "FILE"},
     {"--record", FLAG_RECORD, "DIR"},
     {"--input", FLAG_INPUT, "FILE"},
     {"--save-input", FLAG_SAVE_INPUT, "FILE"},
@@ -135,7 +141,9 @@ void demo_options_usage(const demo_info *info, FILE *f)
                "                         (on 127.0.0.1 unless ADDR is given; PORT 0: any);\n"
                "                         served, the demo runs until it is stopped\n"
                "  --serve-token TOKEN    the page's URL must carry ?token=TOKEN (default:\n"
-               "                         $CUGL_SERVE_TOKEN)\n");
+               "                         $CUGL_SERVE_TOKEN)\n"
+               "  --serve-codec C        jpeg, video (VP8) or auto: each viewer by its link\n"
+               "  --serve-cert FILE, --serve-key FILE  HTTPS and WSS (PEM files)\n");
     if (info->without_serve)
         fprintf(f, "                         (not in this build: the frame server needs\n"
                    "                         Debian's libwebsockets-dev and libturbojpeg0-dev)\n");
@@ -469,6 +477,18 @@ int demo_options_parse(demo_options *opt, const demo_info *info, int argc, char 
                                    "ADDR in brackets)",
                                    value);
             opt->serve = true;
+            break;
+        case FLAG_SERVE_CODEC:
+            if (strcmp(value, "auto") && strcmp(value, "jpeg") && strcmp(value, "video"))
+                return usage_error(info, err, "--serve-codec: '%s' is not jpeg, video or auto",
+                                   value);
+            opt->serve_codec = value[0] == 'j' ? 1 : value[0] == 'v' ? 2 : 0;
+            break;
+        case FLAG_SERVE_CERT:
+            opt->serve_cert = value;
+            break;
+        case FLAG_SERVE_KEY:
+            opt->serve_key = value;
             break;
         case FLAG_SERVE_TOKEN:
             if (!*value)

@@ -27,6 +27,8 @@
  *                       on 127.0.0.1 unless ADDR is given; PORT 0: any free
  *   --serve-token T     the token the page's URL must carry (default:
  *                       $CUGL_SERVE_TOKEN; none without either)
+ *   --serve-codec C     jpeg, video or auto (default: each viewer by its link)
+ *   --serve-cert F, --serve-key F  HTTPS and WSS with this certificate and key
  *   --record DIR        every frame as DIR/<name>-NNNNNN.png, and DIR/<name>.mp4
  *                       through ffmpeg when it is installed
  *   --dump-vertices FILE  (demos that draw vertices) the last frame's vertex
@@ -128,6 +130,8 @@ typedef struct demo_options {
     char serve_address[64];           /* "" : 127.0.0.1 */
     int serve_port;
     const char *serve_token;          /* NULL: not given */
+    int serve_codec;                  /* --serve-codec: cugl_app_serve_codec */
+    const char *serve_cert, *serve_key; /* --serve-cert, --serve-key; NULL: plain HTTP */
     const char *dump_vertices; /* NULL: not given */
     const char *record;        /* NULL: not given */
     bool mpi;                  /* --mpi */

@@ -81,6 +81,11 @@ class AppServerDesc(ctypes.Structure):
         ("name", c_char_p),
         ("quality", c_int),
         ("encoders", c_int),
+        ("window", c_int),
+        ("codec", c_int),     # cugl_app_serve_codec
+        ("cert", c_char_p),
+        ("key", c_char_p),
+        ("encoder", c_int),   # cugl_app_serve_encoder
     ]
 
 

@@ -7,11 +7,22 @@
  * server listens, and "view YAW PITCH" whenever the view changes.
  *
  * usage: serve_app [--address A] [--port N] [--token T] [--size WxH]
- *                  [--frames N] [--screenshot FILE]
+ *                  [--frames N] [--screenshot FILE] [--burst N] [--animate]
+ *                  [--encoder auto|cpu|gpu] [--codec auto|jpeg|video]
+ *                  [--cert FILE --key FILE]
  *   --address A     where to listen (cugl_app_server_desc.address); a line
  *                   "serving on ..." for each address bound
  *   --frames N      exit after N frames (default: when stdin closes)
  *   --screenshot F  write frame 0 as a PNG (the picture before any input)
+ *   --burst N       render N frames back to back, then wait: 60 frames a
+ *                   second on average, unevenly spaced (default 1: even)
+ *   --animate       draw pattern.h's moving picture (frame N's is known to
+ *                   a viewer) instead of the board
+ *   --encoder E     cugl_app_server_desc.encoder; gpu where there is no
+ *                   nvJPEG under this GL context: "skipped", exit 77
+ *   --codec C       cugl_app_server_desc.codec
+ *   --cert, --key   HTTPS and WSS with this certificate and key (PEM)
+ * It prints "encoder: NAME (why)" once serving.
  */
 #include <fcntl.h>
 #include <math.h>
@@ -26,6 +37,8 @@
 
 #include <cugl/app.h>
 #include <cugl/app_serve.h>
+
+#include "pattern.h"
 
 static void die(const char *what)
 {
@@ -50,6 +63,35 @@ static void draw(const cugl_app_camera *cam, int w, int h)
     glDisable(GL_SCISSOR_TEST);
 }
 
+/* pattern.h's frame `frame`, uploaded and blitted to the framebuffer:
+ * rows made bottom first, as GL counts them. */
+static void draw_pattern(GLuint fbo, int w, int h, long frame)
+{
+    static GLuint tex, read_fbo;
+    static uint8_t *pixels;
+    static int tw, th;
+    if (tw != w || th != h) {
+        if (tex) {
+            glDeleteTextures(1, &tex);
+            glDeleteFramebuffers(1, &read_fbo);
+        }
+        free(pixels);
+        pixels = malloc((size_t)w * (size_t)h * 4);
+        if (!pixels)
+            exit(1);
+        glCreateTextures(GL_TEXTURE_2D, 1, &tex);
+        glTextureStorage2D(tex, 1, GL_RGBA8, w, h);
+        glCreateFramebuffers(1, &read_fbo);
+        glNamedFramebufferTexture(read_fbo, GL_COLOR_ATTACHMENT0, tex, 0);
+        tw = w;
+        th = h;
+    }
+    for (int y = 0; y < h; y++)
+        pattern_row(pixels + (size_t)(h - 1 - y) * (size_t)w * 4, y, w, frame);
+    glTextureSubImage2D(tex, 0, 0, 0, w, h, GL_RGBA, GL_UNSIGNED_BYTE, pixels);
+    glBlitNamedFramebuffer(read_fbo, fbo, 0, 0, w, h, 0, 0, w, h, GL_COLOR_BUFFER_BIT, GL_NEAREST);
+}
+
 /* Whether stdin has closed (the parent went away). */
 static bool stdin_closed(void)
 {
@@ -64,8 +106,9 @@ int main(int argc, char **argv)
 {
     cugl_app_server_desc desc = {.name = "serve_app"};
     int w = 320, h = 240;
-    long frames = 0;
+    long frames = 0, burst = 1;
     const char *screenshot = NULL;
+    bool animate = false;
     for (int i = 1; i < argc; i++) {
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (strcmp(argv[i], "--address") == 0 && v)
@@ -80,6 +123,25 @@ int main(int argc, char **argv)
             frames = atol(argv[++i]);
         else if (strcmp(argv[i], "--screenshot") == 0 && v)
             screenshot = argv[++i];
+        else if (strcmp(argv[i], "--animate") == 0)
+            animate = true;
+        else if (strcmp(argv[i], "--cert") == 0 && v)
+            desc.cert = argv[++i];
+        else if (strcmp(argv[i], "--key") == 0 && v)
+            desc.key = argv[++i];
+        else if (strcmp(argv[i], "--codec") == 0 && v) {
+            const char *c = argv[++i];
+            desc.codec = strcmp(c, "video") == 0  ? CUGL_APP_SERVE_CODEC_VIDEO
+                         : strcmp(c, "jpeg") == 0 ? CUGL_APP_SERVE_CODEC_JPEG
+                                                  : CUGL_APP_SERVE_CODEC_AUTO;
+        } else if (strcmp(argv[i], "--encoder") == 0 && v) {
+            const char *e = argv[++i];
+            desc.encoder = strcmp(e, "gpu") == 0   ? CUGL_APP_SERVE_ENCODER_GPU
+                           : strcmp(e, "cpu") == 0 ? CUGL_APP_SERVE_ENCODER_CPU
+                                                   : CUGL_APP_SERVE_ENCODER_AUTO;
+        }
+        else if (strcmp(argv[i], "--burst") == 0 && v && (burst = atol(argv[++i])) > 0)
+            ;
         else {
             fprintf(stderr, "serve_app: bad argument '%s'\n", argv[i]);
             return 2;
@@ -98,17 +160,26 @@ int main(int argc, char **argv)
     if (!gladLoadGL(cugl_app_gl_proc))
         die("GLAD cannot load GL from the context");
     cugl_app_server *server = NULL;
-    if (cugl_app_server_create(&server, ctx, &desc) != CUGL_OK)
+    st = cugl_app_server_create(&server, ctx, &desc);
+    if (st == CUGL_ERROR_NOT_SUPPORTED && desc.encoder == CUGL_APP_SERVE_ENCODER_GPU) {
+        printf("serve_app: skipped: %s\n", cugl_last_error());
+        return 77;
+    }
+    if (st != CUGL_OK)
         die("cannot serve");
     const char *address;
     for (int i = 0; (address = cugl_app_server_address(server, i)); i++)
-        printf("serving on http://%s%s%s:%d/\n", strchr(address, ':') ? "[" : "", address,
+        printf("serving on %s://%s%s%s:%d/\n", cugl_app_server_is_https(server) ? "https" : "http",
+               strchr(address, ':') ? "[" : "", address,
                strchr(address, ':') ? "]" : "", cugl_app_server_port(server));
+    const char *why = NULL, *encoder = cugl_app_server_encoder(server, &why);
+    printf("encoder: %s (%s)\n", encoder, why);
     fflush(stdout);
 
     cugl_app_camera cam;
     cugl_app_camera_init(&cam);
     float yaw = cam.yaw, pitch = cam.pitch;
+    double next_s = 0;
     for (long f = 0; frames == 0 || f < frames; f++) {
         if (frames == 0 && stdin_closed())
             break;
@@ -123,7 +194,10 @@ int main(int argc, char **argv)
         cugl_app_context_size(ctx, &fw, &fh);
         glBindFramebuffer(GL_FRAMEBUFFER, cugl_app_context_framebuffer(ctx));
         glViewport(0, 0, fw, fh);
-        draw(&cam, fw, fh);
+        if (animate)
+            draw_pattern(cugl_app_context_framebuffer(ctx), fw, fh, cugl_app_context_frame(ctx));
+        else
+            draw(&cam, fw, fh);
         if (f == 0 && screenshot && cugl_app_screenshot(ctx, screenshot) != CUGL_OK)
             die("cannot write the screenshot");
         char stats[64];
@@ -133,7 +207,14 @@ int main(int argc, char **argv)
             die("cannot serve the frame");
         if (cugl_app_context_present(ctx) != CUGL_OK)
             die("cannot present");
-        nanosleep(&(struct timespec){.tv_nsec = 16000000}, NULL); /* about 60 frames a second */
+        if ((f + 1) % burst == 0) { /* 60 frames a second, where it can */
+            struct timespec now;
+            clock_gettime(CLOCK_MONOTONIC, &now);
+            double t = (double)now.tv_sec + 1e-9 * (double)now.tv_nsec;
+            next_s = next_s > t - 0.1 ? next_s + (double)burst / 60.0 : t;
+            if (next_s > t)
+                nanosleep(&(struct timespec){.tv_nsec = (long)((next_s - t) * 1e9)}, NULL);
+        }
     }
     long encoded, sent, dropped;
     cugl_app_server_counts(server, &encoded, &sent, &dropped);

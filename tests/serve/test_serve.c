@@ -11,6 +11,11 @@
  *   - a WebSocket with a bad token is refused; three viewers at once all
  *     get frames;
  *   - a drag sent as event lines reaches the program's input;
+ *   - each viewer has at most `window` (2) frames unacknowledged, and its
+ *     header carries what the server measured of its link;
+ *   - hostile viewers that never ack, ack frames never sent to them, ack
+ *     out of order or flood acks neither stall another viewer nor grow
+ *     the program's memory;
  *   - garbage bytes, an oversized message, a line that is no event, a
  *     binary message, a `close` event and 200 connections opened and
  *     dropped each lose only their own connection: a new viewer still gets
@@ -97,8 +102,10 @@ static int start_program(void)
         for (size_t i = 0; i < sizeof fixed / sizeof fixed[0]; i++)
             args[n++] = fixed[i];
     } else {
+        /* Frames in bursts of 3: a rate from the gaps between frames, not
+         * from frames over time, is wrong by far. */
         const char *const fixed[] = {"--port", "0", "--token", TOKEN, "--size", size,
-                                     "--screenshot", shot};
+                                     "--screenshot", shot, "--burst", "3"};
         for (size_t i = 0; i < sizeof fixed / sizeof fixed[0]; i++)
             args[n++] = fixed[i];
     }
@@ -256,6 +263,204 @@ static void frames_match_the_picture(void **state)
     free(got);
     free(want);
     ws_client_close(c);
+}
+
+/* The header's fps is the program's rendering rate: frames rendered over
+ * time, read from the frame numbers the viewer sees over 3 s. */
+static void header_fps_is_the_rendering_rate(void **state)
+{
+    (void)state;
+    ws_client *c = ws_client_open(port, TOKEN);
+    assert_non_null(c);
+    assert_true(ws_client_wait_frames(c, 3, 30));
+    ws_client_run(c, 1.0);
+    assert_true(ws_client_wait_frames(c, 1, 10));
+    double f0 = ws_client_header_number(c, "frame"), t0 = now_s();
+    ws_client_run(c, 3.0);
+    assert_true(ws_client_wait_frames(c, 1, 10));
+    double f1 = ws_client_header_number(c, "frame"), t1 = now_s();
+    double rate = (f1 - f0) / (t1 - t0), fps = ws_client_header_number(c, "fps");
+    printf("# frames %.0f to %.0f in %.2f s: %.1f frames a second; the header says %.1f\n", f0,
+           f1, t1 - t0, rate, fps);
+    assert_true(rate > 0);
+    if (fabs(fps - rate) > 0.15 * rate + 2)
+        fail_msg("the header's fps is %.1f; the program renders %.1f frames a second", fps,
+                 rate);
+    ws_client_close(c);
+}
+
+/* The program's resident memory, kB; -1 if unknown. */
+static long program_rss_kb(void)
+{
+    char path[64];
+    snprintf(path, sizeof path, "/proc/%d/status", (int)child);
+    char *status = read_file(path);
+    const char *at = status ? strstr(status, "VmRSS:") : NULL;
+    long kb = at ? atol(at + 6) : -1;
+    free(status);
+    return kb;
+}
+
+enum { WINDOW = 2 };
+
+/* What a viewer saw: the most frames it had unacknowledged, by the
+ * header's count. */
+typedef struct seen {
+    int most_unacked;
+    long frames;
+    long numbers[2]; /* of the first two frames */
+} seen;
+
+static void note_frame(void *user, const uint8_t *m, size_t size)
+{
+    seen *s = user;
+    int unacked = (int)ws_message_number(m, size, "unacked");
+    if (unacked > s->most_unacked)
+        s->most_unacked = unacked;
+    if (s->frames < 2)
+        s->numbers[s->frames] = (long)ws_message_number(m, size, "frame");
+    s->frames++;
+}
+
+/* An honest viewer never has more than the window unacknowledged, and its
+ * header says what the server measured of its link. */
+static void window_and_link_measures(void **state)
+{
+    (void)state;
+    ws_client *c = ws_client_open(port, TOKEN);
+    seen got = {0};
+    ws_client_on_frame(c, note_frame, &got);
+    if (!ws_client_wait_frames(c, 60, 30))
+        fail_msg("60 frames did not arrive in 30 s (%ld did)", ws_client_frames(c));
+    printf("# %ld frames, at most %d unacknowledged; rtt %.2f ms, %.1f MB/s, window %.0f\n",
+           got.frames, got.most_unacked, ws_client_header_number(c, "rtt_ms"),
+           ws_client_header_number(c, "throughput") / 1e6, ws_client_header_number(c, "window"));
+    assert_true(got.most_unacked >= 1 && got.most_unacked <= WINDOW);
+    assert_int_equal((int)ws_client_header_number(c, "window"), WINDOW);
+    assert_true(ws_client_header_number(c, "rtt_ms") >= 0);
+    /* 0 until a frame big enough to time has crossed the link. */
+    assert_true(ws_client_header_number(c, "throughput") >= 0);
+    ws_client_close(c);
+}
+
+/* Frames a viewer gets in `seconds` while `other` is run alongside. */
+static long frames_beside(ws_client *good, ws_client *other, double seconds)
+{
+    long f0 = ws_client_frames(good);
+    double end = now_s() + seconds;
+    while (now_s() < end) {
+        ws_client_run(good, 0.01);
+        if (other)
+            ws_client_run(other, 0.01);
+    }
+    return ws_client_frames(good) - f0;
+}
+
+/* A viewer that never acks gets the window's frames and no more; a good
+ * viewer beside it gets frames as without it. */
+static void never_acking_viewer(void **state)
+{
+    (void)state;
+    ws_client *good = ws_client_open(port, TOKEN), *bad = ws_client_open(port, TOKEN);
+    ws_client_set_acks(bad, WS_ACK_NEVER);
+    assert_true(ws_client_wait_frames(good, 3, 30));
+    assert_true(ws_client_wait_frames(bad, 1, 30));
+    long got = frames_beside(good, bad, 2.0);
+    printf("# beside a viewer that never acks: %ld frames in 2 s; it got %ld\n", got,
+           ws_client_frames(bad));
+    assert_true(got >= 30);
+    assert_int_equal(ws_client_frames(bad), WINDOW);
+    assert_false(ws_client_closed(bad));
+    /* Once it acks, frames come again. */
+    ws_client_set_acks(bad, WS_ACK_EACH);
+    char ack[64];
+    snprintf(ack, sizeof ack, "ack %.0f 0\n", ws_client_header_number(bad, "frame"));
+    ws_client_send(bad, ack);
+    if (!ws_client_wait_frames(bad, 10, 10))
+        fail_msg("after its ack the viewer got %ld frames", ws_client_frames(bad));
+    ws_client_close(bad);
+    ws_client_close(good);
+}
+
+/* Acks of frames never sent, and acks that lie, close that viewer alone;
+ * acks out of order are taken (the later one counts). */
+static void lying_acks(void **state)
+{
+    (void)state;
+    static const char *const lies[] = {
+        "ack 99999999 0\n",   /* not sent yet */
+        "ack %.0f -5\n",      /* held for negative time */
+        "ack %.0f 1e9\n",     /* held for 11 days */
+        "ack %.0f\n",         /* no time */
+        "ack frame 0\n",
+        "ack %.0f 0 extra\n",
+    };
+    ws_client *good = ws_client_open(port, TOKEN);
+    assert_true(ws_client_wait_frames(good, 2, 30));
+    for (size_t i = 0; i < sizeof lies / sizeof lies[0]; i++) {
+        ws_client *bad = ws_client_open(port, TOKEN);
+        ws_client_set_acks(bad, WS_ACK_NEVER);
+        assert_true(ws_client_wait_frames(bad, 1, 30));
+        char line[64];
+        snprintf(line, sizeof line, lies[i], ws_client_header_number(bad, "frame"));
+        ws_client_send(bad, line);
+        ws_client_run(bad, 2.0);
+        if (!ws_client_closed(bad))
+            fail_msg("'%.*s' did not close the viewer", (int)strlen(line) - 1, line);
+        ws_client_close(bad);
+    }
+    /* Out of order: the second frame's ack, then the first's. */
+    ws_client *odd = ws_client_open(port, TOKEN);
+    seen got = {0};
+    ws_client_on_frame(odd, note_frame, &got);
+    ws_client_set_acks(odd, WS_ACK_NEVER);
+    assert_true(ws_client_wait_frames(odd, WINDOW, 30));
+    assert_true(got.numbers[1] > got.numbers[0]);
+    char acks[96];
+    snprintf(acks, sizeof acks, "ack %ld 1\nack %ld 2\n", got.numbers[1], got.numbers[0]);
+    ws_client_send(odd, acks);
+    assert_true(ws_client_wait_frames(odd, 1, 10));
+    assert_false(ws_client_closed(odd));
+    ws_client_close(odd);
+    assert_true(frames_beside(good, NULL, 1.0) >= 15);
+    ws_client_close(good);
+}
+
+/* A viewer flooding acks (every line valid, all but the first stale):
+ * a good viewer still gets frames, the program's memory stays. */
+static void ack_floods(void **state)
+{
+    (void)state;
+    ws_client *good = ws_client_open(port, TOKEN), *bad = ws_client_open(port, TOKEN);
+    ws_client_set_acks(bad, WS_ACK_NEVER);
+    assert_true(ws_client_wait_frames(good, 3, 30));
+    assert_true(ws_client_wait_frames(bad, 1, 30));
+    long rss0 = program_rss_kb();
+    char flood[4000];
+    size_t n = 0;
+    double frame = ws_client_header_number(bad, "frame");
+    while (n + 24 < sizeof flood)
+        n += (size_t)snprintf(flood + n, sizeof flood - n, "ack %.0f 0\n", frame);
+    double end = now_s() + 3;
+    long f0 = ws_client_frames(good), messages = 0;
+    while (now_s() < end && !ws_client_closed(bad)) {
+        while (ws_client_send(bad, flood))
+            messages++;
+        ws_client_run(bad, 0.002);
+        ws_client_run(good, 0.002);
+    }
+    long got = ws_client_frames(good) - f0;
+    long rss1 = program_rss_kb();
+    printf("# %ld messages of %zu bytes of acks in 3 s; the good viewer got %ld frames; "
+           "the program's memory %ld kB, then %ld kB\n", messages, n, got, rss0, rss1);
+    assert_false(ws_client_closed(bad));
+    assert_true(messages > 100);
+    assert_true(got >= 30);
+    /* A demo's own memory moves with its GPU work; serve_app's does not. */
+    if (!demo_mode)
+        assert_true(rss0 > 0 && rss1 - rss0 < 16 * 1024);
+    ws_client_close(bad);
+    ws_client_close(good);
 }
 
 static void bad_token_is_refused(void **state)
@@ -448,6 +653,49 @@ static void hostile_clients_lose_only_themselves(void **state)
     ws_client_close(c);
 }
 
+/* The JSON of the first message with a picture. */
+static void grab_picture_header(void *user, const uint8_t *m, size_t size)
+{
+    char *out = user;
+    if (out[0] || size < 4)
+        return;
+    size_t n = (size_t)m[0] | (size_t)m[1] << 8 | (size_t)m[2] << 16 | (size_t)m[3] << 24;
+    if (n + 4 >= size || n >= 4096)
+        return; /* a header alone, or too long */
+    memcpy(out, m + 4, n);
+    out[n] = '\0';
+}
+
+/* The program names its encoder and why; frames say the same. */
+static void encoder_is_named(void **state)
+{
+    (void)state;
+    if (demo_mode)
+        skip();
+    char *out = read_file(tmp_path("out.txt"));
+    assert_non_null(out);
+    const char *at = strstr(out, "encoder: ");
+    assert_non_null(at);
+    char name[32] = "", why[256] = "";
+    assert_int_equal(sscanf(at, "encoder: %31s (%255[^)\n]", name, why), 2);
+    printf("# encoder %s: %s\n", name, why);
+    assert_true(strcmp(name, "nvjpeg") == 0 || strcmp(name, "libjpeg-turbo") == 0);
+    assert_true(strlen(why) > 10);
+    free(out);
+    /* A picture's header names the same encoder. */
+    char header[4096] = "";
+    ws_client *c = ws_client_open(port, TOKEN);
+    ws_client_on_frame(c, grab_picture_header, header);
+    double end = now_s() + 30;
+    while (!header[0] && now_s() < end && !ws_client_closed(c))
+        ws_client_run(c, 0.05);
+    ws_client_close(c);
+    char want[64];
+    snprintf(want, sizeof want, "\"encoder\":\"%s\"", name);
+    if (!strstr(header, want))
+        fail_msg("a picture's header has not %s: %.300s", want, header);
+}
+
 static void exits_cleanly(void **state)
 {
     (void)state;
@@ -505,17 +753,29 @@ int main(int argc, char **argv)
         mkdir(tmp_path("record"), 0755);
     port = start_program();
     if (port == 0) {
+        /* Its own words say why: "...: skipped: REASON". */
+        char *out = read_file(tmp_path("out.txt")), why[512] = "the program cannot run here";
+        const char *at = out ? strstr(out, "skipped: ") : NULL;
+        if (at)
+            snprintf(why, sizeof why, "%.*s", (int)strcspn(at + 9, "\n"), at + 9);
+        free(out);
         remove_dir(app_test_dir);
-        cugl_test_skip_all("the program cannot run here");
+        cugl_test_skip_all(why);
     }
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(page_and_token),
         cmocka_unit_test(frames_match_the_picture),
+        cmocka_unit_test(header_fps_is_the_rendering_rate),
+        cmocka_unit_test(window_and_link_measures),
+        cmocka_unit_test(never_acking_viewer),
+        cmocka_unit_test(lying_acks),
+        cmocka_unit_test(ack_floods),
         cmocka_unit_test(bad_token_is_refused),
         cmocka_unit_test(refused_upgrades_get_a_status),
         cmocka_unit_test(several_viewers),
         cmocka_unit_test(input_reaches_the_program),
         cmocka_unit_test(hostile_clients_lose_only_themselves),
+        cmocka_unit_test(encoder_is_named),
         cmocka_unit_test(exits_cleanly),
     };
     int failed = cugl_test_run(tests);

@@ -19,6 +19,8 @@
 
 enum { MAX_PENDING = 16 };
 
+static double now_s(void);
+
 struct ws_client {
     struct lws_context *lws;
     struct lws *wsi;
@@ -30,10 +32,60 @@ struct ws_client {
     size_t rx_size, rx_cap;
     uint8_t *last;
     size_t last_size, last_cap;
+    /* the newest message with a picture */
+    uint8_t *pic;
+    size_t pic_size, pic_cap;
     /* text messages to send */
     char *pending[MAX_PENDING];
     int pending_count;
+    /* acknowledgements: the frame to ack next (-1: none), and how long it was held */
+    ws_ack_mode ack_mode;
+    long ack_frame;
+    double ack_held_ms;
+    ws_frame_fn *on_frame;
+    void *on_frame_user;
 };
+
+/* Copy `size` bytes to a buffer that grows. */
+static bool keep(uint8_t **buf, size_t *cap, size_t *len, const uint8_t *data, size_t size)
+{
+    if (size > *cap) {
+        uint8_t *p = realloc(*buf, size);
+        if (!p)
+            return false;
+        *buf = p;
+        *cap = size;
+    }
+    memcpy(*buf, data, size);
+    *len = size;
+    return true;
+}
+
+/* The header's length, when `message` has a whole one; 0 otherwise. */
+static size_t header_length(const uint8_t *m, size_t size)
+{
+    if (size < 4)
+        return 0;
+    size_t n = (size_t)m[0] | (size_t)m[1] << 8 | (size_t)m[2] << 16 | (size_t)m[3] << 24;
+    return n + 4 <= size ? n : 0;
+}
+
+/* A whole message: the callback, the picture kept, the ack queued. */
+static void take_message(ws_client *c, struct lws *wsi)
+{
+    double t0 = now_s();
+    if (c->on_frame)
+        c->on_frame(c->on_frame_user, c->last, c->last_size);
+    size_t n = header_length(c->last, c->last_size);
+    if (n && c->last_size > 4 + n)
+        keep(&c->pic, &c->pic_cap, &c->pic_size, c->last, c->last_size);
+    double frame = ws_message_number(c->last, c->last_size, "frame");
+    if (c->ack_mode == WS_ACK_EACH && frame >= 0) {
+        c->ack_frame = (long)frame;
+        c->ack_held_ms = (now_s() - t0) * 1e3;
+        lws_callback_on_writable(wsi);
+    }
+}
 
 static double now_s(void)
 {
@@ -80,9 +132,22 @@ static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
             c->rx_cap = t_cap;
             c->rx_size = 0;
             c->frames++;
+            take_message(c, wsi);
         }
         return 0;
     case LWS_CALLBACK_CLIENT_WRITEABLE: {
+        if (c->ack_frame >= 0) {
+            char ack[64];
+            int n = snprintf(ack, sizeof ack, "ack %ld %.3f", c->ack_frame, c->ack_held_ms);
+            unsigned char buf[LWS_PRE + 64];
+            memcpy(buf + LWS_PRE, ack, (size_t)n);
+            c->ack_frame = -1;
+            if (lws_write(wsi, buf + LWS_PRE, (size_t)n, LWS_WRITE_TEXT) < n)
+                return -1;
+            if (c->pending_count)
+                lws_callback_on_writable(wsi);
+            return 0;
+        }
         if (!c->pending_count)
             return 0;
         char *text = c->pending[0];
@@ -113,9 +178,15 @@ static const struct lws_protocols protocols[] = {
 
 ws_client *ws_client_open(int port, const char *token)
 {
+    return ws_client_open_at("127.0.0.1", port, token);
+}
+
+ws_client *ws_client_open_at(const char *address, int port, const char *token)
+{
     ws_client *c = calloc(1, sizeof *c);
     if (!c)
         return NULL;
+    c->ack_frame = -1;
     lws_set_log_level(LLL_ERR, NULL);
     struct lws_context_creation_info info = {0};
     info.port = CONTEXT_PORT_NO_LISTEN;
@@ -133,11 +204,11 @@ ws_client *ws_client_open(int port, const char *token)
     snprintf(path, sizeof path, "/ws%s%s", token ? "?token=" : "", token ? token : "");
     struct lws_client_connect_info ci = {0};
     ci.context = c->lws;
-    ci.address = "127.0.0.1";
+    ci.address = address;
     ci.port = port;
     ci.path = path;
-    ci.host = "127.0.0.1";
-    ci.origin = "127.0.0.1";
+    ci.host = address;
+    ci.origin = address;
     ci.protocol = "cugl-frames";
     ci.ietf_version_or_minus_one = -1;
     c->wsi = lws_client_connect_via_info(&ci);
@@ -155,14 +226,38 @@ void ws_client_close(ws_client *c)
         free(c->pending[i]);
     free(c->rx);
     free(c->last);
+    free(c->pic);
     free(c);
+}
+
+void ws_client_set_acks(ws_client *c, ws_ack_mode mode)
+{
+    c->ack_mode = mode;
+    if (mode == WS_ACK_NEVER)
+        c->ack_frame = -1;
+}
+
+void ws_client_on_frame(ws_client *c, ws_frame_fn *fn, void *user)
+{
+    c->on_frame = fn;
+    c->on_frame_user = user;
+}
+
+/* One turn of the client's loop: lws_service waits until something
+ * happens (its timeout is ignored), so a timer on the connection bounds
+ * the wait when nothing comes. */
+static void service(ws_client *c)
+{
+    if (c->wsi)
+        lws_set_timer_usecs(c->wsi, 10000);
+    lws_service(c->lws, 0);
 }
 
 void ws_client_run(ws_client *c, double seconds)
 {
     double end = now_s() + seconds;
     while (now_s() < end && !c->closed)
-        lws_service(c->lws, 20);
+        service(c);
 }
 
 bool ws_client_wait_frames(ws_client *c, int frames, double seconds)
@@ -170,7 +265,7 @@ bool ws_client_wait_frames(ws_client *c, int frames, double seconds)
     long want = c->frames + frames;
     double end = now_s() + seconds;
     while (c->frames < want && !c->closed && now_s() < end)
-        lws_service(c->lws, 20);
+        service(c);
     return c->frames >= want;
 }
 
@@ -178,7 +273,7 @@ bool ws_client_wait_open(ws_client *c, double seconds)
 {
     double end = now_s() + seconds;
     while (!c->open && !c->closed && now_s() < end)
-        lws_service(c->lws, 20);
+        service(c);
     return c->open && !c->closed;
 }
 
@@ -197,44 +292,46 @@ long long ws_client_bytes(const ws_client *c)
     return c->bytes;
 }
 
-/* The newest message's JSON, as a NUL-terminated copy in `out`. */
-static bool header_of(const ws_client *c, char *out, size_t size)
+/* A message's JSON, as a NUL-terminated copy in `out`. */
+static bool header_of(const uint8_t *m, size_t size, char *out, size_t out_size)
 {
-    if (!c->last || c->last_size < 4)
+    size_t n = header_length(m, size);
+    if (!n || n + 1 > out_size)
         return false;
-    size_t n = (size_t)c->last[0] | (size_t)c->last[1] << 8 | (size_t)c->last[2] << 16 |
-               (size_t)c->last[3] << 24;
-    if (n + 4 > c->last_size || n + 1 > size)
-        return false;
-    memcpy(out, c->last + 4, n);
+    memcpy(out, m + 4, n);
     out[n] = '\0';
     return true;
 }
 
-double ws_client_header_number(const ws_client *c, const char *key)
+double ws_message_number(const uint8_t *m, size_t size, const char *key)
 {
     char json[4096], pattern[64];
-    if (!header_of(c, json, sizeof json))
+    if (!m || !header_of(m, size, json, sizeof json))
         return -1;
     snprintf(pattern, sizeof pattern, "\"%s\":", key);
     const char *p = strstr(json, pattern);
     return p ? strtod(p + strlen(pattern), NULL) : -1;
 }
 
-uint8_t *ws_client_decode(const ws_client *c, int *width, int *height)
+double ws_client_header_number(const ws_client *c, const char *key)
 {
-    char json[4096];
-    if (!header_of(c, json, sizeof json))
+    return ws_message_number(c->last, c->last_size, key);
+}
+
+uint8_t *ws_message_decode(const uint8_t *m, size_t size, int *width, int *height)
+{
+    size_t n = m ? header_length(m, size) : 0;
+    *width = *height = 0;
+    if (!n || size <= 4 + n)
         return NULL;
-    size_t n = strlen(json);
-    const unsigned char *jpeg = c->last + 4 + n;
-    unsigned long size = (unsigned long)(c->last_size - 4 - n);
+    const unsigned char *jpeg = m + 4 + n;
+    unsigned long jpeg_size = (unsigned long)(size - 4 - n);
     tjhandle tj = tjInitDecompress();
     int w = 0, h = 0, sub = 0, space = 0;
     uint8_t *rgba = NULL;
-    if (tj && tjDecompressHeader3(tj, jpeg, size, &w, &h, &sub, &space) == 0 &&
+    if (tj && tjDecompressHeader3(tj, jpeg, jpeg_size, &w, &h, &sub, &space) == 0 &&
         (rgba = malloc((size_t)w * (size_t)h * 4)) != NULL &&
-        tjDecompress2(tj, jpeg, size, rgba, w, 0, h, TJPF_RGBA, 0) != 0) {
+        tjDecompress2(tj, jpeg, jpeg_size, rgba, w, 0, h, TJPF_RGBA, 0) != 0) {
         free(rgba);
         rgba = NULL;
     }
@@ -245,13 +342,19 @@ uint8_t *ws_client_decode(const ws_client *c, int *width, int *height)
     return rgba;
 }
 
-void ws_client_send(ws_client *c, const char *text)
+uint8_t *ws_client_decode(const ws_client *c, int *width, int *height)
+{
+    return ws_message_decode(c->pic, c->pic_size, width, height);
+}
+
+bool ws_client_send(ws_client *c, const char *text)
 {
     if (c->pending_count == MAX_PENDING)
-        return;
+        return false;
     c->pending[c->pending_count++] = strdup(text);
     if (c->wsi && c->open)
         lws_callback_on_writable(c->wsi);
+    return true;
 }
 
 /* ---- Raw sockets ---- */

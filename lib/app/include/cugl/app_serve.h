@@ -5,7 +5,12 @@
  * sent back into the context's input.
  *
  * Built where libwebsockets and libjpeg-turbo are (Meson feature `serve`;
- * CUGL_APP_HAS_SERVE is 1 then).
+ * CUGL_APP_HAS_SERVE is 1 then). Where the GL context runs on an NVIDIA GPU
+ * with CUDA, frames are encoded there by nvJPEG, loaded at run time (no
+ * build needs it): the framebuffer is flipped and scaled by a blit, copied
+ * to a GL buffer on the GPU and encoded from it, and only the JPEG is read
+ * back. Elsewhere libjpeg-turbo encodes on the CPU; cugl_app_server_encoder
+ * says which and why.
  *
  * Where it listens: on exactly the addresses it is given and no other.
  * NULL or "" is 127.0.0.1 alone (IPv4 loopback); "::1" is IPv6 loopback;
@@ -22,6 +27,7 @@
  *   GET /  (or /index.html)  the page: HTML with a canvas that shows the
  *                   frames, the program's name, size, frame rate and its
  *                   timings. Other paths: 404.
+ *   (Over HTTPS and WSS instead where the server has a certificate.)
  *   GET /ws         the WebSocket (RFC 6455). The upgrade must ask for the
  *                   subprotocol CUGL_APP_SERVE_SUBPROTOCOL ("cugl-frames")
  *                   in Sec-WebSocket-Protocol; the reply names it.
@@ -35,29 +41,95 @@
  *
  * Messages on the WebSocket:
  *
- *   server -> page  one binary message a frame: a 4-byte little-endian
- *                   length N, N bytes of UTF-8 JSON, then a baseline JPEG
- *                   of the frame, rows top to bottom. The JSON's fields:
+ *   server -> page  one binary message a frame (sent in fragments of at most
+ *                   64 KiB, so the kernel takes each whole; a WebSocket
+ *                   library hands over the message): a 4-byte little-endian
+ *                   length N, N bytes of UTF-8 JSON (the header), then the
+ *                   picture: a baseline JPEG, rows top to bottom ("codec"
+ *                   "jpeg"), or a VP8 frame ("codec" "vp8": one frame of
+ *                   the viewer's own stream, to decode in order; "key"
+ *                   says whether it is a key frame); or nothing after the
+ *                   header: the picture is the one the page has (it is
+ *                   still), only the header is new. The header's fields:
  *                   "frame" (the context's frame number), "width",
- *                   "height" (the picture's), "name" (the program's),
- *                   "fps" (the program's rendering rate, frames a second),
+ *                   "height" (the program's picture: draw the JPEG scaled
+ *                   to this size), "name" (the program's), "fps" (the
+ *                   program's rendering rate: frames rendered a second),
  *                   "viewers" (connected now), "events" (how many of the
- *                   viewers' events this frame shows, for measuring
- *                   latency), "stats" (cugl_app_server_set_stats' text).
- *                   A viewer should ignore fields it does not know.
- *   page -> server  text messages of event lines in the input-replay format
- *                   of cugl/app.h ("0 move 412 300\n0 button left down"),
+ *                   viewers' events this frame shows), "stats"
+ *                   (cugl_app_server_set_stats' text), "time" (when the
+ *                   frame was rendered, seconds on the server's
+ *                   CLOCK_MONOTONIC: comparable on the same host only);
+ *                   with a picture, "codec" ("jpeg" or "vp8"), "encoder"
+ *                   ("nvjpeg", "libjpeg-turbo" or "libvpx"), "encode_ms"
+ *                   (the time the encoder took, ms); for JPEG "quality"
+ *                   and "scale" (each side of the JPEG is the picture's
+ *                   divided by it: 1, 2 or 4), for VP8 "key" and
+ *                   "bitrate" (kbit/s); "codec_why" (why this viewer gets
+ *                   this codec); and what the
+ *                   server measured of this viewer's link from its
+ *                   acknowledgements: "rtt_ms" (round trip, the least of
+ *                   the last 10 s; -1 before it is known), "throughput"
+ *                   (bytes a second the link carried; 0 before),
+ *                   "input_ms" (the latest input to picture: an event's
+ *                   arrival until the ack of the first frame that shows
+ *                   it; -1 before), "window" (frames this viewer may
+ *                   have unacknowledged), "unacked" (how many it has,
+ *                   this one counted), "level" (0, the best, to 9: the
+ *                   quality and scale chosen for its link) and
+ *                   "interacting" (whether its input arrived in the last
+ *                   second). A viewer should ignore fields it does not know.
+ *   page -> server  text messages of lines:
+ *                   "codecs vp8", or "codecs none WHY": whether the page
+ *                   decodes VP8 (WebCodecs' VideoDecoder; browsers have
+ *                   it only in a secure context: HTTPS, or a page from
+ *                   localhost). Until it says vp8, a viewer gets JPEG.
+ *                   "key": the page wants a VP8 key frame (its decoder
+ *                   failed, or it lost its place).
+ *                   "ack F H": the frame numbered F (and every one sent
+ *                   before it) is shown, H milliseconds (a decimal number,
+ *                   0 to 60000) after its message arrived. The server
+ *                   sends a viewer a frame only while fewer than "window"
+ *                   of its frames are unacknowledged: a page must ack
+ *                   every frame it receives, headers alone included, or it
+ *                   gets no more (a frame it skips is acked by acking a
+ *                   later one). An ack of a frame earlier than one acked
+ *                   already is ignored; an ack of a frame not sent to this
+ *                   viewer closes it.
+ *                   Event lines in the input-replay format of cugl/app.h
+ *                   ("0 move 412 300", "0 button left down"),
  *                   the frame number ignored: each enters the context's
  *                   input as the window's own events do
  *                   (cugl_app_context_push_event) at the next present.
  *                   `resize` up to CUGL_APP_SERVE_MAX_RESIZE pixels a side.
  *
  * After each frame is rendered, cugl_app_server_frame starts a copy of the
- * framebuffer into mapped (pinned) GL memory, and hands copies that have
+ * framebuffer into mapped (pinned) GL memory, scaled down on the GPU when
+ * every viewer with room wants it smaller, and hands copies that have
  * finished to encoder threads; nothing waits for the GPU, and without a
- * viewer nothing is copied. Each viewer gets the newest encoded frame when
- * its connection can take one: a slow viewer skips frames and never holds
- * the program back.
+ * viewer nothing is copied.
+ *
+ * Codecs: each viewer gets JPEG, or VP8 video (libvpx, real time, no
+ * B-frames, a stream of its own with a key frame first and whenever asked,
+ * at the bitrate its link carried) where its page decodes VP8 and its link
+ * carries less than 30 Mbit/s (back to JPEG above 60), or as
+ * cugl_app_server_desc.codec forces; the header says which and why. VP8
+ * needs this cugl built with libvpx (Meson feature `serve_video`).
+ *
+ * Latency is bounded by counting: at most `window` frames (default 2) are
+ * unacknowledged per viewer, so no more than that wait for it anywhere (in
+ * the server, libwebsockets, the kernel or on the link), and each is the
+ * newest of its level when sent: a slow viewer skips frames and never
+ * holds the program or another viewer back. A viewer's VP8 bitrate follows
+ * the delay its frames see (down 30% when one waited over 50 ms beyond
+ * the round trip, up 3% when none waited 15 ms; at most 70% of what its
+ * link carried), as real-time video does. Each viewer gets its own level
+ * from its acknowledgements: the JPEG quality, then the size (halved or
+ * quartered), that fits the bytes a second its link carried at the frame
+ * rate wanted (the program's, at most 60, while the viewer's input
+ * arrives; half of it otherwise). When the picture is still, it is sent
+ * once more at the best level the viewer's link carries in a quarter of a
+ * second, then headers alone until it changes.
  *
  * A message from the page longer than CUGL_APP_SERVE_MAX_MESSAGE bytes, a
  * line that is no event, a binary message or a `close` event disconnects
@@ -85,10 +157,29 @@ enum {
     CUGL_APP_SERVE_MAX_STATS = 1024,    /**< bytes of the stats text */
     CUGL_APP_SERVE_MAX_RESIZE = 8192,   /**< the largest size a page may ask for */
     CUGL_APP_SERVE_MAX_ADDRESSES = 8,   /**< addresses one server listens on */
+    CUGL_APP_SERVE_MAX_WINDOW = 8,      /**< unacknowledged frames a viewer may have */
 };
 
 /** The WebSocket subprotocol a viewer must ask for. */
 #define CUGL_APP_SERVE_SUBPROTOCOL "cugl-frames"
+
+/** Which JPEG encoder a server uses (cugl_app_server_desc.encoder). */
+typedef enum cugl_app_serve_encoder {
+    /** nvJPEG where the GL context runs on a CUDA device and nvJPEG loads;
+     * libjpeg-turbo otherwise (cugl_app_server_encoder says why). */
+    CUGL_APP_SERVE_ENCODER_AUTO = 0,
+    CUGL_APP_SERVE_ENCODER_CPU, /**< libjpeg-turbo on the encoder threads */
+    CUGL_APP_SERVE_ENCODER_GPU, /**< nvJPEG, or cugl_app_server_create fails */
+} cugl_app_serve_encoder;
+
+/** Which codec viewers get (cugl_app_server_desc.codec). */
+typedef enum cugl_app_serve_codec {
+    /** Each viewer its own: VP8 video where its page decodes it (WebCodecs)
+     * and its link carries under 30 Mbit/s; JPEG otherwise. */
+    CUGL_APP_SERVE_CODEC_AUTO = 0,
+    CUGL_APP_SERVE_CODEC_JPEG,  /**< JPEG for every viewer */
+    CUGL_APP_SERVE_CODEC_VIDEO, /**< VP8 for every viewer whose page decodes it */
+} cugl_app_serve_codec;
 
 /** What cugl_app_server_create serves, and where. */
 typedef struct cugl_app_server_desc {
@@ -102,18 +193,46 @@ typedef struct cugl_app_server_desc {
     const char *token;
     /** What the page shows as the program's name; NULL: "cugl". */
     const char *name;
-    /** JPEG quality, 1 to 100; 0: 85. */
+    /** The best JPEG quality, 1 to 100 (a viewer's link may get less); 0: 85. */
     int quality;
     /** Encoder threads, 1 to CUGL_APP_SERVE_MAX_ENCODERS; 0: 2. */
     int encoders;
+    /** Frames a viewer may have unacknowledged, 1 to
+     * CUGL_APP_SERVE_MAX_WINDOW; 0: 2. The worst latency is about this
+     * many frames' transmissions plus a round trip. */
+    int window;
+    /** The codec; 0: CUGL_APP_SERVE_CODEC_AUTO. */
+    cugl_app_serve_codec codec;
+    /** HTTPS and WSS: the server's certificate, a PEM file (with `key`;
+     * both or neither); NULL: plain HTTP. A page from another host has
+     * WebCodecs (and so video) only over HTTPS. */
+    const char *cert;
+    /** The certificate's private key, a PEM file. */
+    const char *key;
+    /** The JPEG encoder; 0: CUGL_APP_SERVE_ENCODER_AUTO, which the
+     * environment's CUGL_SERVE_ENCODER=cpu or =gpu overrides. */
+    cugl_app_serve_encoder encoder;
 } cugl_app_server_desc;
+
+/** What the server measured of one viewer (cugl_app_server_viewer). */
+typedef struct cugl_app_server_viewer_stats {
+    double rtt_ms;     /**< round trip, the least of the last 10 s; -1: not yet known */
+    double throughput; /**< bytes a second its link carried; 0: not yet known */
+    double input_ms;   /**< its latest input to picture; -1: none measured */
+    int quality;       /**< the JPEG quality it gets */
+    int scale;         /**< its pictures' sides are the program's divided by this */
+    int unacked;       /**< its frames not yet acknowledged */
+    long sent;         /**< frames sent to it */
+    long acked;        /**< of those, acknowledged */
+} cugl_app_server_viewer_stats;
 
 /**
  * Serve the frames of `ctx` (current on this thread) as `desc` says; the
  * server listens once this returns.
  * @errors CUGL_ERROR_INVALID_ARGUMENT (NULL; a port outside 0 to 65535, a
- *   quality or encoder count out of range, a token too long or with other
- *   characters), CUGL_ERROR_NOT_SUPPORTED (this build has no server: it
+ *   quality, encoder count, window, encoder or codec out of range, a token too long or with other
+ *   characters, a certificate without a key or the other way round, or one
+ *   that cannot be read), CUGL_ERROR_NOT_SUPPORTED (this build has no server: it
  *   needs libwebsockets-dev and libturbojpeg0-dev), CUGL_ERROR_INVALID_STATE
  *   (the address cannot be bound: the message names it and the system's
  *   reason: not an address of this host, in use, ...), CUGL_ERROR_INVALID_ARGUMENT
@@ -181,12 +300,48 @@ CUGL_API int cugl_app_server_port(const cugl_app_server *server);
 CUGL_API const char *cugl_app_server_address(const cugl_app_server *server, int i);
 
 /**
+ * The JPEG encoder the server uses: "nvjpeg" or "libjpeg-turbo" (NULL for
+ * NULL), and in *why (when not NULL) why: where nvJPEG was found, or why
+ * it could not be used ("the GL context runs on no CUDA device (...)",
+ * "no nvJPEG (libnvjpeg.so.13: cannot open shared object file ...)", or
+ * how it failed, after which the CPU encodes).
+ * @errors none.
+ * @thread_safety The thread whose GL context is current.
+ * @pointer_lifetime Both strings are the server's, valid until its next call.
+ * @param server The server.
+ * @param[out] why Receives the reason; may be NULL.
+ * @return The encoder's name, or NULL.
+ */
+CUGL_API const char *cugl_app_server_encoder(const cugl_app_server *server, const char **why);
+
+/**
+ * Whether the server speaks HTTPS and WSS (it was given a certificate).
+ * @errors none. @thread_safety Any thread.
+ * @param server The server.
+ * @return true with TLS; false without, or for NULL.
+ */
+CUGL_API bool cugl_app_server_is_https(const cugl_app_server *server);
+
+/**
  * Viewers connected now; 0 for NULL.
  * @errors none. @thread_safety Any thread.
  * @param server The server.
  * @return The number of open WebSocket connections.
  */
 CUGL_API int cugl_app_server_viewers(const cugl_app_server *server);
+
+/**
+ * What the server measured of the `i`th viewer connected now (0 to
+ * cugl_app_server_viewers - 1; the order changes as viewers come and go).
+ * @errors CUGL_ERROR_INVALID_ARGUMENT (NULL, or no such viewer).
+ * @thread_safety Any thread.
+ * @param server The server.
+ * @param i From 0.
+ * @param[out] out Receives the viewer's numbers.
+ * @return CUGL_OK, or an error status (see Errors).
+ */
+CUGL_API cugl_status cugl_app_server_viewer(const cugl_app_server *server, int i,
+                                            cugl_app_server_viewer_stats *out);
 
 /**
  * Frames encoded and frames sent (to all viewers together) so far, and

@@ -217,8 +217,9 @@ CUGL_API cugl_status cugl_app_targets_cuda_end(cugl_app_target *const *targets, 
 
 /**
  * GL's turn on `count` targets begins: on the shared path GL waits for
- * CUDA's writes (and fills a shared image's texture); the other paths need
- * nothing. Between this and cugl_app_targets_gl_end, GL draws from
+ * CUDA's writes (and fills a shared image's texture); on the host path it
+ * waits for CUDA's copy into GL's staging memory and uploads it into the
+ * GL object (on the GPU); the map path needs nothing. Between this and cugl_app_targets_gl_end, GL draws from
  * cugl_app_target_gl_name (or renders into it, CUGL_APP_FROM_GL).
  * @errors CUGL_ERROR_INVALID_ARGUMENT (NULL; count out of range),
  *   CUGL_ERROR_INVALID_STATE (a CUDA turn is open), the statuses of what it

@@ -1,0 +1,59 @@
+/*
+ * serve_internal.h - the frame server's JPEG encoder on the GPU
+ * (serve_nvjpeg.c), for serve.c. All its functions are called on the
+ * render thread, the GL context current.
+ */
+#ifndef CUGL_APP_SERVE_INTERNAL_H
+#define CUGL_APP_SERVE_INTERNAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "app_internal.h"
+
+enum { CUGL__GPU_JPEG_JOBS = 24 }; /* encodes in flight: a few frames of a few levels */
+
+typedef struct cugl__gpu_jpeg cugl__gpu_jpeg;
+
+/* nvJPEG on the CUDA device that runs the current GL context; NULL where
+ * it cannot be had, with the reason in `why` (no CUDA device under GL, no
+ * libnvjpeg, ...). On success `why` says what was found. */
+cugl__gpu_jpeg *cugl__gpu_jpeg_open(cugl_app_context *ctx, char *why, size_t why_size);
+void cugl__gpu_jpeg_close(cugl__gpu_jpeg *g);
+
+/* A job not in use, or -1. */
+int cugl__gpu_jpeg_free_job(const cugl__gpu_jpeg *g);
+
+/* Job `index`: the framebuffer `from` (width x height, GL's rows bottom
+ * first), scaled down by `scale`, to a JPEG at `quality`: the GPU work is
+ * queued and this returns. */
+cugl_status cugl__gpu_jpeg_start(cugl__gpu_jpeg *g, int index, GLuint from, int width, int height,
+                                 int scale, int quality, const char *who);
+
+/* Move job `index` on; *done once its JPEG is ready for cugl__gpu_jpeg_take. */
+cugl_status cugl__gpu_jpeg_poll(cugl__gpu_jpeg *g, int index, bool *done, const char *who);
+
+/* The JPEG of a done job (malloc'ed, the caller frees), its picture's size
+ * and the GPU's time encoding it; the job is free again. */
+unsigned char *cugl__gpu_jpeg_take(cugl__gpu_jpeg *g, int index, size_t *size, int *width,
+                                   int *height, double *encode_ms);
+
+/* Drop job `index`, whatever its phase. */
+void cugl__gpu_jpeg_cancel(cugl__gpu_jpeg *g, int index);
+
+/* A viewer's VP8 stream (serve_video.c, where libvpx is:
+ * CUGL_SERVE_VIDEO). One encoder thread at a time a stream. */
+typedef struct cugl__video cugl__video;
+
+cugl__video *cugl__video_new(void);
+void cugl__video_close(cugl__video *v);
+
+/* The frame (RGBA rows bottom first, width x height, rendered at t_s
+ * seconds) as a VP8 frame at `kbps` (a key frame if `key`, and at the
+ * start or a new size): malloc'ed, `size` bytes, *is_key; NULL with `why`. */
+unsigned char *cugl__video_encode(cugl__video *v, const uint8_t *rgba, int width, int height,
+                                  double t_s, int kbps, bool key, size_t *size, bool *is_key,
+                                  char *why, size_t why_size);
+
+#endif /* CUGL_APP_SERVE_INTERNAL_H */

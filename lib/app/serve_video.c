@@ -1,0 +1,175 @@
+/*
+ * serve_video.c - the frame server's video codec (serve.c): VP8 by libvpx,
+ * one stream a viewer, for links too narrow for JPEG. Real time and low
+ * latency: one frame in, one frame out (no lag, no B-frames: VP8 has
+ * none), rate control to the bitrate the viewer's link carries, a key
+ * frame at the start and whenever asked. Called on the encoder threads,
+ * one at a time a stream.
+ *
+ * The frame comes as GL has it, RGBA rows bottom first; it is turned into
+ * I420 (BT.601, limited range, as browsers decode VP8) with rows top first.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <vpx/vp8cx.h>
+#include <vpx/vpx_encoder.h>
+
+#include "serve_internal.h"
+
+struct cugl__video {
+    vpx_codec_ctx_t codec;
+    vpx_codec_enc_cfg_t cfg;
+    vpx_image_t image;
+    bool open;
+    int width, height;
+    double start_s;
+};
+
+void cugl__video_close(cugl__video *v)
+{
+    if (!v)
+        return;
+    if (v->open) {
+        vpx_codec_destroy(&v->codec);
+        vpx_img_free(&v->image);
+    }
+    free(v);
+}
+
+cugl__video *cugl__video_new(void)
+{
+    return calloc(1, sizeof(cugl__video));
+}
+
+/* An encoder for w x h at `kbps`; false with `why`. */
+static bool start(cugl__video *v, int w, int h, int kbps, char *why, size_t why_size)
+{
+    if (v->open) {
+        vpx_codec_destroy(&v->codec);
+        vpx_img_free(&v->image);
+        v->open = false;
+    }
+    vpx_codec_err_t e = vpx_codec_enc_config_default(vpx_codec_vp8_cx(), &v->cfg, 0);
+    if (e != VPX_CODEC_OK) {
+        snprintf(why, why_size, "libvpx: %s", vpx_codec_err_to_string(e));
+        return false;
+    }
+    v->cfg.g_w = (unsigned)w;
+    v->cfg.g_h = (unsigned)h;
+    v->cfg.g_timebase = (struct vpx_rational){1, 1000}; /* milliseconds */
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    v->cfg.g_threads = (unsigned)(cores >= 8 ? 4 : cores >= 4 ? 2 : 1);
+    v->cfg.g_lag_in_frames = 0;     /* one frame in, one frame out */
+    v->cfg.g_pass = VPX_RC_ONE_PASS;
+    v->cfg.rc_end_usage = VPX_CBR;
+    v->cfg.rc_target_bitrate = (unsigned)kbps;
+    v->cfg.rc_min_quantizer = 4;
+    v->cfg.rc_max_quantizer = 63; /* the bitrate before the quality */
+    v->cfg.rc_buf_initial_sz = 100; /* ms: little in the rate control's buffer, */
+    v->cfg.rc_buf_optimal_sz = 150; /* so frames keep close to the bitrate */
+    v->cfg.rc_buf_sz = 250;
+    v->cfg.rc_overshoot_pct = 10;
+    v->cfg.kf_mode = VPX_KF_AUTO;
+    v->cfg.kf_max_dist = 3000; /* key frames when asked, or now and then */
+    e = vpx_codec_enc_init(&v->codec, vpx_codec_vp8_cx(), &v->cfg, 0);
+    if (e != VPX_CODEC_OK) {
+        snprintf(why, why_size, "libvpx cannot start a %d x %d VP8 encoder: %s", w, h,
+                 vpx_codec_err_to_string(e));
+        return false;
+    }
+    vpx_codec_control(&v->codec, VP8E_SET_CPUUSED, 10); /* real time: speed over size */
+    vpx_codec_control(&v->codec, VP8E_SET_NOISE_SENSITIVITY, 0u);
+    vpx_codec_control(&v->codec, VP8E_SET_STATIC_THRESHOLD, 1u);
+    if (!vpx_img_alloc(&v->image, VPX_IMG_FMT_I420, (unsigned)w, (unsigned)h, 16)) {
+        vpx_codec_destroy(&v->codec);
+        snprintf(why, why_size, "no memory for a %d x %d picture", w, h);
+        return false;
+    }
+    v->open = true;
+    v->width = w;
+    v->height = h;
+    return true;
+}
+
+/* RGBA (rows bottom first, `stride` bytes) to the I420 image, rows top
+ * first: luma a pixel, chroma the mean of each 2 x 2. */
+static void to_i420(vpx_image_t *img, const uint8_t *rgba, int w, int h, size_t stride)
+{
+    for (int y = 0; y < h; y += 2) {
+        const uint8_t *r0 = rgba + (size_t)(h - 1 - y) * stride, *r1 = r0 - stride;
+        uint8_t *y0 = img->planes[0] + (size_t)y * (size_t)img->stride[0];
+        uint8_t *y1 = y0 + img->stride[0];
+        uint8_t *u = img->planes[1] + (size_t)(y / 2) * (size_t)img->stride[1];
+        uint8_t *v = img->planes[2] + (size_t)(y / 2) * (size_t)img->stride[2];
+        for (int x = 0; x < w; x += 2) {
+            int sr = 0, sg = 0, sb = 0;
+            for (int k = 0; k < 4; k++) {
+                const uint8_t *p = (k < 2 ? r0 : r1) + 4 * (x + (k & 1));
+                int luma = ((66 * p[0] + 129 * p[1] + 25 * p[2] + 128) >> 8) + 16;
+                (k < 2 ? y0 : y1)[x + (k & 1)] = (uint8_t)luma;
+                sr += p[0];
+                sg += p[1];
+                sb += p[2];
+            }
+            sr = (sr + 2) / 4;
+            sg = (sg + 2) / 4;
+            sb = (sb + 2) / 4;
+            u[x / 2] = (uint8_t)(((-38 * sr - 74 * sg + 112 * sb + 128) >> 8) + 128);
+            v[x / 2] = (uint8_t)(((112 * sr - 94 * sg - 18 * sb + 128) >> 8) + 128);
+        }
+    }
+}
+
+unsigned char *cugl__video_encode(cugl__video *v, const uint8_t *rgba, int width, int height,
+                                  double t_s, int kbps, bool key, size_t *size, bool *is_key,
+                                  char *why, size_t why_size)
+{
+    *size = 0;
+    *is_key = false;
+    int w = width & ~1, h = height & ~1; /* I420 wants even sides */
+    if (w < 16 || h < 16) {
+        snprintf(why, why_size, "a %d x %d picture is too small for VP8", width, height);
+        return NULL;
+    }
+    if (!v->open || v->width != w || v->height != h) {
+        if (!start(v, w, h, kbps, why, why_size))
+            return NULL;
+        v->start_s = t_s;
+        key = true;
+    }
+    if ((unsigned)kbps != v->cfg.rc_target_bitrate) {
+        v->cfg.rc_target_bitrate = (unsigned)kbps;
+        vpx_codec_enc_config_set(&v->codec, &v->cfg);
+    }
+    to_i420(&v->image, rgba, w, h, (size_t)width * 4);
+    vpx_codec_pts_t pts = (vpx_codec_pts_t)((t_s - v->start_s) * 1e3);
+    vpx_codec_err_t e = vpx_codec_encode(&v->codec, &v->image, pts, 1,
+                                         key ? VPX_EFLAG_FORCE_KF : 0, VPX_DL_REALTIME);
+    if (e != VPX_CODEC_OK) {
+        snprintf(why, why_size, "VP8 encoding failed: %s", vpx_codec_error(&v->codec));
+        return NULL;
+    }
+    unsigned char *out = NULL;
+    vpx_codec_iter_t iter = NULL;
+    const vpx_codec_cx_pkt_t *pkt;
+    while ((pkt = vpx_codec_get_cx_data(&v->codec, &iter)) != NULL) {
+        if (pkt->kind != VPX_CODEC_CX_FRAME_PKT)
+            continue;
+        unsigned char *p = realloc(out, *size + pkt->data.frame.sz);
+        if (!p) {
+            free(out);
+            snprintf(why, why_size, "no memory for a VP8 frame");
+            return NULL;
+        }
+        out = p;
+        memcpy(out + *size, pkt->data.frame.buf, pkt->data.frame.sz);
+        *size += pkt->data.frame.sz;
+        *is_key = *is_key || (pkt->data.frame.flags & VPX_FRAME_IS_KEY);
+    }
+    if (!out)
+        snprintf(why, why_size, "the VP8 encoder gave no frame");
+    return out;
+}

@@ -1,0 +1,291 @@
+#!/usr/bin/env python3
+"""The frame server over a link shaped to a given rate, viewed from the far side.
+
+usage: test_link.py [--bench] [--video] SERVE_APP LINK_VIEWER
+
+A network namespace is made, joined to this one by a veth pair (this side
+10.232.N.1, the far side 10.232.N.2), and this side's end is shaped with
+`tc qdisc ... tbf rate R burst 64kbit latency 50ms`: what the server sends
+crosses a link of R. serve_app --animate (tests/serve/pattern.h's moving
+picture, about 270 kB a JPEG at quality 85 and 1280x720) serves on
+10.232.N.1; link_viewer, in the namespace, watches it: frames a second,
+each picture's age once decoded, input to picture, PSNR (link_viewer.c).
+
+With --video (a build with the video codec) the viewer also says it
+decodes VP8, as a page with WebCodecs does, on a 5 Mbit/s link (20 too for
+the benchmark): the server must pick VP8 there, and the same bounds hold.
+
+As a test (TAP), at 100, 20 and 5 Mbit/s, 1280x720, three periods of 3 s
+after a warm-up of 3 s: frames keep coming, no picture is older than
+3 frame transmissions at the link's rate plus the tbf queue (50 ms), a
+frame interval and SLACK_MS for this machine's own load (encoding and
+decoding share its cores), and the median age of the last period is not
+above the first's by more than half (latency does not grow with time).
+
+As a benchmark (--bench), the goal table: 100 and 20 Mbit/s at 1920x1080,
+5 Mbit/s at 1280x720, 20 s each after a warm-up, medians over the 20 s.
+
+Without root, `ip` or `tc`, or where the namespace or the qdisc cannot be
+made here, the whole test skips (exit 77) with the reason; with
+CUGL_TEST_NO_SKIP set, as for the C tests, that is a failure.
+"""
+import json
+import os
+import select
+import shutil
+import subprocess
+import sys
+import time
+
+SLACK_MS = 200
+
+WINDOW = 2
+# Under the sanitizers every thread runs several times slower.
+if 'TSAN_OPTIONS' in os.environ:
+    SLACK_MS *= 8
+elif 'ASAN_OPTIONS' in os.environ:
+    SLACK_MS *= 3
+
+bench = '--bench' in sys.argv
+# Whether this build has the video codec (and link_viewer decodes VP8).
+HAVE_VIDEO = '--video' in sys.argv
+args = [a for a in sys.argv[1:] if a not in ('--bench', '--video')]
+if len(args) != 2:
+    print('usage: test_link.py [--bench] [--video] SERVE_APP LINK_VIEWER')
+    sys.exit(99)
+SERVE_APP, LINK_VIEWER = (os.path.abspath(a) for a in args)
+
+# (Mbit/s, size, whether the viewer decodes VP8: the server then picks video
+# on narrow links)
+if bench:
+    RUNS = [(100, '1920x1080', False), (20, '1920x1080', False), (20, '1920x1080', True),
+            (5, '1280x720', False), (5, '1280x720', True)]
+    WARMUP, PERIODS, PERIOD = 4, 4, 5
+else:
+    RUNS = [(100, '1280x720', False), (20, '1280x720', False), (5, '1280x720', False),
+            (5, '1280x720', True)]
+    WARMUP, PERIODS, PERIOD = 3, 3, 3
+if not HAVE_VIDEO:
+    RUNS = [r for r in RUNS if not r[2]]
+GOALS = {100: (60, 50, 100), 20: (30, 80, 150), 5: (30, 100, 200)}  # fps, median, worst
+
+
+def skip(why):
+    if 'CUGL_TEST_NO_SKIP' in os.environ:  # the GPU machine: a skip is a failure
+        print(f'Bail out! would skip, but CUGL_TEST_NO_SKIP is set: {why}')
+        sys.exit(1)
+    print(f'1..0 # SKIP {why}')
+    sys.exit(77)
+
+
+def sh(*cmd, ns=None):
+    full = (['ip', 'netns', 'exec', ns] if ns else []) + list(cmd)
+    return subprocess.run(full, capture_output=True, text=True, timeout=60)
+
+
+class Link:
+    """A veth pair into a new namespace; this side's end shaped by tc."""
+
+    def __init__(self):
+        n = os.getpid() % 200 + 20
+        self.ns, self.here, self.far = f'cugl-link-{os.getpid()}', f'cugll{n}a', f'cugll{n}b'
+        self.near_ip, self.far_ip = f'10.232.{n}.1', f'10.232.{n}.2'
+        self.made = False
+
+    def make(self):
+        """None, or why it cannot be made."""
+        r = sh('ip', 'netns', 'add', self.ns)
+        if r.returncode != 0:
+            return 'ip netns add: ' + r.stderr.strip()
+        self.made = True
+        steps = [((('ip', 'link', 'add', self.here, 'type', 'veth', 'peer', 'name', self.far)), None),
+                 (('ip', 'link', 'set', self.far, 'netns', self.ns), None),
+                 (('ip', 'addr', 'add', self.near_ip + '/30', 'dev', self.here), None),
+                 (('ip', 'link', 'set', self.here, 'up'), None),
+                 (('ip', 'addr', 'add', self.far_ip + '/30', 'dev', self.far), self.ns),
+                 (('ip', 'link', 'set', self.far, 'up'), self.ns),
+                 (('ip', 'link', 'set', 'lo', 'up'), self.ns)]
+        for cmd, ns in steps:
+            r = sh(*cmd, ns=ns)
+            if r.returncode != 0:
+                return ' '.join(cmd) + ': ' + r.stderr.strip()
+        return None
+
+    def shape(self, mbit):
+        r = sh('tc', 'qdisc', 'replace', 'dev', self.here, 'root', 'tbf', 'rate', f'{mbit}mbit',
+               'burst', '64kbit', 'latency', '50ms')
+        return None if r.returncode == 0 else 'tc qdisc replace ... tbf: ' + r.stderr.strip()
+
+    def remove(self):
+        sh('ip', 'link', 'del', self.here)
+        if self.made:
+            sh('ip', 'netns', 'del', self.ns)
+
+
+def serve(address, size):
+    """serve_app --animate on address; (process, port), or skips."""
+    proc = subprocess.Popen([SERVE_APP, '--animate', '--size', size, '--address', address,
+                             '--port', '0'], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE)
+    text, deadline = b'', time.monotonic() + 30
+    while time.monotonic() < deadline:
+        ready, _, _ = select.select([proc.stdout], [], [], 1)
+        if not ready:
+            continue
+        chunk = os.read(proc.stdout.fileno(), 4096)
+        if not chunk:
+            break
+        text += chunk
+        for line in text.decode(errors='replace').splitlines():
+            if line.startswith('serving on http://'):
+                return proc, int(line.rsplit(':', 1)[1].split('/')[0])
+            if line.startswith('serve_app: skipped'):
+                proc.wait()
+                skip(line.strip())
+    proc.kill()
+    proc.wait()
+    raise RuntimeError(f'serve_app did not serve: {text.decode()} {proc.stderr.read().decode()}')
+
+
+def stop(proc):
+    proc.stdin.close()
+    try:
+        proc.wait(timeout=20)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+    return proc.returncode
+
+
+def watch(link, port, video):
+    """link_viewer's periods, as dicts."""
+    r = sh(LINK_VIEWER, link.near_ip, str(port), '--warmup', str(WARMUP), '--periods',
+           str(PERIODS), '--period', str(PERIOD), *(['--video'] if video else []), ns=link.ns)
+    periods = [json.loads(x) for x in r.stdout.splitlines() if x.startswith('{')]
+    return periods, r.returncode, r.stderr.strip()
+
+
+def main():
+    if os.geteuid() != 0:
+        skip('needs root for a network namespace and tc')
+    for tool in ('ip', 'tc'):
+        if not shutil.which(tool):
+            skip(f'no {tool} (iproute2)')
+    link = Link()
+    try:
+        why = link.make() or link.shape(RUNS[0][0])
+        if why:
+            skip(f'cannot make a shaped link here ({why})')
+        results, ok_all = [], True
+        if not bench:
+            print(f'1..{len(RUNS)}')
+        for i, (mbit, size, video) in enumerate(RUNS):
+            why = link.shape(mbit)
+            if why:
+                raise RuntimeError(why)
+            proc, port = serve(link.near_ip, size)
+            periods, rc, err = watch(link, port, video)
+            status = stop(proc)
+            results.append((mbit, size, video, periods))
+            if bench:
+                continue
+            ok, notes = check(mbit, periods, rc, err, status, video)
+            ok_all &= ok
+            print(f'{"ok" if ok else "not ok"} {i + 1} - {mbit} Mbit/s, {size}, '
+                  f'{"a viewer that decodes VP8" if video else "JPEG"}: {"; ".join(notes)}')
+            sys.stdout.flush()
+        if bench:
+            table(results)
+            return 0
+        return 0 if ok_all else 1
+    finally:
+        link.remove()
+
+
+def summary(periods):
+    """Medians over the periods of each figure, and the worst of the worsts."""
+    def med(key):
+        v = sorted(p[key] for p in periods)
+        return v[len(v) // 2]
+    return {'fps': med('fps'), 'mbit_s': med('mbit_s'), 'age_median_ms': med('age_median_ms'),
+            'video_share': med('video_share'), 'bitrate_kbps': med('bitrate_kbps'),
+            'age_worst_ms': max(p['age_worst_ms'] for p in periods),
+            'input_median_ms': med('input_median_ms'),
+            'input_worst_ms': max(p['input_worst_ms'] for p in periods),
+            'psnr': med('psnr'), 'quality': med('quality'), 'scale': med('scale'),
+            'rtt_ms': med('rtt_ms'), 'program_fps': med('program_fps')}
+
+
+def check(mbit, periods, rc, err, status, video):
+    if rc != 0 or len(periods) != PERIODS or status != 0:
+        return False, [f'link_viewer exited {rc} with {len(periods)} periods of {PERIODS}, '
+                       f'serve_app {status}: {err}']
+    s = summary(periods)
+    # A picture's transmission at the link's rate, from what was received.
+    frame_bytes = max(p['mbit_s'] / max(p['fps'], 0.1) for p in periods) * 1e6 / 8
+    tx_ms = frame_bytes * 8 / (mbit * 1e6) * 1e3
+    bound = (WINDOW + 1) * tx_ms + max(s['rtt_ms'], 0) + 50 + 1000 / 60 + SLACK_MS
+    first, last = periods[0]['age_median_ms'], periods[-1]['age_median_ms']
+    notes = [f'{s["fps"]:.1f} frames/s of the program\'s {s["program_fps"]:.1f}, '
+             f'{s["mbit_s"]:.1f} Mbit/s received',
+             f'picture age median {s["age_median_ms"]:.0f} ms, worst {s["age_worst_ms"]:.0f} ms '
+             f'(bound {bound:.0f} ms)',
+             f'age medians by period {", ".join(str(round(p["age_median_ms"])) for p in periods)} ms',
+             f'input to picture median {s["input_median_ms"]:.0f} ms, worst '
+             f'{s["input_worst_ms"]:.0f} ms',
+             (f'VP8 in {100 * s["video_share"]:.0f}% of pictures at {s["bitrate_kbps"]:.0f} kbit/s'
+              if video else f'quality {s["quality"]:.0f}, scale {s["scale"]:.1f}') +
+             f', PSNR {s["psnr"]:.1f} dB']
+    ok = True
+    least = 0.5 if SLACK_MS > 200 else 2
+    if min(p['fps'] for p in periods) < least:
+        ok = False
+        notes.append(f'FAILED: fewer than {least} frames a second in a period')
+    if s['age_worst_ms'] > bound:
+        ok = False
+        notes.append('FAILED: a picture older than the bound')
+    if video and HAVE_VIDEO and periods[-1]['video_share'] < 0.9:
+        ok = False
+        notes.append('FAILED: the narrow link did not get VP8')
+    # Under a sanitizer the machine's own noise is larger than any growth.
+    if last > max(1.5 * first, first + 30 + (SLACK_MS - 200) / 2):
+        ok = False
+        notes.append('FAILED: the latency grew')
+    return ok, notes
+
+
+def table(results):
+    print('\nserve_app --animate served across a link shaped by tc tbf (burst 64kbit, '
+          'latency 50ms), viewer in a network namespace; medians over '
+          f'{PERIODS * PERIOD} s')
+    print('| link | size | codec | frames/s rendered | frames/s at the viewer | input to picture, '
+          'median / worst | picture age, median / worst | Mbit/s received | JPEG quality, '
+          'scale / VP8 bitrate | PSNR |')
+    print('|---|---|---|---|---|---|---|---|---|---|')
+    for mbit, size, video, periods in results:
+        if len(periods) != PERIODS:
+            print(f'| {mbit} Mbit/s | {size} | (the viewer got {len(periods)} periods) |||||||')
+            continue
+        s = summary(periods)
+        codec = 'VP8' if s['video_share'] > 0.5 else 'JPEG'
+        level = (f'{s["bitrate_kbps"] / 1000:.1f} Mbit/s' if codec == 'VP8'
+                 else f'{s["quality"]:.0f}, {s["scale"]:.1f}')
+        print(f'| {mbit} Mbit/s | {size} | {codec}{" (auto)" if video else ""} | '
+              f'{s["program_fps"]:.1f} | {s["fps"]:.1f} | '
+              f'{s["input_median_ms"]:.0f} / '
+              f'{s["input_worst_ms"]:.0f} ms | {s["age_median_ms"]:.0f} / '
+              f'{s["age_worst_ms"]:.0f} ms | {s["mbit_s"]:.1f} | {level} | {s["psnr"]:.1f} dB |')
+    for mbit, size, video, periods in results:
+        if len(periods) != PERIODS:
+            continue
+        s = summary(periods)
+        fps, med, worst = GOALS[mbit]
+        met = s['fps'] >= fps and s['input_median_ms'] <= med and s['input_worst_ms'] <= worst
+        print(f'goal: {mbit} Mbit/s {size} {"VP8 (auto)" if video else "JPEG"} >= {fps} '
+              f'frames/s, input to picture <= {med} / '
+              f'{worst} ms: {s["fps"]:.1f}, {s["input_median_ms"]:.0f} / '
+              f'{s["input_worst_ms"]:.0f} ms, {"met" if met else "MISSED"}')
+
+
+if __name__ == '__main__':
+    sys.exit(main())
