@@ -123,12 +123,56 @@ timed() {
     parts_time="$parts_time $part $(($(date +%s) - t0))s"
 }
 
+# Every tree is configured first, then all are built side by side: their
+# serial steps (the kernels' nvcc runs, the links) overlap.
+trees=''
 if wanted main || wanted window || wanted fault; then
     arch_option build-gpu
     # shellcheck disable=SC2086
     run configure build-gpu $common $arch_opt
-    run build build-gpu -j "$jobs"
+    trees="$trees build-gpu"
 fi
+if wanted asan; then
+    arch_option build-gpu-sanitize
+    # shellcheck disable=SC2046,SC2086
+    run configure build-gpu-sanitize $(asan_options) $common $arch_opt
+    trees="$trees build-gpu-sanitize"
+fi
+if wanted tsan; then
+    arch_option build-gpu-tsan
+    # shellcheck disable=SC2046,SC2086
+    run configure build-gpu-tsan $(tsan_options) $common $arch_opt
+    trees="$trees build-gpu-tsan"
+fi
+# build_all TREE...: ninja in each at once, each tree's output in
+# TREE/gpu-check-build.log; the first that fails ends the check.
+build_all() {
+    if [ $# -le 1 ]; then
+        [ $# -eq 0 ] || run build "$1" -j "$jobs"
+        return 0
+    fi
+    if [ -n "$dry_run" ]; then
+        say "would build side by side:$(printf ' %s' "$@")"
+        return 0
+    fi
+    say "building$(printf ' %s' "$@") side by side (each tree's log: TREE/gpu-check-build.log)"
+    jobs_of=''
+    for tree in "$@"; do
+        ninja -C "$tree" -j "$jobs" >"$tree/gpu-check-build.log" 2>&1 &
+        jobs_of="$jobs_of $tree:$!"
+    done
+    failed=''
+    for j in $jobs_of; do
+        wait "${j##*:}" || failed="$failed ${j%:*}"
+    done
+    for tree in $failed; do
+        tail -n 30 "$tree/gpu-check-build.log" >&2
+    done
+    [ -z "$failed" ] || die "the build failed in$failed (above: the end of each tree's log)"
+    say "built$(printf ' %s' "$@")"
+}
+# shellcheck disable=SC2086
+build_all $trees
 if wanted main; then
     leave_out="--no-suite window --no-suite fault --no-suite browser"
     [ -n "$multi" ] || leave_out="$leave_out --no-suite multi-gpu"
@@ -145,19 +189,11 @@ if wanted fault; then
     timed fault run run_suites build-gpu fault --suite fault
 fi
 if wanted asan; then
-    arch_option build-gpu-sanitize
-    # shellcheck disable=SC2046,SC2086
-    run configure build-gpu-sanitize $(asan_options) $common $arch_opt
-    run build build-gpu-sanitize -j "$jobs"
     # shellcheck disable=SC2046
     timed asan run run_suites build-gpu-sanitize asan $(asan_vars) --num-processes "$jobs" \
         --suite unit --suite gl --suite gpu --suite demo
 fi
 if wanted tsan; then
-    arch_option build-gpu-tsan
-    # shellcheck disable=SC2046,SC2086
-    run configure build-gpu-tsan $(tsan_options) $common $arch_opt
-    run build build-gpu-tsan -j "$jobs"
     # shellcheck disable=SC2046
     timed tsan run run_suites build-gpu-tsan tsan $(tsan_vars) --num-processes "$jobs" \
         --suite unit --suite gl

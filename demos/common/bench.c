@@ -61,6 +61,8 @@ double demo__measure_handover(demo *d, bool pipelined)
     if (st == CUGL_OK && pipelined && !cugl_app_target_is_pipelined(tp)) {
         /* This path does not pipeline here (the host path's copies
          * through pinned memory): there is no such hand-over. */
+        printf("pipelined hand-over: none on this path here (%s)\n",
+               cugl_app_target_reason(tp));
         cugl_app_target_destroy(tp);
         d->pipelined = keep;
         d->handover_probe = false;

@@ -197,9 +197,13 @@ static cugl_status cuda_end(cugl_app_target *const *targets, int n, cugl_stream 
     cugl_surface *surfaces[CUGL_APP_TARGET_MAX_TURN];
     int count = 0;
     for (int i = 0; i < n; i++) {
-        cugl__app_slot *s = cugl__cuda_slot(targets[i]);
-        /* Pipelined, what CUDA wrote stays mapped until its next turn. */
-        if (targets[i]->pipelined && cugl__target_use(targets[i]) == CUGL_APP_CUDA_WRITES) {
+        cugl_app_target *t = targets[i];
+        cugl__app_slot *s = cugl__cuda_slot(t);
+        /* Pipelined, what CUDA wrote stays mapped until its next turn, GL
+         * drawing the slot written a turn earlier; where there is none
+         * (the first turn), GL draws this one, unmapped now. */
+        int gl_next = t->last_written != t->cuda_slot ? t->last_written : t->previous;
+        if (t->pipelined && cugl__target_use(t) == CUGL_APP_CUDA_WRITES && gl_next >= 0) {
             s->held = true;
             continue;
         }
