@@ -197,7 +197,8 @@ static void stream_of_the_other_device(void **state)
     assert_ok(cugl_device_default_stream(&default1, dev1));
     assert_ok(cugl_device_set_current(dev0));
 
-    /* Device 0's pool, allocated on device 1's stream, filled there. */
+    /* Device 0's pool, allocated on device 1's stream, filled there once
+     * the pool is open to device 1 (closed, the driver refuses the fill). */
     cugl_memory_resource *pool = NULL;
     assert_ok(cugl_device_memory_resource_create(&pool, dev0,
                                                  &(cugl_device_memory_desc){.own_pool = true}));
@@ -205,6 +206,9 @@ static void stream_of_the_other_device(void **state)
     assert_ok(cugl_memory_resource_allocate(&b, pool, SMALL, stream1));
     assert_int_equal(cugl_buffer_device_id(b), 0);
     const uint32_t word = 0x5A17C0DEu;
+    assert_status(cugl_buffer_fill(b, &word, sizeof word, stream1), CUGL_ERROR_CUDA);
+    assert_error_mentions("cugl_buffer_fill: cuMemsetD32Async failed");
+    assert_ok(cugl_memory_resource_set_peer_access(pool, &dev1, 1));
     assert_ok(cugl_buffer_fill(b, &word, sizeof word, stream1));
     assert_ok(cugl_stream_sync(stream1));
     uint32_t *host = malloc(SMALL);

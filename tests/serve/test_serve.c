@@ -343,6 +343,17 @@ static void window_and_link_measures(void **state)
     ws_client_close(c);
 }
 
+/* The fewest frames a viewer beside hostile ones must get in `seconds`: a
+ * quarter of what the program renders then (the header's fps, its own
+ * rate: 60 where it has the machine, less where a GPU is shared by many
+ * tests at once), and 3 at least. */
+static long least_frames(ws_client *good, double seconds)
+{
+    double fps = ws_client_header_number(good, "fps");
+    long least = (long)(0.25 * (fps > 0 ? fps : 60) * seconds);
+    return least > 3 ? least : 3;
+}
+
 /* Frames a viewer gets in `seconds` while `other` is run alongside. */
 static long frames_beside(ws_client *good, ws_client *other, double seconds)
 {
@@ -365,10 +376,10 @@ static void never_acking_viewer(void **state)
     ws_client_set_acks(bad, WS_ACK_NEVER);
     assert_true(ws_client_wait_frames(good, 3, 30));
     assert_true(ws_client_wait_frames(bad, 1, 30));
-    long got = frames_beside(good, bad, 2.0);
-    printf("# beside a viewer that never acks: %ld frames in 2 s; it got %ld\n", got,
-           ws_client_frames(bad));
-    assert_true(got >= 30);
+    long got = frames_beside(good, bad, 2.0), least = least_frames(good, 2.0);
+    printf("# beside a viewer that never acks: %ld frames in 2 s (at least %ld); it got %ld\n",
+           got, least, ws_client_frames(bad));
+    assert_true(got >= least);
     assert_int_equal(ws_client_frames(bad), WINDOW);
     assert_false(ws_client_closed(bad));
     /* Once it acks, frames come again. */
@@ -422,7 +433,10 @@ static void lying_acks(void **state)
     assert_true(ws_client_wait_frames(odd, 1, 10));
     assert_false(ws_client_closed(odd));
     ws_client_close(odd);
-    assert_true(frames_beside(good, NULL, 1.0) >= 15);
+    long after = frames_beside(good, NULL, 1.0), least = least_frames(good, 1.0);
+    if (after < least)
+        fail_msg("after the lying viewers a viewer got %ld frames in 1 s, fewer than %ld", after,
+                 least);
     ws_client_close(good);
 }
 
@@ -455,7 +469,7 @@ static void ack_floods(void **state)
            "the program's memory %ld kB, then %ld kB\n", messages, n, got, rss0, rss1);
     assert_false(ws_client_closed(bad));
     assert_true(messages > 100);
-    assert_true(got >= 30);
+    assert_true(got >= least_frames(good, 3.0));
     /* A demo's own memory moves with its GPU work; serve_app's does not. */
     if (!demo_mode)
         assert_true(rss0 > 0 && rss1 - rss0 < 16 * 1024);
