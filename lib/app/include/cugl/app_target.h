@@ -292,12 +292,17 @@ CUGL_API cugl_status cugl_app_target_gl_end(cugl_app_target *target);
  * size); a buffer takes any view of at most its bytes, at its start (the
  * rest keeps what it held). The view is host or
  * device memory with any strides: one copy where its rows are dense (a
- * strided source is packed on the way). A target without a CUDA device
+ * strided source is packed on the way). A source on another device than
+ * the target's memory (a tensor on a compute device, the memory on GL's
+ * and open to it) is copied across by its own device: `stream` must then
+ * be that device's. A target without a CUDA device
  * (the host path where the context runs on none) takes host memory alone,
  * uploaded to GL at once, and no stream.
  * @errors CUGL_ERROR_INVALID_ARGUMENT (NULL; a source of another shape or
  *   element size, or more bytes than a buffer holds; device memory for a
- *   target without a device; a CUGL_APP_FROM_GL target), CUGL_ERROR_CLOSED
+ *   target without a device; a source on another device than the target's
+ *   memory and a stream not of the source's device; a CUGL_APP_FROM_GL
+ *   target), CUGL_ERROR_CLOSED
  *   (the view), CUGL_ERROR_INVALID_STATE (a turn is open), and the statuses
  *   of a CUDA turn and of cugl_view_copy_from.
  * @thread_safety The thread whose GL context made the target, with it current.
