@@ -911,11 +911,11 @@ static cugl_status copy_to_array(cugl_app_target *t, cugl_array *array, cugl_vie
 }
 
 /* A source on another device than the target's linear memory at `ptr`
- * (a tensor on a compute device, the target's memory on GL's, open to
- * it as a writer): the source's device copies it across on `stream`, which must be
- * that device's. One copy where both sides are dense; else the source is
- * packed on its own device first, and its rows cross one by one into the
- * target's pitched rows. */
+ * (a tensor on a compute device, the target's memory on GL's, open to it
+ * as a writer): the source's device copies it across on `stream`, which
+ * must be that device's. One copy where both sides are dense; else the
+ * source is packed on its own device first, and its rows cross one by one
+ * into the target's pitched rows. */
 static cugl_status copy_across(cugl_app_target *t, uint64_t ptr, int to_device, cugl_view *src,
                                size_t bytes, cugl_stream *stream, const char *who)
 {
