@@ -17,13 +17,11 @@ libcugl is loaded first: libcugl-app needs it, and the dynamic loader then
 reuses that one (same soname) rather than finding another.
 """
 import ctypes
-import ctypes.util
 import os
 import threading
 from ctypes import POINTER, c_bool, c_char_p, c_float, c_int, c_long, c_size_t, c_uint32
 
-from . import _errors
-from . import _lib
+from . import _errors, _lib, _loader
 from ._app_structs import (AppAccess, AppContextDesc, AppEvent, AppInput, AppServerDesc,
                            AppTargetDesc)
 
@@ -157,24 +155,8 @@ def _declare(cdll):
 def _in_directory(directory):
     """libcugl-app in a directory, its app/ subdirectory, or a Meson build
     directory's lib/app/."""
-    for d in (directory, os.path.join(directory, "app"), os.path.join(directory, "lib", "app")):
-        for name in ("libcugl-app.so", SONAME):
-            path = os.path.join(d, name)
-            if os.path.isfile(path):
-                return path
-    return None
-
-
-def _pkg_config_libdir():
-    import subprocess
-    try:
-        out = subprocess.run(["pkg-config", "--variable=libdir", "cugl-app"],
-                             capture_output=True, text=True, timeout=30)
-    except (OSError, subprocess.SubprocessError) as e:
-        return None, "pkg-config could not run (%s)" % e
-    if out.returncode != 0:
-        return None, "pkg-config knows no package cugl-app"
-    return out.stdout.strip(), None
+    return _loader.in_directory(directory, ("libcugl-app.so", SONAME),
+                                ("app", os.path.join("lib", "app")))
 
 
 def _candidates():
@@ -191,16 +173,7 @@ def _candidates():
         yield ("next to libcugl (%s)" % core_dir, path,
                None if path else "no libcugl-app.so in %s or %s" % (
                    core_dir, os.path.join(core_dir, "app")))
-    libdir, why = _pkg_config_libdir()
-    if libdir:
-        path = _in_directory(libdir)
-        yield ("pkg-config cugl-app (libdir %s)" % libdir, path,
-               None if path else "no libcugl-app.so in %s" % libdir)
-    else:
-        yield ("pkg-config cugl-app", None, why)
-    found = ctypes.util.find_library("cugl-app")
-    yield ("ctypes.util.find_library('cugl-app')", found, None if found else "found nothing")
-    yield ("the dynamic loader's search for %s" % SONAME, SONAME, None)
+    yield from _loader.installed_candidates("cugl-app", SONAME, _in_directory)
 
 
 class _Loaded:
@@ -219,20 +192,9 @@ def load():
     with _Loaded.lock:
         if _Loaded.cdll is not None:
             return _Loaded.cdll
-        tried = []
-        for where, path, skipped in _candidates():
-            if skipped:
-                tried.append("%s: %s" % (where, skipped))
-                continue
-            try:
-                cdll = ctypes.CDLL(path)
-                parts = _declare(cdll)
-            except OSError as e:
-                tried.append("%s: %s: %s" % (where, path, e))
-                if where.startswith(ENV + "="):
-                    break
-                continue
-            _Loaded.path = _loaded_file(path)
+        cdll, path, parts, tried = _loader.load_first(_candidates(), ENV, _declare)
+        if cdll is not None:
+            _Loaded.path = _loader.mapped_file("libcugl-app.so", path)
             _Loaded.parts = parts
             _Loaded.cdll = cdll
             return cdll
@@ -241,19 +203,6 @@ def load():
             "order:\n  " + "\n  ".join(tried) +
             "\nBuild cugl with libcugl-app (its GLFW, cglm, libpng and GLAD dependencies; "
             "see the README) or set %s=<build>/lib/app/libcugl-app.so." % ENV)
-
-
-def _loaded_file(fallback):
-    try:
-        with open("/proc/self/maps") as maps:
-            for line in maps:
-                fields = line.split(None, 5)
-                if len(fields) == 6 and os.path.basename(fields[5].strip()).startswith(
-                        "libcugl-app.so"):
-                    return fields[5].strip()
-    except OSError:
-        pass
-    return os.path.abspath(fallback) if os.path.sep in fallback else fallback
 
 
 def library_path():

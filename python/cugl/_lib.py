@@ -14,14 +14,12 @@ Loading happens at the first call that needs libcugl, so `import cugl`
 always works; `cugl.library_path()` loads it and says which file it is.
 """
 import ctypes
-import ctypes.util
 import os
-import subprocess
 import threading
 from ctypes import (POINTER, c_bool, c_char_p, c_float, c_int, c_int64, c_size_t, c_uint,
                     c_uint32, c_uint64, c_void_p)
 
-from . import _errors
+from . import _errors, _loader
 from ._structs import (ArrayDesc, DeviceMemoryDesc, DeviceProperties, DLPackImportDesc,
                        DType, EventDesc, Layout, ManagedMemoryDesc, PinnedMemoryDesc,
                        PoolStats, Slice, StreamDesc, ViewCopyDesc)
@@ -238,12 +236,7 @@ def _declare(cdll):
 
 def _in_directory(directory):
     """libcugl in a directory, or in a Meson build directory's lib/."""
-    for d in (directory, os.path.join(directory, "lib")):
-        for name in ("libcugl.so", SONAME):
-            path = os.path.join(d, name)
-            if os.path.isfile(path):
-                return path
-    return None
+    return _loader.in_directory(directory, ("libcugl.so", SONAME), ("lib",))
 
 
 def _installed_config():
@@ -252,19 +245,6 @@ def _installed_config():
     except ImportError:
         return None
     return getattr(_install_config, "LIBRARY", None)
-
-
-def _pkg_config_libdir():
-    try:
-        out = subprocess.run(["pkg-config", "--variable=libdir", "cugl"],
-                             capture_output=True, text=True, timeout=30)
-    except (OSError, subprocess.SubprocessError) as e:
-        return None, "pkg-config could not run (%s)" % e
-    if out.returncode != 0:
-        reason = out.stderr.strip().splitlines()
-        return None, "pkg-config knows no package cugl" + (
-            " (%s)" % reason[0] if reason else "")
-    return out.stdout.strip(), None
 
 
 def _candidates():
@@ -284,17 +264,7 @@ def _candidates():
         yield ("the library named at install time", None,
                "none was named (set %s when running pip install)" % ENV)
 
-    libdir, why = _pkg_config_libdir()
-    if libdir:
-        path = _in_directory(libdir)
-        yield ("pkg-config cugl (libdir %s)" % libdir, path,
-               None if path else "no libcugl.so in %s" % libdir)
-    else:
-        yield ("pkg-config cugl", None, why)
-
-    found = ctypes.util.find_library("cugl")
-    yield ("ctypes.util.find_library('cugl')", found, None if found else "found nothing")
-    yield ("the dynamic loader's search for %s" % SONAME, SONAME, None)
+    yield from _loader.installed_candidates("cugl", SONAME, _in_directory)
 
 
 class _Loaded:
@@ -310,40 +280,15 @@ def load():
     with _Loaded.lock:
         if _Loaded.cdll is not None:
             return _Loaded.cdll
-        tried = []
-        for where, path, skipped in _candidates():
-            if skipped:
-                tried.append("%s: %s" % (where, skipped))
-                continue
-            try:
-                cdll = ctypes.CDLL(path)
-                _declare(cdll)
-            except OSError as e:
-                tried.append("%s: %s: %s" % (where, path, e))
-                if where.startswith(ENV + "="):
-                    break
-                continue
-            _Loaded.path = _loaded_file(cdll, path)
+        cdll, path, _, tried = _loader.load_first(_candidates(), ENV, _declare)
+        if cdll is not None:
+            _Loaded.path = _loader.mapped_file("libcugl.so", path)
             _Loaded.cdll = cdll
             return cdll
         raise _errors.LibraryNotFoundError(
             "cannot load libcugl; tried, in order:\n  " + "\n  ".join(tried) +
             "\nBuild cugl (meson setup build && ninja -C build) and set "
             "%s=<build>/lib/libcugl.so, or install it (meson install)." % ENV)
-
-
-def _loaded_file(cdll, fallback):
-    """The file the dynamic loader actually mapped for `cdll`."""
-    try:
-        with open("/proc/self/maps") as maps:
-            for line in maps:
-                fields = line.split(None, 5)
-                if len(fields) == 6 and os.path.basename(fields[5].strip()).startswith(
-                        "libcugl.so"):
-                    return fields[5].strip()
-    except OSError:
-        pass
-    return os.path.abspath(fallback) if os.path.sep in fallback else fallback
 
 
 def library_path():
