@@ -214,8 +214,15 @@ static cugl_status make_part(nbody *s, demo *d, int i, const float *vel)
         st = cugl_device_memory_resource_create(&p->mr, p->device, NULL);
     if (st == CUGL_OK)
         st = cugl_memory_resource_allocate(&p->vel, p->mr, slice, p->stream);
+    cugl_buffer *host = NULL;
     if (st == CUGL_OK && p->count > 0)
-        st = demo_upload(p->stream, p->vel, vel + 4 * p->first, slice);
+        st = cugl_buffer_from_handle(&host, (uint64_t)(uintptr_t)(vel + 4 * p->first), slice,
+                                     NULL);
+    if (host && st == CUGL_OK)
+        st = cugl_buffer_copy_from(p->vel, host, p->stream);
+    if (host && st == CUGL_OK)
+        st = cugl_stream_sync(p->stream); /* before the host memory goes */
+    cugl_buffer_release(host);
     if (st == CUGL_OK && d->opt.interop == CUGL_APP_INTEROP_SHARED && p->device != d->gl_device)
         st = cugl_memory_resource_allocate(&p->local, p->mr, s->bytes, p->stream);
     return st;

@@ -169,22 +169,6 @@ int demo_target_dump(cugl_app_target *t, demo *d)
     return st == CUGL_OK ? 0 : demo_fail(d, "--dump-vertices");
 }
 
-cugl_status demo_upload(cugl_stream *stream, cugl_buffer *dst, const void *data, size_t size)
-{
-    cugl_buffer *from = NULL, *to = NULL;
-    cugl_status st = cugl_buffer_from_handle(&from, (uint64_t)(uintptr_t)data, size, NULL);
-    /* Copies match sizes: a view of dst's first `size` bytes. */
-    if (st == CUGL_OK)
-        st = cugl_buffer_from_handle(&to, cugl_buffer_handle(dst), size, NULL);
-    if (st == CUGL_OK)
-        st = cugl_buffer_copy_from(to, from, stream);
-    if (st == CUGL_OK)
-        st = cugl_stream_sync(stream);
-    cugl_buffer_release(to);
-    cugl_buffer_release(from);
-    return st;
-}
-
 int demo_target_fail(const demo *d, cugl_status status, const char *what)
 {
     if (status == CUGL_ERROR_NOT_SUPPORTED && d->opt.interop != CUGL_APP_INTEROP_HOST) {

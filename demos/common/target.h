@@ -83,10 +83,6 @@ cugl_status demo_target_render_fullscreen(cugl_app_target **t, demo *d, demo_wri
  */
 int demo_target_dump(cugl_app_target *t, demo *d);
 
-/** `size` bytes of host memory into the start of `dst` (which may be
- * larger), copied on `stream`; then wait. */
-cugl_status demo_upload(cugl_stream *stream, cugl_buffer *dst, const void *data, size_t size);
-
 /**
  * Print why creating the target failed ("<program>: cannot create <what>:
  * <message>"); where the path asked for is not supported, say so and name
