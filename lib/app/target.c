@@ -791,38 +791,46 @@ static cugl_status linear_view(cugl_view **out, const cugl_app_target *t, uint64
     return st;
 }
 
-/* Host memory straight into the GL object: `bytes` at a buffer's start, or
- * an image of the target's size, rows tight; the unpack state is put back. */
-static cugl_status upload_to_gl(cugl_app_target *t, const void *pixels, size_t bytes,
-                                const char *who)
+void cugl__target_upload_gl(const cugl_app_target *t, const cugl__app_slot *s, GLuint unpack,
+                            const void *pixels, size_t bytes, GLint row_pixels)
 {
-    cugl__app_slot *s = &t->slots[0];
-    cugl_app_drain_gl_errors();
     if (t->kind == CUGL_APP_TARGET_BUFFER) {
-        glNamedBufferSubData(s->gl_name, 0, (GLsizeiptr)bytes, pixels);
-        return cugl_app_check_gl(who, "uploading the buffer");
+        if (unpack)
+            glCopyNamedBufferSubData(unpack, s->gl_name, 0, 0, (GLsizeiptr)bytes);
+        else
+            glNamedBufferSubData(s->gl_name, 0, (GLsizeiptr)bytes, pixels);
+        return;
     }
     GLint bound = 0, alignment = 4, row_length = 0, image_height = 0;
     glGetIntegerv(GL_PIXEL_UNPACK_BUFFER_BINDING, &bound);
     glGetIntegerv(GL_UNPACK_ALIGNMENT, &alignment);
     glGetIntegerv(GL_UNPACK_ROW_LENGTH, &row_length);
     glGetIntegerv(GL_UNPACK_IMAGE_HEIGHT, &image_height);
-    glBindBuffer(GL_PIXEL_UNPACK_BUFFER, 0);
+    glBindBuffer(GL_PIXEL_UNPACK_BUFFER, unpack);
     glPixelStorei(GL_UNPACK_ALIGNMENT, 1);
-    glPixelStorei(GL_UNPACK_ROW_LENGTH, 0);
-    glPixelStorei(GL_UNPACK_IMAGE_HEIGHT, 0);
+    glPixelStorei(GL_UNPACK_ROW_LENGTH, row_pixels);
+    glPixelStorei(GL_UNPACK_IMAGE_HEIGHT, t->height);
+    const void *from = unpack ? NULL : pixels; /* offset 0 of the unpack buffer */
     if (t->kind == CUGL_APP_TARGET_VOLUME)
         glTextureSubImage3D(s->gl_name, 0, 0, 0, 0, t->width, t->height, t->depth,
-                            t->pixel_format, t->pixel_type, pixels);
+                            t->pixel_format, t->pixel_type, from);
     else
         glTextureSubImage2D(s->gl_name, 0, 0, 0, t->width, t->height, t->pixel_format,
-                            t->pixel_type, pixels);
-    cugl_status st = cugl_app_check_gl(who, "uploading the image");
+                            t->pixel_type, from);
     glPixelStorei(GL_UNPACK_IMAGE_HEIGHT, image_height);
     glPixelStorei(GL_UNPACK_ROW_LENGTH, row_length);
     glPixelStorei(GL_UNPACK_ALIGNMENT, alignment);
     glBindBuffer(GL_PIXEL_UNPACK_BUFFER, (GLuint)bound);
-    return st;
+}
+
+/* Host memory straight into the GL object, rows tight. */
+static cugl_status upload_to_gl(cugl_app_target *t, const void *pixels, size_t bytes,
+                                const char *who)
+{
+    cugl_app_drain_gl_errors();
+    cugl__target_upload_gl(t, &t->slots[0], 0, pixels, bytes, 0);
+    return cugl_app_check_gl(who, t->kind == CUGL_APP_TARGET_BUFFER ? "uploading the buffer"
+                                                                     : "uploading the image");
 }
 
 /* Without CUDA: the source (host memory) packed tight on the CPU when it

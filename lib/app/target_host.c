@@ -184,36 +184,11 @@ static cugl_status cuda_begin(cugl_app_target *const *targets, int n, cugl_strea
 }
 
 /* Host memory into the slot's GL object: from the staging buffer on the
- * GPU (offset 0 of the unpack buffer), or from `pixels` on the CPU. The
- * unpack state is put back. */
+ * GPU, or from `pixels` on the CPU; rows a pitch apart. */
 static void upload(cugl_app_target *t, cugl__app_slot *s, const void *pixels)
 {
-    if (t->kind == CUGL_APP_TARGET_BUFFER) {
-        if (pixels)
-            glNamedBufferSubData(s->gl_name, 0, (GLsizeiptr)t->size, pixels);
-        else
-            glCopyNamedBufferSubData(s->staging, s->gl_name, 0, 0, (GLsizeiptr)t->size);
-        return;
-    }
-    GLint bound = 0, alignment = 4, row_length = 0, image_height = 0;
-    glGetIntegerv(GL_PIXEL_UNPACK_BUFFER_BINDING, &bound);
-    glGetIntegerv(GL_UNPACK_ALIGNMENT, &alignment);
-    glGetIntegerv(GL_UNPACK_ROW_LENGTH, &row_length);
-    glGetIntegerv(GL_UNPACK_IMAGE_HEIGHT, &image_height);
-    glBindBuffer(GL_PIXEL_UNPACK_BUFFER, pixels ? 0 : s->staging);
-    glPixelStorei(GL_UNPACK_ALIGNMENT, 1);
-    glPixelStorei(GL_UNPACK_ROW_LENGTH, (GLint)(t->pitch / t->texel));
-    glPixelStorei(GL_UNPACK_IMAGE_HEIGHT, t->height);
-    if (t->kind == CUGL_APP_TARGET_VOLUME)
-        glTextureSubImage3D(s->gl_name, 0, 0, 0, 0, t->width, t->height, t->depth,
-                            t->pixel_format, t->pixel_type, pixels);
-    else
-        glTextureSubImage2D(s->gl_name, 0, 0, 0, t->width, t->height, t->pixel_format,
-                            t->pixel_type, pixels);
-    glPixelStorei(GL_UNPACK_IMAGE_HEIGHT, image_height);
-    glPixelStorei(GL_UNPACK_ROW_LENGTH, row_length);
-    glPixelStorei(GL_UNPACK_ALIGNMENT, alignment);
-    glBindBuffer(GL_PIXEL_UNPACK_BUFFER, (GLuint)bound);
+    cugl__target_upload_gl(t, s, pixels ? 0 : s->staging, pixels, t->size,
+                           (GLint)(t->pitch / t->texel));
 }
 
 static bool written_by_cuda(const cugl_app_target *t)

@@ -148,6 +148,14 @@ cugl_status cugl__target_gl_buffer(cugl_app_target *t, GLuint *name, GLbitfield 
 cugl_status cugl__target_upload(cugl_stream *stream, cugl_buffer *dst, const void *data,
                                 size_t size);
 
+/* target.c: host memory into slot `s`'s GL object, from `pixels` on the
+ * CPU or from offset 0 of the GL buffer `unpack` (not 0) on the GPU:
+ * `bytes` at a buffer's start, or an image of the target's size whose
+ * rows are `row_pixels` apart (0: tight). The unpack state is put back;
+ * GL's errors are the caller's to check. */
+void cugl__target_upload_gl(const cugl_app_target *t, const cugl__app_slot *s, GLuint unpack,
+                            const void *pixels, size_t bytes, GLint row_pixels);
+
 /* target.c: release these texture and surface objects once the work
  * queued on `stream` so far has run. */
 cugl_status cugl__target_retire(cugl_app_target *t, cugl_stream *stream,
