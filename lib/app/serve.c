@@ -448,6 +448,20 @@ static void video_stream_free(video_stream *vs)
     free(vs);
 }
 
+/* The viewer's video stream out of the server's list (under the server's
+ * lock): freed now, or by the encoder thread that holds it. */
+static void drop_video(cugl_app_server *s, viewer *v)
+{
+    for (int i = 0; i < s->video_count; i++)
+        if (s->video_list[i] == v->video)
+            s->video_list[i] = s->video_list[--s->video_count];
+    if (v->video->busy)
+        v->video->dead = true;
+    else
+        video_stream_free(v->video);
+    v->video = NULL;
+}
+
 #if CUGL_SERVE_VIDEO
 /* The slot's pixels to each video stream with room, in frame order. */
 static void encode_video(cugl_app_server *s, const slot *sl)
@@ -1000,14 +1014,7 @@ static void choose_codec(cugl_app_server *s, viewer *v, double now)
             v->video = vs;
         }
     } else if (want == CODEC_JPEG && v->video) {
-        for (int i = 0; i < s->video_count; i++)
-            if (s->video_list[i] == v->video)
-                s->video_list[i] = s->video_list[--s->video_count];
-        if (v->video->busy)
-            v->video->dead = true;
-        else
-            video_stream_free(v->video);
-        v->video = NULL;
+        drop_video(s, v);
         v->shown_hash = 0; /* a whole picture next */
     }
 }
@@ -1163,16 +1170,8 @@ static void viewer_end(cugl_app_server *s, viewer *v)
     s->viewer_stats[v->index] = s->viewer_stats[last];
     s->viewer_list[last] = NULL;
     atomic_fetch_sub(&s->viewers, 1);
-    if (v->video) {
-        for (int i = 0; i < s->video_count; i++)
-            if (s->video_list[i] == v->video)
-                s->video_list[i] = s->video_list[--s->video_count];
-        if (v->video->busy)
-            v->video->dead = true;
-        else
-            video_stream_free(v->video);
-        v->video = NULL;
-    }
+    if (v->video)
+        drop_video(s, v);
     s->viewer_stats_count = last;
     update_wants(s);
     pthread_mutex_unlock(&s->lock);
