@@ -137,15 +137,14 @@ struct cugl__gpu_jpeg {
     job jobs[CUGL__GPU_JPEG_JOBS];
 };
 
-static void job_free(job *j)
+/* The job's framebuffer and the buffer CUDA reads (its registration
+ * first), for a job of another size or none. */
+static void job_free_pixels(job *j)
 {
-    if (j->phase == JOB_ENCODING && j->end)
-        cugl_event_sync(j->end);
-    if (j->fence)
-        glDeleteSync(j->fence);
     if (j->resource) {
         cugl_graphics_resource_close(j->resource, NULL);
         cugl_graphics_resource_release(j->resource);
+        j->resource = NULL;
     }
     if (j->pbo)
         glDeleteBuffers(1, &j->pbo);
@@ -153,6 +152,16 @@ static void job_free(job *j)
         glDeleteFramebuffers(1, &j->fbo);
     if (j->rb)
         glDeleteRenderbuffers(1, &j->rb);
+    j->pbo = j->fbo = j->rb = 0;
+}
+
+static void job_free(job *j)
+{
+    if (j->phase == JOB_ENCODING && j->end)
+        cugl_event_sync(j->end);
+    if (j->fence)
+        glDeleteSync(j->fence);
+    job_free_pixels(j);
     cugl_event_release(j->begin);
     cugl_event_release(j->end);
     if (j->params)
@@ -232,18 +241,7 @@ static cugl_status job_size(cugl__gpu_jpeg *g, job *j, int w, int h, const char 
     }
     if (j->pbo && j->width == w && j->height == h)
         return CUGL_OK;
-    if (j->resource) {
-        cugl_graphics_resource_close(j->resource, NULL);
-        cugl_graphics_resource_release(j->resource);
-        j->resource = NULL;
-    }
-    if (j->pbo)
-        glDeleteBuffers(1, &j->pbo);
-    if (j->fbo)
-        glDeleteFramebuffers(1, &j->fbo);
-    if (j->rb)
-        glDeleteRenderbuffers(1, &j->rb);
-    j->pbo = j->fbo = j->rb = 0;
+    job_free_pixels(j);
     cugl_app_drain_gl_errors();
     glCreateRenderbuffers(1, &j->rb);
     glNamedRenderbufferStorage(j->rb, GL_RGBA8, w, h);
