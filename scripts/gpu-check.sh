@@ -4,21 +4,25 @@
 # browser (nothing is installed; the browser suite is left out), for the GPU
 # here, with every core:
 #
-#   build-gpu/            every suite but browser (fault: the full sweep;
-#                         multi-gpu where there are two GPUs), then window
+#   build-gpu/            every suite but browser and fault (multi-gpu where
+#                         there are two GPUs), then window
 #   build-gpu-sanitize/   ASan + UBSan: unit, gl, gpu, demo
 #   build-gpu-tsan/       TSan: unit, gl
 #
-# with CUGL_TEST_NO_SKIP=1, so that a test that would skip fails. Ends with
-# a summary: the GPUs and driver, per build and suite the tests that passed,
-# failed and were skipped, and the time; also written to
-# build-gpu/gpu-check.txt. Exits 0 only when every test ran and passed;
-# without a GPU it says so and exits 1.
+# with CUGL_TEST_NO_SKIP=1, so that a test that would skip fails. The tests
+# that must have the machine to themselves run first, one after another;
+# then the three builds' other tests at once, side by side. The fault
+# sweep (every driver call site failed in turn) is a second command of its
+# own: --only fault. Ends with a summary: the GPUs and driver, per build
+# and suite the tests that passed, failed and were skipped, and the time;
+# also written to build-gpu/gpu-check.txt. Exits 0 only when every test ran
+# and passed; without a GPU it says so and exits 1.
 #
 #   scripts/gpu-check.sh [--only PARTS] [--skip PARTS] [--allow-skips] [--dry-run]
 #
 #   PARTS           comma-separated, of: main (build-gpu's suites but window and
-#                   fault), window, fault, asan, tsan; by default all
+#                   fault), window, asan, tsan, and fault; by default all but
+#                   fault
 #   --allow-skips   run without CUGL_TEST_NO_SKIP and without a GPU, where
 #                   skips are no failure: to try the flow on any machine (it
 #                   is then no GPU check, and says so)
@@ -36,7 +40,7 @@ usage() {
 }
 
 all_parts="main window fault asan tsan"
-parts=$all_parts skip='' allow_skips='' dry_run='' display_vars=''
+parts="main window asan tsan" skip='' allow_skips='' dry_run='' display_vars=''
 while [ $# -gt 0 ]; do
     case $1 in
     --only) parts=$(echo "${2:?--only needs PARTS}" | tr , ' ') && shift ;;
@@ -173,11 +177,87 @@ build_all() {
 }
 # shellcheck disable=SC2086
 build_all $trees
-if wanted main; then
-    leave_out="--no-suite window --no-suite fault --no-suite browser"
-    [ -n "$multi" ] || leave_out="$leave_out --no-suite multi-gpu"
-    # shellcheck disable=SC2086
-    timed main run run_suites build-gpu main --num-processes "$jobs" $leave_out
+# The suites of each part, as meson test's arguments, and its settings.
+leave_out="--no-suite window --no-suite fault --no-suite browser"
+[ -n "$multi" ] || leave_out="$leave_out --no-suite multi-gpu"
+tree_of() {
+    case $1 in main) echo build-gpu ;; asan) echo build-gpu-sanitize ;; tsan) echo build-gpu-tsan ;; esac
+}
+suites_of() {
+    case $1 in
+    main) echo "$leave_out" ;;
+    asan) echo "--suite unit --suite gl --suite gpu --suite demo" ;;
+    tsan) echo "--suite unit --suite gl" ;;
+    esac
+}
+vars_of() {
+    case $1 in asan) asan_vars ;; tsan) tsan_vars ;; *) ;; esac
+}
+# Of the processes, each part's share where they run side by side: the
+# sanitized builds' tests are fewer.
+share_of() {
+    case $1 in main) n=$jobs ;; asan) n=$((jobs / 2)) ;; *) n=$((jobs / 4)) ;; esac
+    [ "$n" -ge 1 ] && echo "$n" || echo 1
+}
+# names PART alone|beside: its tests that run so.
+names() {
+    # shellcheck disable=SC2046
+    python3 scripts/test_list.py "$(tree_of "$1")" "--$2" $(suites_of "$1")
+}
+side_parts=''
+for p in main asan tsan; do
+    ! wanted "$p" || side_parts="$side_parts $p"
+done
+
+# First the tests that must have the machine to themselves (meson's
+# is_parallel: false), one after another, part after part; then every
+# part's other tests at once, side by side, each with its share of the
+# processes: no test that runs alone waits for the others to drain, and
+# the cores stay busy.
+if [ -n "$side_parts" ]; then
+    t_alone=$(date +%s)
+    for p in $side_parts; do
+        if [ -n "$dry_run" ]; then
+            say "would run alone, in $(tree_of "$p"): $(names "$p" alone 2>/dev/null | tr '\n' ' ')"
+            continue
+        fi
+        alone=$(names "$p" alone | tr '\n' ' ')
+        [ -z "$alone" ] && continue
+        # shellcheck disable=SC2046,SC2086
+        run_suites "$(tree_of "$p")" "$p-alone" $(vars_of "$p") --num-processes 1 $alone ||
+            status=1
+    done
+    parts_time="$parts_time alone $(($(date +%s) - t_alone))s"
+    t_beside=$(date +%s)
+    pids=''
+    for p in $side_parts; do
+        tree=$(tree_of "$p")
+        if [ -n "$dry_run" ]; then
+            say "would run side by side, in $tree with $(share_of "$p") processes: $(suites_of "$p")"
+            continue
+        fi
+        beside=$(names "$p" beside | tr '\n' ' ')
+        [ -z "$beside" ] && continue
+        ran_logs="${ran_logs:+$ran_logs }$tree/meson-logs/$p.json"
+        say "testing $tree side by side ($(share_of "$p") processes; its output: $tree/gpu-check-$p.txt)"
+        # shellcheck disable=SC2046,SC2086
+        run_suites "$tree" "$p" $(vars_of "$p") --num-processes "$(share_of "$p")" $beside \
+            >"$tree/gpu-check-$p.txt" 2>&1 &
+        pids="$pids $p:$!"
+    done
+    for j in $pids; do
+        p=${j%%:*}
+        tree=$(tree_of "$p")
+        if wait "${j#*:}"; then
+            say "$p: $(grep -E '^Ok:' "$tree/gpu-check-$p.txt" | tr -s ' ')"
+        else
+            status=1
+            say "$p failed; what failed, from $tree/gpu-check-$p.txt:"
+            grep -E '^ *[0-9]+/[0-9]+ .* (FAIL|ERROR|TIMEOUT|INTERRUPT|UNEXPECTEDPASS|SKIP) ' \
+                "$tree/gpu-check-$p.txt" >&2 || tail -n 30 "$tree/gpu-check-$p.txt" >&2
+        fi
+    done
+    [ -n "$dry_run" ] || parts_time="$parts_time side-by-side $(($(date +%s) - t_beside))s"
 fi
 if wanted window; then
     [ -n "$dry_run" ] || display_start
@@ -187,16 +267,6 @@ if wanted window; then
 fi
 if wanted fault; then
     timed fault run run_suites build-gpu fault --suite fault
-fi
-if wanted asan; then
-    # shellcheck disable=SC2046
-    timed asan run run_suites build-gpu-sanitize asan $(asan_vars) --num-processes "$jobs" \
-        --suite unit --suite gl --suite gpu --suite demo
-fi
-if wanted tsan; then
-    # shellcheck disable=SC2046
-    timed tsan run run_suites build-gpu-tsan tsan $(tsan_vars) --num-processes "$jobs" \
-        --suite unit --suite gl
 fi
 [ -n "$dry_run" ] && exit 0
 
@@ -217,6 +287,8 @@ summary "$no_skip" >>"$out" || status=1
     [ -n "$multi" ] || say "left out: the multi-gpu suite ($gpu_count GPU; it needs two)"
     missing=
     for p in $all_parts; do wanted "$p" || missing="$missing $p"; done
+    case " $missing " in *" fault "*) say "the fault sweep is a command of its own: scripts/gpu-check.sh --only fault" ;; esac
+    missing=$(echo "$missing" | sed 's/ fault//')
     [ -z "$missing" ] || say "left out as asked:$missing"
     say "time:$parts_time; in all $(($(date +%s) - start)) s"
     say "exit status $status"

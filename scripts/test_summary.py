@@ -35,15 +35,23 @@ def main():
     ap.add_argument('--no-skip', action='store_true')
     ap.add_argument('logs', nargs='+')
     a = ap.parse_args()
-    rows, missing = [], []
+    # A part's tests that ran alone (RUN-alone.json) count with its others.
+    merged, missing = {}, []
     for path in a.logs:
         build = os.path.dirname(os.path.dirname(path))
         run = os.path.splitext(os.path.basename(path))[0]
+        if run.endswith('-alone'):
+            run = run[:-len('-alone')]
         if not os.path.exists(path):
             missing.append(path)
             continue
-        for suite, c in sorted(read(path).items()):
-            rows.append(['%s (%s)' % (build, run), suite] + c)
+        for suite, c in read(path).items():
+            m = merged.setdefault(('%s (%s)' % (build, run), suite), [0, 0, 0])
+            for i in range(3):
+                m[i] += c[i]
+    runs = list(dict.fromkeys(k[0] for k in merged))
+    rows = [[k[0], k[1]] + merged[k]
+            for k in sorted(merged, key=lambda k: (runs.index(k[0]), k[1]))]
     header = ['build (run)', 'suite', 'ok', 'fail', 'skip']
     widths = [max(len(str(r[i])) for r in rows + [header]) for i in range(5)]
     for r in [header] + rows:

@@ -64,7 +64,7 @@ if bench:
 else:
     RUNS = [(100, '1280x720', False), (20, '1280x720', False), (5, '1280x720', False),
             (5, '1280x720', True)]
-    WARMUP, PERIODS, PERIOD = 3, 3, 3
+    WARMUP, PERIODS, PERIOD = 2, 3, 2
 if not HAVE_VIDEO:
     RUNS = [r for r in RUNS if not r[2]]
 GOALS = {100: (60, 50, 100), 20: (30, 80, 150), 5: (30, 100, 200)}  # fps, median, worst

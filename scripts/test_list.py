@@ -1,0 +1,49 @@
+#!/usr/bin/env python3
+"""The names of a configured build's tests, chosen by suite and by whether
+meson may run them beside others (is_parallel), one a line, in meson's
+order.
+
+usage: test_list.py BUILD_DIR (--alone | --beside) [--suite S ...] [--no-suite S ...]
+
+  --alone     the tests that run alone (is_parallel: false)
+  --beside    the tests that may run beside others
+  --suite S   only tests of suite S (several: of any of them)
+  --no-suite S  no test of suite S
+
+Exits 2 where BUILD_DIR is not configured.
+"""
+import argparse
+import json
+import os
+import sys
+
+
+def main():
+    ap = argparse.ArgumentParser(usage=__doc__.split('usage: ')[1].split('\n\n')[0])
+    ap.add_argument('build')
+    which = ap.add_mutually_exclusive_group(required=True)
+    which.add_argument('--alone', action='store_true')
+    which.add_argument('--beside', action='store_true')
+    ap.add_argument('--suite', action='append', default=[])
+    ap.add_argument('--no-suite', action='append', default=[])
+    a = ap.parse_args()
+    path = os.path.join(a.build, 'meson-info', 'intro-tests.json')
+    try:
+        with open(path) as f:
+            tests = json.load(f)
+    except OSError as e:
+        print(f'test_list.py: {a.build} is not a configured build ({e})', file=sys.stderr)
+        sys.exit(2)
+    for t in tests:
+        # meson names a suite 'project:suite'.
+        suites = {s.partition(':')[2] or s for s in t['suite']}
+        if a.suite and not suites & set(a.suite):
+            continue
+        if suites & set(a.no_suite):
+            continue
+        if t['is_parallel'] == a.beside:
+            print(t['name'])
+
+
+if __name__ == '__main__':
+    main()
