@@ -251,14 +251,18 @@ display_stop() {
 # run_suites. AddressSanitizer: protect_shadow_gap=0, as the CUDA driver
 # maps memory where the gap would be; the driver's and the GL loaders' own
 # blocks at exit are theirs (tests/fault/lsan.supp). ThreadSanitizer:
-# tests/tsan.supp leaves out Mesa's own threads.
+# tests/tsan.supp leaves out Mesa's own threads; the frame server encodes
+# on the CPU (CUGL_SERVE_ENCODER=cpu), as the TSan build runs the unit and
+# gl suites, no CUDA: where a GPU is, the server would take nvJPEG, and
+# libcuda's own threads crash under TSan (a SEGV inside the driver).
 asan_vars() {
     echo "ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:protect_shadow_gap=0" \
         "LSAN_OPTIONS=suppressions=$PWD/tests/fault/lsan.supp" \
         "UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1"
 }
 tsan_vars() {
-    echo "TSAN_OPTIONS=halt_on_error=1:suppressions=$PWD/tests/tsan.supp"
+    echo "TSAN_OPTIONS=halt_on_error=1:suppressions=$PWD/tests/tsan.supp" \
+        "CUGL_SERVE_ENCODER=cpu"
 }
 
 # The sanitized builds' options (one architecture is enough there: the

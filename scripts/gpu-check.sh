@@ -190,8 +190,13 @@ suites_of() {
     tsan) echo "--suite unit --suite gl" ;;
     esac
 }
+# The sanitized builds' settings, and their tests' time limits four times
+# meson's: every thread runs several times slower there.
 vars_of() {
     case $1 in asan) asan_vars ;; tsan) tsan_vars ;; *) ;; esac
+}
+limits_of() {
+    case $1 in asan | tsan) echo "--timeout-multiplier 4" ;; *) ;; esac
 }
 # Of the processes, each part's share where they run side by side: the
 # sanitized builds' tests are fewer.
@@ -224,7 +229,8 @@ if [ -n "$side_parts" ]; then
         alone=$(names "$p" alone | tr '\n' ' ')
         [ -z "$alone" ] && continue
         # shellcheck disable=SC2046,SC2086
-        run_suites "$(tree_of "$p")" "$p-alone" $(vars_of "$p") --num-processes 1 $alone ||
+        run_suites "$(tree_of "$p")" "$p-alone" $(vars_of "$p") $(limits_of "$p") \
+            --num-processes 1 $alone ||
             status=1
     done
     parts_time="$parts_time alone $(($(date +%s) - t_alone))s"
@@ -241,7 +247,8 @@ if [ -n "$side_parts" ]; then
         ran_logs="${ran_logs:+$ran_logs }$tree/meson-logs/$p.json"
         say "testing $tree side by side ($(share_of "$p") processes; its output: $tree/gpu-check-$p.txt)"
         # shellcheck disable=SC2046,SC2086
-        run_suites "$tree" "$p" $(vars_of "$p") --num-processes "$(share_of "$p")" $beside \
+        run_suites "$tree" "$p" $(vars_of "$p") $(limits_of "$p") \
+            --num-processes "$(share_of "$p")" $beside \
             >"$tree/gpu-check-$p.txt" 2>&1 &
         pids="$pids $p:$!"
     done

@@ -148,13 +148,17 @@ def serve(address, size):
 
 
 def stop(proc):
-    proc.stdin.close()
+    """Ends serve_app; its exit status, and where that is not 0 the end of
+    what it wrote to stderr (a sanitizer's report, say). communicate()
+    closes its stdin, which is what ends it."""
     try:
-        proc.wait(timeout=20)
+        _, err = proc.communicate(timeout=20)
     except subprocess.TimeoutExpired:
         proc.kill()
-        proc.wait()
-    return proc.returncode
+        _, err = proc.communicate()
+    if proc.returncode == 0:
+        return 0
+    return f'{proc.returncode} ({err.decode(errors="replace").strip()[-1500:]})'
 
 
 def watch(link, port, video):
