@@ -17,12 +17,18 @@ PASSED = ('OK', 'EXPECTEDFAIL')
 
 def read(path):
     """{suite: [ok, failed, skipped]} of one log; meson 1.0 names a test
-    'project:suite / name' and writes no suite of its own."""
+    'project:suite / name', later ones 'suite - project:name' (the first
+    of its suites), and neither writes a suite of its own."""
     counts = {}
     with open(path) as f:
         for line in f:
             t = json.loads(line)
-            suite = t['name'].split(' / ')[0].partition(':')[2] or '?'
+            name = t['name']
+            if ' / ' in name:
+                suite = name.split(' / ')[0].partition(':')[2]
+            else:
+                suite = name.split(' - ')[0] if ' - ' in name else ''
+            suite = suite or '?'
             c = counts.setdefault(suite, [0, 0, 0])
             result = t['result']
             c[0 if result in PASSED else 2 if result == 'SKIP' else 1] += 1

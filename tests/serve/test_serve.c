@@ -265,8 +265,30 @@ static void frames_match_the_picture(void **state)
     ws_client_close(c);
 }
 
+/* The header's fps over time, weighted by how long each value stood. */
+typedef struct fps_seen {
+    double last_t, last_fps, weighted, span;
+} fps_seen;
+
+static void note_fps(void *user, const uint8_t *m, size_t size)
+{
+    fps_seen *s = user;
+    double t = now_s(), fps = ws_message_number(m, size, "fps");
+    if (fps < 0)
+        return; /* no header with an fps */
+    if (s->last_t > 0) {
+        s->weighted += s->last_fps * (t - s->last_t);
+        s->span += t - s->last_t;
+    }
+    s->last_t = t;
+    s->last_fps = fps;
+}
+
 /* The header's fps is the program's rendering rate: frames rendered over
- * time, read from the frame numbers the viewer sees over 3 s. */
+ * time, read from the frame numbers the viewer sees over 3 s, against the
+ * header's fps over the same 3 s. The header gives the rate of the last
+ * half second, which swings where the GPU is shared by tests that start
+ * and end: its last value alone may be far from the 3 s rate. */
 static void header_fps_is_the_rendering_rate(void **state)
 {
     (void)state;
@@ -275,17 +297,20 @@ static void header_fps_is_the_rendering_rate(void **state)
     assert_true(ws_client_wait_frames(c, 3, 30));
     ws_client_run(c, 1.0);
     assert_true(ws_client_wait_frames(c, 1, 10));
+    fps_seen seen = {0};
+    ws_client_on_frame(c, note_fps, &seen);
     double f0 = ws_client_header_number(c, "frame"), t0 = now_s();
     ws_client_run(c, 3.0);
     assert_true(ws_client_wait_frames(c, 1, 10));
     double f1 = ws_client_header_number(c, "frame"), t1 = now_s();
-    double rate = (f1 - f0) / (t1 - t0), fps = ws_client_header_number(c, "fps");
-    printf("# frames %.0f to %.0f in %.2f s: %.1f frames a second; the header says %.1f\n", f0,
-           f1, t1 - t0, rate, fps);
+    double rate = (f1 - f0) / (t1 - t0), last = ws_client_header_number(c, "fps");
+    double fps = seen.span > 0 ? seen.weighted / seen.span : last;
+    printf("# frames %.0f to %.0f in %.2f s: %.1f frames a second; the header says %.1f over "
+           "that time (%.1f at its end)\n", f0, f1, t1 - t0, rate, fps, last);
     assert_true(rate > 0);
     if (fabs(fps - rate) > 0.15 * rate + 2)
-        fail_msg("the header's fps is %.1f; the program renders %.1f frames a second", fps,
-                 rate);
+        fail_msg("the header's fps is %.1f over 3 s; the program renders %.1f frames a second",
+                 fps, rate);
     ws_client_close(c);
 }
 
