@@ -106,6 +106,7 @@ static void *make_closed(const char *kind, cugl_device *dev)
             cugl_buffer_close(b, stream);
             cugl_stream_sync(stream);
         }
+        cugl_memory_resource_release(mr); /* this function's; what the buffer holds stays */
         return strcmp(kind, "cugl_view") == 0 ? (void *)v : (void *)b;
     }
     if (strcmp(kind, "cugl_array") == 0) {
@@ -125,16 +126,20 @@ static void *make_closed(const char *kind, cugl_device *dev)
         if (cugl_array_create(&a, dev, &array_desc) != CUGL_OK)
             return NULL;
         const cugl_resource_desc res = {.kind = CUGL_RESOURCE_ARRAY, .array = a};
+        void *made = NULL;
         if (strcmp(kind, "cugl_texture") == 0) {
             cugl_texture *t = NULL;
             if (cugl_texture_create(&t, dev, &res, NULL) == CUGL_OK)
                 cugl_texture_close(t);
-            return t;
+            made = t;
+        } else {
+            cugl_surface *sf = NULL;
+            if (cugl_surface_create(&sf, dev, &res) == CUGL_OK)
+                cugl_surface_close(sf);
+            made = sf;
         }
-        cugl_surface *sf = NULL;
-        if (cugl_surface_create(&sf, dev, &res) == CUGL_OK)
-            cugl_surface_close(sf);
-        return sf;
+        cugl_array_release(a); /* this function's; what the object holds stays */
+        return made;
     }
     return NULL;
 }
