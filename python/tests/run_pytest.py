@@ -15,6 +15,7 @@ kind is a failure (conftest.py turns skipped tests into failures).
 import os
 import shutil
 import subprocess
+import tempfile
 import sys
 
 SKIP = 77
@@ -68,7 +69,15 @@ def run_pytest(args):
 
     outcomes = Outcomes()
     print("python: %s %s" % (sys.executable, sys.version.split()[0]))
-    status = pytest.main(["-v", "-rs", "-p", "no:cacheprovider"] + args, plugins=[outcomes])
+    # pytest's own temporary folders (tmp_path) in one of this run's, gone
+    # after a run that passed; pytest would keep them in /tmp/pytest-of-USER.
+    basetemp = tempfile.mkdtemp(prefix="cugl-pytest-")
+    status = pytest.main(["-v", "-rs", "-p", "no:cacheprovider", "--basetemp", basetemp] + args,
+                         plugins=[outcomes])
+    if status == 0:
+        shutil.rmtree(basetemp, ignore_errors=True)
+    else:
+        print("pytest's temporary files: %s" % basetemp)
     counts = outcomes.counts
     print("pytest outcomes: %s" % (", ".join("%d %s" % (n, k) for k, n in sorted(
         counts.items())) or "none"))

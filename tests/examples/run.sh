@@ -31,7 +31,11 @@ config=$(find "$tmp/stage" -name cuglConfig.cmake | head -n 1)
 [ -n "$pc" ] && [ -n "$config" ] || { echo "Bail out! the install lacks cugl-app.pc or cuglConfig.cmake"; exit 1; }
 pcdir=$(dirname "$pc")
 libdir=$(dirname "$pcdir")
-prefix=$(cd "$libdir/../.." && pwd)
+# The prefix above libdir: lib or lib64, or lib/<multiarch>.
+case $libdir in
+*/lib/*) prefix=$(dirname "$(dirname "$libdir")") ;;
+*) prefix=$(dirname "$libdir") ;;
+esac
 nvcc=$(command -v nvcc || echo "${CUDA_HOME:-/usr/local/cuda}/bin/nvcc")
 
 # pkg-config and the Makefile, in a copy of the example (nothing is written
@@ -45,7 +49,11 @@ else
 fi
 
 # CMake: find_package(cugl COMPONENTS app) and cugl::app.
+# The package's folder is named too: CMake searches lib64, where Meson
+# installs on a system without dpkg-architecture, only where the system
+# says so, and Debian's does not (as tests/cmake/run.sh).
 if cmake -S "$source/examples/wave" -B "$tmp/cmake" -G Ninja -DCMAKE_PREFIX_PATH="$prefix" \
+        -Dcugl_DIR="$(dirname "$config")" \
         -DNVCC="$nvcc" -DWAVE_ARCHS="$arch" >"$tmp/cmake.log" 2>&1 &&
     cmake --build "$tmp/cmake" >>"$tmp/cmake.log" 2>&1; then
     ok "built with CMake (find_package(cugl COMPONENTS app), cugl::app) against the staged install"
