@@ -14,7 +14,8 @@ not resolve, are refused with a message that names them.
 
 TAP output. Without root or iproute2 (`ip`), the namespace test is skipped
 with its reason and the rest still runs; where serve_app cannot make a GL
-context here, the whole test skips (exit 77).
+context here, the whole test skips (exit 77; a failure where
+CUGL_TEST_NO_SKIP is set).
 """
 import os
 import select
@@ -24,16 +25,9 @@ import subprocess
 import sys
 import time
 
+from taplib import finish, skip, tap
+
 SERVE_APP = sys.argv[1]
-results = []
-
-
-def tap(ok, name, note=''):
-    results.append(ok)
-    print(f'{"ok" if ok else "not ok"} {len(results)} - {name}{" # " + note if note else ""}')
-    sys.stdout.flush()
-
-
 class Server:
     """serve_app on `address`, port 0; its "serving on" lines give the port."""
 
@@ -63,8 +57,8 @@ class Server:
                     self.urls.append(line.split()[2])
                     self.port = int(line.rsplit(':', 1)[1].split('/')[0])
                 elif line.startswith('serve_app: skipped'):
-                    print('1..0 # SKIP ' + line.strip())
-                    sys.exit(77)
+                    self.proc.kill()
+                    skip(line.strip())
         if not self.urls:
             self.proc.wait(timeout=20)
             self.error = self.proc.stderr.read().decode()
@@ -230,8 +224,7 @@ def main():
     check_refused('203.0.113.7', ['203.0.113.7', 'not an address of this host'])
     check_refused('no-such-host.invalid', ['no-such-host.invalid'])
     namespace_checks()
-    print(f'1..{len(results)}')
-    return 0 if all(results) else 1
+    return finish()
 
 
 if __name__ == '__main__':

@@ -25,24 +25,9 @@ import sys
 import tempfile
 import time
 
+from taplib import finish, skip, tap
+
 SERVE_APP = sys.argv[1]
-results = []
-
-
-def skip(why):
-    if 'CUGL_TEST_NO_SKIP' in os.environ:  # the GPU machine: a skip is a failure
-        print(f'Bail out! would skip, but CUGL_TEST_NO_SKIP is set: {why}')
-        sys.exit(1)
-    print(f'1..0 # SKIP {why}')
-    sys.exit(77)
-
-
-def tap(ok, name, note=''):
-    results.append(ok)
-    print(f'{"ok" if ok else "not ok"} {len(results)} - {name}{" # " + note if note else ""}')
-    sys.stdout.flush()
-
-
 def serve(*extra):
     """serve_app with `extra`; (process, first line, port)."""
     proc = subprocess.Popen([SERVE_APP, '--port', '0', '--size', '160x120', *extra],
@@ -183,8 +168,7 @@ def main():
                 '' if words in err else err.strip())
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
-    print(f'1..{len(results)}')
-    return 0 if all(results) else 1
+    return finish()
 
 
 if __name__ == '__main__':

@@ -392,15 +392,23 @@ static long frames_beside(ws_client *good, ws_client *other, double seconds)
     return ws_client_frames(good) - f0;
 }
 
+/* A good viewer and one that never acks, each with its first frames. */
+static void open_good_and_silent(ws_client **good, ws_client **bad)
+{
+    *good = ws_client_open(port, TOKEN);
+    *bad = ws_client_open(port, TOKEN);
+    ws_client_set_acks(*bad, WS_ACK_NEVER);
+    assert_true(ws_client_wait_frames(*good, 3, 30));
+    assert_true(ws_client_wait_frames(*bad, 1, 30));
+}
+
 /* A viewer that never acks gets the window's frames and no more; a good
  * viewer beside it gets frames as without it. */
 static void never_acking_viewer(void **state)
 {
     (void)state;
-    ws_client *good = ws_client_open(port, TOKEN), *bad = ws_client_open(port, TOKEN);
-    ws_client_set_acks(bad, WS_ACK_NEVER);
-    assert_true(ws_client_wait_frames(good, 3, 30));
-    assert_true(ws_client_wait_frames(bad, 1, 30));
+    ws_client *good, *bad;
+    open_good_and_silent(&good, &bad);
     long got = frames_beside(good, bad, 2.0), least = least_frames(good, 2.0);
     printf("# beside a viewer that never acks: %ld frames in 2 s (at least %ld); it got %ld\n",
            got, least, ws_client_frames(bad));
@@ -471,10 +479,8 @@ static void lying_acks(void **state)
 static void ack_floods(void **state)
 {
     (void)state;
-    ws_client *good = ws_client_open(port, TOKEN), *bad = ws_client_open(port, TOKEN);
-    ws_client_set_acks(bad, WS_ACK_NEVER);
-    assert_true(ws_client_wait_frames(good, 3, 30));
-    assert_true(ws_client_wait_frames(bad, 1, 30));
+    ws_client *good, *bad;
+    open_good_and_silent(&good, &bad);
     long rss0 = program_rss_kb();
     char flood[4000];
     size_t n = 0;
