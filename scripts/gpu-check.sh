@@ -11,7 +11,9 @@
 #
 # with CUGL_TEST_NO_SKIP=1, so that a test that would skip fails. The tests
 # that must have the machine to themselves run first, one after another;
-# then the three builds' other tests at once, side by side. The fault
+# then the three builds' other tests at once, side by side, and the window
+# suite beside them (its tests one after another, in an X server of their
+# own: nothing else there uses a display). The fault
 # sweep (every driver call site failed in turn) is a second command of its
 # own: --only fault. Ends with a summary: the GPUs and driver, per build
 # and suite the tests that passed, failed and were skipped, and the time;
@@ -175,25 +177,28 @@ build_all() {
     [ -z "$failed" ] || die "the build failed in$failed (above: the end of each tree's log)"
     say "built$(printf ' %s' "$@")"
 }
+t_build=$(date +%s)
 # shellcheck disable=SC2086
 build_all $trees
+[ -n "$dry_run" ] || parts_time="$parts_time build $(($(date +%s) - t_build))s"
 # The suites of each part, as meson test's arguments, and its settings.
 leave_out="--no-suite window --no-suite fault --no-suite browser"
 [ -n "$multi" ] || leave_out="$leave_out --no-suite multi-gpu"
 tree_of() {
-    case $1 in main) echo build-gpu ;; asan) echo build-gpu-sanitize ;; tsan) echo build-gpu-tsan ;; esac
+    case $1 in main | window) echo build-gpu ;; asan) echo build-gpu-sanitize ;; tsan) echo build-gpu-tsan ;; esac
 }
 suites_of() {
     case $1 in
     main) echo "$leave_out" ;;
     asan) echo "--suite unit --suite gl --suite gpu --suite demo" ;;
     tsan) echo "--suite unit --suite gl" ;;
+    window) echo "--suite window" ;;
     esac
 }
 # The sanitized builds' settings, and their tests' time limits four times
 # meson's: every thread runs several times slower there.
 vars_of() {
-    case $1 in asan) asan_vars ;; tsan) tsan_vars ;; *) ;; esac
+    case $1 in asan) asan_vars ;; tsan) tsan_vars ;; window) echo "$display_vars" ;; *) ;; esac
 }
 limits_of() {
     case $1 in asan | tsan) echo "--timeout-multiplier 4" ;; *) ;; esac
@@ -201,16 +206,23 @@ limits_of() {
 # Of the processes, each part's share where they run side by side: the
 # sanitized builds' tests are fewer.
 share_of() {
-    case $1 in main) n=$jobs ;; asan) n=$((jobs / 2)) ;; *) n=$((jobs / 4)) ;; esac
+    case $1 in main) n=$jobs ;; asan) n=$((jobs / 2)) ;; window) n=1 ;; *) n=$((jobs / 4)) ;; esac
     [ "$n" -ge 1 ] && echo "$n" || echo 1
 }
-# names PART alone|beside: its tests that run so.
+# names PART alone|beside: its tests that run so. The window suite's all
+# run beside the others, one after another as meson's is_parallel: false
+# asks (they need the X server to themselves, not the machine).
 names() {
+    if [ "$1" = window ]; then
+        python3 scripts/test_list.py build-gpu --alone --suite window
+        python3 scripts/test_list.py build-gpu --beside --suite window
+        return 0
+    fi
     # shellcheck disable=SC2046
     python3 scripts/test_list.py "$(tree_of "$1")" "--$2" $(suites_of "$1")
 }
 side_parts=''
-for p in main asan tsan; do
+for p in main asan tsan window; do
     ! wanted "$p" || side_parts="$side_parts $p"
 done
 
@@ -222,6 +234,7 @@ done
 if [ -n "$side_parts" ]; then
     t_alone=$(date +%s)
     for p in $side_parts; do
+        [ "$p" != window ] || continue
         if [ -n "$dry_run" ]; then
             say "would run alone, in $(tree_of "$p"): $(names "$p" alone 2>/dev/null | tr '\n' ' ')"
             continue
@@ -230,11 +243,14 @@ if [ -n "$side_parts" ]; then
         [ -z "$alone" ] && continue
         # shellcheck disable=SC2046,SC2086
         run_suites "$(tree_of "$p")" "$p-alone" $(vars_of "$p") $(limits_of "$p") \
-            --num-processes 1 $alone ||
+            --no-rebuild --num-processes 1 $alone ||
             status=1
     done
     parts_time="$parts_time alone $(($(date +%s) - t_alone))s"
     t_beside=$(date +%s)
+    if wanted window && [ -z "$dry_run" ]; then
+        display_start
+    fi
     pids=''
     for p in $side_parts; do
         tree=$(tree_of "$p")
@@ -248,7 +264,7 @@ if [ -n "$side_parts" ]; then
         say "testing $tree side by side ($(share_of "$p") processes; its output: $tree/gpu-check-$p.txt)"
         # shellcheck disable=SC2046,SC2086
         run_suites "$tree" "$p" $(vars_of "$p") $(limits_of "$p") \
-            --num-processes "$(share_of "$p")" $beside \
+            --no-rebuild --num-processes "$(share_of "$p")" $beside \
             >"$tree/gpu-check-$p.txt" 2>&1 &
         pids="$pids $p:$!"
     done
@@ -265,12 +281,9 @@ if [ -n "$side_parts" ]; then
         fi
     done
     [ -n "$dry_run" ] || parts_time="$parts_time side-by-side $(($(date +%s) - t_beside))s"
-fi
-if wanted window; then
-    [ -n "$dry_run" ] || display_start
-    # shellcheck disable=SC2086
-    timed window run run_suites build-gpu window $display_vars --suite window
-    [ -n "$dry_run" ] || display_stop
+    if wanted window && [ -z "$dry_run" ]; then
+        display_stop
+    fi
 fi
 if wanted fault; then
     timed fault run run_suites build-gpu fault --suite fault
