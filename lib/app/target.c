@@ -867,6 +867,40 @@ static cugl_status copy_without_cuda(cugl_app_target *t, cugl_view *src, size_t 
     return st;
 }
 
+/* `src` packed densely (C order) into a new buffer on `device`, in *packed,
+ * copied on `stream`. *packed is set where the allocation succeeded, also
+ * when the copy failed: the caller gives it to drop_packed. */
+static cugl_status pack_on_device(cugl_buffer **packed, cugl_device *device, cugl_view *src,
+                                  size_t bytes, cugl_stream *stream)
+{
+    const cugl_layout *l = cugl_view_layout(src);
+    cugl_memory_resource *mr = NULL;
+    cugl_view *to = NULL;
+    cugl_layout dense;
+    *packed = NULL;
+    cugl_status st = cugl_device_memory_resource_create(&mr, device, NULL);
+    if (st == CUGL_OK)
+        st = cugl_memory_resource_allocate(packed, mr, bytes, stream);
+    if (st == CUGL_OK)
+        st = cugl_layout_dense(&dense, l->ndim, l->shape, l->itemsize, CUGL_ORDER_C, NULL);
+    if (st == CUGL_OK)
+        st = cugl_view_from_buffer(&to, *packed, &dense, cugl_view_dtype(src), false);
+    if (st == CUGL_OK)
+        st = cugl_view_copy_from(to, src, stream, NULL);
+    cugl_view_release(to);
+    cugl_memory_resource_release(mr); /* the buffer holds it */
+    return st;
+}
+
+/* A packed buffer let go: freed once the copies queued on `stream` that
+ * read it have run. NULL is nothing. */
+static void drop_packed(cugl_buffer *packed, cugl_stream *stream)
+{
+    if (packed)
+        cugl_buffer_close(packed, stream);
+    cugl_buffer_release(packed);
+}
+
 /* A mapped array (the map path's image) from `src`: through a pitched copy
  * where the source's rows are dense, else packed on the device first. */
 static cugl_status copy_to_array(cugl_app_target *t, cugl_array *array, cugl_view *src,
@@ -878,9 +912,7 @@ static cugl_status copy_to_array(cugl_app_target *t, cugl_array *array, cugl_vie
     bool rows_dense = l->strides[l->ndim - 1] == 1 &&
                       l->strides[l->ndim - 2] == l->shape[l->ndim - 1] &&
                       (!volume || l->strides[0] % l->strides[1] == 0);
-    cugl_memory_resource *mr = NULL;
     cugl_buffer *packed = NULL, *from = NULL;
-    cugl_view *to = NULL;
     cugl_status st = CUGL_OK;
     size_t pitch = 0, rows = 0;
     if (rows_dense) {
@@ -889,16 +921,7 @@ static cugl_status copy_to_array(cugl_app_target *t, cugl_array *array, cugl_vie
         size_t span = pitch * rows * (size_t)t->depth;
         st = cugl_buffer_from_handle(&from, cugl_view_ptr(src), span, NULL);
     } else {
-        cugl_layout dense;
-        st = cugl_device_memory_resource_create(&mr, t->device, NULL);
-        if (st == CUGL_OK)
-            st = cugl_memory_resource_allocate(&packed, mr, bytes, stream);
-        if (st == CUGL_OK)
-            st = cugl_layout_dense(&dense, l->ndim, l->shape, l->itemsize, CUGL_ORDER_C, NULL);
-        if (st == CUGL_OK)
-            st = cugl_view_from_buffer(&to, packed, &dense, cugl_view_dtype(src), false);
-        if (st == CUGL_OK)
-            st = cugl_view_copy_from(to, src, stream, NULL);
+        st = pack_on_device(&packed, t->device, src, bytes, stream);
         from = cugl_buffer_retain(packed);
         pitch = (size_t)t->width * t->texel;
         rows = (size_t)t->height;
@@ -909,12 +932,8 @@ static cugl_status copy_to_array(cugl_app_target *t, cugl_array *array, cugl_vie
         size_t extent[3] = {(size_t)t->width, (size_t)t->height, volume ? (size_t)t->depth : 1};
         st = cugl_array_copy_region(&dst_end, &src_end, extent, stream);
     }
-    cugl_view_release(to);
     cugl_buffer_release(from);
-    if (packed)
-        cugl_buffer_close(packed, stream); /* freed once the copy ran */
-    cugl_buffer_release(packed);
-    cugl_memory_resource_release(mr);
+    drop_packed(packed, stream);
     return st;
 }
 
@@ -933,24 +952,12 @@ static cugl_status copy_across(cugl_app_target *t, uint64_t ptr, int to_device, 
                           "the source is on device %d and the target's memory on device %d: "
                           "the stream must be device %d's, which copies it across",
                           from_device, to_device, from_device);
-    const cugl_layout *l = cugl_view_layout(src);
-    cugl_memory_resource *mr = NULL;
     cugl_buffer *packed = NULL, *from = NULL;
-    cugl_view *dense_view = NULL;
     cugl_status st = CUGL_OK;
-    if (cugl_layout_is_contiguous_c(l)) {
+    if (cugl_layout_is_contiguous_c(cugl_view_layout(src))) {
         st = cugl_buffer_from_handle(&from, cugl_view_ptr(src), bytes, NULL);
     } else {
-        cugl_layout dense;
-        st = cugl_device_memory_resource_create(&mr, cugl_stream_device(stream), NULL);
-        if (st == CUGL_OK)
-            st = cugl_memory_resource_allocate(&packed, mr, bytes, stream);
-        if (st == CUGL_OK)
-            st = cugl_layout_dense(&dense, l->ndim, l->shape, l->itemsize, CUGL_ORDER_C, NULL);
-        if (st == CUGL_OK)
-            st = cugl_view_from_buffer(&dense_view, packed, &dense, cugl_view_dtype(src), false);
-        if (st == CUGL_OK)
-            st = cugl_view_copy_from(dense_view, src, stream, NULL);
+        st = pack_on_device(&packed, cugl_stream_device(stream), src, bytes, stream);
         from = cugl_buffer_retain(packed);
     }
     /* Rows of an image or a volume (its slices are whole rows apart). */
@@ -968,12 +975,8 @@ static cugl_status copy_across(cugl_app_target *t, uint64_t ptr, int to_device, 
         cugl_buffer_release(part);
         cugl_buffer_release(to);
     }
-    cugl_view_release(dense_view);
     cugl_buffer_release(from);
-    if (packed)
-        cugl_buffer_close(packed, stream); /* freed once the copies ran */
-    cugl_buffer_release(packed);
-    cugl_memory_resource_release(mr);
+    drop_packed(packed, stream);
     return st;
 }
 
