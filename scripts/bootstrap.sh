@@ -282,7 +282,7 @@ test)
     ran_logs=
     status=0
     run_suites build main --num-processes 2 --no-suite window "$@" || status=1
-    display_start
+    display_start 1
     # shellcheck disable=SC2086 # one assignment a word
     run_suites build window $display_vars --suite window || status=1
     display_stop

@@ -206,14 +206,16 @@ run_suites() {
     env $vars meson test -C "$dir" --print-errorlogs --logbase "$logbase" "$@"
 }
 
-# display_start: where the window suite's X windows go, as assignments for
-# run_suites in `display_vars`. With $DISPLAY set, there; else an Xvfb of
-# our own where Xvfb is installed (with NVIDIA's GLX for the windows where a
-# GPU answered: Xvfb's own GLX is Mesa's, whose GL objects CUDA cannot
-# register); else none (the window suite then reports skipped).
-# display_stop ends that Xvfb.
+# display_start [COUNT]: where the window suite's X windows go, as
+# assignments for run_suites in `display_vars`. With $DISPLAY set, there;
+# else COUNT Xvfb servers of our own (1 by default) where Xvfb is installed
+# (with NVIDIA's GLX for the windows where a GPU answered: Xvfb's own GLX is
+# Mesa's, whose GL objects CUDA cannot register): DISPLAY is the first,
+# CUGL_TEST_DISPLAYS all of them (window-demos spreads its demos over
+# them); else none (the window suite then reports skipped). display_stop
+# ends those servers.
 display_start() {
-    display_vars='' xvfb=''
+    display_vars='' xvfbs=''
     if [ -n "${DISPLAY:-}" ]; then
         return 0
     fi
@@ -225,25 +227,33 @@ display_start() {
     # it again where it is then empty.
     made_x11_dir=
     [ -d /tmp/.X11-unix ] || made_x11_dir=yes
-    n=99
-    while [ -e "/tmp/.X11-unix/X$n" ] || [ -e "/tmp/.X$n-lock" ]; do n=$((n + 1)); done
-    Xvfb ":$n" -screen 0 1280x1024x24 -nolisten tcp >/dev/null 2>&1 &
-    xvfb=$!
-    i=0
-    while [ ! -e "/tmp/.X11-unix/X$n" ] && [ $i -lt 50 ]; do
-        sleep 0.1
-        i=$((i + 1))
+    n=99 names=''
+    while [ "$(echo "$names" | wc -w)" -lt "${1:-1}" ]; do
+        while [ -e "/tmp/.X11-unix/X$n" ] || [ -e "/tmp/.X$n-lock" ]; do n=$((n + 1)); done
+        Xvfb ":$n" -screen 0 1280x1024x24 -nolisten tcp >/dev/null 2>&1 &
+        xvfbs="$xvfbs $!"
+        i=0
+        while [ ! -e "/tmp/.X11-unix/X$n" ] && [ $i -lt 50 ]; do
+            sleep 0.1
+            i=$((i + 1))
+        done
+        names="$names :$n"
+        n=$((n + 1))
     done
-    display_vars="DISPLAY=:$n"
+    names=${names# }
+    display_vars="DISPLAY=${names%% *}"
+    [ "$names" = "${names%% *}" ] || display_vars="$display_vars CUGL_TEST_DISPLAYS=$(echo "$names" | tr ' ' ,)"
     vendor=${__GLX_VENDOR_LIBRARY_NAME:-}
     [ "$gpu_count" -gt 0 ] && [ -z "$vendor" ] && vendor=nvidia
     [ -n "$vendor" ] && display_vars="$display_vars __GLX_VENDOR_LIBRARY_NAME=$vendor"
-    say "no display: the windows go to an Xvfb on :$n${vendor:+ (GLX: $vendor)}"
+    say "no display: the windows go to Xvfb on $names${vendor:+ (GLX: $vendor)}"
 }
 display_stop() {
-    [ -n "$xvfb" ] || return 0
-    kill "$xvfb" 2>/dev/null || true
-    wait "$xvfb" 2>/dev/null || true
+    [ -n "$xvfbs" ] || return 0
+    for x in $xvfbs; do
+        kill "$x" 2>/dev/null || true
+        wait "$x" 2>/dev/null || true
+    done
     [ -z "$made_x11_dir" ] || rmdir /tmp/.X11-unix 2>/dev/null || true
 }
 

@@ -11,9 +11,9 @@
 #
 # with CUGL_TEST_NO_SKIP=1, so that a test that would skip fails. The tests
 # that must have the machine to themselves run first, one after another;
-# then the three builds' other tests at once, side by side, and the window
-# suite beside them (its tests one after another, in an X server of their
-# own: nothing else there uses a display). The fault
+# then the other tests: build-gpu's, then the sanitized builds' side by
+# side with the window suite's (its demos at once, each in an X server of
+# its own; nothing else uses a display). The fault
 # sweep (every driver call site failed in turn) is a second command of its
 # own: --only fault. Ends with a summary: the GPUs and driver, per build
 # and suite the tests that passed, failed and were skipped, and the time;
@@ -203,10 +203,17 @@ vars_of() {
 limits_of() {
     case $1 in asan | tsan) echo "--timeout-multiplier 4" ;; *) ;; esac
 }
-# Of the processes, each part's share where they run side by side: the
-# sanitized builds' tests are fewer.
+# The parts that run side by side, in two waves: build-gpu's tests, then
+# the two sanitized builds' with the window suite (its demos in X servers of
+# their own). All four at once overloaded even 16 cores and the GPU: the
+# plain build's tests that measure rates and latencies (the frame server's)
+# failed, and every test took twice as long; the sanitized builds' allow
+# for their slowness.
+waves="main asan,tsan,window"
+# Of the processes, each part's share in its wave: the TSan build's tests
+# are fewer.
 share_of() {
-    case $1 in main) n=$jobs ;; asan) n=$((jobs / 2)) ;; window) n=1 ;; *) n=$((jobs / 4)) ;; esac
+    case $1 in main) n=$jobs ;; asan) n=$((jobs * 3 / 4)) ;; window) n=1 ;; *) n=$((jobs / 4)) ;; esac
     [ "$n" -ge 1 ] && echo "$n" || echo 1
 }
 # names PART alone|beside: its tests that run so. The window suite's all
@@ -226,9 +233,47 @@ for p in main asan tsan window; do
     ! wanted "$p" || side_parts="$side_parts $p"
 done
 
+# run_wave PARTS: those of the comma-separated PARTS that run, at once, each
+# with its share of the processes; its time in the summary.
+run_wave() {
+    t_wave=$(date +%s)
+    pids='' ran=''
+    for p in $(echo "$1" | tr , ' '); do
+        case " $side_parts " in *" $p "*) ;; *) continue ;; esac
+        tree=$(tree_of "$p")
+        if [ -n "$dry_run" ]; then
+            say "would run side by side, in $tree with $(share_of "$p") processes: $(suites_of "$p")"
+            continue
+        fi
+        beside=$(names "$p" beside | tr '\n' ' ')
+        [ -z "$beside" ] && continue
+        ran_logs="${ran_logs:+$ran_logs }$tree/meson-logs/$p.json"
+        say "testing $tree side by side ($(share_of "$p") processes; its output: $tree/gpu-check-$p.txt)"
+        # shellcheck disable=SC2046,SC2086
+        run_suites "$tree" "$p" $(vars_of "$p") $(limits_of "$p") \
+            --no-rebuild --num-processes "$(share_of "$p")" $beside \
+            >"$tree/gpu-check-$p.txt" 2>&1 &
+        pids="$pids $p:$!"
+        ran="${ran:+$ran,}$p"
+    done
+    for j in $pids; do
+        p=${j%%:*}
+        tree=$(tree_of "$p")
+        if wait "${j#*:}"; then
+            say "$p: $(grep -E '^Ok:' "$tree/gpu-check-$p.txt" | tr -s ' ')"
+        else
+            status=1
+            say "$p failed; what failed, from $tree/gpu-check-$p.txt:"
+            grep -E '^ *[0-9]+/[0-9]+ .* (FAIL|ERROR|TIMEOUT|INTERRUPT|UNEXPECTEDPASS|SKIP) ' \
+                "$tree/gpu-check-$p.txt" >&2 || tail -n 30 "$tree/gpu-check-$p.txt" >&2
+        fi
+    done
+    [ -z "$ran" ] || parts_time="$parts_time $ran $(($(date +%s) - t_wave))s"
+}
+
 # First the tests that must have the machine to themselves (meson's
-# is_parallel: false), one after another, part after part; then every
-# part's other tests at once, side by side, each with its share of the
+# is_parallel: false), one after another, part after part; then the
+# others, wave by wave, each part of a wave with its share of the
 # processes: no test that runs alone waits for the others to drain, and
 # the cores stay busy.
 if [ -n "$side_parts" ]; then
@@ -247,40 +292,16 @@ if [ -n "$side_parts" ]; then
             status=1
     done
     parts_time="$parts_time alone $(($(date +%s) - t_alone))s"
-    t_beside=$(date +%s)
+    # The window suite's X servers: one for each of up to 6 demos at once.
     if wanted window && [ -z "$dry_run" ]; then
-        display_start
+        displays=$((jobs / 2))
+        [ "$displays" -le 6 ] || displays=6
+        [ "$displays" -ge 1 ] || displays=1
+        display_start "$displays"
     fi
-    pids=''
-    for p in $side_parts; do
-        tree=$(tree_of "$p")
-        if [ -n "$dry_run" ]; then
-            say "would run side by side, in $tree with $(share_of "$p") processes: $(suites_of "$p")"
-            continue
-        fi
-        beside=$(names "$p" beside | tr '\n' ' ')
-        [ -z "$beside" ] && continue
-        ran_logs="${ran_logs:+$ran_logs }$tree/meson-logs/$p.json"
-        say "testing $tree side by side ($(share_of "$p") processes; its output: $tree/gpu-check-$p.txt)"
-        # shellcheck disable=SC2046,SC2086
-        run_suites "$tree" "$p" $(vars_of "$p") $(limits_of "$p") \
-            --no-rebuild --num-processes "$(share_of "$p")" $beside \
-            >"$tree/gpu-check-$p.txt" 2>&1 &
-        pids="$pids $p:$!"
+    for wave in $waves; do
+        run_wave "$wave"
     done
-    for j in $pids; do
-        p=${j%%:*}
-        tree=$(tree_of "$p")
-        if wait "${j#*:}"; then
-            say "$p: $(grep -E '^Ok:' "$tree/gpu-check-$p.txt" | tr -s ' ')"
-        else
-            status=1
-            say "$p failed; what failed, from $tree/gpu-check-$p.txt:"
-            grep -E '^ *[0-9]+/[0-9]+ .* (FAIL|ERROR|TIMEOUT|INTERRUPT|UNEXPECTEDPASS|SKIP) ' \
-                "$tree/gpu-check-$p.txt" >&2 || tail -n 30 "$tree/gpu-check-$p.txt" >&2
-        fi
-    done
-    [ -n "$dry_run" ] || parts_time="$parts_time side-by-side $(($(date +%s) - t_beside))s"
     if wanted window && [ -z "$dry_run" ]; then
         display_stop
     fi

@@ -10,6 +10,11 @@
 #   test_window_demos.sh DEMO_BINARY...
 # Skipped (77) without a display, xdotool or a CUDA device, unless
 # CUGL_TEST_NO_SKIP is set.
+#
+# With CUGL_TEST_DISPLAYS=:N,:M,... (X servers of their own, as
+# scripts/gpu-check.sh starts), the demos are spread over those displays
+# and run at once, one demo after another on each: input goes to the window
+# that has the focus, and each display has its own.
 set -u
 
 skip() {
@@ -20,21 +25,21 @@ skip() {
     echo "1..0 # SKIP $1"
     exit 77
 }
-[ -n "${DISPLAY:-}" ] || skip "no display (\$DISPLAY is not set)"
+displays=$(echo "${CUGL_TEST_DISPLAYS:-}" | tr , ' ')
+[ -n "$displays" ] || displays=${DISPLAY:-}
+[ -n "$displays" ] || skip "no display (\$DISPLAY is not set)"
 command -v xdotool >/dev/null || skip "xdotool is not installed"
 [ $# -gt 0 ] || { echo "usage: $0 DEMO_BINARY..."; exit 99; }
 
 dir=$(mktemp -d "${TMPDIR:-/tmp}/cugl-window-demos-XXXXXX")
 probe=$("$1" --headless --frames 1 --size 64x64 --screenshot "$dir/probe.png" 2>&1)
+rm -f "$dir/probe.png"
 case $probe in
 *"needs an NVIDIA GPU"*) rm -rf "$dir"; skip "no CUDA device: $(echo "$probe" | tail -n 1)" ;;
 esac
 
 paths="map shared host"
-plan=$(( $# * 3 ))
-echo "1..$plan"
-n=0
-failed=0
+echo "1..$(($# * 3))"
 
 # name-of-demo BINARY -> julia
 name_of() { basename "$1" | sed 's/^cugl-//'; }
@@ -78,12 +83,17 @@ drag() {
 
 escape() { xdotool windowfocus --sync "$win" key Escape; }
 
-for bin in "$@"; do
+# test_demo BINARY N: its three paths as TAP lines numbered from N + 1, in
+# $dir/NAME.tap; the number that failed in $dir/NAME.failed.
+test_demo() {
+    bin=$1
+    n=$2
     name=$(name_of "$bin")
+    failed=0
     # The home view: a headless frame with nothing done.
-    "$bin" --headless --frames 1 --size 640x480 --save-input "$dir/none.txt" \
-        --screenshot "$dir/home.png" >"$dir/home.out" 2>&1
-    home=$(view_of "$dir/home.out")
+    "$bin" --headless --frames 1 --size 640x480 --save-input "$dir/$name-none.txt" \
+        --screenshot "$dir/$name-home.png" >"$dir/$name-home.out" 2>&1
+    home=$(view_of "$dir/$name-home.out")
     for p in $paths; do
         n=$((n + 1))
         rec="$dir/$name-$p.txt"
@@ -138,7 +148,7 @@ for bin in "$@"; do
         # A drag, then R: the view is home again (volume's spin and fluids'
         # lack of a view excepted).
         if [ -z "$why" ] && [ -n "$home" ] && [ "$name" != volume ] && [ "$p" = map ]; then
-            if start "$bin" "$dir/$name-reset.out" --interop "$p" --save-input "$dir/reset.txt"; then
+            if start "$bin" "$dir/$name-reset.out" --interop "$p" --save-input "$dir/$name-reset.txt"; then
                 drag
                 xdotool windowfocus --sync "$win" key r sleep 0.3
                 escape
@@ -152,11 +162,45 @@ for bin in "$@"; do
         if [ -z "$why" ]; then
             echo "ok $n - $name --interop $p: $(grep -vc '^#' "$rec") events"
         else
-            echo "not ok $n - $name --interop $p: $why"
+            echo "not ok $n - $name --interop $p: $why (display $DISPLAY)"
             sed 's/^/# /' "$out" | tail -n 15
             failed=$((failed + 1))
         fi
-    done
+    done >"$dir/$name.tap"
+    echo "$failed" >"$dir/$name.failed"
+}
+
+# The demos dealt over the displays, each display's in turn in a process of
+# its own; the TAP lines then in the demos' order.
+count=$(echo "$displays" | wc -w)
+slot=0
+pids=''
+for d in $displays; do
+    (
+        export DISPLAY="$d"
+        at=0
+        for bin in "$@"; do
+            [ $((at % count)) -ne $slot ] || test_demo "$bin" $((at * 3))
+            at=$((at + 1))
+        done
+    ) &
+    pids="$pids $!"
+    slot=$((slot + 1))
+done
+# shellcheck disable=SC2086 # one pid a word
+wait $pids
+failed=0
+for bin in "$@"; do
+    name=$(name_of "$bin")
+    if [ -f "$dir/$name.tap" ] && [ -f "$dir/$name.failed" ]; then
+        cat "$dir/$name.tap"
+        failed=$((failed + $(cat "$dir/$name.failed")))
+    else
+        for p in $paths; do
+            echo "not ok - $name --interop $p: its run ended before it wrote its results"
+        done
+        failed=$((failed + 1))
+    fi
 done
 [ $failed -eq 0 ] && rm -rf "$dir" || echo "# the files are kept in $dir"
 [ $failed -eq 0 ]
