@@ -111,7 +111,6 @@ typedef struct fluids {
     float vorticity_on_key;      /* what V turns on */
     bool jets;                   /* the jets blow */
     bool clear;                  /* zero every field before the next step */
-    bool held_j, held_v, held_r; /* keys held last frame */
     long stepped_frame;          /* the frame last simulated */
     float dt;                    /* this step's length in seconds */
     fluids_splats splats;        /* this step's jets and mouse stroke */
@@ -224,15 +223,6 @@ static void fluids_destroy(fluids *f, demo *d)
 
 /* ---- input ------------------------------------------------------------------- */
 
-/* True on the frame a key goes down. */
-static bool pressed(demo *d, int key, bool *held)
-{
-    bool down = cugl_app_key_down(d->ctx, key);
-    bool edge = down && !*held;
-    *held = down;
-    return edge;
-}
-
 /* The square, centred in the framebuffer, that shows the grid. */
 static void square(const demo *d, int *x, int *y, int *side)
 {
@@ -279,11 +269,12 @@ static void update(demo *d, void *user)
     /* A fixed-step run steps 1/60 s a frame; a window the clock's time,
      * at most 1/30 s so that a stall does not blow the fluid away. */
     f->dt = fminf(d->dt, 1.0f / 30.0f);
-    if (pressed(d, 'J', &f->held_j)) /* GLFW_KEY_J is the character's code */
+    /* Each press toggles (GLFW_KEY_J is the character's code). */
+    if (demo_key_presses(d, 'J') % 2)
         f->jets = !f->jets;
-    if (pressed(d, 'V', &f->held_v))
+    if (demo_key_presses(d, 'V') % 2)
         f->vorticity = f->vorticity > 0.0f ? 0.0f : f->vorticity_on_key;
-    if (pressed(d, 'R', &f->held_r))
+    if (demo_key_presses(d, 'R'))
         f->clear = true;
     f->splats.count = 0;
     if (f->jets) {

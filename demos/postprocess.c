@@ -103,7 +103,6 @@ typedef struct postprocess {
     cugl_kernel *copy, *blur_rows, *blur_columns, *edges;
     pp_filter filter;
     int radius;
-    bool key_was_down[8];
     cugl_memory_resource *device_mr;
 
     /* Everything below has the frame's size (frame_create). */
@@ -241,23 +240,21 @@ static void update(demo *d, void *user)
 {
     postprocess *p = user;
     cugl_app_camera_update(&p->camera, d->ctx, d->dt);
-    if (cugl_app_key_down(d->ctx, 'R'))
+    if (demo_key_presses(d, 'R'))
         pp_scene_camera(&p->camera); /* this scene's view, not the library's default */
     static const int keys[8] = {'1', '2', '3', '4', '=', KEY_KP_ADD, '-', KEY_KP_SUBTRACT};
     bool changed = false;
+    /* Every press counts, in the order of the keys above within a frame. */
     for (int i = 0; i < 8; i++) {
-        bool down = cugl_app_key_down(d->ctx, keys[i]);
-        bool pressed = down && !p->key_was_down[i];
-        p->key_was_down[i] = down;
-        if (!pressed)
-            continue;
-        if (i < 4)
-            p->filter = (pp_filter)i;
-        else if (i < 6)
-            p->radius = p->radius < PP_MAX_RADIUS ? p->radius + 1 : PP_MAX_RADIUS;
-        else
-            p->radius = p->radius > 1 ? p->radius - 1 : 1;
-        changed = true;
+        for (int n = demo_key_presses(d, keys[i]); n > 0; n--) {
+            if (i < 4)
+                p->filter = (pp_filter)i;
+            else if (i < 6)
+                p->radius = p->radius < PP_MAX_RADIUS ? p->radius + 1 : PP_MAX_RADIUS;
+            else
+                p->radius = p->radius > 1 ? p->radius - 1 : 1;
+            changed = true;
+        }
     }
     if (changed)
         print_settings(p);

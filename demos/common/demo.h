@@ -74,7 +74,6 @@ typedef struct demo {
     cugl_app_server *server; /* --serve; NULL without */
     bool server_failed;    /* serving a frame failed (said once) */
     bool ui_shown;         /* F1 toggles it */
-    bool ui_key_was_down;
     bool ui_failed;        /* drawing it failed (said once) */
     float plot[DEMO_PLOT_FRAMES]; /* frame times in ms, oldest first */
     long plot_frame;              /* the timer's frame last plotted */
@@ -191,6 +190,14 @@ void demo_phase_end(demo *d, int phase);
  */
 int demo_camera_view_get(const cugl_app_camera *camera, float *view);
 const char *demo_camera_view_set(cugl_app_camera *camera, const float *view, int count);
+
+/**
+ * How many times `key` (CUGL_APP_KEY_*) went down in this frame's events,
+ * a window's and replayed alike. A press and release between two frames
+ * count, which the held state (cugl_app_key_down) misses when a frame is
+ * slow; a key held down counts once.
+ */
+int demo_key_presses(const demo *d, int key);
 
 /** 2-D launch extents covering width x height with 16 x 16 blocks. */
 cugl_launch_config demo_grid_2d(int width, int height);

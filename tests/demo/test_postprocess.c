@@ -348,6 +348,36 @@ static void bad_flags(void **state)
     }
 }
 
+/* Keys pressed and released between two frames, as on a slow frame: each
+ * press counts (2 picks blur, = twice widens the radius by 2, - narrows it
+ * by 1), though the held state of no frame shows the key down. */
+static void presses_within_a_frame(void **state)
+{
+    (void)state;
+    const char *input = run_demo_path("presses.txt"), *out = run_demo_path("presses.out");
+    FILE *f = fopen(input, "w");
+    assert_non_null(f);
+    fputs("2 key 2 down\n2 key 2 up\n"
+          "3 key = down\n3 key = up\n3 key = down\n3 key = up\n3 key - down\n3 key - up\n",
+          f);
+    assert_int_equal(fclose(f), 0);
+    int rc = run_demo_to(binary, (const char *const[]){"--headless", "--frames", "5", "--size",
+                                                        "64x64", "--input", input, NULL},
+                         out);
+    assert_int_equal(rc, 0);
+    char line[256], last[256] = "";
+    f = fopen(out, "r");
+    assert_non_null(f);
+    while (fgets(line, sizeof line, f))
+        if (strstr(line, "--filter "))
+            snprintf(last, sizeof last, "%s", strstr(line, "--filter "));
+    fclose(f);
+    last[strcspn(last, "\n")] = '\0';
+    if (strcmp(last, "--filter blur --radius 7") != 0)
+        fail_msg("after 2, =, = and - within frames 2 and 3 the demo ended at '%s', not "
+                 "'--filter blur --radius 7'", last);
+}
+
 /* The device, a stream and the demo's kernels, for the kernel tests. */
 static void set_up_gpu(void)
 {
@@ -390,6 +420,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(paths_agree),
         cmocka_unit_test(odd_size),
         cmocka_unit_test(bad_flags),
+        cmocka_unit_test(presses_within_a_frame),
     };
     int rc = run_demo_tests(tests, NULL, NULL);
     tear_down_gpu();
