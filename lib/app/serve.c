@@ -69,7 +69,8 @@ enum {
     PROBE = LEVELS,      /* a GPU frame's job for its hash: half size, quality 90 */
 };
 
-#define FPS_WINDOW_S 0.5     /* the rendering rate: frames over this time */
+#define FPS_WINDOW_S 0.5     /* the rendering rate: frames over this time, ending now */
+#define FPS_RING 256         /* frame times kept: the window up to 512 frames a second */
 #define INTERACTING_S 1.0    /* a viewer's input this recent: frame rate wins */
 #define REFINE_S 0.25        /* a still picture's frame may take this long to send */
 #define HEADROOM 0.8         /* of the measured bytes a second, what frames may use */
@@ -205,8 +206,8 @@ struct cugl_app_server {
     int port;
 
     slot slots[SLOTS];
-    double fps_start_s;
-    long fps_frames;
+    double fps_times[FPS_RING]; /* the last frames' times, by count % FPS_RING */
+    long fps_count;
     double fps;
     char stats[CUGL_APP_SERVE_MAX_STATS];
     /* nvJPEG, where the GL context runs on a CUDA device that has it, and
@@ -1708,20 +1709,35 @@ static void gpu_give_up(cugl_app_server *s)
     cugl_clear_error();
 }
 
+/* A frame at `t`: the rendering rate over the FPS_WINDOW_S ending now (the
+ * frames' intervals in it over their time), at least over the last
+ * interval. A window that ended at its last close, as it once was, lagged
+ * by up to its length: where the rate changed, the header said the old
+ * one. */
+static void note_rate(cugl_app_server *s, double t)
+{
+    long n = ++s->fps_count;
+    s->fps_times[(n - 1) % FPS_RING] = t;
+    long first = n - 1; /* the oldest frame of the window, by count */
+    while (first > 0 && n - first < FPS_RING &&
+           t - s->fps_times[(first - 1) % FPS_RING] <= FPS_WINDOW_S)
+        first--;
+    if (first == n - 1)
+        first = n - 2;
+    double span = first >= 0 ? t - s->fps_times[first % FPS_RING] : 0;
+    if (span <= 0)
+        return;
+    pthread_mutex_lock(&s->lock);
+    s->fps = (double)(n - 1 - first) / span;
+    pthread_mutex_unlock(&s->lock);
+}
+
 CUGL_API cugl_status cugl_app_server_frame(cugl_app_server *s)
 {
     if (!s)
         return cugl__fail(CUGL_ERROR_INVALID_ARGUMENT, __func__, "server is NULL");
     double t = now_s();
-    if (s->fps_start_s == 0) {
-        s->fps_start_s = t;
-    } else if (++s->fps_frames, t - s->fps_start_s >= FPS_WINDOW_S) {
-        pthread_mutex_lock(&s->lock);
-        s->fps = (double)s->fps_frames / (t - s->fps_start_s);
-        pthread_mutex_unlock(&s->lock);
-        s->fps_start_s = t;
-        s->fps_frames = 0;
-    }
+    note_rate(s, t);
     /* Events pushed before the last present are in this frame; those
      * pushed since, in the next (a few may be, and are counted later). */
     long shown = s->events_shown;

@@ -54,7 +54,8 @@
  *                   "frame" (the context's frame number), "width",
  *                   "height" (the program's picture: draw the JPEG scaled
  *                   to this size), "name" (the program's), "fps" (the
- *                   program's rendering rate: frames rendered a second),
+ *                   program's rendering rate: frames rendered a second
+ *                   over the half second before this frame),
  *                   "viewers" (connected now), "events" (how many of the
  *                   viewers' events this frame shows), "stats"
  *                   (cugl_app_server_set_stats' text), "time" (when the
