@@ -3,7 +3,9 @@
 # a folder of its own, and its configure summary gives every part that is
 # off a reason. The representative set: everything off, libcugl-app
 # without the demos, the demos without the panel and the frame server, the
-# tests without the demos, and (in the build this runs from) everything on.
+# tests with the frame server but without the demos and the panel (there a
+# program that uses libm and does not name it fails to link), and (in the
+# build this runs from) everything on.
 # TAP.
 #   run.sh SOURCE_DIR GPU_ARCH
 set -u
@@ -22,7 +24,7 @@ note() { tail -n 30 "$1" | sed 's/^/# /'; }
 combinations='all-off|-Dwerror=true -Ddemos=disabled -Dtests=disabled -Dui=disabled -Dserve=disabled -Ddocs=disabled -Dmpi=disabled
 app-without-demos|-Dwerror=true -Ddemos=disabled -Dtests=disabled -Ddocs=disabled
 demos-without-ui-or-serve|-Dwerror=true -Ddemos=enabled -Dui=disabled -Dserve=disabled -Dtests=disabled -Ddocs=disabled
-tests-without-demos|-Ddemos=disabled -Dtests=enabled -Ddocs=disabled'
+tests-without-demos-or-ui|-Ddemos=disabled -Dtests=enabled -Dui=disabled -Dserve=enabled -Ddocs=disabled'
 
 # Each summary line of a part ("name : on" or "name : off ..."); every
 # "off" must say why after it.
