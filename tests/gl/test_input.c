@@ -327,6 +327,8 @@ static void camera_follows_events(void **state)
         move(1, 40, 26),
         button(2, 0, false), {.frame = 2, .type = CUGL_APP_EVENT_SCROLL, .y = 2},
         key(3, 'R', true),
+        key(4, 'R', false), button(4, 0, true), move(4, 50, 30),
+        move(5, 60, 40), key(5, 'R', true), key(5, 'R', false),
     };
     assert_ok(cugl_app_context_replay(ctx, drag, sizeof drag / sizeof drag[0]));
     cugl_app_camera cam, home;
@@ -346,6 +348,15 @@ static void camera_follows_events(void **state)
     assert_true(cam.distance < home.distance);
     assert_ok(cugl_app_context_present(ctx));
     cugl_app_camera_update(&cam, ctx, 0.0f); /* frame 3: R resets */
+    assert_memory_equal(&cam, &home, sizeof cam);
+    assert_ok(cugl_app_context_present(ctx));
+    cugl_app_camera_update(&cam, ctx, 0.0f); /* frame 4: R up, dragged again */
+    assert_true(cam.yaw != home.yaw);
+    assert_ok(cugl_app_context_present(ctx));
+    /* frame 5: R pressed and released within the frame, which the held
+     * state never shows, still resets */
+    assert_false(cugl_app_key_down(ctx, 'R'));
+    cugl_app_camera_update(&cam, ctx, 0.0f);
     assert_memory_equal(&cam, &home, sizeof cam);
     cugl_app_context_destroy(ctx);
 }

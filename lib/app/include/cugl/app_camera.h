@@ -37,8 +37,9 @@ typedef struct cugl_app_camera {
 CUGL_API void cugl_app_camera_init(cugl_app_camera *cam);
 /**
  * Left drag orbits, right drag pans the target, wheel zooms, arrow keys
- * and W/A/S/D orbit, R resets, from the context's input of this frame
- * (a window's, replayed or pushed: headless contexts too). The camera stays
+ * and W/A/S/D orbit, R resets (held, or pressed and released between two
+ * presents), from the context's input of this frame (a window's, replayed
+ * or pushed: headless contexts too). The camera stays
  * a view whatever the input: yaw within -pi .. pi, pitch within +-89
  * degrees, distance within 1e-4 .. 1e30, a pan that would leave float's
  * range is not taken.
