@@ -371,9 +371,8 @@ static cugl_status cuda_end(cugl_app_shared *s, cugl_stream *stream, const char 
     /* An event of the stream's device marks the writes. */
     int d = device_index(s, cugl_stream_device(stream));
     if (!sl->written_on[d])
-        st = cugl_event_create(&sl->written_on[d], s->devices[d], NULL);
-    if (st == CUGL_OK)
-        CUGL__TRY(cugl_event_record(sl->written_on[d], stream));
+        CUGL__TRY(cugl_event_create(&sl->written_on[d], s->devices[d], NULL));
+    CUGL__TRY(cugl_event_record(sl->written_on[d], stream));
     sl->written = sl->written_on[d];
     s->cuda_open = false;
     sl->pending = sl->recorded = true;

@@ -198,7 +198,8 @@ static bool written_by_cuda(const cugl_app_target *t)
 
 /* What CUDA wrote goes to host memory: staged, a DMA queued on the stream
  * (GL uploads it in its turn); else to pinned memory, waited for, and
- * uploaded now. */
+ * uploaded now. Each target as it was made: one whose staging buffer CUDA
+ * could not register goes through pinned memory beside staged ones. */
 static cugl_status cuda_end(cugl_app_target *const *targets, int n, cugl_stream *stream,
                             const char *who)
 {
@@ -207,15 +208,16 @@ static cugl_status cuda_end(cugl_app_target *const *targets, int n, cugl_stream 
         any = any || written_by_cuda(targets[i]);
     if (!any)
         return CUGL_OK;
-    bool staged = targets[0]->host_staged;
+    bool pinned = false;
     cugl__target_phase_begin(targets[0], CUGL_APP_PHASE_RELEASE, "download", true);
     cugl_status st = CUGL_OK;
     for (int i = 0; i < n && st == CUGL_OK; i++) {
         cugl__app_slot *s = cugl__cuda_slot(targets[i]);
         if (!written_by_cuda(targets[i]))
             continue;
-        if (!staged) {
+        if (!targets[i]->host_staged) {
             st = cugl_buffer_copy_from(s->pinned_buffer, s->device_buffer, stream);
+            pinned = true;
             continue;
         }
         st = wait_gl(s, who); /* GL's last upload from this staging buffer */
@@ -225,16 +227,16 @@ static cugl_status cuda_end(cugl_app_target *const *targets, int n, cugl_stream 
             st = cugl_event_record(s->staged_done, stream);
         s->staged_pending = st == CUGL_OK;
     }
-    if (st == CUGL_OK && !staged)
+    if (st == CUGL_OK && pinned)
         st = cugl_stream_sync(stream);
     cugl__target_phase_end(targets[0], CUGL_APP_PHASE_RELEASE);
-    if (st != CUGL_OK || staged)
+    if (st != CUGL_OK || !pinned)
         return st;
     cugl__target_phase_begin(targets[0], CUGL_APP_PHASE_HANDOFF, "upload", false);
     cugl_app_drain_gl_errors();
     for (int i = 0; i < n; i++) {
         cugl__app_slot *s = cugl__cuda_slot(targets[i]);
-        if (written_by_cuda(targets[i]))
+        if (written_by_cuda(targets[i]) && !targets[i]->host_staged)
             upload(targets[i], s,
                    (const void *)(uintptr_t)cugl_buffer_handle(s->pinned_buffer));
     }

@@ -45,12 +45,12 @@ static cugl_status slot_create(cugl_app_target *t, cugl__app_slot *s, const void
                                cugl_stream *stream, const char *who)
 {
     bool image_written = t->kind == CUGL_APP_TARGET_IMAGE && t->direction == CUGL_APP_TO_GL;
-    cugl_status st =
-        image_written ? cugl_app_shared_texture_create(&s->shared, t->gl_device,
-                                                       t->internal_format, t->width, t->height)
-                      : cugl_app_shared_buffer_create(&s->shared, t->gl_device, t->size);
-    if (st == CUGL_OK)
-        CUGL__TRY(open_to_writers(t, s));
+    CUGL__TRY(image_written ? cugl_app_shared_texture_create(&s->shared, t->gl_device,
+                                                             t->internal_format, t->width,
+                                                             t->height)
+                            : cugl_app_shared_buffer_create(&s->shared, t->gl_device, t->size));
+    CUGL__TRY(open_to_writers(t, s));
+    cugl_status st = CUGL_OK;
     if (cugl_app_shared_size(s->shared) < t->size ||
         (image_written && cugl_app_shared_pitch(s->shared) != t->pitch))
         return cugl__fail(CUGL_ERROR_INVALID_STATE, who,

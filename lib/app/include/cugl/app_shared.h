@@ -153,7 +153,9 @@ CUGL_API cugl_status cugl_app_shared_cuda_begin(cugl_app_shared *shared, cugl_st
  * CUDA's turn ends: an event on `stream` after the work queued so far
  * marks CUDA's writes, which gl_begin waits for.
  * @errors as cugl_app_shared_cuda_begin; CUGL_ERROR_INVALID_STATE (CUDA's
- *   turn has not begun), the statuses of cugl_event_record.
+ *   turn has not begun), the statuses of cugl_event_create and
+ *   cugl_event_record: CUDA's turn then stays open, and cuda_end may be
+ *   called again.
  * @thread_safety The thread of the shared object's GL context.
  * @param shared the shared object.
  * @param stream the stream the writes were queued on.
