@@ -1638,12 +1638,16 @@ static cugl_status gpu_collect(cugl_app_server *s, const char *who)
 {
     for (int i = 0; i < GPU_FRAMES; i++) {
         struct gpu_frame *gf = &s->gpu_frames[i];
-        bool all = gf->busy;
-        for (int l = 0; all && l <= LEVELS; l++) {
+        if (!gf->busy)
+            continue;
+        /* Every job of the frame moved on at once: its copies that are
+         * done go to the encoder's thread together. */
+        bool all = true;
+        for (int l = 0; l <= LEVELS; l++) {
             bool done = true;
             if (gf->jobs[l] >= 0)
                 CUGL__TRY(cugl__gpu_jpeg_poll(s->gpu, gf->jobs[l], &done, who));
-            all = done;
+            all = all && done;
         }
         if (!all)
             continue;
