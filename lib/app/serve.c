@@ -76,12 +76,6 @@ enum {
 #define HEADROOM 0.8         /* of the measured bytes a second, what frames may use */
 #define LEVEL_UP_S 0.5       /* a level goes up at most this often */
 #define RTT_WINDOW_S 10.0    /* the round trip: the least over this time */
-/* Frames read for the viewers: at most CAPTURE_HZ a second, in bursts of
- * up to CAPTURE_BURST. A browser shows 60 (a little more, for a program
- * whose 60 runs fast by its clock); past that, an unpaced program had every
- * frame it drew copied and encoded, by nvJPEG on its own GPU. */
-#define CAPTURE_HZ 64.0
-#define CAPTURE_BURST 3.0
 #define VIDEO_BELOW_BPS 30e6 /* auto: video on links that carry less */
 #define JPEG_ABOVE_BPS 60e6  /* ... and back to JPEG on links that carry more */
 #define CODEC_HOLD_S 5.0     /* a codec is kept at least this long */
@@ -214,7 +208,6 @@ struct cugl_app_server {
     slot slots[SLOTS];
     double fps_times[FPS_RING]; /* the last frames' times, by count % FPS_RING */
     long fps_count;
-    double capture_s, capture_tokens; /* the last present with viewers; its frames to read */
     double fps;
     char stats[CUGL_APP_SERVE_MAX_STATS];
     /* nvJPEG, where the GL context runs on a CUDA device that has it, and
@@ -1638,16 +1631,12 @@ static cugl_status gpu_collect(cugl_app_server *s, const char *who)
 {
     for (int i = 0; i < GPU_FRAMES; i++) {
         struct gpu_frame *gf = &s->gpu_frames[i];
-        if (!gf->busy)
-            continue;
-        /* Every job of the frame moved on at once: its copies that are
-         * done go to the encoder's thread together. */
-        bool all = true;
-        for (int l = 0; l <= LEVELS; l++) {
+        bool all = gf->busy;
+        for (int l = 0; all && l <= LEVELS; l++) {
             bool done = true;
             if (gf->jobs[l] >= 0)
                 CUGL__TRY(cugl__gpu_jpeg_poll(s->gpu, gf->jobs[l], &done, who));
-            all = all && done;
+            all = done;
         }
         if (!all)
             continue;
@@ -1784,16 +1773,10 @@ CUGL_API cugl_status cugl_app_server_frame(cugl_app_server *s)
     cugl_app_context_size(s->ctx, &width, &height);
     if (atomic_load(&s->viewers) == 0 || width <= 0 || height <= 0)
         return CUGL_OK;
-    double earned = s->capture_s > 0 ? (t - s->capture_s) * CAPTURE_HZ : CAPTURE_BURST;
-    s->capture_tokens = fmin(CAPTURE_BURST, s->capture_tokens + earned);
-    s->capture_s = t;
-    if (s->capture_tokens < 1)
-        return CUGL_OK;
     if (s->gpu ? !gf : free_index < 0) {
         atomic_fetch_add(&s->dropped, 1);
         return CUGL_OK;
     }
-    s->capture_tokens -= 1;
     /* Scaled down on the GPU as far as every level wanted allows. */
     unsigned want = atomic_load(&s->want_live) | atomic_load(&s->want_now);
     int scale = want ? 4 : 1;

@@ -23,7 +23,7 @@ cugl__gpu_jpeg *cugl__gpu_jpeg_open(cugl_app_context *ctx, char *why, size_t why
 void cugl__gpu_jpeg_close(cugl__gpu_jpeg *g);
 
 /* A job not in use, or -1. */
-int cugl__gpu_jpeg_free_job(cugl__gpu_jpeg *g);
+int cugl__gpu_jpeg_free_job(const cugl__gpu_jpeg *g);
 
 /* Job `index`: the framebuffer `from` (width x height, GL's rows bottom
  * first), scaled down by `scale`, to a JPEG at `quality`: the GPU work is

@@ -7,15 +7,11 @@
  * into a GL buffer (a copy on the GPU), which CUDA maps; nvjpegEncodeImage
  * reads it there, and only the JPEG comes back to the host.
  *
- * A job's way: on the render thread, start() issues the blit and the copy
- * and fences them; poll() at later frames, once the fence passed, maps the
- * buffer on the encoder's stream and hands the job to the encoder's thread
- * (cugl-nvjpeg), which queues the encode and an event, waits for the event
- * and takes the JPEG out (nvjpegEncodeRetrieveBitstream); poll() then
- * unmaps, once the encode is done, so that GL's later work is never held
- * for it. nvjpegEncodeImage waits on the CPU for the GPU's work before it
- * (about 1 ms a 4K picture on an H100, where the map waits for GL's frame):
- * on the render thread that wait was the program's own frame time.
+ * A job's way, all on the render thread (GL's and CUDA's calls both):
+ * start() issues the blit and the copy and fences them; poll() at later
+ * frames, once the fence passed, maps the buffer, queues the encode and an
+ * event on the encoder's stream and unmaps; once the event completes, it
+ * takes the JPEG out (nvjpegEncodeRetrieveBitstream). Nothing waits.
  *
  * The nvJPEG entry points used are declared here, from NVIDIA's documented
  * API (the nvJPEG Library Reference: nvjpegCreateSimple, the encoder
@@ -25,7 +21,6 @@
  */
 #include <dlfcn.h>
 #include <pthread.h>
-#include <sys/prctl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -118,18 +113,7 @@ static void load(void)
 #undef NVJ_LOAD
 }
 
-/* IDLE -> COPYING (GL's copy fenced) -> QUEUED (mapped, for the encoder's
- * thread) -> ENCODING (that thread's) -> ENCODED (its JPEG or its error)
- * -> DONE (unmapped, the JPEG to take) -> IDLE. Only QUEUED and ENCODING
- * are the encoder thread's; `phase` is read and written under the lock. */
-typedef enum job_phase {
-    JOB_IDLE,
-    JOB_COPYING,
-    JOB_QUEUED,
-    JOB_ENCODING,
-    JOB_ENCODED,
-    JOB_DONE
-} job_phase;
+typedef enum job_phase { JOB_IDLE, JOB_COPYING, JOB_ENCODING, JOB_DONE } job_phase;
 
 typedef struct job {
     job_phase phase;
@@ -141,46 +125,17 @@ typedef struct job {
     int width, height, quality;
     GLsync fence;
     cugl_event *begin, *end;
-    cugl_buffer *mapped; /* the buffer, mapped from QUEUED until DONE */
     unsigned char *jpeg;
     size_t size;
     double encode_ms;
-    unsigned long queued; /* when it was QUEUED: the encoder takes the oldest first */
-    cugl_status failed;   /* the encoder thread's, with its message */
-    char why[256];
 } job;
 
 struct cugl__gpu_jpeg {
     cugl_device *device;
     cugl_stream *stream;
     nvj_handle handle;
-    pthread_t thread;
-    bool thread_started, stop;
-    pthread_mutex_t lock;
-    pthread_cond_t queued;  /* a job is QUEUED, or stop */
-    pthread_cond_t encoded; /* a job left ENCODING */
-    unsigned long queued_count; /* jobs QUEUED so far */
     job jobs[CUGL__GPU_JPEG_JOBS];
 };
-
-static void set_phase(cugl__gpu_jpeg *g, job *j, job_phase phase)
-{
-    pthread_mutex_lock(&g->lock);
-    j->phase = phase;
-    if (phase == JOB_QUEUED) {
-        j->queued = ++g->queued_count;
-        pthread_cond_signal(&g->queued);
-    }
-    pthread_mutex_unlock(&g->lock);
-}
-
-static job_phase get_phase(cugl__gpu_jpeg *g, const job *j)
-{
-    pthread_mutex_lock(&g->lock);
-    job_phase phase = j->phase;
-    pthread_mutex_unlock(&g->lock);
-    return phase;
-}
 
 /* The job's framebuffer and the buffer CUDA reads (its registration
  * first), for a job of another size or none. */
@@ -200,29 +155,12 @@ static void job_free_pixels(job *j)
     j->pbo = j->fbo = j->rb = 0;
 }
 
-/* The job back from the encoder's thread, unmapped: IDLE, its JPEG kept. */
-static void job_settle(cugl__gpu_jpeg *g, job *j)
+static void job_free(job *j)
 {
-    pthread_mutex_lock(&g->lock);
-    if (j->phase == JOB_QUEUED)
-        j->phase = JOB_ENCODED; /* not begun: nothing of it is queued */
-    while (j->phase == JOB_ENCODING)
-        pthread_cond_wait(&g->encoded, &g->lock);
-    pthread_mutex_unlock(&g->lock);
-    if (j->mapped)
-        (void)cugl_device_set_current(g->device);
-    cugl_buffer_release(j->mapped);
-    j->mapped = NULL;
-    if (j->fence) {
+    if (j->phase == JOB_ENCODING && j->end)
+        cugl_event_sync(j->end);
+    if (j->fence)
         glDeleteSync(j->fence);
-        j->fence = NULL;
-    }
-    set_phase(g, j, JOB_IDLE);
-}
-
-static void job_free(cugl__gpu_jpeg *g, job *j)
-{
-    job_settle(g, j);
     job_free_pixels(j);
     cugl_event_release(j->begin);
     cugl_event_release(j->end);
@@ -238,104 +176,12 @@ void cugl__gpu_jpeg_close(cugl__gpu_jpeg *g)
 {
     if (!g)
         return;
-    /* The thread ends once the jobs queued are encoded. */
-    if (g->thread_started) {
-        pthread_mutex_lock(&g->lock);
-        g->stop = true;
-        pthread_cond_broadcast(&g->queued);
-        pthread_mutex_unlock(&g->lock);
-        pthread_join(g->thread, NULL);
-    }
     for (int i = 0; i < CUGL__GPU_JPEG_JOBS; i++)
-        job_free(g, &g->jobs[i]);
-    pthread_cond_destroy(&g->encoded);
-    pthread_cond_destroy(&g->queued);
-    pthread_mutex_destroy(&g->lock);
+        job_free(&g->jobs[i]);
     if (g->handle)
         nvj.nvjpegDestroy(g->handle);
     cugl_stream_release(g->stream);
     free(g);
-}
-
-/* A mapped job to nvJPEG, on the encoder's thread: the encode and its
- * events queued, waited for, the JPEG taken out; or why not, in the job. */
-static void encode(cugl__gpu_jpeg *g, job *j)
-{
-    void *stream = cugl_stream_handle(g->stream);
-    nvj_image image = {.channel = {(unsigned char *)(uintptr_t)cugl_buffer_handle(j->mapped)},
-                       .pitch = {(size_t)j->width * 3}};
-    cugl_status st = cugl_event_record(j->begin, g->stream);
-    int r = st == CUGL_OK ? nvj.nvjpegEncoderParamsSetQuality(j->params, j->quality, stream) : 0;
-    if (st == CUGL_OK && r == 0)
-        r = nvj.nvjpegEncodeImage(g->handle, j->state, j->params, &image, NVJ_INPUT_RGBI,
-                                  j->width, j->height, stream);
-    if (st == CUGL_OK && r == 0)
-        st = cugl_event_record(j->end, g->stream);
-    if (st == CUGL_OK && r == 0)
-        st = cugl_event_sync(j->end);
-    if (st != CUGL_OK) {
-        j->failed = st;
-        snprintf(j->why, sizeof j->why, "nvJPEG: %s", cugl_last_error());
-        return;
-    }
-    if (r != 0) {
-        j->failed = CUGL_ERROR_CUDA;
-        snprintf(j->why, sizeof j->why, "nvjpegEncodeImage of %d x %d failed (status %d)",
-                 j->width, j->height, r);
-        return;
-    }
-    float ms = 0;
-    if (cugl_event_elapsed_ms(&ms, j->begin, j->end) == CUGL_OK)
-        j->encode_ms = ms;
-    cugl_clear_error();
-    size_t size = 0;
-    r = nvj.nvjpegEncodeRetrieveBitstream(g->handle, j->state, NULL, &size, stream);
-    unsigned char *p = r == 0 && size ? malloc(size) : NULL;
-    if (p)
-        r = nvj.nvjpegEncodeRetrieveBitstream(g->handle, j->state, p, &size, stream);
-    if (r != 0 || !p) {
-        free(p);
-        j->failed = r ? CUGL_ERROR_CUDA : CUGL_ERROR_OUT_OF_MEMORY;
-        snprintf(j->why, sizeof j->why, "nvJPEG: cannot take out a JPEG of %zu bytes (status %d)",
-                 size, r);
-        return;
-    }
-    free(j->jpeg);
-    j->jpeg = p;
-    j->size = size;
-}
-
-/* The encoder's thread: QUEUED jobs, in turn, until stop. */
-static void *encoder_thread(void *arg)
-{
-    cugl__gpu_jpeg *g = arg;
-    prctl(PR_SET_NAME, "cugl-nvjpeg"); /* what profilers and benchmarks see */
-    cugl_status current = cugl_device_set_current(g->device);
-    pthread_mutex_lock(&g->lock);
-    for (;;) {
-        job *j = NULL;
-        for (int i = 0; i < CUGL__GPU_JPEG_JOBS; i++)
-            if (g->jobs[i].phase == JOB_QUEUED && (!j || g->jobs[i].queued < j->queued))
-                j = &g->jobs[i];
-        if (!j) {
-            if (g->stop)
-                break;
-            pthread_cond_wait(&g->queued, &g->lock);
-            continue;
-        }
-        j->phase = JOB_ENCODING;
-        pthread_mutex_unlock(&g->lock);
-        j->failed = current;
-        if (current == CUGL_OK)
-            encode(g, j);
-        else
-            snprintf(j->why, sizeof j->why, "the encoder's thread: %s", cugl_last_error());
-        pthread_mutex_lock(&g->lock);
-        j->phase = JOB_ENCODED;
-        pthread_cond_broadcast(&g->encoded);
-    }
-    pthread_mutex_unlock(&g->lock);
-    return NULL;
 }
 
 cugl__gpu_jpeg *cugl__gpu_jpeg_open(cugl_app_context *ctx, char *why, size_t why_size)
@@ -358,9 +204,6 @@ cugl__gpu_jpeg *cugl__gpu_jpeg_open(cugl_app_context *ctx, char *why, size_t why
         snprintf(why, why_size, "no memory");
         return NULL;
     }
-    pthread_mutex_init(&g->lock, NULL);
-    pthread_cond_init(&g->queued, NULL);
-    pthread_cond_init(&g->encoded, NULL);
     int r = 0;
     if (cugl_device_get(&g->device, ordinals[0]) != CUGL_OK ||
         cugl_device_set_current(g->device) != CUGL_OK ||
@@ -369,10 +212,7 @@ cugl__gpu_jpeg *cugl__gpu_jpeg_open(cugl_app_context *ctx, char *why, size_t why
         cugl_clear_error();
     } else if ((r = nvj.nvjpegCreateSimple(&g->handle)) != 0) {
         snprintf(why, why_size, "%s: nvjpegCreateSimple failed (status %d)", load_path, r);
-    } else if ((r = pthread_create(&g->thread, NULL, encoder_thread, g)) != 0) {
-        snprintf(why, why_size, "cannot start the encoder's thread (%s)", strerror(r));
     } else {
-        g->thread_started = true;
         snprintf(why, why_size, "nvJPEG (%s) on CUDA device %d, where GL runs", load_path,
                  ordinals[0]);
         return g;
@@ -395,10 +235,9 @@ static cugl_status job_size(cugl__gpu_jpeg *g, job *j, int w, int h, const char 
         if (r != 0)
             return cugl__fail(CUGL_ERROR_CUDA, who, "nvJPEG cannot make an encoder (status %d)",
                               r);
-        /* The encoder's thread sleeps until its encode is done. */
-        cugl_event_desc timing = {.timing = true}, waited = {.timing = true, .blocking_sync = true};
+        cugl_event_desc timing = {.timing = true};
         CUGL__TRY_OWN(cugl_event_create(&j->begin, g->device, &timing));
-        CUGL__TRY_OWN(cugl_event_create(&j->end, g->device, &waited));
+        CUGL__TRY_OWN(cugl_event_create(&j->end, g->device, &timing));
     }
     if (j->pbo && j->width == w && j->height == h)
         return CUGL_OK;
@@ -418,15 +257,12 @@ static cugl_status job_size(cugl__gpu_jpeg *g, job *j, int w, int h, const char 
     return CUGL_OK;
 }
 
-int cugl__gpu_jpeg_free_job(cugl__gpu_jpeg *g)
+int cugl__gpu_jpeg_free_job(const cugl__gpu_jpeg *g)
 {
-    int free_job = -1;
-    pthread_mutex_lock(&g->lock);
-    for (int i = 0; free_job < 0 && i < CUGL__GPU_JPEG_JOBS; i++)
+    for (int i = 0; i < CUGL__GPU_JPEG_JOBS; i++)
         if (g->jobs[i].phase == JOB_IDLE)
-            free_job = i;
-    pthread_mutex_unlock(&g->lock);
-    return free_job;
+            return i;
+    return -1;
 }
 
 cugl_status cugl__gpu_jpeg_start(cugl__gpu_jpeg *g, int index, GLuint from, int width, int height,
@@ -447,43 +283,80 @@ cugl_status cugl__gpu_jpeg_start(cugl__gpu_jpeg *g, int index, GLuint from, int 
     j->fence = glFenceSync(GL_SYNC_GPU_COMMANDS_COMPLETE, 0);
     CUGL__TRY(cugl_app_check_gl(who, "copying the frame for nvJPEG"));
     j->quality = quality;
-    j->failed = CUGL_OK;
-    set_phase(g, j, JOB_COPYING);
+    j->phase = JOB_COPYING;
+    return CUGL_OK;
+}
+
+/* A copied frame to nvJPEG: map, encode, unmap, all queued on the stream. */
+static cugl_status encode(cugl__gpu_jpeg *g, job *j, const char *who)
+{
+    void *stream = cugl_stream_handle(g->stream);
+    CUGL__TRY_OWN(cugl_device_set_current(g->device));
+    cugl_buffer *mapped = NULL;
+    CUGL__TRY_OWN(cugl_graphics_resource_map(&mapped, j->resource, g->stream));
+    nvj_image image = {.channel = {(unsigned char *)(uintptr_t)cugl_buffer_handle(mapped)},
+                       .pitch = {(size_t)j->width * 3}};
+    cugl_status st = cugl_event_record(j->begin, g->stream);
+    int r = st == CUGL_OK ? nvj.nvjpegEncoderParamsSetQuality(j->params, j->quality, stream) : 0;
+    if (st == CUGL_OK && r == 0)
+        r = nvj.nvjpegEncodeImage(g->handle, j->state, j->params, &image, NVJ_INPUT_RGBI,
+                                  j->width, j->height, stream);
+    if (st == CUGL_OK && r == 0)
+        st = cugl_event_record(j->end, g->stream);
+    cugl_buffer_release(mapped); /* unmaps, after the encode on the stream */
+    if (st != CUGL_OK)
+        return cugl__fail(st, who, "nvJPEG: %s", cugl_last_error());
+    if (r != 0)
+        return cugl__fail(CUGL_ERROR_CUDA, who, "nvjpegEncodeImage of %d x %d failed (status %d)",
+                          j->width, j->height, r);
     return CUGL_OK;
 }
 
 cugl_status cugl__gpu_jpeg_poll(cugl__gpu_jpeg *g, int index, bool *done, const char *who)
 {
     job *j = &g->jobs[index];
-    job_phase phase = get_phase(g, j);
-    if (phase == JOB_COPYING) {
-        if (glClientWaitSync(j->fence, 0, 0) == GL_TIMEOUT_EXPIRED) {
-            *done = false;
+    *done = j->phase == JOB_DONE;
+    if (j->phase == JOB_COPYING) {
+        if (glClientWaitSync(j->fence, 0, 0) == GL_TIMEOUT_EXPIRED)
             return CUGL_OK;
-        }
         glDeleteSync(j->fence);
         j->fence = NULL;
-        /* Mapped on the encoder's stream, before the encode it queues. */
-        cugl_status st = cugl_device_set_current(g->device);
-        if (st == CUGL_OK)
-            st = cugl_graphics_resource_map(&j->mapped, j->resource, g->stream);
+        j->phase = JOB_ENCODING;
+        cugl_status st = encode(g, j, who);
         if (st != CUGL_OK) {
-            set_phase(g, j, JOB_IDLE);
-            return cugl__fail(st, who, "nvJPEG: %s", cugl_last_error());
+            j->phase = JOB_IDLE;
+            return st;
         }
-        set_phase(g, j, phase = JOB_QUEUED);
     }
-    if (phase == JOB_ENCODED) {
+    if (j->phase == JOB_ENCODING) {
         CUGL__TRY_OWN(cugl_device_set_current(g->device));
-        cugl_buffer_release(j->mapped); /* unmaps: the encode is done */
-        j->mapped = NULL;
-        if (j->failed != CUGL_OK) {
-            set_phase(g, j, JOB_IDLE);
-            return cugl__fail(j->failed, who, "%s", j->why);
+        bool finished = false;
+        CUGL__TRY_OWN(cugl_event_query(j->end, &finished));
+        if (!finished)
+            return CUGL_OK;
+        float ms = 0;
+        if (cugl_event_elapsed_ms(&ms, j->begin, j->end) == CUGL_OK)
+            j->encode_ms = ms;
+        cugl_clear_error();
+        void *stream = cugl_stream_handle(g->stream);
+        size_t size = 0;
+        int r = nvj.nvjpegEncodeRetrieveBitstream(g->handle, j->state, NULL, &size, stream);
+        unsigned char *p = r == 0 && size ? malloc(size) : NULL;
+        if (p)
+            r = nvj.nvjpegEncodeRetrieveBitstream(g->handle, j->state, p, &size, stream);
+        if (r != 0 || !p) {
+            free(p);
+            j->phase = JOB_IDLE;
+            return cugl__fail(r ? CUGL_ERROR_CUDA : CUGL_ERROR_OUT_OF_MEMORY, who,
+                              "nvJPEG: cannot take out a JPEG of %zu bytes (status %d)", size,
+                              r);
         }
-        set_phase(g, j, phase = JOB_DONE);
+        free(j->jpeg);
+        j->jpeg = p;
+        j->size = size;
+        j->phase = JOB_DONE;
+        *done = true;
     }
-    *done = phase == JOB_DONE;
     return CUGL_OK;
 }
 
@@ -498,14 +371,20 @@ unsigned char *cugl__gpu_jpeg_take(cugl__gpu_jpeg *g, int index, size_t *size, i
     *encode_ms = j->encode_ms;
     j->jpeg = NULL;
     j->size = 0;
-    set_phase(g, j, JOB_IDLE);
+    j->phase = JOB_IDLE;
     return p;
 }
 
 void cugl__gpu_jpeg_cancel(cugl__gpu_jpeg *g, int index)
 {
     job *j = &g->jobs[index];
-    job_settle(g, j);
+    if (j->phase == JOB_ENCODING)
+        cugl_event_sync(j->end);
+    if (j->fence) {
+        glDeleteSync(j->fence);
+        j->fence = NULL;
+    }
     free(j->jpeg);
     j->jpeg = NULL;
+    j->phase = JOB_IDLE;
 }

@@ -108,11 +108,7 @@
  * framebuffer into mapped (pinned) GL memory, scaled down on the GPU when
  * every viewer with room wants it smaller, and hands copies that have
  * finished to encoder threads; nothing waits for the GPU, and without a
- * viewer nothing is copied. At most 64 frames a second are copied (in
- * bursts of up to 3): a program that renders faster has the rest shown
- * to no viewer, as a 60 Hz display would. With nvJPEG (where GL runs on
- * a CUDA device) the copy stays on the GPU and the nvJPEG thread waits
- * for the encodes.
+ * viewer nothing is copied.
  *
  * Codecs: each viewer gets JPEG, or VP8 video (libvpx, real time, no
  * B-frames, a stream of its own with a key frame first and whenever asked,
@@ -140,8 +136,8 @@
  * line that is no event, a binary message or a `close` event disconnects
  * that viewer; the program goes on.
  *
- * Threads: the server has a thread of its own for the network,
- * `encoders` threads for JPEG on the CPU and one for nvJPEG; its functions are called from the thread
+ * Threads: the server has a thread of its own for the network and
+ * `encoders` threads for JPEG; its functions are called from the thread
  * that uses the context, with it current.
  */
 #ifndef CUGL_APP_SERVE_H
