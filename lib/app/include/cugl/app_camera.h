@@ -39,10 +39,9 @@ CUGL_API void cugl_app_camera_init(cugl_app_camera *cam);
  * Left drag orbits, right drag pans the target, wheel zooms, arrow keys
  * and W/A/S/D orbit, R resets (held, or pressed and released between two
  * presents), from the context's input of this frame (a window's, replayed
- * or pushed: headless contexts too). The camera stays
- * a view whatever the input: yaw within -pi .. pi, pitch within +-89
- * degrees, distance within 1e-4 .. 1e30, a pan that would leave float's
- * range is not taken.
+ * or pushed: headless contexts too). The camera stays a view whatever the
+ * input: yaw within -pi .. pi, pitch within +-89 degrees, distance within
+ * 1e-4 .. 1e30, a pan that would leave float's range is not taken.
  * @errors CUGL_ERROR_INVALID_ARGUMENT (NULL; dt_seconds not finite; a
  *   camera whose numbers make no view: not finite, distance not positive,
  *   fov_y outside 0 .. pi, not 0 < z_near < z_far): the camera is unchanged.
