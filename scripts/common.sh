@@ -284,6 +284,21 @@ tsan_options() {
     echo "-Db_sanitize=thread -Db_lundef=false"
 }
 
+# The commit the tree is at, and how many tracked files differ from it: a
+# summary quoted for a commit is that commit's only where none do.
+tree_state() {
+    commit=$(git rev-parse --short HEAD 2>/dev/null) || {
+        echo "commit unknown (not a git checkout)"
+        return 0
+    }
+    changed=$(git status --porcelain --untracked-files=no 2>/dev/null | wc -l)
+    if [ "$changed" -eq 0 ]; then
+        echo "commit $commit"
+    else
+        echo "commit $commit with $changed tracked files changed since"
+    fi
+}
+
 # Per build and suite, the tests that passed, failed and were skipped, from
 # the logs run_suites noted; the status: 1 when any failed (or, with
 # "no-skip", any was skipped).

@@ -316,7 +316,7 @@ mkdir -p build-gpu
 out=build-gpu/gpu-check.txt
 if [ "$gpu_count" -gt 0 ]; then
     printf '%s\n' "$gpu_list" | while read -r line; do say "GPU: $line"; done
-    say "driver $gpu_driver; built for sm_$archs; commit $(git rev-parse --short HEAD 2>/dev/null || echo '?')"
+    say "driver $gpu_driver; built for sm_$archs; $(tree_state)"
 else
     say "no GPU ($gpu_why): not a GPU check"
 fi >"$out"
