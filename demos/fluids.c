@@ -270,11 +270,11 @@ static void update(demo *d, void *user)
      * at most 1/30 s so that a stall does not blow the fluid away. */
     f->dt = fminf(d->dt, 1.0f / 30.0f);
     /* Each press toggles (GLFW_KEY_J is the character's code). */
-    if (demo_key_presses(d, 'J') % 2)
+    if (cugl_app_key_presses(d->ctx, 'J') % 2)
         f->jets = !f->jets;
-    if (demo_key_presses(d, 'V') % 2)
+    if (cugl_app_key_presses(d->ctx, 'V') % 2)
         f->vorticity = f->vorticity > 0.0f ? 0.0f : f->vorticity_on_key;
-    if (demo_key_presses(d, 'R'))
+    if (cugl_app_key_presses(d->ctx, 'R'))
         f->clear = true;
     f->splats.count = 0;
     if (f->jets) {

@@ -65,7 +65,7 @@ static void update(demo *d, void *user)
     cugl_app_context_size(d->ctx, &w, &h);
     if (w <= 0 || h <= 0)
         return;
-    if (demo_key_presses(d, 'R')) /* GLFW_KEY_R is the character's code */
+    if (cugl_app_key_presses(d->ctx, 'R')) /* GLFW_KEY_R is the character's code */
         j->view = julia_view_default();
     float scale = j->view.span / (float)(w < h ? w : h);
     if (in->left) {

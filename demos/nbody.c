@@ -512,7 +512,7 @@ static void update(demo *d, void *user)
 {
     nbody *s = user;
     cugl_app_camera_update(&s->camera, d->ctx, d->dt);
-    if (demo_key_presses(d, 'R')) /* the camera's reset is for a smaller scene */
+    if (cugl_app_key_presses(d->ctx, 'R')) /* the camera's reset is for a smaller scene */
         camera_home(&s->camera);
 }
 

@@ -240,13 +240,13 @@ static void update(demo *d, void *user)
 {
     postprocess *p = user;
     cugl_app_camera_update(&p->camera, d->ctx, d->dt);
-    if (demo_key_presses(d, 'R'))
+    if (cugl_app_key_presses(d->ctx, 'R'))
         pp_scene_camera(&p->camera); /* this scene's view, not the library's default */
     static const int keys[8] = {'1', '2', '3', '4', '=', KEY_KP_ADD, '-', KEY_KP_SUBTRACT};
     bool changed = false;
     /* Every press counts, in the order of the keys above within a frame. */
     for (int i = 0; i < 8; i++) {
-        for (int n = demo_key_presses(d, keys[i]); n > 0; n--) {
+        for (int n = cugl_app_key_presses(d->ctx, keys[i]); n > 0; n--) {
             if (i < 4)
                 p->filter = (pp_filter)i;
             else if (i < 6)

@@ -191,14 +191,6 @@ void demo_phase_end(demo *d, int phase);
 int demo_camera_view_get(const cugl_app_camera *camera, float *view);
 const char *demo_camera_view_set(cugl_app_camera *camera, const float *view, int count);
 
-/**
- * How many times `key` (CUGL_APP_KEY_*) went down in this frame's events,
- * a window's and replayed alike. A press and release between two frames
- * count, which the held state (cugl_app_key_down) misses when a frame is
- * slow; a key held down counts once.
- */
-int demo_key_presses(const demo *d, int key);
-
 /** 2-D launch extents covering width x height with 16 x 16 blocks. */
 cugl_launch_config demo_grid_2d(int width, int height);
 

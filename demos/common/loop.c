@@ -105,16 +105,6 @@ static void pace(demo *d)
 
 static int run_frames(demo *d, const demo_callbacks *cb, void *user);
 
-int demo_key_presses(const demo *d, int key)
-{
-    size_t count = 0;
-    const cugl_app_event *ev = cugl_app_context_events(d->ctx, &count, NULL);
-    int presses = 0;
-    for (size_t i = 0; i < count; i++)
-        presses += ev[i].type == CUGL_APP_EVENT_KEY && ev[i].code == key && ev[i].down;
-    return presses;
-}
-
 int demo_camera_view_get(const cugl_app_camera *camera, float *view)
 {
     const float v[6] = {camera->yaw,       camera->pitch,     camera->distance,
@@ -230,7 +220,7 @@ static int run_frames(demo *d, const demo_callbacks *cb, void *user)
             cugl_app_timer_frame_begin(d->timer);
             d->timing = true;
         }
-        if (demo_key_presses(d, CUGL_APP_KEY_F1) % 2) /* hides and shows it */
+        if (cugl_app_key_presses(d->ctx, CUGL_APP_KEY_F1) % 2) /* hides and shows it */
             d->ui_shown = !d->ui_shown;
         /* With --mpi, rank 0's input moves every rank's view. */
         if (cb->update && d->rank == 0)

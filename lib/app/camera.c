@@ -54,18 +54,6 @@ static bool key(const cugl_app_context *ctx, int a, int b)
     return cugl_app_key_down(ctx, a) || cugl_app_key_down(ctx, b);
 }
 
-/* Whether `k` went down in this frame's events: a press and release
- * between two presents, which the held state never shows, counts. */
-static bool pressed(const cugl_app_context *ctx, int k)
-{
-    size_t n = 0;
-    const cugl_app_event *ev = cugl_app_context_events(ctx, &n, NULL);
-    for (size_t i = 0; i < n; i++)
-        if (ev[i].type == CUGL_APP_EVENT_KEY && ev[i].code == k && ev[i].down)
-            return true;
-    return false;
-}
-
 /* Move the target so the scene follows the cursor at the target's depth. */
 static void pan(cugl_app_camera *cam, const cugl_app_context *ctx, double dx, double dy)
 {
@@ -128,7 +116,7 @@ CUGL_API cugl_status cugl_app_camera_update(cugl_app_camera *cam, const cugl_app
         return cugl__fail(CUGL_ERROR_INVALID_ARGUMENT, __func__,
                           "dt_seconds is %g: not a number of seconds", (double)dt_seconds);
     CUGL__TRY(check_camera(__func__, cam));
-    if (cugl_app_key_down(ctx, GLFW_KEY_R) || pressed(ctx, GLFW_KEY_R)) {
+    if (cugl_app_key_down(ctx, GLFW_KEY_R) || cugl_app_key_presses(ctx, GLFW_KEY_R) > 0) {
         cugl_app_camera_init(cam);
         return CUGL_OK;
     }

@@ -301,6 +301,16 @@ CUGL_API bool cugl_app_key_down(const cugl_app_context *ctx, int key)
     return ctx->keys[key];
 }
 
+CUGL_API int cugl_app_key_presses(const cugl_app_context *ctx, int key)
+{
+    size_t count = 0;
+    const cugl_app_event *ev = cugl_app_context_events(ctx, &count, NULL);
+    int presses = 0;
+    for (size_t i = 0; i < count; i++)
+        presses += ev[i].type == CUGL_APP_EVENT_KEY && ev[i].code == key && ev[i].down;
+    return presses;
+}
+
 CUGL_API bool cugl_app_context_should_close(const cugl_app_context *ctx)
 {
     return ctx && (ctx->close_requested || (ctx->window && glfwWindowShouldClose(ctx->window)));

@@ -51,6 +51,7 @@ PROTOTYPES = {
     # app_input.h
     "cugl_app_context_input": (POINTER(AppInput), [P]),
     "cugl_app_key_down": (c_bool, [P, c_int]),
+    "cugl_app_key_presses": (c_int, [P, c_int]),
     "cugl_app_event_parse": (STATUS, [POINTER(AppEvent), c_char_p]),
     "cugl_app_event_format": (c_int, [P, c_size_t, POINTER(AppEvent)]),
     "cugl_app_context_push_event": (STATUS, [P, POINTER(AppEvent)]),

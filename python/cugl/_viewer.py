@@ -833,10 +833,7 @@ class Viewer:
         return Input(c.x, c.y, c.dx, c.dy, c.scroll, c.left, c.right, c.middle, c.shift,
                      c.ctrl)
 
-    def key_down(self, key):
-        """Whether `key` is held this frame: a key code (GLFW's), a character
-        ("a", "7", ",") or a word of the input format ("escape", "space",
-        "left", "f1", "left_shift", ...)."""
+    def _key_code(self, key):
         code = self._key_codes.get(key)
         if code is None:
             if isinstance(key, int) and not isinstance(key, bool):
@@ -844,7 +841,20 @@ class Viewer:
             else:
                 code = InputEvent.parse("0 key %s down" % (key,)).code
             self._key_codes[key] = code
-        return _app_lib.load().cugl_app_key_down(self._ctx(), code)
+        return code
+
+    def key_down(self, key):
+        """Whether `key` is held this frame: a key code (GLFW's), a character
+        ("a", "7", ",") or a word of the input format ("escape", "space",
+        "left", "f1", "left_shift", ...)."""
+        return _app_lib.load().cugl_app_key_down(self._ctx(), self._key_code(key))
+
+    def key_presses(self, key):
+        """How many times `key` (as for key_down) went down in this frame's
+        events: for a key that toggles or steps something. A press and
+        release within one frame counts, which key_down never shows; a key
+        held over many frames counts once."""
+        return _app_lib.load().cugl_app_key_presses(self._ctx(), self._key_code(key))
 
     def push_event(self, event):
         """Queue an input event (an InputEvent, or a line of the input format with

@@ -347,9 +347,15 @@ def test_pushed_events_come_back_in_order(viewer):
     assert (state.x, state.y, state.left, state.right) == (30.5, 1.25, False, True)
     assert viewer.key_down("a") and viewer.key_down("A") and viewer.key_down(65)
     assert viewer.key_down("escape") and not viewer.key_down("space")
+    assert viewer.key_presses("a") == 1 and viewer.key_presses("space") == 0
     assert viewer.should_close  # Escape asks to close
     viewer.present()
     assert viewer.events() == []  # the next frame has none
+    assert viewer.key_down("a") and viewer.key_presses("a") == 0  # held, not pressed again
+    for line in ("key space down", "key space up", "key space down", "key space up"):
+        viewer.push_event(line)
+    viewer.present()
+    assert viewer.key_presses("space") == 2 and not viewer.key_down("space")
 
 
 def test_resize_and_close_events(viewer):

@@ -237,12 +237,17 @@ static void events_of_the_frame(void **state)
         assert_int_equal(got[i].down, pushed[i].down);
     }
     assert_true(got[0].x == 10 && got[0].y == 20 && got[5].y == -2);
-    /* The state saw the click and the key come and go: neither is held. */
+    /* The state saw the click and the key come and go: neither is held,
+     * and the key's press counts. */
     assert_false(cugl_app_context_input(ctx)->left);
     assert_false(cugl_app_key_down(ctx, CUGL_APP_KEY_J));
+    assert_int_equal(cugl_app_key_presses(ctx, CUGL_APP_KEY_J), 1);
+    assert_int_equal(cugl_app_key_presses(ctx, CUGL_APP_KEY_K), 0);
+    assert_int_equal(cugl_app_key_presses(NULL, CUGL_APP_KEY_J), 0);
     assert_ok(cugl_app_context_present(ctx));
     assert_null(cugl_app_context_events(ctx, &n, NULL));
     assert_int_equal(n, 0);
+    assert_int_equal(cugl_app_key_presses(ctx, CUGL_APP_KEY_J), 0);
 
     /* More than a frame keeps: the first CUGL_APP_EVENT_MAX_PER_FRAME stay. */
     cugl_app_event *many = malloc(sizeof *many * (CUGL_APP_EVENT_MAX_PER_FRAME + 10));
@@ -258,6 +263,18 @@ static void events_of_the_frame(void **state)
     free(many);
     assert_null(cugl_app_context_events(NULL, &n, &lost));
     assert_int_equal(n, 0);
+
+    /* Three presses in a frame count three; held on, the key counts once. */
+    const cugl_app_event taps[] = {key(0, CUGL_APP_KEY_J, true), key(0, CUGL_APP_KEY_J, false),
+                                   key(0, CUGL_APP_KEY_J, true), key(0, CUGL_APP_KEY_J, false),
+                                   key(0, CUGL_APP_KEY_J, true)};
+    for (size_t i = 0; i < sizeof taps / sizeof taps[0]; i++)
+        assert_ok(cugl_app_context_push_event(ctx, &taps[i]));
+    assert_ok(cugl_app_context_present(ctx));
+    assert_int_equal(cugl_app_key_presses(ctx, CUGL_APP_KEY_J), 3);
+    assert_ok(cugl_app_context_present(ctx));
+    assert_true(cugl_app_key_down(ctx, CUGL_APP_KEY_J));
+    assert_int_equal(cugl_app_key_presses(ctx, CUGL_APP_KEY_J), 0);
     cugl_app_context_destroy(ctx);
 }
 

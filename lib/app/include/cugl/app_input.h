@@ -193,6 +193,18 @@ CUGL_API const cugl_app_input *cugl_app_context_input(const cugl_app_context *ct
  *   CUGL_APP_KEY_FIRST .. CUGL_APP_KEY_LAST.
  */
 CUGL_API bool cugl_app_key_down(const cugl_app_context *ctx, int key);
+/**
+ * How many times a key went down in this frame's events
+ * (cugl_app_context_events): the input for a key that toggles or steps
+ * something. A press and release between two presents counts, which the
+ * held state (cugl_app_key_down) never shows; a key held over many frames
+ * counts once, in the frame it went down (a window's repeats are no events).
+ * @thread_safety The thread that uses the context.
+ * @param ctx the context, or NULL.
+ * @param key the key's code: CUGL_APP_KEY_* (GLFW_KEY_* alike).
+ * @return the presses; 0 for NULL.
+ */
+CUGL_API int cugl_app_key_presses(const cugl_app_context *ctx, int key);
 
 /* ---- Input events ------------------------------------------------------------ */
 
