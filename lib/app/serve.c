@@ -76,6 +76,13 @@ enum {
 #define HEADROOM 0.8         /* of the measured bytes a second, what frames may use */
 #define LEVEL_UP_S 0.5       /* a level goes up at most this often */
 #define RTT_WINDOW_S 10.0    /* the round trip: the least over this time */
+/* Frames read for the viewers: at most CAPTURE_HZ a second, in bursts of
+ * up to CAPTURE_BURST, and only while a viewer has room for one. A page
+ * shows 60 (a little more, for a program whose 60 runs fast by its
+ * clock); an unpaced program drawing 800 a second had every one copied
+ * and encoded, on its own GPU. */
+#define CAPTURE_HZ 80.0
+#define CAPTURE_BURST 2.0
 #define VIDEO_BELOW_BPS 30e6 /* auto: video on links that carry less */
 #define JPEG_ABOVE_BPS 60e6  /* ... and back to JPEG on links that carry more */
 #define CODEC_HOLD_S 5.0     /* a codec is kept at least this long */
@@ -209,6 +216,7 @@ struct cugl_app_server {
     double fps_times[FPS_RING]; /* the last frames' times, by count % FPS_RING */
     long fps_count;
     double fps;
+    double capture_s, capture_tokens; /* the last present with viewers; frames it may read */
     char stats[CUGL_APP_SERVE_MAX_STATS];
     /* nvJPEG, where the GL context runs on a CUDA device that has it, and
      * the frames it encodes: each a slot's header fields and a job a level. */
@@ -1631,12 +1639,16 @@ static cugl_status gpu_collect(cugl_app_server *s, const char *who)
 {
     for (int i = 0; i < GPU_FRAMES; i++) {
         struct gpu_frame *gf = &s->gpu_frames[i];
-        bool all = gf->busy;
-        for (int l = 0; all && l <= LEVELS; l++) {
+        if (!gf->busy)
+            continue;
+        /* Each job polled: one whose copy is done goes to the encoder
+         * even while an earlier one is still encoding. */
+        bool all = true;
+        for (int l = 0; l <= LEVELS; l++) {
             bool done = true;
             if (gf->jobs[l] >= 0)
                 CUGL__TRY(cugl__gpu_jpeg_poll(s->gpu, gf->jobs[l], &done, who));
-            all = done;
+            all = all && done;
         }
         if (!all)
             continue;
@@ -1684,7 +1696,7 @@ static cugl_status gpu_start(cugl_app_server *s, struct gpu_frame *gf, GLuint fr
         int scale = l == PROBE ? 2 : levels[l].scale;
         if ((l < PROBE && !(want >> l & 1)) || width / scale < 16 || height / scale < 16)
             continue;
-        int job = cugl__gpu_jpeg_free_job(s->gpu);
+        int job = cugl__gpu_jpeg_free_job(s->gpu, width / scale, height / scale);
         if (job < 0)
             continue;
         CUGL__TRY(cugl__gpu_jpeg_start(s->gpu, job, from, width, height, scale,
@@ -1771,14 +1783,24 @@ CUGL_API cugl_status cugl_app_server_frame(cugl_app_server *s)
 
     int width = 0, height = 0;
     cugl_app_context_size(s->ctx, &width, &height);
-    if (atomic_load(&s->viewers) == 0 || width <= 0 || height <= 0)
+    if (atomic_load(&s->viewers) == 0 || width <= 0 || height <= 0) {
+        s->capture_s = 0;
+        return CUGL_OK;
+    }
+    /* Read while a viewer has room, at most CAPTURE_HZ a second. */
+    s->capture_tokens = s->capture_s > 0 ? s->capture_tokens + (t - s->capture_s) * CAPTURE_HZ
+                                         : CAPTURE_BURST;
+    s->capture_tokens = fmin(s->capture_tokens, CAPTURE_BURST);
+    s->capture_s = t;
+    unsigned want = atomic_load(&s->want_live) | atomic_load(&s->want_now);
+    if (!want || s->capture_tokens < 1)
         return CUGL_OK;
     if (s->gpu ? !gf : free_index < 0) {
         atomic_fetch_add(&s->dropped, 1);
         return CUGL_OK;
     }
+    s->capture_tokens -= 1;
     /* Scaled down on the GPU as far as every level wanted allows. */
-    unsigned want = atomic_load(&s->want_live) | atomic_load(&s->want_now);
     int scale = want ? 4 : 1;
     for (int l = 0; l < LEVELS; l++)
         if ((want >> l & 1) && levels[l].scale < scale)

@@ -1,7 +1,8 @@
 /*
  * serve_internal.h - the frame server's JPEG encoder on the GPU
  * (serve_nvjpeg.c), for serve.c. All its functions are called on the
- * render thread, the GL context current.
+ * render thread, the GL context current; the encodes themselves wait on a
+ * thread of its own (cugl-nvjpeg).
  */
 #ifndef CUGL_APP_SERVE_INTERNAL_H
 #define CUGL_APP_SERVE_INTERNAL_H
@@ -22,8 +23,9 @@ typedef struct cugl__gpu_jpeg cugl__gpu_jpeg;
 cugl__gpu_jpeg *cugl__gpu_jpeg_open(cugl_app_context *ctx, char *why, size_t why_size);
 void cugl__gpu_jpeg_close(cugl__gpu_jpeg *g);
 
-/* A job not in use, or -1. */
-int cugl__gpu_jpeg_free_job(const cugl__gpu_jpeg *g);
+/* A job not in use for a width x height picture (one whose memory has
+ * that size where one is free), or -1. */
+int cugl__gpu_jpeg_free_job(cugl__gpu_jpeg *g, int width, int height);
 
 /* Job `index`: the framebuffer `from` (width x height, GL's rows bottom
  * first), scaled down by `scale`, to a JPEG at `quality`: the GPU work is

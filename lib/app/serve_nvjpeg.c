@@ -3,15 +3,18 @@
  * NVIDIA's nvJPEG, loaded at run time as libcugl loads libcuda, so neither
  * the build nor a machine without it needs nvJPEG. The raw frame never
  * leaves the GPU: the framebuffer is blitted into a framebuffer of ours
- * (rows flipped to top first, and scaled down by a filter), read as RGB
- * into a GL buffer (a copy on the GPU), which CUDA maps; nvjpegEncodeImage
- * reads it there, and only the JPEG comes back to the host.
+ * (rows flipped to top first, and scaled down by a filter) and read as RGB
+ * into CUDA memory that GL imports (cugl/app_shared.h: nothing is mapped,
+ * no GL-CUDA hand-over); nvjpegEncodeImage reads it there, and only the
+ * JPEG comes back to the host.
  *
- * A job's way, all on the render thread (GL's and CUDA's calls both):
- * start() issues the blit and the copy and fences them; poll() at later
- * frames, once the fence passed, maps the buffer, queues the encode and an
- * event on the encoder's stream and unmaps; once the event completes, it
- * takes the JPEG out (nvjpegEncodeRetrieveBitstream). Nothing waits.
+ * A job's way: start(), on the render thread, issues the blit and the copy
+ * and fences them; poll(), at later frames, hands the job to the encoder's
+ * thread once the fence passed; the thread encodes on its own stream,
+ * waits for the encode and takes the JPEG out
+ * (nvjpegEncodeRetrieveBitstream); poll() then says it is done. The render
+ * thread never waits: nvjpegEncodeImage does (about 1 ms a 4K picture
+ * where GL's work shares the GPU), on the thread.
  *
  * The nvJPEG entry points used are declared here, from NVIDIA's documented
  * API (the nvJPEG Library Reference: nvjpegCreateSimple, the encoder
@@ -24,6 +27,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 
 #include "app_internal.h"
 #include "serve_internal.h"
@@ -113,21 +117,37 @@ static void load(void)
 #undef NVJ_LOAD
 }
 
-typedef enum job_phase { JOB_IDLE, JOB_COPYING, JOB_ENCODING, JOB_DONE } job_phase;
+/* A job's way: IDLE; COPYING (start(): GL's blit and copy queued, a fence
+ * after them); QUEUED (poll(): the fence passed, the job is the thread's);
+ * ENCODING (the thread's); DONE or FAILED (the thread let go of it); IDLE
+ * again once taken or cancelled. `phase` and the queue are under `lock`;
+ * the rest of a job is the render thread's while it is IDLE, COPYING, DONE
+ * or FAILED, and the thread's while QUEUED or ENCODING. */
+typedef enum job_phase {
+    JOB_IDLE,
+    JOB_COPYING,
+    JOB_QUEUED,
+    JOB_ENCODING,
+    JOB_DONE,
+    JOB_FAILED,
+} job_phase;
 
 typedef struct job {
     job_phase phase;
-    nvj_state state;
-    nvj_params params;
-    GLuint fbo, rb;       /* the flipped, scaled frame */
-    GLuint pbo;           /* its RGB rows, for CUDA */
-    cugl_graphics_resource *resource;
+    bool cancelled;       /* dropped while the thread had it: IDLE when it lets go */
+    GLuint fbo, rb;       /* the flipped, scaled frame (the render thread's) */
+    cugl_app_shared *rgb; /* its RGB rows: CUDA memory GL packs them into */
     int width, height, quality;
     GLsync fence;
+    /* The thread's: nvJPEG's state for the job, and its timing. */
+    nvj_state state;
+    nvj_params params;
     cugl_event *begin, *end;
     unsigned char *jpeg;
     size_t size;
     double encode_ms;
+    cugl_status failure;
+    char why[256];
 } job;
 
 struct cugl__gpu_jpeg {
@@ -135,30 +155,140 @@ struct cugl__gpu_jpeg {
     cugl_stream *stream;
     nvj_handle handle;
     job jobs[CUGL__GPU_JPEG_JOBS];
+    pthread_t thread;
+    bool thread_started;
+    pthread_mutex_t lock;
+    pthread_cond_t work, idle; /* a job queued, or `stop`; a job let go of */
+    int queue[CUGL__GPU_JPEG_JOBS];
+    int queued;
+    bool stop;
 };
 
-/* The job's framebuffer and the buffer CUDA reads (its registration
- * first), for a job of another size or none. */
+/* ---- The encoder's thread ---------------------------------------------------------- */
+
+/* The job's nvJPEG state and events, made at its first encode. */
+static cugl_status job_encoder(cugl__gpu_jpeg *g, job *j, const char *who)
+{
+    if (j->state)
+        return CUGL_OK;
+    void *stream = cugl_stream_handle(g->stream);
+    int r = nvj.nvjpegEncoderStateCreate(g->handle, &j->state, stream);
+    if (r == 0)
+        r = nvj.nvjpegEncoderParamsCreate(g->handle, &j->params, stream);
+    if (r == 0)
+        r = nvj.nvjpegEncoderParamsSetSamplingFactors(j->params, NVJ_CSS_420, stream);
+    if (r != 0)
+        return cugl__fail(CUGL_ERROR_CUDA, who, "nvJPEG cannot make an encoder (status %d)", r);
+    cugl_event_desc timing = {.timing = true};
+    CUGL__TRY_OWN(cugl_event_create(&j->begin, g->device, &timing));
+    CUGL__TRY_OWN(cugl_event_create(&j->end, g->device, &timing));
+    return CUGL_OK;
+}
+
+/* The job's RGB rows to a JPEG in j->jpeg: encoded on the stream, waited
+ * for, taken out. */
+static cugl_status encode(cugl__gpu_jpeg *g, job *j, const char *who)
+{
+    void *stream = cugl_stream_handle(g->stream);
+    /* nvJPEG (on the CUDA runtime) works in the thread's current context. */
+    CUGL__TRY_OWN(cugl_device_set_current(g->device));
+    CUGL__TRY(job_encoder(g, j, who));
+    nvj_image image = {.channel = {(unsigned char *)(uintptr_t)cugl_buffer_handle(
+                           cugl_app_shared_buffer(j->rgb))},
+                       .pitch = {(size_t)j->width * 3}};
+    CUGL__TRY_OWN(cugl_event_record(j->begin, g->stream));
+    int r = nvj.nvjpegEncoderParamsSetQuality(j->params, j->quality, stream);
+    if (r == 0)
+        r = nvj.nvjpegEncodeImage(g->handle, j->state, j->params, &image, NVJ_INPUT_RGBI,
+                                  j->width, j->height, stream);
+    if (r != 0)
+        return cugl__fail(CUGL_ERROR_CUDA, who, "nvjpegEncodeImage of %d x %d failed (status %d)",
+                          j->width, j->height, r);
+    CUGL__TRY_OWN(cugl_event_record(j->end, g->stream));
+    CUGL__TRY_OWN(cugl_event_sync(j->end));
+    float ms = 0;
+    if (cugl_event_elapsed_ms(&ms, j->begin, j->end) == CUGL_OK)
+        j->encode_ms = ms;
+    cugl_clear_error();
+    size_t size = 0;
+    r = nvj.nvjpegEncodeRetrieveBitstream(g->handle, j->state, NULL, &size, stream);
+    unsigned char *p = r == 0 && size ? malloc(size) : NULL;
+    if (p)
+        r = nvj.nvjpegEncodeRetrieveBitstream(g->handle, j->state, p, &size, stream);
+    if (r != 0 || !p) {
+        free(p);
+        return cugl__fail(r ? CUGL_ERROR_CUDA : CUGL_ERROR_OUT_OF_MEMORY, who,
+                          "nvJPEG: cannot take out a JPEG of %zu bytes (status %d)", size, r);
+    }
+    free(j->jpeg);
+    j->jpeg = p;
+    j->size = size;
+    return CUGL_OK;
+}
+
+static void *encoder_thread(void *arg)
+{
+    cugl__gpu_jpeg *g = arg;
+    prctl(PR_SET_NAME, "cugl-nvjpeg"); /* what profilers and benchmarks see */
+    pthread_mutex_lock(&g->lock);
+    for (;;) {
+        while (!g->stop && g->queued == 0)
+            pthread_cond_wait(&g->work, &g->lock);
+        if (g->stop)
+            break;
+        int index = g->queue[0];
+        memmove(g->queue, g->queue + 1, (size_t)--g->queued * sizeof g->queue[0]);
+        job *j = &g->jobs[index];
+        j->phase = JOB_ENCODING;
+        pthread_mutex_unlock(&g->lock);
+        cugl_status st = encode(g, j, "cugl_app_server_frame");
+        if (st != CUGL_OK)
+            snprintf(j->why, sizeof j->why, "%s", cugl_last_error());
+        cugl_clear_error();
+        pthread_mutex_lock(&g->lock);
+        j->failure = st;
+        j->phase = j->cancelled ? JOB_IDLE : st == CUGL_OK ? JOB_DONE : JOB_FAILED;
+        j->cancelled = false;
+        pthread_cond_broadcast(&g->idle);
+    }
+    pthread_mutex_unlock(&g->lock);
+    return NULL;
+}
+
+/* ---- The render thread ------------------------------------------------------------- */
+
+/* Until the thread has let go of job `j` (under the lock). */
+static void wait_for_thread(cugl__gpu_jpeg *g, job *j)
+{
+    for (int k = 0; k < g->queued; k++) {
+        if (&g->jobs[g->queue[k]] == j) {
+            memmove(g->queue + k, g->queue + k + 1, (size_t)(g->queued - k - 1) * sizeof g->queue[0]);
+            g->queued--;
+            j->phase = JOB_IDLE;
+            return;
+        }
+    }
+    while (j->phase == JOB_ENCODING) {
+        j->cancelled = true;
+        pthread_cond_wait(&g->idle, &g->lock);
+    }
+}
+
+/* The job's framebuffer and the memory it is packed into, for a job of
+ * another size or none. */
 static void job_free_pixels(job *j)
 {
-    if (j->resource) {
-        cugl_graphics_resource_close(j->resource, NULL);
-        cugl_graphics_resource_release(j->resource);
-        j->resource = NULL;
-    }
-    if (j->pbo)
-        glDeleteBuffers(1, &j->pbo);
+    cugl_app_shared_destroy(j->rgb); /* waits for GL's copy into it */
+    j->rgb = NULL;
     if (j->fbo)
         glDeleteFramebuffers(1, &j->fbo);
     if (j->rb)
         glDeleteRenderbuffers(1, &j->rb);
-    j->pbo = j->fbo = j->rb = 0;
+    j->fbo = j->rb = 0;
 }
 
 static void job_free(job *j)
 {
-    if (j->phase == JOB_ENCODING && j->end)
-        cugl_event_sync(j->end);
     if (j->fence)
         glDeleteSync(j->fence);
     job_free_pixels(j);
@@ -176,11 +306,21 @@ void cugl__gpu_jpeg_close(cugl__gpu_jpeg *g)
 {
     if (!g)
         return;
+    if (g->thread_started) {
+        pthread_mutex_lock(&g->lock);
+        g->stop = true; /* an encode under way ends first */
+        pthread_cond_signal(&g->work);
+        pthread_mutex_unlock(&g->lock);
+        pthread_join(g->thread, NULL);
+    }
     for (int i = 0; i < CUGL__GPU_JPEG_JOBS; i++)
         job_free(&g->jobs[i]);
     if (g->handle)
         nvj.nvjpegDestroy(g->handle);
     cugl_stream_release(g->stream);
+    pthread_cond_destroy(&g->idle);
+    pthread_cond_destroy(&g->work);
+    pthread_mutex_destroy(&g->lock);
     free(g);
 }
 
@@ -204,6 +344,9 @@ cugl__gpu_jpeg *cugl__gpu_jpeg_open(cugl_app_context *ctx, char *why, size_t why
         snprintf(why, why_size, "no memory");
         return NULL;
     }
+    pthread_mutex_init(&g->lock, NULL);
+    pthread_cond_init(&g->work, NULL);
+    pthread_cond_init(&g->idle, NULL);
     int r = 0;
     if (cugl_device_get(&g->device, ordinals[0]) != CUGL_OK ||
         cugl_device_set_current(g->device) != CUGL_OK ||
@@ -212,7 +355,10 @@ cugl__gpu_jpeg *cugl__gpu_jpeg_open(cugl_app_context *ctx, char *why, size_t why
         cugl_clear_error();
     } else if ((r = nvj.nvjpegCreateSimple(&g->handle)) != 0) {
         snprintf(why, why_size, "%s: nvjpegCreateSimple failed (status %d)", load_path, r);
+    } else if ((r = pthread_create(&g->thread, NULL, encoder_thread, g)) != 0) {
+        snprintf(why, why_size, "no thread for nvJPEG: %s", strerror(r));
     } else {
+        g->thread_started = true;
         snprintf(why, why_size, "nvJPEG (%s) on CUDA device %d, where GL runs", load_path,
                  ordinals[0]);
         return g;
@@ -221,25 +367,11 @@ cugl__gpu_jpeg *cugl__gpu_jpeg_open(cugl_app_context *ctx, char *why, size_t why
     return NULL;
 }
 
-/* The job's GL objects and nvJPEG state for a w x h picture. */
+/* The job's framebuffer and the CUDA memory it is packed into, for a w x
+ * h picture. */
 static cugl_status job_size(cugl__gpu_jpeg *g, job *j, int w, int h, const char *who)
 {
-    if (!j->state) {
-        int r = nvj.nvjpegEncoderStateCreate(g->handle, &j->state, cugl_stream_handle(g->stream));
-        if (r == 0)
-            r = nvj.nvjpegEncoderParamsCreate(g->handle, &j->params,
-                                              cugl_stream_handle(g->stream));
-        if (r == 0)
-            r = nvj.nvjpegEncoderParamsSetSamplingFactors(j->params, NVJ_CSS_420,
-                                                          cugl_stream_handle(g->stream));
-        if (r != 0)
-            return cugl__fail(CUGL_ERROR_CUDA, who, "nvJPEG cannot make an encoder (status %d)",
-                              r);
-        cugl_event_desc timing = {.timing = true};
-        CUGL__TRY_OWN(cugl_event_create(&j->begin, g->device, &timing));
-        CUGL__TRY_OWN(cugl_event_create(&j->end, g->device, &timing));
-    }
-    if (j->pbo && j->width == w && j->height == h)
+    if (j->rgb && j->width == w && j->height == h)
         return CUGL_OK;
     job_free_pixels(j);
     cugl_app_drain_gl_errors();
@@ -247,22 +379,38 @@ static cugl_status job_size(cugl__gpu_jpeg *g, job *j, int w, int h, const char 
     glNamedRenderbufferStorage(j->rb, GL_RGBA8, w, h);
     glCreateFramebuffers(1, &j->fbo);
     glNamedFramebufferRenderbuffer(j->fbo, GL_COLOR_ATTACHMENT0, GL_RENDERBUFFER, j->rb);
-    glCreateBuffers(1, &j->pbo);
-    glNamedBufferStorage(j->pbo, (GLsizeiptr)w * h * 3, NULL, 0);
-    CUGL__TRY(cugl_app_check_gl(who, "the GPU encoder's framebuffer and buffer"));
-    CUGL__TRY_OWN(cugl_graphics_resource_from_gl_buffer(&j->resource, g->device, j->pbo,
-                                                        CUGL_GRAPHICS_READ_ONLY));
+    CUGL__TRY(cugl_app_check_gl(who, "the GPU encoder's framebuffer"));
+    CUGL__TRY_OWN(cugl_app_shared_buffer_create(&j->rgb, g->device, (size_t)w * h * 3));
     j->width = w;
     j->height = h;
     return CUGL_OK;
 }
 
-int cugl__gpu_jpeg_free_job(const cugl__gpu_jpeg *g)
+/* Job `j`'s phase, read under the lock (the thread moves it on). */
+static job_phase phase_of(cugl__gpu_jpeg *g, const job *j)
 {
-    for (int i = 0; i < CUGL__GPU_JPEG_JOBS; i++)
-        if (g->jobs[i].phase == JOB_IDLE)
-            return i;
-    return -1;
+    pthread_mutex_lock(&g->lock);
+    job_phase phase = j->phase;
+    pthread_mutex_unlock(&g->lock);
+    return phase;
+}
+
+int cugl__gpu_jpeg_free_job(cugl__gpu_jpeg *g, int width, int height)
+{
+    /* Best one whose memory has the size (made anew, it costs an
+     * allocation and GL's import), then one with none. */
+    int best = -1, rank = 0;
+    for (int i = 0; i < CUGL__GPU_JPEG_JOBS && rank < 3; i++) {
+        const job *j = &g->jobs[i];
+        if (phase_of(g, j) != JOB_IDLE)
+            continue;
+        int r = j->rgb && j->width == width && j->height == height ? 3 : !j->rgb ? 2 : 1;
+        if (r > rank) {
+            best = i;
+            rank = r;
+        }
+    }
+    return best;
 }
 
 cugl_status cugl__gpu_jpeg_start(cugl__gpu_jpeg *g, int index, GLuint from, int width, int height,
@@ -270,93 +418,52 @@ cugl_status cugl__gpu_jpeg_start(cugl__gpu_jpeg *g, int index, GLuint from, int 
 {
     job *j = &g->jobs[index];
     int w = width / scale, h = height / scale;
-    /* nvJPEG (on the CUDA runtime) works in the thread's current context. */
-    CUGL__TRY_OWN(cugl_device_set_current(g->device));
     CUGL__TRY(job_size(g, j, w, h, who));
-    /* Flipped (rows top first, as JPEG has them) and scaled in one blit. */
+    /* Flipped (rows top first, as JPEG has them) and scaled in one blit,
+     * then packed as RGB into the CUDA memory: GL's copy on the GPU. */
     glBlitNamedFramebuffer(from, j->fbo, 0, 0, width, height, 0, h, w, 0, GL_COLOR_BUFFER_BIT,
                            scale > 1 ? GL_LINEAR : GL_NEAREST);
     glBindFramebuffer(GL_READ_FRAMEBUFFER, j->fbo);
-    glBindBuffer(GL_PIXEL_PACK_BUFFER, j->pbo);
+    glBindBuffer(GL_PIXEL_PACK_BUFFER, cugl_app_shared_gl_name(j->rgb));
     glPixelStorei(GL_PACK_ALIGNMENT, 1);
     glReadPixels(0, 0, w, h, GL_RGB, GL_UNSIGNED_BYTE, NULL);
     j->fence = glFenceSync(GL_SYNC_GPU_COMMANDS_COMPLETE, 0);
     CUGL__TRY(cugl_app_check_gl(who, "copying the frame for nvJPEG"));
     j->quality = quality;
+    pthread_mutex_lock(&g->lock);
     j->phase = JOB_COPYING;
-    return CUGL_OK;
-}
-
-/* A copied frame to nvJPEG: map, encode, unmap, all queued on the stream. */
-static cugl_status encode(cugl__gpu_jpeg *g, job *j, const char *who)
-{
-    void *stream = cugl_stream_handle(g->stream);
-    CUGL__TRY_OWN(cugl_device_set_current(g->device));
-    cugl_buffer *mapped = NULL;
-    CUGL__TRY_OWN(cugl_graphics_resource_map(&mapped, j->resource, g->stream));
-    nvj_image image = {.channel = {(unsigned char *)(uintptr_t)cugl_buffer_handle(mapped)},
-                       .pitch = {(size_t)j->width * 3}};
-    cugl_status st = cugl_event_record(j->begin, g->stream);
-    int r = st == CUGL_OK ? nvj.nvjpegEncoderParamsSetQuality(j->params, j->quality, stream) : 0;
-    if (st == CUGL_OK && r == 0)
-        r = nvj.nvjpegEncodeImage(g->handle, j->state, j->params, &image, NVJ_INPUT_RGBI,
-                                  j->width, j->height, stream);
-    if (st == CUGL_OK && r == 0)
-        st = cugl_event_record(j->end, g->stream);
-    cugl_buffer_release(mapped); /* unmaps, after the encode on the stream */
-    if (st != CUGL_OK)
-        return cugl__fail(st, who, "nvJPEG: %s", cugl_last_error());
-    if (r != 0)
-        return cugl__fail(CUGL_ERROR_CUDA, who, "nvjpegEncodeImage of %d x %d failed (status %d)",
-                          j->width, j->height, r);
+    pthread_mutex_unlock(&g->lock);
     return CUGL_OK;
 }
 
 cugl_status cugl__gpu_jpeg_poll(cugl__gpu_jpeg *g, int index, bool *done, const char *who)
 {
     job *j = &g->jobs[index];
-    *done = j->phase == JOB_DONE;
-    if (j->phase == JOB_COPYING) {
-        if (glClientWaitSync(j->fence, 0, 0) == GL_TIMEOUT_EXPIRED)
+    *done = false;
+    job_phase phase = phase_of(g, j);
+    if (phase == JOB_COPYING) {
+        /* GL's copy done, its writes are in the memory: the thread's. */
+        if (glClientWaitSync(j->fence, GL_SYNC_FLUSH_COMMANDS_BIT, 0) == GL_TIMEOUT_EXPIRED)
             return CUGL_OK;
         glDeleteSync(j->fence);
         j->fence = NULL;
-        j->phase = JOB_ENCODING;
-        cugl_status st = encode(g, j, who);
-        if (st != CUGL_OK) {
-            j->phase = JOB_IDLE;
-            return st;
-        }
+        pthread_mutex_lock(&g->lock);
+        j->phase = JOB_QUEUED;
+        g->queue[g->queued++] = index;
+        pthread_cond_signal(&g->work);
+        pthread_mutex_unlock(&g->lock);
+        return CUGL_OK;
     }
-    if (j->phase == JOB_ENCODING) {
-        CUGL__TRY_OWN(cugl_device_set_current(g->device));
-        bool finished = false;
-        CUGL__TRY_OWN(cugl_event_query(j->end, &finished));
-        if (!finished)
-            return CUGL_OK;
-        float ms = 0;
-        if (cugl_event_elapsed_ms(&ms, j->begin, j->end) == CUGL_OK)
-            j->encode_ms = ms;
-        cugl_clear_error();
-        void *stream = cugl_stream_handle(g->stream);
-        size_t size = 0;
-        int r = nvj.nvjpegEncodeRetrieveBitstream(g->handle, j->state, NULL, &size, stream);
-        unsigned char *p = r == 0 && size ? malloc(size) : NULL;
-        if (p)
-            r = nvj.nvjpegEncodeRetrieveBitstream(g->handle, j->state, p, &size, stream);
-        if (r != 0 || !p) {
-            free(p);
-            j->phase = JOB_IDLE;
-            return cugl__fail(r ? CUGL_ERROR_CUDA : CUGL_ERROR_OUT_OF_MEMORY, who,
-                              "nvJPEG: cannot take out a JPEG of %zu bytes (status %d)", size,
-                              r);
-        }
-        free(j->jpeg);
-        j->jpeg = p;
-        j->size = size;
-        j->phase = JOB_DONE;
-        *done = true;
+    if (phase == JOB_FAILED) {
+        cugl_status failure = j->failure;
+        char why[sizeof j->why];
+        snprintf(why, sizeof why, "%s", j->why);
+        pthread_mutex_lock(&g->lock);
+        j->phase = JOB_IDLE;
+        pthread_mutex_unlock(&g->lock);
+        return cugl__fail(failure, who, "nvJPEG: %s", why);
     }
+    *done = phase == JOB_DONE;
     return CUGL_OK;
 }
 
@@ -371,20 +478,23 @@ unsigned char *cugl__gpu_jpeg_take(cugl__gpu_jpeg *g, int index, size_t *size, i
     *encode_ms = j->encode_ms;
     j->jpeg = NULL;
     j->size = 0;
+    pthread_mutex_lock(&g->lock);
     j->phase = JOB_IDLE;
+    pthread_mutex_unlock(&g->lock);
     return p;
 }
 
 void cugl__gpu_jpeg_cancel(cugl__gpu_jpeg *g, int index)
 {
     job *j = &g->jobs[index];
-    if (j->phase == JOB_ENCODING)
-        cugl_event_sync(j->end);
     if (j->fence) {
         glDeleteSync(j->fence);
         j->fence = NULL;
     }
+    pthread_mutex_lock(&g->lock);
+    wait_for_thread(g, j);
+    j->phase = JOB_IDLE;
+    pthread_mutex_unlock(&g->lock);
     free(j->jpeg);
     j->jpeg = NULL;
-    j->phase = JOB_IDLE;
 }

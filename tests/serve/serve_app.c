@@ -7,7 +7,7 @@
  * server listens, and "view YAW PITCH" whenever the view changes.
  *
  * usage: serve_app [--address A] [--port N] [--token T] [--size WxH]
- *                  [--frames N] [--screenshot FILE] [--burst N] [--animate]
+ *                  [--frames N] [--screenshot FILE] [--burst N] [--rate HZ] [--animate]
  *                  [--encoder auto|cpu|gpu] [--codec auto|jpeg|video]
  *                  [--cert FILE --key FILE]
  *   --address A     where to listen (cugl_app_server_desc.address); a line
@@ -16,6 +16,8 @@
  *   --screenshot F  write frame 0 as a PNG (the picture before any input)
  *   --burst N       render N frames back to back, then wait: 60 frames a
  *                   second on average, unevenly spaced (default 1: even)
+ *   --rate HZ       frames a second on average (default 60; 0: as many as
+ *                   it can)
  *   --animate       draw pattern.h's moving picture (frame N's is known to
  *                   a viewer) instead of the board
  *   --encoder E     cugl_app_server_desc.encoder; gpu where there is no
@@ -107,6 +109,7 @@ int main(int argc, char **argv)
     cugl_app_server_desc desc = {.name = "serve_app"};
     int w = 320, h = 240;
     long frames = 0, burst = 1;
+    double rate = 60;
     const char *screenshot = NULL;
     bool animate = false;
     for (int i = 1; i < argc; i++) {
@@ -140,6 +143,8 @@ int main(int argc, char **argv)
                            : strcmp(e, "cpu") == 0 ? CUGL_APP_SERVE_ENCODER_CPU
                                                    : CUGL_APP_SERVE_ENCODER_AUTO;
         }
+        else if (strcmp(argv[i], "--rate") == 0 && v && (rate = atof(argv[++i])) >= 0)
+            ;
         else if (strcmp(argv[i], "--burst") == 0 && v && (burst = atol(argv[++i])) > 0)
             ;
         else {
@@ -207,11 +212,11 @@ int main(int argc, char **argv)
             die("cannot serve the frame");
         if (cugl_app_context_present(ctx) != CUGL_OK)
             die("cannot present");
-        if ((f + 1) % burst == 0) { /* 60 frames a second, where it can */
+        if (rate > 0 && (f + 1) % burst == 0) { /* `rate` frames a second, where it can */
             struct timespec now;
             clock_gettime(CLOCK_MONOTONIC, &now);
             double t = (double)now.tv_sec + 1e-9 * (double)now.tv_nsec;
-            next_s = next_s > t - 0.1 ? next_s + (double)burst / 60.0 : t;
+            next_s = next_s > t - 0.1 ? next_s + (double)burst / rate : t;
             if (next_s > t)
                 nanosleep(&(struct timespec){.tv_nsec = (long)((next_s - t) * 1e9)}, NULL);
         }

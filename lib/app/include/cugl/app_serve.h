@@ -108,7 +108,12 @@
  * framebuffer into mapped (pinned) GL memory, scaled down on the GPU when
  * every viewer with room wants it smaller, and hands copies that have
  * finished to encoder threads; nothing waits for the GPU, and without a
- * viewer nothing is copied.
+ * viewer nothing is copied. A frame is copied only while a viewer has
+ * room for one, and at most 80 a second (in bursts of up to 2): a program
+ * that renders faster has the rest shown to no viewer, as a 60 Hz display
+ * would. With nvJPEG (where GL runs on a CUDA device) the copy stays on
+ * the GPU, in CUDA memory GL imports, and a thread of the server's waits
+ * for the encodes.
  *
  * Codecs: each viewer gets JPEG, or VP8 video (libvpx, real time, no
  * B-frames, a stream of its own with a key frame first and whenever asked,
@@ -136,9 +141,9 @@
  * line that is no event, a binary message or a `close` event disconnects
  * that viewer; the program goes on.
  *
- * Threads: the server has a thread of its own for the network and
- * `encoders` threads for JPEG; its functions are called from the thread
- * that uses the context, with it current.
+ * Threads: the server has a thread of its own for the network,
+ * `encoders` threads for JPEG on the CPU and one for nvJPEG; its functions
+ * are called from the thread that uses the context, with it current.
  */
 #ifndef CUGL_APP_SERVE_H
 #define CUGL_APP_SERVE_H
