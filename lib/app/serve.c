@@ -77,7 +77,8 @@ enum {
 #define LEVEL_UP_S 0.5       /* a level goes up at most this often */
 #define RTT_WINDOW_S 10.0    /* the round trip: the least over this time */
 /* Frames read for the viewers: at most CAPTURE_HZ a second, in bursts of
- * up to CAPTURE_BURST, and only while a viewer has room for one. A page
+ * up to CAPTURE_BURST. (Not only while a viewer has room: a frame takes a
+ * few presents to be encoded, and a viewer at 60 got half of them.) A page
  * shows 60 (a little more, for a program whose 60 runs fast by its
  * clock); an unpaced program drawing 800 a second had every one copied
  * and encoded, on its own GPU. */
@@ -1787,13 +1788,12 @@ CUGL_API cugl_status cugl_app_server_frame(cugl_app_server *s)
         s->capture_s = 0;
         return CUGL_OK;
     }
-    /* Read while a viewer has room, at most CAPTURE_HZ a second. */
+    /* At most CAPTURE_HZ a second. */
     s->capture_tokens = s->capture_s > 0 ? s->capture_tokens + (t - s->capture_s) * CAPTURE_HZ
                                          : CAPTURE_BURST;
     s->capture_tokens = fmin(s->capture_tokens, CAPTURE_BURST);
     s->capture_s = t;
-    unsigned want = atomic_load(&s->want_live) | atomic_load(&s->want_now);
-    if (!want || s->capture_tokens < 1)
+    if (s->capture_tokens < 1)
         return CUGL_OK;
     if (s->gpu ? !gf : free_index < 0) {
         atomic_fetch_add(&s->dropped, 1);
@@ -1801,6 +1801,7 @@ CUGL_API cugl_status cugl_app_server_frame(cugl_app_server *s)
     }
     s->capture_tokens -= 1;
     /* Scaled down on the GPU as far as every level wanted allows. */
+    unsigned want = atomic_load(&s->want_live) | atomic_load(&s->want_now);
     int scale = want ? 4 : 1;
     for (int l = 0; l < LEVELS; l++)
         if ((want >> l & 1) && levels[l].scale < scale)

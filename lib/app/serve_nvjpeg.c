@@ -397,20 +397,20 @@ static job_phase phase_of(cugl__gpu_jpeg *g, const job *j)
 
 int cugl__gpu_jpeg_free_job(cugl__gpu_jpeg *g, int width, int height)
 {
-    /* Best one whose memory has the size (made anew, it costs an
-     * allocation and GL's import), then one with none. */
-    int best = -1, rank = 0;
-    for (int i = 0; i < CUGL__GPU_JPEG_JOBS && rank < 3; i++) {
+    /* One whose memory has the size (made anew, it costs an allocation,
+     * GL's import, and nvJPEG's buffers grow), else the first: the jobs
+     * used stay few, each mostly at one size. */
+    int first = -1;
+    for (int i = 0; i < CUGL__GPU_JPEG_JOBS; i++) {
         const job *j = &g->jobs[i];
         if (phase_of(g, j) != JOB_IDLE)
             continue;
-        int r = j->rgb && j->width == width && j->height == height ? 3 : !j->rgb ? 2 : 1;
-        if (r > rank) {
-            best = i;
-            rank = r;
-        }
+        if (j->rgb && j->width == width && j->height == height)
+            return i;
+        if (first < 0)
+            first = i;
     }
-    return best;
+    return first;
 }
 
 cugl_status cugl__gpu_jpeg_start(cugl__gpu_jpeg *g, int index, GLuint from, int width, int height,

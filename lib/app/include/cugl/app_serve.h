@@ -108,10 +108,9 @@
  * framebuffer into mapped (pinned) GL memory, scaled down on the GPU when
  * every viewer with room wants it smaller, and hands copies that have
  * finished to encoder threads; nothing waits for the GPU, and without a
- * viewer nothing is copied. A frame is copied only while a viewer has
- * room for one, and at most 80 a second (in bursts of up to 2): a program
- * that renders faster has the rest shown to no viewer, as a 60 Hz display
- * would. With nvJPEG (where GL runs on a CUDA device) the copy stays on
+ * viewer nothing is copied. At most 80 frames a second are copied (in
+ * bursts of up to 2): a program that renders faster has the rest shown
+ * to no viewer, as a 60 Hz display would. With nvJPEG (where GL runs on a CUDA device) the copy stays on
  * the GPU, in CUDA memory GL imports, and a thread of the server's waits
  * for the encodes.
  *
