@@ -23,8 +23,8 @@ typedef struct cugl__gpu_jpeg cugl__gpu_jpeg;
 cugl__gpu_jpeg *cugl__gpu_jpeg_open(cugl_app_context *ctx, char *why, size_t why_size);
 void cugl__gpu_jpeg_close(cugl__gpu_jpeg *g);
 
-/* A job not in use for a width x height picture (one whose memory has
- * that size where one is free), or -1. */
+/* A job not in use for a width x height picture (one with room for it
+ * where one is free), or -1. */
 int cugl__gpu_jpeg_free_job(cugl__gpu_jpeg *g, int width, int height);
 
 /* Job `index`: the framebuffer `from` (width x height, GL's rows bottom
