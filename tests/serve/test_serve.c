@@ -353,7 +353,7 @@ static void header_fps_is_the_rendering_rate(void **state)
 
 /* A program that renders faster than a display shows (serve_app --rate 0)
  * has at most 80 frames a second copied for its viewers, in bursts of up
- * to 2: a viewer that acks at once gets no more. */
+ * to 4: a viewer that acks at once gets no more. */
 static void copies_at_most_80_a_second(void **state)
 {
     (void)state;
@@ -371,7 +371,7 @@ static void copies_at_most_80_a_second(void **state)
            rendered, got, span);
     if (rendered < 2 * 80)
         skip(); /* too slow here (a sanitizer) for a cap to show */
-    if (got > (long)(80 * span) + 3)
+    if (got > (long)(80 * span) + 5)
         fail_msg("%ld frames in %.2f s: more than 80 a second", got, span);
     assert_true(got >= 3 * (long)span); /* and frames still come */
     ws_client_close(c);
@@ -431,32 +431,36 @@ static void window_and_link_measures(void **state)
     ws_client_close(c);
 }
 
-/* A viewer's frames over a span, and the program's: how many frames it
- * got, and how far the frame numbers it got moved (what the program
- * rendered meanwhile, whatever else shares its GPU and cores). */
+/* A viewer's frames over a span, and the server's: how many frames it
+ * got, and how many the server copied for its viewers meanwhile (the
+ * header's "copied", from the frames it got): what it could have got,
+ * whatever else shares the GPU and the cores. */
 typedef struct {
     long got;
-    long rendered;
+    long copied;
 } span_frames;
 
 static span_frames span_begin(ws_client *good)
 {
-    return (span_frames){ws_client_frames(good), (long)ws_client_header_number(good, "frame")};
+    return (span_frames){ws_client_frames(good), (long)ws_client_header_number(good, "copied")};
 }
 
 static span_frames span_end(ws_client *good, span_frames begin)
 {
     return (span_frames){ws_client_frames(good) - begin.got,
-                         (long)ws_client_header_number(good, "frame") - begin.rendered};
+                         (long)ws_client_header_number(good, "copied") - begin.copied};
 }
 
 /* The fewest frames a viewer beside hostile ones must get in a span: a
- * quarter of what the program rendered in it, and 1 at least. (The
- * header's fps lags a GPU shared by many tests at once: a demo that gave
- * a viewer 7 frames in a second said 36 frames a second then.) */
+ * quarter of those the server copied in it, and 1 at least. (Not of what
+ * the program rendered: nvJPEG's thread encodes apart from the program,
+ * and where 16 tests shared the GPU it made a third of the frames of a
+ * program that rendered 60 a second; nor by the header's fps, which
+ * lagged such a GPU: a demo that gave a viewer 7 frames in a second said
+ * 36 frames a second then.) */
 static long least_frames(span_frames span)
 {
-    return span.rendered / 4 > 1 ? span.rendered / 4 : 1;
+    return span.copied / 4 > 1 ? span.copied / 4 : 1;
 }
 
 /* A viewer's frames over `seconds` while `other` is run alongside. */
@@ -491,8 +495,8 @@ static void never_acking_viewer(void **state)
     open_good_and_silent(&good, &bad);
     span_frames span = frames_beside(good, bad, 2.0);
     long least = least_frames(span);
-    printf("# beside a viewer that never acks: %ld frames in 2 s of %ld rendered (at least "
-           "%ld); it got %ld\n", span.got, span.rendered, least, ws_client_frames(bad));
+    printf("# beside a viewer that never acks: %ld frames in 2 s of %ld copied (at least "
+           "%ld); it got %ld\n", span.got, span.copied, least, ws_client_frames(bad));
     assert_true(span.got >= least);
     assert_int_equal(ws_client_frames(bad), WINDOW);
     assert_false(ws_client_closed(bad));
@@ -550,11 +554,11 @@ static void lying_acks(void **state)
     ws_client_close(odd);
     span_frames after = frames_beside(good, NULL, 1.0);
     long least = least_frames(after);
-    printf("# after the lying viewers: %ld frames in 1 s of %ld rendered\n", after.got,
-           after.rendered);
+    printf("# after the lying viewers: %ld frames in 1 s of %ld copied\n", after.got,
+           after.copied);
     if (after.got < least)
-        fail_msg("after the lying viewers a viewer got %ld frames in 1 s of %ld rendered, fewer "
-                 "than %ld", after.got, after.rendered, least);
+        fail_msg("after the lying viewers a viewer got %ld frames in 1 s of %ld copied, fewer "
+                 "than %ld", after.got, after.copied, least);
     ws_client_close(good);
 }
 
@@ -596,16 +600,16 @@ static void ack_floods(void **state)
     long messages = flood_acks(bad, good, flood, 3.0, &got);
     long rss1 = program_rss_kb();
     printf("# %ld messages of %zu bytes of acks in 3 s; the good viewer got %ld frames of %ld "
-           "rendered; the program's memory %ld kB, then %ld kB\n", messages, n, got.got,
-           got.rendered, rss0, rss1);
+           "copied; the program's memory %ld kB, then %ld kB\n", messages, n, got.got,
+           got.copied, rss0, rss1);
     assert_false(ws_client_closed(bad));
     assert_true(messages > 100);
     assert_true(got.got >= least_frames(got));
     /* A demo's own memory moves with its GPU work; serve_app's does not. */
     if (!demo_mode) {
         long again = flood_acks(bad, good, flood, 3.0, &got), rss2 = program_rss_kb();
-        printf("# %ld messages more in 3 s; the good viewer got %ld frames of %ld rendered; "
-               "the program's memory %ld kB\n", again, got.got, got.rendered, rss2);
+        printf("# %ld messages more in 3 s; the good viewer got %ld frames of %ld copied; "
+               "the program's memory %ld kB\n", again, got.got, got.copied, rss2);
         assert_false(ws_client_closed(bad));
         assert_true(got.got >= least_frames(got));
         assert_true(rss0 > 0 && rss1 > 0 && rss2 > 0);

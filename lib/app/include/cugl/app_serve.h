@@ -56,6 +56,9 @@
  *                   to this size), "name" (the program's), "fps" (the
  *                   program's rendering rate: frames rendered a second
  *                   over the half second before this frame),
+ *                   "copied" (frames the server has copied for its
+ *                   viewers so far, this one counted: at most 80 a
+ *                   second, fewer where its encoders fall behind),
  *                   "viewers" (connected now), "events" (how many of the
  *                   viewers' events this frame shows), "stats"
  *                   (cugl_app_server_set_stats' text), "time" (when the
@@ -109,7 +112,7 @@
  * every viewer with room wants it smaller, and hands copies that have
  * finished to encoder threads; nothing waits for the GPU, and without a
  * viewer nothing is copied. At most 80 frames a second are copied (in
- * bursts of up to 2): a program that renders faster has the rest shown
+ * bursts of up to 4): a program that renders faster has the rest shown
  * to no viewer, as a 60 Hz display would. With nvJPEG (where GL runs on a CUDA device) the copy stays on
  * the GPU, in CUDA memory GL imports, and a thread of the server's waits
  * for the encodes.
