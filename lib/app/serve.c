@@ -117,7 +117,8 @@ typedef struct slot {
     void *pixels; /* the buffer, mapped for good */
     int width, height;     /* of the buffer */
     int scale;             /* what the copy is scaled down by: 1, 2 or 4 */
-    GLsync fence;
+    GLsync fence;          /* the copy's end, polled at the next frame; or */
+    EGLSync egl_fence;     /* ... waited for by the encoder (headless, EGL 1.5) */
     long number;           /* the frame's, from the context's presents */
     long events;           /* the viewers' events it shows */
     double time_s;         /* when it was copied */
@@ -216,6 +217,10 @@ struct cugl_app_server {
     int port;
 
     slot slots[SLOTS];
+    /* Headless on EGL 1.5: a copy's end is an EGL fence that an encoder
+     * waits for, not a GL one polled at the program's next frame (a frame
+     * of latency at 60 a second). EGL_NO_DISPLAY: GL fences. */
+    EGLDisplay egl_display;
     double fps_times[FPS_RING]; /* the last frames' times, by count % FPS_RING */
     long fps_count;
     double fps;
@@ -569,6 +574,18 @@ static void *encoder_main(void *arg)
         slot *sl = &s->slots[s->queue[0]];
         memmove(s->queue, s->queue + 1, (size_t)(--s->queued) * sizeof s->queue[0]);
         pthread_mutex_unlock(&s->lock);
+        if (sl->egl_fence != EGL_NO_SYNC) {
+            /* Any thread may wait for an EGL fence; the mapping is coherent. */
+            EGLint r = eglClientWaitSync(s->egl_display, sl->egl_fence, 0, EGL_FOREVER);
+            eglDestroySync(s->egl_display, sl->egl_fence);
+            sl->egl_fence = EGL_NO_SYNC;
+            if (r != EGL_CONDITION_SATISFIED) {
+                atomic_fetch_add(&s->dropped, 1);
+                pthread_mutex_lock(&s->lock);
+                sl->state = SLOT_FREE;
+                continue;
+            }
+        }
 #if CUGL_SERVE_VIDEO
         encode_video(s, sl);
 #endif
@@ -1423,8 +1440,11 @@ CUGL_API void cugl_app_server_destroy(cugl_app_server *s)
     frame_unref(s->header);
     for (int i = 0; i < s->video_count; i++)
         video_stream_free(s->video_list[i]);
-    for (int i = 0; i < SLOTS; i++)
+    for (int i = 0; i < SLOTS; i++) {
+        if (s->slots[i].egl_fence != EGL_NO_SYNC) /* queued, never waited for */
+            eglDestroySync(s->egl_display, s->slots[i].egl_fence);
         free_slot(&s->slots[i]);
+    }
     cugl__gpu_jpeg_close(s->gpu);
     if (s->down_fbo)
         glDeleteFramebuffers(1, &s->down_fbo);
@@ -1496,6 +1516,10 @@ CUGL_API cugl_status cugl_app_server_create(cugl_app_server **out, cugl_app_cont
         snprintf(s->cert, sizeof s->cert, "%s", desc->cert);
         snprintf(s->key, sizeof s->key, "%s", desc->key);
     }
+    s->egl_display = ctx->headless && ctx->display != EGL_NO_DISPLAY && GLAD_EGL_VERSION_1_5 &&
+                             eglCreateSync && eglClientWaitSync && eglDestroySync
+                         ? ctx->display
+                         : EGL_NO_DISPLAY;
     pthread_mutex_init(&s->lock, NULL);
     pthread_cond_init(&s->work, NULL);
 
@@ -1844,7 +1868,12 @@ CUGL_API cugl_status cugl_app_server_frame(cugl_app_server *s)
             glBindBuffer(GL_PIXEL_PACK_BUFFER, sl->pbo);
             glPixelStorei(GL_PACK_ALIGNMENT, 4);
             glReadPixels(0, 0, sl->width, sl->height, GL_RGBA, GL_UNSIGNED_BYTE, NULL);
-            sl->fence = glFenceSync(GL_SYNC_GPU_COMMANDS_COMPLETE, 0);
+            if (s->egl_display != EGL_NO_DISPLAY)
+                sl->egl_fence = eglCreateSync(s->egl_display, EGL_SYNC_FENCE, NULL);
+            if (sl->egl_fence != EGL_NO_SYNC)
+                glFlush(); /* the fence reaches the GPU without a wait here */
+            else
+                sl->fence = glFenceSync(GL_SYNC_GPU_COMMANDS_COMPLETE, 0);
         }
     }
     glPixelStorei(GL_PACK_ALIGNMENT, alignment);
@@ -1857,7 +1886,13 @@ CUGL_API cugl_status cugl_app_server_frame(cugl_app_server *s)
     CUGL__TRY(st);
     CUGL__TRY(cugl_app_check_gl(__func__, "copying the framebuffer"));
     pthread_mutex_lock(&s->lock);
-    sl->state = SLOT_COPYING;
+    if (sl->egl_fence != EGL_NO_SYNC) {
+        sl->state = SLOT_QUEUED; /* an encoder waits for the copy */
+        s->queue[s->queued++] = (int)(sl - s->slots);
+        pthread_cond_signal(&s->work);
+    } else {
+        sl->state = SLOT_COPYING;
+    }
     pthread_mutex_unlock(&s->lock);
     return CUGL_OK;
 }
