@@ -6,8 +6,10 @@
  *
  * A frame's way: cugl_app_server_frame (the render thread) copies the
  * framebuffer (scaled down on the GPU when no viewer wants it whole) into a
- * free slot's buffer and fences the copy; a later call finds the fence
- * passed and queues the slot; an encoder hashes the pixels (an unchanged
+ * free slot's buffer and fences the copy: headless on EGL 1.5 with an EGL
+ * fence, and queues the slot at once (the encoder waits for the fence);
+ * else with a GL fence, and a later call finds it passed and queues the
+ * slot. An encoder hashes the pixels (an unchanged
  * hash: the picture is still), makes a JPEG at each level some viewer
  * wants (scaled down further on the CPU where needed), frees the slot, and
  * publishes them; the network thread, woken, sends each viewer the newest
