@@ -265,7 +265,8 @@ static void wait_for_thread(cugl__gpu_jpeg *g, job *j)
 {
     for (int k = 0; k < g->queued; k++) {
         if (&g->jobs[g->queue[k]] == j) {
-            memmove(g->queue + k, g->queue + k + 1, (size_t)(g->queued - k - 1) * sizeof g->queue[0]);
+            memmove(g->queue + k, g->queue + k + 1,
+                    (size_t)(g->queued - k - 1) * sizeof g->queue[0]);
             g->queued--;
             j->phase = JOB_IDLE;
             return;

@@ -112,9 +112,10 @@
  * every viewer with room wants it smaller, and hands it to the encoder
  * threads (headless, on EGL 1.5, at once, the encoder waiting for the copy
  * on an EGL fence; else once a later frame finds it finished); the render
- * thread never waits for the GPU, and without a viewer nothing is copied. At most 80 frames a second are copied (in
- * bursts of up to 4): a program that renders faster has the rest shown
- * to no viewer, as a 60 Hz display would. With nvJPEG (where GL runs on a CUDA device) the copy stays on
+ * thread never waits for the GPU, and without a viewer nothing is copied.
+ * At most 80 frames a second are copied (in bursts of up to 4): a program
+ * that renders faster has the rest shown to no viewer, as a 60 Hz display
+ * would. With nvJPEG (where GL runs on a CUDA device) the copy stays on
  * the GPU, in CUDA memory GL imports, and a thread of the server's waits
  * for the encodes.
  *
