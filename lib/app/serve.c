@@ -9,11 +9,10 @@
  * free slot's buffer and fences the copy: headless on EGL 1.5 with an EGL
  * fence, and queues the slot at once (the encoder waits for the fence);
  * else with a GL fence, and a later call finds it passed and queues the
- * slot. An encoder hashes the pixels (an unchanged
- * hash: the picture is still), makes a JPEG at each level some viewer
- * wants (scaled down further on the CPU where needed), frees the slot, and
- * publishes them; the network thread, woken, sends each viewer the newest
- * frame of its level.
+ * slot. An encoder hashes the pixels (an unchanged hash: the picture is
+ * still), makes a JPEG at each level some viewer wants (scaled down further
+ * on the CPU where needed), frees the slot, and publishes them; the network
+ * thread, woken, sends each viewer the newest frame of its level.
  *
  * Latency is bounded by counting, end to end: a viewer acknowledges each
  * frame once shown, and is sent a frame only while fewer than `window` of
@@ -78,14 +77,13 @@ enum {
 #define HEADROOM 0.8         /* of the measured bytes a second, what frames may use */
 #define LEVEL_UP_S 0.5       /* a level goes up at most this often */
 #define RTT_WINDOW_S 10.0    /* the round trip: the least over this time */
-/* Frames read for the viewers: at most CAPTURE_HZ a second, in bursts of
- * up to CAPTURE_BURST (a program held up renders the frames it owes back
- * to back: with bursts of 2, one at 60 a second on average had 40 read).
- * Not only while a viewer has room: a frame takes a few presents to be
- * encoded, and a viewer at 60 got half of them. A page
- * shows 60 (a little more, for a program whose 60 runs fast by its
- * clock); an unpaced program drawing 800 a second had every one copied
- * and encoded, on its own GPU. */
+/* Frames read for the viewers: at most CAPTURE_HZ a second, in bursts of up
+ * to CAPTURE_BURST (a program held up renders the frames it owes back to
+ * back: with bursts of 2, one at 60 a second on average had 40 read). Not
+ * only while a viewer has room: a frame takes a few presents to be encoded,
+ * and a viewer at 60 got half of them. A page shows 60 (a little more, for
+ * a program whose 60 runs fast by its clock); an unpaced program drawing
+ * 800 a second had every one copied and encoded, on its own GPU. */
 #define CAPTURE_HZ 80.0
 #define CAPTURE_BURST 4.0
 #define VIDEO_BELOW_BPS 30e6 /* auto: video on links that carry less */
@@ -1885,8 +1883,17 @@ CUGL_API cugl_status cugl_app_server_frame(cugl_app_server *s)
         gpu_give_up(s);
     if (!sl)
         return CUGL_OK;
-    CUGL__TRY(st);
-    CUGL__TRY(cugl_app_check_gl(__func__, "copying the framebuffer"));
+    if (st == CUGL_OK)
+        st = cugl_app_check_gl(__func__, "copying the framebuffer");
+    if (st != CUGL_OK) { /* the slot stays free: no fence of a copy that failed */
+        if (sl->egl_fence != EGL_NO_SYNC)
+            eglDestroySync(s->egl_display, sl->egl_fence);
+        if (sl->fence)
+            glDeleteSync(sl->fence);
+        sl->egl_fence = EGL_NO_SYNC;
+        sl->fence = NULL;
+        return st;
+    }
     pthread_mutex_lock(&s->lock);
     if (sl->egl_fence != EGL_NO_SYNC) {
         sl->state = SLOT_QUEUED; /* an encoder waits for the copy */

@@ -18,6 +18,7 @@ def skip(why):
 
 def tap(ok, name, note=''):
     results.append(ok)
+    note = ' '.join(str(note).split())  # one line: a note of a reply's bytes had CR LFs
     print(f'{"ok" if ok else "not ok"} {len(results)} - {name}{" # " + note if note else ""}')
     sys.stdout.flush()
 
