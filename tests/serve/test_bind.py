@@ -60,8 +60,16 @@ class Server:
                     self.proc.kill()
                     skip(line.strip())
         if not self.urls:
-            self.proc.wait(timeout=20)
-            self.error = self.proc.stderr.read().decode()
+            try:
+                self.proc.wait(timeout=20)
+                self.error = self.proc.stderr.read().decode()
+            except subprocess.TimeoutExpired:
+                # Neither serving nor ended: where each thread waits, then
+                # a failure of this case alone (the others still run).
+                self.error = 'serve_app printed no address in 20 s and did not end: ' + \
+                    threads_of(self.proc.pid)
+                self.proc.kill()
+                self.proc.wait()
 
     def stop(self):
         if self.proc.poll() is None:
@@ -98,6 +106,27 @@ def listening(port):
             else:
                 found.add(socket.inet_ntop(socket.AF_INET, raw))
     return found
+
+
+def threads_of(pid):
+    """Each thread's name, state and kernel wait channel, from /proc."""
+    out = []
+    try:
+        for tid in sorted(os.listdir(f'/proc/{pid}/task'), key=int):
+            base = f'/proc/{pid}/task/{tid}'
+            try:
+                with open(f'{base}/stat') as f:
+                    stat = f.read()
+                with open(f'{base}/wchan') as f:
+                    wchan = f.read().strip() or '-'
+            except OSError:
+                continue
+            name = stat[stat.index('(') + 1:stat.rindex(')')]
+            state = stat[stat.rindex(')') + 2:].split()[0]
+            out.append(f'{name} {state} {wchan}')
+    except OSError as e:
+        return f'(its threads cannot be read: {e})'
+    return '; '.join(out)
 
 
 def check_bound(address, want):
