@@ -454,8 +454,8 @@ static span_frames span_end(ws_client *good, span_frames begin)
 /* The fewest frames a viewer beside hostile ones must get in a span: a
  * quarter of those the server copied in it, and 1 at least. (Not of what
  * the program rendered: nvJPEG's thread encodes apart from the program,
- * and where 16 tests shared the GPU it made a third of the frames of a
- * program that rendered 60 a second; nor by the header's fps, which
+ * and on a GPU shared by many tests a viewer got a third of the frames a
+ * program rendered, at times a sixth; nor by the header's fps, which
  * lagged such a GPU: a demo that gave a viewer 7 frames in a second said
  * 36 frames a second then.) */
 static long least_frames(span_frames span)
