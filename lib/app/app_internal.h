@@ -158,6 +158,9 @@ cugl_status cugl__app_offscreen_resize(cugl_app_context *ctx, int width, int hei
 cugl_status cugl__app_egl_create(cugl_app_context *ctx, const cugl_app_context_desc *desc,
                                  const char *who);
 void cugl__app_egl_destroy(cugl_app_context *ctx);
+/* The display whose fences any thread may wait for (eglClientWaitSync):
+ * the context's, headless on EGL 1.5; EGL_NO_DISPLAY in a window. */
+EGLDisplay cugl__app_egl_fence_display(const cugl_app_context *ctx);
 
 /* context.c: after a context is current and GL loaded, check GL >= 4.5 and
  * keep the renderer and vendor strings; `debug` routes GL messages to stderr. */

@@ -243,6 +243,12 @@ cugl_status cugl__app_egl_create(cugl_app_context *ctx, const cugl_app_context_d
  * checker cannot attribute; the display lives until the process exits, and
  * eglInitialize on it again is harmless.
  */
+EGLDisplay cugl__app_egl_fence_display(const cugl_app_context *ctx)
+{
+    bool fences = GLAD_EGL_VERSION_1_5 && eglCreateSync && eglClientWaitSync && eglDestroySync;
+    return ctx->headless && fences ? ctx->display : EGL_NO_DISPLAY;
+}
+
 void cugl__app_egl_destroy(cugl_app_context *ctx)
 {
     if (ctx->display == EGL_NO_DISPLAY)

@@ -1516,10 +1516,7 @@ CUGL_API cugl_status cugl_app_server_create(cugl_app_server **out, cugl_app_cont
         snprintf(s->cert, sizeof s->cert, "%s", desc->cert);
         snprintf(s->key, sizeof s->key, "%s", desc->key);
     }
-    s->egl_display = ctx->headless && ctx->display != EGL_NO_DISPLAY && GLAD_EGL_VERSION_1_5 &&
-                             eglCreateSync && eglClientWaitSync && eglDestroySync
-                         ? ctx->display
-                         : EGL_NO_DISPLAY;
+    s->egl_display = cugl__app_egl_fence_display(ctx);
     pthread_mutex_init(&s->lock, NULL);
     pthread_cond_init(&s->work, NULL);
 
@@ -1663,6 +1660,14 @@ static void describe(cugl_app_server *s, slot *sl, int width, int height, long s
              stats);
 }
 
+/* Slot `i` to the encoders (under the lock). */
+static void queue_slot(cugl_app_server *s, int i)
+{
+    s->slots[i].state = SLOT_QUEUED;
+    s->queue[s->queued++] = i;
+    pthread_cond_signal(&s->work);
+}
+
 /* nvJPEG's frames whose every job is done: published. */
 static cugl_status gpu_collect(cugl_app_server *s, const char *who)
 {
@@ -1796,9 +1801,7 @@ CUGL_API cugl_status cugl_app_server_frame(cugl_app_server *s)
             continue;
         glDeleteSync(sl->fence);
         sl->fence = NULL;
-        sl->state = SLOT_QUEUED;
-        s->queue[s->queued++] = i;
-        pthread_cond_signal(&s->work);
+        queue_slot(s, i);
     }
     int free_index = -1;
     for (int i = 0; i < SLOTS && free_index < 0; i++)
@@ -1895,13 +1898,10 @@ CUGL_API cugl_status cugl_app_server_frame(cugl_app_server *s)
         return st;
     }
     pthread_mutex_lock(&s->lock);
-    if (sl->egl_fence != EGL_NO_SYNC) {
-        sl->state = SLOT_QUEUED; /* an encoder waits for the copy */
-        s->queue[s->queued++] = (int)(sl - s->slots);
-        pthread_cond_signal(&s->work);
-    } else {
+    if (sl->egl_fence != EGL_NO_SYNC)
+        queue_slot(s, (int)(sl - s->slots)); /* an encoder waits for the copy */
+    else
         sl->state = SLOT_COPYING;
-    }
     pthread_mutex_unlock(&s->lock);
     return CUGL_OK;
 }
