@@ -235,6 +235,7 @@ struct cugl_app_server {
     char cert[512], key[512];   /* PEM files: HTTPS and WSS; "": plain */
     video_stream *video_list[CUGL_APP_SERVE_MAX_VIEWERS]; /* under the lock */
     int video_count;
+    pthread_mutex_t gpu_lock; /* gpu_frames, and `gpu` against its thread */
     struct gpu_frame {
         bool busy;
         slot meta;
@@ -743,6 +744,7 @@ static int http_callback(struct lws *wsi, enum lws_callback_reasons reason, void
 }
 
 static const struct lws_protocols protocols[3]; /* http, frames, the end */
+static void gpu_job_done(void *user);
 
 /* ---- Viewers: what each is sent ------------------------------------------------ */
 
@@ -1422,6 +1424,12 @@ CUGL_API void cugl_app_server_destroy(cugl_app_server *s)
 {
     if (!s)
         return;
+    /* nvJPEG first: its thread publishes frames (gpu_job_done). */
+    pthread_mutex_lock(&s->gpu_lock);
+    cugl__gpu_jpeg *g = s->gpu;
+    s->gpu = NULL;
+    pthread_mutex_unlock(&s->gpu_lock);
+    cugl__gpu_jpeg_close(g);
     pthread_mutex_lock(&s->lock);
     s->stop = true;
     pthread_cond_broadcast(&s->work);
@@ -1445,13 +1453,13 @@ CUGL_API void cugl_app_server_destroy(cugl_app_server *s)
             eglDestroySync(s->egl_display, s->slots[i].egl_fence);
         free_slot(&s->slots[i]);
     }
-    cugl__gpu_jpeg_close(s->gpu);
     if (s->down_fbo)
         glDeleteFramebuffers(1, &s->down_fbo);
     if (s->down_rb)
         glDeleteRenderbuffers(1, &s->down_rb);
     pthread_cond_destroy(&s->work);
     pthread_mutex_destroy(&s->lock);
+    pthread_mutex_destroy(&s->gpu_lock);
     free(s);
 }
 
@@ -1518,6 +1526,7 @@ CUGL_API cugl_status cugl_app_server_create(cugl_app_server **out, cugl_app_cont
     }
     s->egl_display = cugl__app_egl_fence_display(ctx);
     pthread_mutex_init(&s->lock, NULL);
+    pthread_mutex_init(&s->gpu_lock, NULL);
     pthread_cond_init(&s->work, NULL);
 
     /* nvJPEG where the GL context runs on a CUDA device that has it. */
@@ -1532,7 +1541,7 @@ CUGL_API cugl_status cugl_app_server_create(cugl_app_server **out, cugl_app_cont
                  encoder != desc->encoder ? " (CUGL_SERVE_ENCODER=cpu)" : "");
     } else {
         char why[sizeof s->encoder_why - 64];
-        s->gpu = cugl__gpu_jpeg_open(ctx, why, sizeof why);
+        s->gpu = cugl__gpu_jpeg_open(ctx, gpu_job_done, s, why, sizeof why);
         snprintf(s->encoder_why, sizeof s->encoder_why, "%s", why);
         if (!s->gpu && encoder == CUGL_APP_SERVE_ENCODER_GPU) {
             cugl_app_server_destroy(s);
@@ -1668,22 +1677,15 @@ static void queue_slot(cugl_app_server *s, int i)
     pthread_cond_signal(&s->work);
 }
 
-/* nvJPEG's frames whose every job is done: published. */
-static cugl_status gpu_collect(cugl_app_server *s, const char *who)
+/* nvJPEG's frames whose every job is done, published (under gpu_lock; on
+ * the render thread or nvJPEG's). */
+static void gpu_publish_done(cugl_app_server *s)
 {
-    for (int i = 0; i < GPU_FRAMES; i++) {
+    for (int i = 0; s->gpu && i < GPU_FRAMES; i++) {
         struct gpu_frame *gf = &s->gpu_frames[i];
-        if (!gf->busy)
-            continue;
-        /* Each job polled: one whose copy is done goes to the encoder
-         * even while an earlier one is still encoding. */
-        bool all = true;
-        for (int l = 0; l <= LEVELS; l++) {
-            bool done = true;
-            if (gf->jobs[l] >= 0)
-                CUGL__TRY(cugl__gpu_jpeg_poll(s->gpu, gf->jobs[l], &done, who));
-            all = all && done;
-        }
+        bool all = gf->busy;
+        for (int l = 0; all && l <= LEVELS; l++)
+            all = gf->jobs[l] < 0 || cugl__gpu_jpeg_is_done(s->gpu, gf->jobs[l]);
         if (!all)
             continue;
         frame *made[LEVELS] = {0};
@@ -1713,6 +1715,32 @@ static cugl_status gpu_collect(cugl_app_server *s, const char *who)
         pthread_mutex_unlock(&s->lock);
         lws_cancel_service(s->lws);
     }
+}
+
+/* nvJPEG's thread has finished a job: its frame goes out now, not at the
+ * program's next present (a frame later at 60 a second). */
+static void gpu_job_done(void *user)
+{
+    cugl_app_server *s = user;
+    pthread_mutex_lock(&s->gpu_lock);
+    gpu_publish_done(s);
+    pthread_mutex_unlock(&s->gpu_lock);
+}
+
+/* nvJPEG's jobs moved on (those whose copy is done go to its thread, each
+ * polled, even while an earlier one is still encoding), and the frames
+ * done published (under gpu_lock). */
+static cugl_status gpu_collect(cugl_app_server *s, const char *who)
+{
+    for (int i = 0; i < GPU_FRAMES; i++) {
+        struct gpu_frame *gf = &s->gpu_frames[i];
+        for (int l = 0; gf->busy && l <= LEVELS; l++) {
+            bool done = false;
+            if (gf->jobs[l] >= 0)
+                CUGL__TRY(cugl__gpu_jpeg_poll(s->gpu, gf->jobs[l], &done, who));
+        }
+    }
+    gpu_publish_done(s);
     return CUGL_OK;
 }
 
@@ -1745,13 +1773,16 @@ static void gpu_give_up(cugl_app_server *s)
 {
     snprintf(s->encoder_why, sizeof s->encoder_why, "nvJPEG failed: %s", cugl_last_error());
     fprintf(stderr, "cugl_app_server: %s; JPEG on the CPU from now on\n", s->encoder_why);
+    pthread_mutex_lock(&s->gpu_lock);
     for (int i = 0; i < GPU_FRAMES; i++)
         for (int l = 0; l <= LEVELS; l++)
             if (s->gpu_frames[i].busy && s->gpu_frames[i].jobs[l] >= 0)
                 cugl__gpu_jpeg_cancel(s->gpu, s->gpu_frames[i].jobs[l]);
     memset(s->gpu_frames, 0, sizeof s->gpu_frames);
-    cugl__gpu_jpeg_close(s->gpu);
-    s->gpu = NULL;
+    cugl__gpu_jpeg *g = s->gpu;
+    s->gpu = NULL; /* its thread, in gpu_job_done, finds none */
+    pthread_mutex_unlock(&s->gpu_lock);
+    cugl__gpu_jpeg_close(g); /* not under gpu_lock: it waits for the thread */
     cugl_clear_error();
 }
 
@@ -1791,8 +1822,13 @@ CUGL_API cugl_status cugl_app_server_frame(cugl_app_server *s)
 
     /* Copies that have finished go to the encoders; nvJPEG's finished
      * frames are published. */
-    if (s->gpu && gpu_collect(s, __func__) != CUGL_OK)
-        gpu_give_up(s);
+    if (s->gpu) {
+        pthread_mutex_lock(&s->gpu_lock);
+        cugl_status st = gpu_collect(s, __func__);
+        pthread_mutex_unlock(&s->gpu_lock);
+        if (st != CUGL_OK)
+            gpu_give_up(s);
+    }
     pthread_mutex_lock(&s->lock);
     for (int i = 0; i < SLOTS; i++) {
         slot *sl = &s->slots[i];
@@ -1808,10 +1844,14 @@ CUGL_API cugl_status cugl_app_server_frame(cugl_app_server *s)
         if (s->slots[i].state == SLOT_FREE)
             free_index = i;
     pthread_mutex_unlock(&s->lock);
+    /* A frame not busy stays so until gpu_start: nvJPEG's thread only
+     * ends frames. */
     struct gpu_frame *gf = NULL;
+    pthread_mutex_lock(&s->gpu_lock);
     for (int i = 0; s->gpu && i < GPU_FRAMES && !gf; i++)
         if (!s->gpu_frames[i].busy)
             gf = &s->gpu_frames[i];
+    pthread_mutex_unlock(&s->gpu_lock);
 
     int width = 0, height = 0;
     cugl_app_context_size(s->ctx, &width, &height);
@@ -1861,7 +1901,9 @@ CUGL_API cugl_status cugl_app_server_frame(cugl_app_server *s)
     if (s->gpu) {
         gf->meta.width = width;
         gf->meta.height = height;
+        pthread_mutex_lock(&s->gpu_lock);
         gpu_st = gpu_start(s, gf, cugl_app_context_framebuffer(s->ctx), width, height, __func__);
+        pthread_mutex_unlock(&s->gpu_lock);
     }
     if (sl) {
         GLuint from = 0;

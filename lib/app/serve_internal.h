@@ -1,8 +1,8 @@
 /*
  * serve_internal.h - the frame server's JPEG encoder on the GPU
- * (serve_nvjpeg.c), for serve.c. All its functions are called on the
- * render thread, the GL context current; the encodes themselves wait on a
- * thread of its own (cugl-nvjpeg).
+ * (serve_nvjpeg.c), for serve.c. Its functions are called on the render
+ * thread, the GL context current, but for is_done and take (any thread);
+ * the encodes themselves wait on a thread of its own (cugl-nvjpeg).
  */
 #ifndef CUGL_APP_SERVE_INTERNAL_H
 #define CUGL_APP_SERVE_INTERNAL_H
@@ -19,8 +19,11 @@ typedef struct cugl__gpu_jpeg cugl__gpu_jpeg;
 
 /* nvJPEG on the CUDA device that runs the current GL context; NULL where
  * it cannot be had, with the reason in `why` (no CUDA device under GL, no
- * libnvjpeg, ...). On success `why` says what was found. */
-cugl__gpu_jpeg *cugl__gpu_jpeg_open(cugl_app_context *ctx, char *why, size_t why_size);
+ * libnvjpeg, ...). On success `why` says what was found. `done(user)` is
+ * called on the encoder's thread each time it has finished with a job
+ * (cugl__gpu_jpeg_is_done and _take may be called there). */
+cugl__gpu_jpeg *cugl__gpu_jpeg_open(cugl_app_context *ctx, void (*done)(void *user), void *user,
+                                    char *why, size_t why_size);
 void cugl__gpu_jpeg_close(cugl__gpu_jpeg *g);
 
 /* A job not in use for a width x height picture (one with room for it
@@ -35,6 +38,9 @@ cugl_status cugl__gpu_jpeg_start(cugl__gpu_jpeg *g, int index, GLuint from, int 
 
 /* Move job `index` on; *done once its JPEG is ready for cugl__gpu_jpeg_take. */
 cugl_status cugl__gpu_jpeg_poll(cugl__gpu_jpeg *g, int index, bool *done, const char *who);
+
+/* Whether job `index` is done (no GL call: any thread). */
+bool cugl__gpu_jpeg_is_done(cugl__gpu_jpeg *g, int index);
 
 /* The JPEG of a done job (malloc'ed, the caller frees), its picture's size
  * and the GPU's time encoding it; the job is free again. */

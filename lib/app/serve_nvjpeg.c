@@ -163,6 +163,8 @@ struct cugl__gpu_jpeg {
     int queue[CUGL__GPU_JPEG_JOBS];
     int queued;
     bool stop;
+    void (*done)(void *user); /* called on the thread after each job it let go of */
+    void *user;
 };
 
 /* ---- The encoder's thread ---------------------------------------------------------- */
@@ -253,6 +255,9 @@ static void *encoder_thread(void *arg)
         j->phase = j->cancelled ? JOB_IDLE : st == CUGL_OK ? JOB_DONE : JOB_FAILED;
         j->cancelled = false;
         pthread_cond_broadcast(&g->idle);
+        pthread_mutex_unlock(&g->lock);
+        g->done(g->user); /* not under the lock: it asks for jobs' phases */
+        pthread_mutex_lock(&g->lock);
     }
     pthread_mutex_unlock(&g->lock);
     return NULL;
@@ -329,7 +334,8 @@ void cugl__gpu_jpeg_close(cugl__gpu_jpeg *g)
     free(g);
 }
 
-cugl__gpu_jpeg *cugl__gpu_jpeg_open(cugl_app_context *ctx, char *why, size_t why_size)
+cugl__gpu_jpeg *cugl__gpu_jpeg_open(cugl_app_context *ctx, void (*done)(void *user), void *user,
+                                    char *why, size_t why_size)
 {
     (void)ctx;
     int ordinals[4], count = 0;
@@ -349,6 +355,8 @@ cugl__gpu_jpeg *cugl__gpu_jpeg_open(cugl_app_context *ctx, char *why, size_t why
         snprintf(why, why_size, "no memory");
         return NULL;
     }
+    g->done = done;
+    g->user = user;
     pthread_mutex_init(&g->lock, NULL);
     pthread_cond_init(&g->work, NULL);
     pthread_cond_init(&g->idle, NULL);
@@ -477,6 +485,11 @@ cugl_status cugl__gpu_jpeg_poll(cugl__gpu_jpeg *g, int index, bool *done, const 
     }
     *done = phase == JOB_DONE;
     return CUGL_OK;
+}
+
+bool cugl__gpu_jpeg_is_done(cugl__gpu_jpeg *g, int index)
+{
+    return phase_of(g, &g->jobs[index]) == JOB_DONE;
 }
 
 unsigned char *cugl__gpu_jpeg_take(cugl__gpu_jpeg *g, int index, size_t *size, int *width,
