@@ -9,12 +9,14 @@
  * JPEG comes back to the host.
  *
  * A job's way: start(), on the render thread, issues the blit and the copy
- * and fences them; poll(), at later frames, hands the job to the encoder's
- * thread once the fence passed; the thread encodes on its own stream,
- * waits for the encode and takes the JPEG out
- * (nvjpegEncodeRetrieveBitstream); poll() then says it is done. The render
- * thread never waits: nvjpegEncodeImage does (about 1 ms a 4K picture
- * where GL's work shares the GPU), on the thread.
+ * and fences them. Headless on EGL 1.5 the fence is an EGL one and the job
+ * goes to the encoder's thread at once, which waits for it; else poll(),
+ * at later frames, hands the job over once the GL fence passed. The thread
+ * encodes on its own stream, waits for the encode, takes the JPEG out
+ * (nvjpegEncodeRetrieveBitstream) and tells the server (done()), which
+ * publishes the frame whose jobs are all done. The render thread never
+ * waits: nvjpegEncodeImage does (about 1 ms a 4K picture where GL's work
+ * shares the GPU), on the thread.
  *
  * The nvJPEG entry points used are declared here, from NVIDIA's documented
  * API (the nvJPEG Library Reference: nvjpegCreateSimple, the encoder
@@ -117,12 +119,13 @@ static void load(void)
 #undef NVJ_LOAD
 }
 
-/* A job's way: IDLE; COPYING (start(): GL's blit and copy queued, a fence
- * after them); QUEUED (poll(): the fence passed, the job is the thread's);
- * ENCODING (the thread's); DONE or FAILED (the thread let go of it); IDLE
- * again once taken or cancelled. `phase` and the queue are under `lock`;
- * the rest of a job is the render thread's while it is IDLE, COPYING, DONE
- * or FAILED, and the thread's while QUEUED or ENCODING. */
+/* A job's way: IDLE; COPYING (start() with a GL fence after GL's blit and
+ * copy); QUEUED (the thread's: at once where start() made an EGL fence,
+ * which the thread waits for, else once poll() found the GL fence
+ * passed); ENCODING (the thread's); DONE or FAILED (the thread let go of
+ * it); IDLE again once taken or cancelled. `phase` and the queue are under
+ * `lock`; the rest of a job is the render thread's while it is IDLE,
+ * COPYING, DONE or FAILED, and the thread's while QUEUED or ENCODING. */
 typedef enum job_phase {
     JOB_IDLE,
     JOB_COPYING,
@@ -139,7 +142,8 @@ typedef struct job {
     cugl_app_shared *rgb; /* its RGB rows: CUDA memory GL packs them into */
     int room_w, room_h;   /* the largest picture the two take */
     int width, height, quality;
-    GLsync fence;
+    GLsync fence;         /* the copy's end, polled by poll(); or */
+    EGLSync egl_fence;    /* ... waited for by the thread (headless, EGL 1.5) */
     /* The thread's: nvJPEG's state for the job, and its timing. */
     nvj_state state;
     nvj_params params;
@@ -165,6 +169,7 @@ struct cugl__gpu_jpeg {
     bool stop;
     void (*done)(void *user); /* called on the thread after each job it let go of */
     void *user;
+    EGLDisplay egl_display; /* EGL_NO_DISPLAY: GL fences, polled */
 };
 
 /* ---- The encoder's thread ---------------------------------------------------------- */
@@ -246,7 +251,18 @@ static void *encoder_thread(void *arg)
         job *j = &g->jobs[index];
         j->phase = JOB_ENCODING;
         pthread_mutex_unlock(&g->lock);
-        cugl_status st = encode(g, j, "cugl_app_server_frame");
+        cugl_status st = CUGL_OK;
+        if (j->egl_fence != EGL_NO_SYNC) {
+            /* GL's copy into the memory: any thread may wait for it. */
+            EGLint r = eglClientWaitSync(g->egl_display, j->egl_fence, 0, EGL_FOREVER);
+            eglDestroySync(g->egl_display, j->egl_fence);
+            j->egl_fence = EGL_NO_SYNC;
+            if (r != EGL_CONDITION_SATISFIED)
+                st = cugl__fail(CUGL_ERROR_GL, "cugl_app_server_frame",
+                                "eglClientWaitSync for GL's copy failed (0x%x)", eglGetError());
+        }
+        if (st == CUGL_OK)
+            st = encode(g, j, "cugl_app_server_frame");
         if (st != CUGL_OK)
             snprintf(j->why, sizeof j->why, "%s", cugl_last_error());
         cugl_clear_error();
@@ -297,10 +313,12 @@ static void job_free_pixels(job *j)
     j->room_w = j->room_h = 0;
 }
 
-static void job_free(job *j)
+static void job_free(cugl__gpu_jpeg *g, job *j)
 {
     if (j->fence)
         glDeleteSync(j->fence);
+    if (j->egl_fence != EGL_NO_SYNC) /* queued, never waited for */
+        eglDestroySync(g->egl_display, j->egl_fence);
     job_free_pixels(j);
     cugl_event_release(j->begin);
     cugl_event_release(j->end);
@@ -324,7 +342,7 @@ void cugl__gpu_jpeg_close(cugl__gpu_jpeg *g)
         pthread_join(g->thread, NULL);
     }
     for (int i = 0; i < CUGL__GPU_JPEG_JOBS; i++)
-        job_free(&g->jobs[i]);
+        job_free(g, &g->jobs[i]);
     if (g->handle)
         nvj.nvjpegDestroy(g->handle);
     cugl_stream_release(g->stream);
@@ -337,7 +355,6 @@ void cugl__gpu_jpeg_close(cugl__gpu_jpeg *g)
 cugl__gpu_jpeg *cugl__gpu_jpeg_open(cugl_app_context *ctx, void (*done)(void *user), void *user,
                                     char *why, size_t why_size)
 {
-    (void)ctx;
     int ordinals[4], count = 0;
     if (cugl_gl_devices(ordinals, 4, &count) != CUGL_OK || count == 0) {
         snprintf(why, why_size, "the GL context runs on no CUDA device (%s)",
@@ -357,6 +374,10 @@ cugl__gpu_jpeg *cugl__gpu_jpeg_open(cugl_app_context *ctx, void (*done)(void *us
     }
     g->done = done;
     g->user = user;
+    g->egl_display = ctx->headless && ctx->display != EGL_NO_DISPLAY && GLAD_EGL_VERSION_1_5 &&
+                             eglCreateSync && eglClientWaitSync && eglDestroySync
+                         ? ctx->display
+                         : EGL_NO_DISPLAY;
     pthread_mutex_init(&g->lock, NULL);
     pthread_cond_init(&g->work, NULL);
     pthread_cond_init(&g->idle, NULL);
@@ -447,11 +468,22 @@ cugl_status cugl__gpu_jpeg_start(cugl__gpu_jpeg *g, int index, GLuint from, int 
     glBindBuffer(GL_PIXEL_PACK_BUFFER, cugl_app_shared_gl_name(j->rgb));
     glPixelStorei(GL_PACK_ALIGNMENT, 1);
     glReadPixels(0, 0, w, h, GL_RGB, GL_UNSIGNED_BYTE, NULL);
-    j->fence = glFenceSync(GL_SYNC_GPU_COMMANDS_COMPLETE, 0);
+    if (g->egl_display != EGL_NO_DISPLAY)
+        j->egl_fence = eglCreateSync(g->egl_display, EGL_SYNC_FENCE, NULL);
+    if (j->egl_fence != EGL_NO_SYNC)
+        glFlush(); /* the fence reaches the GPU without a wait here */
+    else
+        j->fence = glFenceSync(GL_SYNC_GPU_COMMANDS_COMPLETE, 0);
     CUGL__TRY(cugl_app_check_gl(who, "copying the frame for nvJPEG"));
     j->quality = quality;
     pthread_mutex_lock(&g->lock);
-    j->phase = JOB_COPYING;
+    if (j->egl_fence != EGL_NO_SYNC) {
+        j->phase = JOB_QUEUED; /* the thread waits for the copy */
+        g->queue[g->queued++] = index;
+        pthread_cond_signal(&g->work);
+    } else {
+        j->phase = JOB_COPYING;
+    }
     pthread_mutex_unlock(&g->lock);
     return CUGL_OK;
 }
@@ -520,6 +552,10 @@ void cugl__gpu_jpeg_cancel(cugl__gpu_jpeg *g, int index)
     wait_for_thread(g, j);
     j->phase = JOB_IDLE;
     pthread_mutex_unlock(&g->lock);
+    if (j->egl_fence != EGL_NO_SYNC) { /* taken off the queue before its wait */
+        eglDestroySync(g->egl_display, j->egl_fence);
+        j->egl_fence = EGL_NO_SYNC;
+    }
     free(j->jpeg);
     j->jpeg = NULL;
 }
