@@ -474,7 +474,16 @@ cugl_status cugl__gpu_jpeg_start(cugl__gpu_jpeg *g, int index, GLuint from, int 
         glFlush(); /* the fence reaches the GPU without a wait here */
     else
         j->fence = glFenceSync(GL_SYNC_GPU_COMMANDS_COMPLETE, 0);
-    CUGL__TRY(cugl_app_check_gl(who, "copying the frame for nvJPEG"));
+    cugl_status st = cugl_app_check_gl(who, "copying the frame for nvJPEG");
+    if (st != CUGL_OK) { /* the job stays idle: no fence of a copy that failed */
+        if (j->egl_fence != EGL_NO_SYNC)
+            eglDestroySync(g->egl_display, j->egl_fence);
+        if (j->fence)
+            glDeleteSync(j->fence);
+        j->egl_fence = EGL_NO_SYNC;
+        j->fence = NULL;
+        return st;
+    }
     j->quality = quality;
     pthread_mutex_lock(&g->lock);
     if (j->egl_fence != EGL_NO_SYNC) {
