@@ -144,10 +144,7 @@ typedef struct job {
     int width, height, quality;
     GLsync fence;         /* the copy's end, polled by poll(); or */
     EGLSync egl_fence;    /* ... waited for by the thread (headless, EGL 1.5) */
-    /* The thread's: nvJPEG's state for the job, and its timing. */
-    nvj_state state;
-    nvj_params params;
-    cugl_event *begin, *end;
+    /* The thread's: the JPEG, and what the encode took or why it failed. */
     unsigned char *jpeg;
     size_t size;
     double encode_ms;
@@ -170,28 +167,41 @@ struct cugl__gpu_jpeg {
     void (*done)(void *user); /* called on the thread after each job it let go of */
     void *user;
     EGLDisplay egl_display; /* EGL_NO_DISPLAY: GL fences, polled */
+    /* The thread's one encoder: it encodes a job at a time, and each
+     * nvJPEG state holds buffers of its own (with one a job, up to 24). */
+    nvj_state state;
+    nvj_params params;
+    cugl_event *begin, *end;
 };
 
 /* ---- The encoder's thread ---------------------------------------------------------- */
 
-/* The job's nvJPEG state and events, made at its first encode. */
-static cugl_status job_encoder(cugl__gpu_jpeg *g, job *j, const char *who)
+/* The thread's nvJPEG state and events, made at its first encode (what a
+ * failure left out, at the next). */
+static cugl_status make_encoder(cugl__gpu_jpeg *g, const char *who)
 {
-    if (j->state)
-        return CUGL_OK;
     void *stream = cugl_stream_handle(g->stream);
-    int r = nvj.nvjpegEncoderStateCreate(g->handle, &j->state, stream);
-    if (r == 0)
-        r = nvj.nvjpegEncoderParamsCreate(g->handle, &j->params, stream);
-    if (r == 0)
-        r = nvj.nvjpegEncoderParamsSetSamplingFactors(j->params, NVJ_CSS_420, stream);
+    int r = 0;
+    if (!g->state)
+        r = nvj.nvjpegEncoderStateCreate(g->handle, &g->state, stream);
+    if (r == 0 && !g->params) {
+        r = nvj.nvjpegEncoderParamsCreate(g->handle, &g->params, stream);
+        if (r == 0)
+            r = nvj.nvjpegEncoderParamsSetSamplingFactors(g->params, NVJ_CSS_420, stream);
+        if (r != 0 && g->params) {
+            nvj.nvjpegEncoderParamsDestroy(g->params);
+            g->params = NULL;
+        }
+    }
     if (r != 0)
         return cugl__fail(CUGL_ERROR_CUDA, who, "nvJPEG cannot make an encoder (status %d)", r);
     /* The thread sleeps in its wait for the end: spinning, it took 12 ms
      * of a core's time a 4K picture. */
     cugl_event_desc timing = {.timing = true}, sleeping = {.timing = true, .blocking_sync = true};
-    CUGL__TRY_OWN(cugl_event_create(&j->begin, g->device, &timing));
-    CUGL__TRY_OWN(cugl_event_create(&j->end, g->device, &sleeping));
+    if (!g->begin)
+        CUGL__TRY_OWN(cugl_event_create(&g->begin, g->device, &timing));
+    if (!g->end)
+        CUGL__TRY_OWN(cugl_event_create(&g->end, g->device, &sleeping));
     return CUGL_OK;
 }
 
@@ -202,29 +212,29 @@ static cugl_status encode(cugl__gpu_jpeg *g, job *j, const char *who)
     void *stream = cugl_stream_handle(g->stream);
     /* nvJPEG (on the CUDA runtime) works in the thread's current context. */
     CUGL__TRY_OWN(cugl_device_set_current(g->device));
-    CUGL__TRY(job_encoder(g, j, who));
+    CUGL__TRY(make_encoder(g, who));
     nvj_image image = {.channel = {(unsigned char *)(uintptr_t)cugl_buffer_handle(
                            cugl_app_shared_buffer(j->rgb))},
                        .pitch = {(size_t)j->width * 3}};
-    CUGL__TRY_OWN(cugl_event_record(j->begin, g->stream));
-    int r = nvj.nvjpegEncoderParamsSetQuality(j->params, j->quality, stream);
+    CUGL__TRY_OWN(cugl_event_record(g->begin, g->stream));
+    int r = nvj.nvjpegEncoderParamsSetQuality(g->params, j->quality, stream);
     if (r == 0)
-        r = nvj.nvjpegEncodeImage(g->handle, j->state, j->params, &image, NVJ_INPUT_RGBI,
+        r = nvj.nvjpegEncodeImage(g->handle, g->state, g->params, &image, NVJ_INPUT_RGBI,
                                   j->width, j->height, stream);
     if (r != 0)
         return cugl__fail(CUGL_ERROR_CUDA, who, "nvjpegEncodeImage of %d x %d failed (status %d)",
                           j->width, j->height, r);
-    CUGL__TRY_OWN(cugl_event_record(j->end, g->stream));
-    CUGL__TRY_OWN(cugl_event_sync(j->end));
+    CUGL__TRY_OWN(cugl_event_record(g->end, g->stream));
+    CUGL__TRY_OWN(cugl_event_sync(g->end));
     float ms = 0;
-    if (cugl_event_elapsed_ms(&ms, j->begin, j->end) == CUGL_OK)
+    if (cugl_event_elapsed_ms(&ms, g->begin, g->end) == CUGL_OK)
         j->encode_ms = ms;
     cugl_clear_error();
     size_t size = 0;
-    r = nvj.nvjpegEncodeRetrieveBitstream(g->handle, j->state, NULL, &size, stream);
+    r = nvj.nvjpegEncodeRetrieveBitstream(g->handle, g->state, NULL, &size, stream);
     unsigned char *p = r == 0 && size ? malloc(size) : NULL;
     if (p)
-        r = nvj.nvjpegEncodeRetrieveBitstream(g->handle, j->state, p, &size, stream);
+        r = nvj.nvjpegEncodeRetrieveBitstream(g->handle, g->state, p, &size, stream);
     if (r != 0 || !p) {
         free(p);
         return cugl__fail(r ? CUGL_ERROR_CUDA : CUGL_ERROR_OUT_OF_MEMORY, who,
@@ -320,12 +330,6 @@ static void job_free(cugl__gpu_jpeg *g, job *j)
     if (j->egl_fence != EGL_NO_SYNC) /* queued, never waited for */
         eglDestroySync(g->egl_display, j->egl_fence);
     job_free_pixels(j);
-    cugl_event_release(j->begin);
-    cugl_event_release(j->end);
-    if (j->params)
-        nvj.nvjpegEncoderParamsDestroy(j->params);
-    if (j->state)
-        nvj.nvjpegEncoderStateDestroy(j->state);
     free(j->jpeg);
     *j = (job){0};
 }
@@ -343,6 +347,12 @@ void cugl__gpu_jpeg_close(cugl__gpu_jpeg *g)
     }
     for (int i = 0; i < CUGL__GPU_JPEG_JOBS; i++)
         job_free(g, &g->jobs[i]);
+    cugl_event_release(g->begin);
+    cugl_event_release(g->end);
+    if (g->params)
+        nvj.nvjpegEncoderParamsDestroy(g->params);
+    if (g->state)
+        nvj.nvjpegEncoderStateDestroy(g->state);
     if (g->handle)
         nvj.nvjpegDestroy(g->handle);
     cugl_stream_release(g->stream);
