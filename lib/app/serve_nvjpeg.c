@@ -172,6 +172,7 @@ struct cugl__gpu_jpeg {
     nvj_state state;
     nvj_params params;
     cugl_event *begin, *end;
+    bool current; /* the device's context is the thread's current one */
 };
 
 /* ---- The encoder's thread ---------------------------------------------------------- */
@@ -210,8 +211,12 @@ static cugl_status make_encoder(cugl__gpu_jpeg *g, const char *who)
 static cugl_status encode(cugl__gpu_jpeg *g, job *j, const char *who)
 {
     void *stream = cugl_stream_handle(g->stream);
-    /* nvJPEG (on the CUDA runtime) works in the thread's current context. */
-    CUGL__TRY_OWN(cugl_device_set_current(g->device));
+    /* nvJPEG (on the CUDA runtime) works in the thread's current context:
+     * the device's, made current once (no other code runs on the thread). */
+    if (!g->current) {
+        CUGL__TRY_OWN(cugl_device_set_current(g->device));
+        g->current = true;
+    }
     CUGL__TRY(make_encoder(g, who));
     nvj_image image = {.channel = {(unsigned char *)(uintptr_t)cugl_buffer_handle(
                            cugl_app_shared_buffer(j->rgb))},
@@ -384,10 +389,7 @@ cugl__gpu_jpeg *cugl__gpu_jpeg_open(cugl_app_context *ctx, void (*done)(void *us
     }
     g->done = done;
     g->user = user;
-    g->egl_display = ctx->headless && ctx->display != EGL_NO_DISPLAY && GLAD_EGL_VERSION_1_5 &&
-                             eglCreateSync && eglClientWaitSync && eglDestroySync
-                         ? ctx->display
-                         : EGL_NO_DISPLAY;
+    g->egl_display = cugl__app_egl_fence_display(ctx);
     pthread_mutex_init(&g->lock, NULL);
     pthread_cond_init(&g->work, NULL);
     pthread_cond_init(&g->idle, NULL);
@@ -451,17 +453,19 @@ int cugl__gpu_jpeg_free_job(cugl__gpu_jpeg *g, int width, int height)
     /* One with room for the picture (made anew, its memory costs an
      * allocation, GL's import and a wait), else the first: the jobs used
      * stay few. */
-    int first = -1;
-    for (int i = 0; i < CUGL__GPU_JPEG_JOBS; i++) {
+    int first = -1, fits = -1;
+    pthread_mutex_lock(&g->lock);
+    for (int i = 0; i < CUGL__GPU_JPEG_JOBS && fits < 0; i++) {
         const job *j = &g->jobs[i];
-        if (phase_of(g, j) != JOB_IDLE)
+        if (j->phase != JOB_IDLE)
             continue;
         if (j->rgb && width <= j->room_w && height <= j->room_h)
-            return i;
-        if (first < 0)
+            fits = i;
+        else if (first < 0)
             first = i;
     }
-    return first;
+    pthread_mutex_unlock(&g->lock);
+    return fits >= 0 ? fits : first;
 }
 
 cugl_status cugl__gpu_jpeg_start(cugl__gpu_jpeg *g, int index, GLuint from, int width, int height,
