@@ -70,6 +70,9 @@ class Server:
                     threads_of(self.proc.pid)
                 self.proc.kill()
                 self.proc.wait()
+                self.error += ' | its stdout: ' + text.decode(errors='replace') + \
+                    os.read(self.proc.stdout.fileno(), 65536).decode(errors='replace') + \
+                    ' | its stderr: ' + self.proc.stderr.read().decode(errors='replace')
 
     def stop(self):
         if self.proc.poll() is None:
@@ -123,10 +126,28 @@ def threads_of(pid):
                 continue
             name = stat[stat.index('(') + 1:stat.rindex(')')]
             state = stat[stat.rindex(')') + 2:].split()[0]
-            out.append(f'{name} {state} {wchan}')
+            # The kernel's stack of the thread, where root may read it.
+            try:
+                with open(f'{base}/stack') as f:
+                    frames = [x.split()[-1] for x in f.read().split('\n') if x.strip()]
+                stack = ' < '.join(frames[:6])
+            except OSError:
+                stack = ''
+            out.append(f'{name} {state} {wchan}' + (f' [{stack}]' if stack else ''))
     except OSError as e:
         return f'(its threads cannot be read: {e})'
-    return '; '.join(out)
+    text = '; '.join(out)
+    # Each thread's own stack, where gdb is installed.
+    if shutil.which('gdb'):
+        try:
+            r = subprocess.run(['gdb', '-p', str(pid), '-batch', '-nx',
+                                '-ex', 'thread apply all bt 12'],
+                               capture_output=True, text=True, timeout=60)
+            frames = [x for x in r.stdout.splitlines() if x.startswith(('Thread', '#'))]
+            text += ' | gdb: ' + ' / '.join(frames[:120])
+        except (OSError, subprocess.TimeoutExpired) as e:
+            text += f' | gdb failed: {e}'
+    return text
 
 
 def check_bound(address, want):
