@@ -133,13 +133,21 @@ cugl_status cugl__target_retire(cugl_app_target *t, cugl_stream *stream,
         free_retired(r);
     }
     t->retired_next = (int)(r - t->retired + 1) % CUGL__TARGET_RETIRED;
-    /* An event of the stream's device marks the batch. */
-    if (st == CUGL_OK && r->passed && cugl_event_device(r->passed) != cugl_stream_device(stream)) {
-        cugl_event_release(r->passed);
-        r->passed = NULL;
+    /* An event of the stream's device marks the batch. Every free batch's
+     * is made at once: what a target holds does not change with how far
+     * the GPU lags (a batch taken only under load would add its event). */
+    cugl_device *device = cugl_stream_device(stream);
+    for (int i = 0; st == CUGL_OK && i < CUGL__TARGET_RETIRED; i++) {
+        cugl__app_retired *b = &t->retired[i];
+        if (b != r && b->count)
+            continue; /* still waiting on its own event */
+        if (b->passed && cugl_event_device(b->passed) != device) {
+            cugl_event_release(b->passed);
+            b->passed = NULL;
+        }
+        if (!b->passed)
+            st = cugl_event_create(&b->passed, device, NULL);
     }
-    if (st == CUGL_OK && !r->passed)
-        st = cugl_event_create(&r->passed, cugl_stream_device(stream), NULL);
     if (st == CUGL_OK)
         st = cugl_event_record(r->passed, stream);
     for (int i = 0; i < count; i++) {

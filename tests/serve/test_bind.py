@@ -28,6 +28,7 @@ import time
 from taplib import finish, skip, tap
 
 SERVE_APP = sys.argv[1]
+START_S = 60  # what serve_app may take to print its addresses
 class Server:
     """serve_app on `address`, port 0; its "serving on" lines give the port."""
 
@@ -39,9 +40,10 @@ class Server:
         self.port = 0
         self.error = ''
         # Every address is printed before the first frame: lines until a
-        # quiet half second after the first, or the end.
+        # quiet half second after the first, or the end. Its start (a GL
+        # context, CUDA, nvJPEG) took over 20 s on two H200 under 32 tests.
         text = b''
-        deadline = time.monotonic() + 20
+        deadline = time.monotonic() + START_S
         while time.monotonic() < deadline:
             wait = 0.5 if self.urls else deadline - time.monotonic()
             ready, _, _ = select.select([self.proc.stdout], [], [], max(wait, 0))
@@ -66,7 +68,7 @@ class Server:
             except subprocess.TimeoutExpired:
                 # Neither serving nor ended: where each thread waits, then
                 # a failure of this case alone (the others still run).
-                self.error = 'serve_app printed no address in 20 s and did not end: ' + \
+                self.error = f'serve_app printed no address in {START_S} s and did not end: ' + \
                     threads_of(self.proc.pid)
                 self.proc.kill()
                 self.proc.wait()

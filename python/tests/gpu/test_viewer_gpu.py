@@ -319,10 +319,15 @@ def test_no_growth_over_many_frames(torch, path):
                     torch.from_dlpack(img)[..., 0].fill_(i & 255)
 
         def settle():
-            # Every copy run; a show of `other` lets go of the sources of
-            # the earlier ones (and holds its own: the same before and after).
+            # Every copy run; a frame lets go of the CUDA objects of earlier
+            # frames that the stream has passed (as many are held at the last
+            # frame as the GPU lagged then), and a show of `other` of the
+            # sources of the earlier shows (each holds its own: the same
+            # before and after).
             torch.cuda.synchronize()
             v.stream.sync()
+            with v.frame():
+                pass
             v.show(other)
             v.stream.sync()
             gc.collect()
