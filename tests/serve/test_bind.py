@@ -43,7 +43,8 @@ class Server:
         # quiet half second after the first, or the end. Its start (a GL
         # context, CUDA, nvJPEG) took over 20 s on two H200 under 32 tests.
         text = b''
-        deadline = time.monotonic() + START_S
+        started = time.monotonic()
+        deadline = started + START_S
         while time.monotonic() < deadline:
             wait = 0.5 if self.urls else deadline - time.monotonic()
             ready, _, _ = select.select([self.proc.stdout], [], [], max(wait, 0))
@@ -56,6 +57,9 @@ class Server:
             *lines, text = text.split(b'\n')
             for line in (x.decode() for x in lines):
                 if line.startswith('serving on http://'):
+                    if not self.urls and time.monotonic() - started > 10:
+                        print(f'# serve_app --address {address} took '
+                              f'{time.monotonic() - started:.1f} s to serve', flush=True)
                     self.urls.append(line.split()[2])
                     self.port = int(line.rsplit(':', 1)[1].split('/')[0])
                 elif line.startswith('serve_app: skipped'):
