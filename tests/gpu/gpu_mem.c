@@ -131,6 +131,10 @@ void gpu_read(void *dst, CUdeviceptr src, size_t bytes)
 void gpu_copy3d(const CUDA_MEMCPY3D *copy)
 {
     check(drv.memcpy_3d(copy), "cuMemcpy3D_v2");
+    /* From pageable host memory the copy returns once the bytes are staged,
+     * its DMA perhaps still running: a kernel on another stream read the
+     * old contents of an array's last rows (two H200 under 32 tests). */
+    check(drv.ctx_synchronize(), "cuCtxSynchronize");
 }
 
 void *gpu_host_alloc_mapped(size_t bytes, CUdeviceptr *device_ptr)

@@ -41,7 +41,8 @@ void gpu_write(CUdeviceptr dst, const void *src, size_t bytes);
  */
 void gpu_read(void *dst, CUdeviceptr src, size_t bytes);
 
-/* cuMemcpy3D: the driver's own copy, to check cugl's array copies against. */
+/* cuMemcpy3D: the driver's own copy, to check cugl's array copies against;
+ * then a wait for the whole context, as gpu_write. */
 void gpu_copy3d(const CUDA_MEMCPY3D *copy);
 
 /* Pinned, device-mapped, zeroed host memory and its device address. */
