@@ -131,8 +131,8 @@
  * the server, libwebsockets, the kernel or on the link), and each is the
  * newest of its level when sent: a slow viewer skips frames and never
  * holds the program or another viewer back. A viewer's VP8 bitrate follows
- * the delay its frames see (down 30% when one waited over 50 ms beyond
- * the round trip, up 3% when none waited 15 ms; at most 70% of what its
+ * the delay its frames see (down 30% when one waited over 30 ms beyond
+ * the round trip, up 3% when none waited 8 ms; at most 70% of what its
  * link carried), as real-time video does. Each viewer gets its own level
  * from its acknowledgements: the JPEG quality, then the size (halved or
  * quartered), that fits the bytes a second its link carried at the frame
