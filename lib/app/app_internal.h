@@ -161,6 +161,17 @@ void cugl__app_egl_destroy(cugl_app_context *ctx);
 /* The display whose fences any thread may wait for (eglClientWaitSync):
  * the context's, headless on EGL 1.5; EGL_NO_DISPLAY in a window. */
 EGLDisplay cugl__app_egl_fence_display(const cugl_app_context *ctx);
+/* The end of a GL copy that another thread reads, after the copy's
+ * commands: where `display` is a fence display, an EGL fence that thread
+ * waits for (flushed: no wait here), else a GL fence for the render thread
+ * to poll. */
+void cugl__app_copy_fence(EGLDisplay display, EGLSync *egl, GLsync *gl);
+/* Whichever of the two a copy has, deleted (a copy that failed, or one
+ * never waited for); both left empty. */
+void cugl__app_copy_fence_drop(EGLDisplay display, EGLSync *egl, GLsync *gl);
+/* Waits for the EGL fence (on any thread) and deletes it: whether the copy
+ * ended. */
+bool cugl__app_copy_fence_wait(EGLDisplay display, EGLSync *egl);
 
 /* context.c: after a context is current and GL loaded, check GL >= 4.5 and
  * keep the renderer and vendor strings; `debug` routes GL messages to stderr. */

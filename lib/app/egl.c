@@ -249,6 +249,34 @@ EGLDisplay cugl__app_egl_fence_display(const cugl_app_context *ctx)
     return ctx->headless && fences ? ctx->display : EGL_NO_DISPLAY;
 }
 
+void cugl__app_copy_fence(EGLDisplay display, EGLSync *egl, GLsync *gl)
+{
+    if (display != EGL_NO_DISPLAY)
+        *egl = eglCreateSync(display, EGL_SYNC_FENCE, NULL);
+    if (*egl != EGL_NO_SYNC)
+        glFlush(); /* the fence reaches the GPU without a wait here */
+    else
+        *gl = glFenceSync(GL_SYNC_GPU_COMMANDS_COMPLETE, 0);
+}
+
+void cugl__app_copy_fence_drop(EGLDisplay display, EGLSync *egl, GLsync *gl)
+{
+    if (*egl != EGL_NO_SYNC)
+        eglDestroySync(display, *egl);
+    if (*gl)
+        glDeleteSync(*gl);
+    *egl = EGL_NO_SYNC;
+    *gl = NULL;
+}
+
+bool cugl__app_copy_fence_wait(EGLDisplay display, EGLSync *egl)
+{
+    EGLint r = eglClientWaitSync(display, *egl, 0, EGL_FOREVER);
+    eglDestroySync(display, *egl);
+    *egl = EGL_NO_SYNC;
+    return r == EGL_CONDITION_SATISFIED;
+}
+
 void cugl__app_egl_destroy(cugl_app_context *ctx)
 {
     if (ctx->display == EGL_NO_DISPLAY)

@@ -577,17 +577,13 @@ static void *encoder_main(void *arg)
         slot *sl = &s->slots[s->queue[0]];
         memmove(s->queue, s->queue + 1, (size_t)(--s->queued) * sizeof s->queue[0]);
         pthread_mutex_unlock(&s->lock);
-        if (sl->egl_fence != EGL_NO_SYNC) {
-            /* Any thread may wait for an EGL fence; the mapping is coherent. */
-            EGLint r = eglClientWaitSync(s->egl_display, sl->egl_fence, 0, EGL_FOREVER);
-            eglDestroySync(s->egl_display, sl->egl_fence);
-            sl->egl_fence = EGL_NO_SYNC;
-            if (r != EGL_CONDITION_SATISFIED) {
-                atomic_fetch_add(&s->dropped, 1);
-                pthread_mutex_lock(&s->lock);
-                sl->state = SLOT_FREE;
-                continue;
-            }
+        /* Any thread may wait for an EGL fence; the mapping is coherent. */
+        if (sl->egl_fence != EGL_NO_SYNC &&
+            !cugl__app_copy_fence_wait(s->egl_display, &sl->egl_fence)) {
+            atomic_fetch_add(&s->dropped, 1);
+            pthread_mutex_lock(&s->lock);
+            sl->state = SLOT_FREE;
+            continue;
         }
 #if CUGL_SERVE_VIDEO
         encode_video(s, sl);
@@ -1411,10 +1407,9 @@ static bool token_chars_ok(const char *t)
     return true;
 }
 
+/* A slot's buffer (its fences are the caller's). */
 static void free_slot(slot *sl)
 {
-    if (sl->fence)
-        glDeleteSync(sl->fence);
     if (sl->pbo) {
         glUnmapNamedBuffer(sl->pbo);
         glDeleteBuffers(1, &sl->pbo);
@@ -1451,8 +1446,8 @@ CUGL_API void cugl_app_server_destroy(cugl_app_server *s)
     for (int i = 0; i < s->video_count; i++)
         video_stream_free(s->video_list[i]);
     for (int i = 0; i < SLOTS; i++) {
-        if (s->slots[i].egl_fence != EGL_NO_SYNC) /* queued, never waited for */
-            eglDestroySync(s->egl_display, s->slots[i].egl_fence);
+        /* Copying, or queued and never waited for. */
+        cugl__app_copy_fence_drop(s->egl_display, &s->slots[i].egl_fence, &s->slots[i].fence);
         free_slot(&s->slots[i]);
     }
     if (s->down_fbo)
@@ -1736,11 +1731,9 @@ static cugl_status gpu_collect(cugl_app_server *s, const char *who)
 {
     for (int i = 0; i < GPU_FRAMES; i++) {
         struct gpu_frame *gf = &s->gpu_frames[i];
-        for (int l = 0; gf->busy && l <= LEVELS; l++) {
-            bool done = false;
+        for (int l = 0; gf->busy && l <= LEVELS; l++)
             if (gf->jobs[l] >= 0)
-                CUGL__TRY(cugl__gpu_jpeg_poll(s->gpu, gf->jobs[l], &done, who));
-        }
+                CUGL__TRY(cugl__gpu_jpeg_poll(s->gpu, gf->jobs[l], who));
     }
     gpu_publish_done(s);
     return CUGL_OK;
@@ -1823,13 +1816,20 @@ CUGL_API cugl_status cugl_app_server_frame(cugl_app_server *s)
     s->events_shown = atomic_load(&s->events);
 
     /* Copies that have finished go to the encoders; nvJPEG's finished
-     * frames are published. */
+     * frames are published, and a free one taken for this present (free
+     * it stays until gpu_start: nvJPEG's thread only ends frames). */
+    struct gpu_frame *gf = NULL;
     if (s->gpu) {
         pthread_mutex_lock(&s->gpu_lock);
         cugl_status st = gpu_collect(s, __func__);
+        for (int i = 0; i < GPU_FRAMES && !gf; i++)
+            if (!s->gpu_frames[i].busy)
+                gf = &s->gpu_frames[i];
         pthread_mutex_unlock(&s->gpu_lock);
-        if (st != CUGL_OK)
+        if (st != CUGL_OK) {
             gpu_give_up(s);
+            gf = NULL;
+        }
     }
     pthread_mutex_lock(&s->lock);
     for (int i = 0; i < SLOTS; i++) {
@@ -1846,14 +1846,6 @@ CUGL_API cugl_status cugl_app_server_frame(cugl_app_server *s)
         if (s->slots[i].state == SLOT_FREE)
             free_index = i;
     pthread_mutex_unlock(&s->lock);
-    /* A frame not busy stays so until gpu_start: nvJPEG's thread only
-     * ends frames. */
-    struct gpu_frame *gf = NULL;
-    pthread_mutex_lock(&s->gpu_lock);
-    for (int i = 0; s->gpu && i < GPU_FRAMES && !gf; i++)
-        if (!s->gpu_frames[i].busy)
-            gf = &s->gpu_frames[i];
-    pthread_mutex_unlock(&s->gpu_lock);
 
     int width = 0, height = 0;
     cugl_app_context_size(s->ctx, &width, &height);
@@ -1915,12 +1907,7 @@ CUGL_API cugl_status cugl_app_server_frame(cugl_app_server *s)
             glBindBuffer(GL_PIXEL_PACK_BUFFER, sl->pbo);
             glPixelStorei(GL_PACK_ALIGNMENT, 4);
             glReadPixels(0, 0, sl->width, sl->height, GL_RGBA, GL_UNSIGNED_BYTE, NULL);
-            if (s->egl_display != EGL_NO_DISPLAY)
-                sl->egl_fence = eglCreateSync(s->egl_display, EGL_SYNC_FENCE, NULL);
-            if (sl->egl_fence != EGL_NO_SYNC)
-                glFlush(); /* the fence reaches the GPU without a wait here */
-            else
-                sl->fence = glFenceSync(GL_SYNC_GPU_COMMANDS_COMPLETE, 0);
+            cugl__app_copy_fence(s->egl_display, &sl->egl_fence, &sl->fence);
         }
     }
     glPixelStorei(GL_PACK_ALIGNMENT, alignment);
@@ -1933,12 +1920,7 @@ CUGL_API cugl_status cugl_app_server_frame(cugl_app_server *s)
     if (st == CUGL_OK)
         st = cugl_app_check_gl(__func__, "copying the framebuffer");
     if (st != CUGL_OK) { /* the slot stays free: no fence of a copy that failed */
-        if (sl->egl_fence != EGL_NO_SYNC)
-            eglDestroySync(s->egl_display, sl->egl_fence);
-        if (sl->fence)
-            glDeleteSync(sl->fence);
-        sl->egl_fence = EGL_NO_SYNC;
-        sl->fence = NULL;
+        cugl__app_copy_fence_drop(s->egl_display, &sl->egl_fence, &sl->fence);
         return st;
     }
     pthread_mutex_lock(&s->lock);

@@ -36,8 +36,10 @@ int cugl__gpu_jpeg_free_job(cugl__gpu_jpeg *g, int width, int height);
 cugl_status cugl__gpu_jpeg_start(cugl__gpu_jpeg *g, int index, GLuint from, int width, int height,
                                  int scale, int quality, const char *who);
 
-/* Move job `index` on; *done once its JPEG is ready for cugl__gpu_jpeg_take. */
-cugl_status cugl__gpu_jpeg_poll(cugl__gpu_jpeg *g, int index, bool *done, const char *who);
+/* Move job `index` on: to the encoder's thread once its copy is done; the
+ * encoder's failure, as an error. cugl__gpu_jpeg_is_done says when its JPEG
+ * is ready for cugl__gpu_jpeg_take. */
+cugl_status cugl__gpu_jpeg_poll(cugl__gpu_jpeg *g, int index, const char *who);
 
 /* Whether job `index` is done (no GL call: any thread). */
 bool cugl__gpu_jpeg_is_done(cugl__gpu_jpeg *g, int index);

@@ -267,15 +267,11 @@ static void *encoder_thread(void *arg)
         j->phase = JOB_ENCODING;
         pthread_mutex_unlock(&g->lock);
         cugl_status st = CUGL_OK;
-        if (j->egl_fence != EGL_NO_SYNC) {
-            /* GL's copy into the memory: any thread may wait for it. */
-            EGLint r = eglClientWaitSync(g->egl_display, j->egl_fence, 0, EGL_FOREVER);
-            eglDestroySync(g->egl_display, j->egl_fence);
-            j->egl_fence = EGL_NO_SYNC;
-            if (r != EGL_CONDITION_SATISFIED)
-                st = cugl__fail(CUGL_ERROR_GL, "cugl_app_server_frame",
-                                "eglClientWaitSync for GL's copy failed (0x%x)", eglGetError());
-        }
+        /* GL's copy into the memory: any thread may wait for it. */
+        if (j->egl_fence != EGL_NO_SYNC &&
+            !cugl__app_copy_fence_wait(g->egl_display, &j->egl_fence))
+            st = cugl__fail(CUGL_ERROR_GL, "cugl_app_server_frame",
+                            "eglClientWaitSync for GL's copy failed");
         if (st == CUGL_OK)
             st = encode(g, j, "cugl_app_server_frame");
         if (st != CUGL_OK)
@@ -330,10 +326,8 @@ static void job_free_pixels(job *j)
 
 static void job_free(cugl__gpu_jpeg *g, job *j)
 {
-    if (j->fence)
-        glDeleteSync(j->fence);
-    if (j->egl_fence != EGL_NO_SYNC) /* queued, never waited for */
-        eglDestroySync(g->egl_display, j->egl_fence);
+    /* Copying, or queued and never waited for. */
+    cugl__app_copy_fence_drop(g->egl_display, &j->egl_fence, &j->fence);
     job_free_pixels(j);
     free(j->jpeg);
     *j = (job){0};
@@ -439,6 +433,14 @@ static cugl_status job_size(cugl__gpu_jpeg *g, job *j, int w, int h, const char 
     return CUGL_OK;
 }
 
+/* Job `index` to the encoder's thread (under the lock). */
+static void queue_job(cugl__gpu_jpeg *g, int index)
+{
+    g->jobs[index].phase = JOB_QUEUED;
+    g->queue[g->queued++] = index;
+    pthread_cond_signal(&g->work);
+}
+
 /* Job `j`'s phase, read under the lock (the thread moves it on). */
 static job_phase phase_of(cugl__gpu_jpeg *g, const job *j)
 {
@@ -482,39 +484,25 @@ cugl_status cugl__gpu_jpeg_start(cugl__gpu_jpeg *g, int index, GLuint from, int 
     glBindBuffer(GL_PIXEL_PACK_BUFFER, cugl_app_shared_gl_name(j->rgb));
     glPixelStorei(GL_PACK_ALIGNMENT, 1);
     glReadPixels(0, 0, w, h, GL_RGB, GL_UNSIGNED_BYTE, NULL);
-    if (g->egl_display != EGL_NO_DISPLAY)
-        j->egl_fence = eglCreateSync(g->egl_display, EGL_SYNC_FENCE, NULL);
-    if (j->egl_fence != EGL_NO_SYNC)
-        glFlush(); /* the fence reaches the GPU without a wait here */
-    else
-        j->fence = glFenceSync(GL_SYNC_GPU_COMMANDS_COMPLETE, 0);
+    cugl__app_copy_fence(g->egl_display, &j->egl_fence, &j->fence);
     cugl_status st = cugl_app_check_gl(who, "copying the frame for nvJPEG");
     if (st != CUGL_OK) { /* the job stays idle: no fence of a copy that failed */
-        if (j->egl_fence != EGL_NO_SYNC)
-            eglDestroySync(g->egl_display, j->egl_fence);
-        if (j->fence)
-            glDeleteSync(j->fence);
-        j->egl_fence = EGL_NO_SYNC;
-        j->fence = NULL;
+        cugl__app_copy_fence_drop(g->egl_display, &j->egl_fence, &j->fence);
         return st;
     }
     j->quality = quality;
     pthread_mutex_lock(&g->lock);
-    if (j->egl_fence != EGL_NO_SYNC) {
-        j->phase = JOB_QUEUED; /* the thread waits for the copy */
-        g->queue[g->queued++] = index;
-        pthread_cond_signal(&g->work);
-    } else {
+    if (j->egl_fence != EGL_NO_SYNC)
+        queue_job(g, index); /* the thread waits for the copy */
+    else
         j->phase = JOB_COPYING;
-    }
     pthread_mutex_unlock(&g->lock);
     return CUGL_OK;
 }
 
-cugl_status cugl__gpu_jpeg_poll(cugl__gpu_jpeg *g, int index, bool *done, const char *who)
+cugl_status cugl__gpu_jpeg_poll(cugl__gpu_jpeg *g, int index, const char *who)
 {
     job *j = &g->jobs[index];
-    *done = false;
     job_phase phase = phase_of(g, j);
     if (phase == JOB_COPYING) {
         /* GL's copy done, its writes are in the memory: the thread's. */
@@ -523,9 +511,7 @@ cugl_status cugl__gpu_jpeg_poll(cugl__gpu_jpeg *g, int index, bool *done, const 
         glDeleteSync(j->fence);
         j->fence = NULL;
         pthread_mutex_lock(&g->lock);
-        j->phase = JOB_QUEUED;
-        g->queue[g->queued++] = index;
-        pthread_cond_signal(&g->work);
+        queue_job(g, index);
         pthread_mutex_unlock(&g->lock);
         return CUGL_OK;
     }
@@ -538,7 +524,6 @@ cugl_status cugl__gpu_jpeg_poll(cugl__gpu_jpeg *g, int index, bool *done, const 
         pthread_mutex_unlock(&g->lock);
         return cugl__fail(failure, who, "nvJPEG: %s", why);
     }
-    *done = phase == JOB_DONE;
     return CUGL_OK;
 }
 
@@ -567,18 +552,12 @@ unsigned char *cugl__gpu_jpeg_take(cugl__gpu_jpeg *g, int index, size_t *size, i
 void cugl__gpu_jpeg_cancel(cugl__gpu_jpeg *g, int index)
 {
     job *j = &g->jobs[index];
-    if (j->fence) {
-        glDeleteSync(j->fence);
-        j->fence = NULL;
-    }
     pthread_mutex_lock(&g->lock);
     wait_for_thread(g, j);
     j->phase = JOB_IDLE;
     pthread_mutex_unlock(&g->lock);
-    if (j->egl_fence != EGL_NO_SYNC) { /* taken off the queue before its wait */
-        eglDestroySync(g->egl_display, j->egl_fence);
-        j->egl_fence = EGL_NO_SYNC;
-    }
+    /* Copying, or taken off the queue before the thread waited for it. */
+    cugl__app_copy_fence_drop(g->egl_display, &j->egl_fence, &j->fence);
     free(j->jpeg);
     j->jpeg = NULL;
 }
