@@ -1845,6 +1845,8 @@ CUGL_API cugl_status cugl_app_server_frame(cugl_app_server *s)
     for (int i = 0; i < SLOTS && free_index < 0; i++)
         if (s->slots[i].state == SLOT_FREE)
             free_index = i;
+    /* Where every viewer gets video, nvJPEG makes nothing anyone is sent. */
+    bool jpeg_viewers = s->video_count < atomic_load(&s->viewers);
     pthread_mutex_unlock(&s->lock);
 
     int width = 0, height = 0;
@@ -1860,29 +1862,34 @@ CUGL_API cugl_status cugl_app_server_frame(cugl_app_server *s)
     s->capture_s = t;
     if (s->capture_tokens < 1)
         return CUGL_OK;
-    if (s->gpu ? !gf : free_index < 0) {
+    /* nvJPEG's JPEGs, where some viewer gets JPEG; the CPU's copy for
+     * libjpeg-turbo, or with nvJPEG for video alone. Each goes on without
+     * the other: a video viewer's frame does not wait for nvJPEG to have
+     * a free frame, nor a JPEG one for a free slot. */
+    unsigned want = atomic_load(&s->want_live) | atomic_load(&s->want_now);
+    bool use_gpu = s->gpu && jpeg_viewers && gf;
+    bool use_cpu = (!s->gpu || (want & VIDEO_WANT)) && free_index >= 0;
+    if (!use_gpu && !use_cpu) {
         atomic_fetch_add(&s->dropped, 1);
         return CUGL_OK;
     }
     s->capture_tokens -= 1;
     s->copied++;
     /* Scaled down on the GPU as far as every level wanted allows. */
-    unsigned want = atomic_load(&s->want_live) | atomic_load(&s->want_now);
     int scale = want ? 4 : 1;
     for (int l = 0; l < LEVELS; l++)
         if ((want >> l & 1) && levels[l].scale < scale)
             scale = levels[l].scale;
     if ((want & VIDEO_WANT) || width / scale < 16 || height / scale < 16)
         scale = 1;
-    /* With nvJPEG, the CPU's copy is only for video. */
-    slot *sl = !s->gpu || ((want & VIDEO_WANT) && free_index >= 0) ? &s->slots[free_index] : NULL;
+    slot *sl = use_cpu ? &s->slots[free_index] : NULL;
     if (sl) {
         CUGL__TRY(size_slot(sl, width / scale, height / scale, __func__));
         sl->scale = scale;
-        sl->video_only = s->gpu != NULL;
+        sl->video_only = s->gpu != NULL; /* with nvJPEG, the CPU's copy is for video */
         describe(s, sl, width, height, shown, t);
     }
-    if (s->gpu)
+    if (use_gpu)
         describe(s, &gf->meta, width, height, shown, t);
 
     /* The caller's read framebuffer, pack buffer and alignment are kept. */
@@ -1892,7 +1899,7 @@ CUGL_API cugl_status cugl_app_server_frame(cugl_app_server *s)
     glGetIntegerv(GL_PACK_ALIGNMENT, &alignment);
     cugl_app_drain_gl_errors();
     cugl_status st = CUGL_OK, gpu_st = CUGL_OK;
-    if (s->gpu) {
+    if (use_gpu) {
         gf->meta.width = width;
         gf->meta.height = height;
         pthread_mutex_lock(&s->gpu_lock);
