@@ -4,19 +4,27 @@ meson test's JSON logs (<build>/meson-logs/<logbase>.json), as a table.
 
 usage: test_summary.py [--prefix TEXT] [--no-skip] LOG.json...
 
+Under the table, each failed test's name, its first complaint (a
+sanitizer's error, a TAP "not ok") and the last lines of its output, so
+that a log of which only the end is kept still says what failed.
 Exits 1 when a test failed (FAIL, ERROR, TIMEOUT, UNEXPECTEDPASS, ...) or a
 log is missing, and with --no-skip also when one was skipped; else 0.
 """
 import argparse
 import json
 import os
+import re
 import sys
 
 PASSED = ('OK', 'EXPECTEDFAIL')
 
 
-def read(path):
-    """{suite: [ok, failed, skipped]} of one log; meson 1.0 names a test
+TAIL_LINES = 15
+
+
+def read(path, failures):
+    """{suite: [ok, failed, skipped]} of one log, each failed test's
+    (name, result, output) appended to failures; meson 1.0 names a test
     'project:suite / name', later ones 'suite - project:name' (the first
     of its suites), and neither writes a suite of its own."""
     counts = {}
@@ -31,7 +39,11 @@ def read(path):
             suite = suite or '?'
             c = counts.setdefault(suite, [0, 0, 0])
             result = t['result']
+            failed = result not in PASSED and result != 'SKIP'
             c[0 if result in PASSED else 2 if result == 'SKIP' else 1] += 1
+            if failed:
+                failures.append((name, result,
+                                 (t.get('stdout') or '') + (t.get('stderr') or '')))
     return counts
 
 
@@ -42,7 +54,7 @@ def main():
     ap.add_argument('logs', nargs='+')
     a = ap.parse_args()
     # A part's tests that ran alone (RUN-alone.json) count with its others.
-    merged, missing = {}, []
+    merged, missing, failures = {}, [], []
     for path in a.logs:
         build = os.path.dirname(os.path.dirname(path))
         run = os.path.splitext(os.path.basename(path))[0]
@@ -51,10 +63,13 @@ def main():
         if not os.path.exists(path):
             missing.append(path)
             continue
-        for suite, c in read(path).items():
+        failed = []
+        for suite, c in read(path, failed).items():
             m = merged.setdefault(('%s (%s)' % (build, run), suite), [0, 0, 0])
             for i in range(3):
                 m[i] += c[i]
+        failures += [('%s (%s) %s' % (build, run, name), result, out)
+                     for name, result, out in failed]
     runs = list(dict.fromkeys(k[0] for k in merged))
     rows = [[k[0], k[1]] + merged[k]
             for k in sorted(merged, key=lambda k: (runs.index(k[0]), k[1]))]
@@ -67,6 +82,18 @@ def main():
     print('%s%d ok, %d failed, %d skipped' % (a.prefix, *total))
     for path in missing:
         print('%sno log %s: that run did not finish' % (a.prefix, path))
+    for name, result, out in failures:
+        every = out.rstrip('\n').split('\n') if out.strip() else []
+        lines = every[-TAIL_LINES:]
+        # A sanitizer's or a TAP test's first complaint, where the tail
+        # is all stack frames.
+        first = next((x for x in every if re.search(r'==\d+==ERROR|^not ok|^fuzz: ', x)), None)
+        if first is not None and first not in lines:
+            lines = [first, '...'] + lines
+        print('%s%s: %s; %s' % (a.prefix, result, name,
+                                'its last lines:' if lines else 'no output'))
+        for line in lines:
+            print('%s  | %s' % (a.prefix, line[:200]))
     bad = total[1] > 0 or missing or (a.no_skip and total[2] > 0)
     sys.exit(1 if bad else 0)
 

@@ -21,6 +21,7 @@ typedef struct png_job {
     png_infop info;
     char message[256]; /* libpng's error */
     bool out_of_memory;
+    bool too_large; /* more than CUGL_APP_PNG_MAX_PIXELS, by the header */
     /* write */
     const uint8_t *rgba;
     int width, height;
@@ -144,9 +145,15 @@ static bool read_body(png_job *job)
     png_init_io(job->png, job->file);
     png_set_sig_bytes(job->png, 8);
     png_read_info(job->png, job->info);
-    expand_to_rgba8(job->png, job->info);
     png_uint_32 width = png_get_image_width(job->png, job->info);
     png_uint_32 height = png_get_image_height(job->png, job->info);
+    job->read_width = width;
+    job->read_height = height;
+    if ((uint64_t)width * height > CUGL_APP_PNG_MAX_PIXELS) {
+        job->too_large = true;
+        return false;
+    }
+    expand_to_rgba8(job->png, job->info);
     size_t row = (size_t)width * 4;
     if (png_get_rowbytes(job->png, job->info) != row)
         png_error(job->png, "rows are not 8-bit RGBA after conversion");
@@ -160,8 +167,6 @@ static bool read_body(png_job *job)
         job->rows[y] = job->pixels + (size_t)y * row;
     png_read_image(job->png, job->rows);
     png_read_end(job->png, NULL);
-    job->read_width = width;
-    job->read_height = height;
     return true;
 }
 
@@ -204,6 +209,11 @@ CUGL_API cugl_status cugl_app_read_png(uint8_t **rgba, int *width, int *height,
         return CUGL_OK;
     }
     free(job.pixels);
+    if (job.too_large)
+        return cugl__fail(CUGL_ERROR_INVALID_ARGUMENT, __func__,
+                          "%s is %u x %u pixels, more than the %d that cugl reads (1 GiB of RGBA)",
+                          path, (unsigned)job.read_width, (unsigned)job.read_height,
+                          CUGL_APP_PNG_MAX_PIXELS);
     if (!made || job.out_of_memory)
         return cugl__fail(CUGL_ERROR_OUT_OF_MEMORY, __func__, "%s: no memory to read it", path);
     return cugl__fail(CUGL_ERROR_INVALID_ARGUMENT, __func__, "%s: libpng: %s", path, job.message);

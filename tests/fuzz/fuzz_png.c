@@ -10,6 +10,7 @@
 #include <cugl/app.h>
 
 #include "layout_oracle.h"
+#include "png_bytes.h"
 
 static size_t generate(oracle_rng *rng, uint8_t *buf, size_t cap);
 static void run_one(const uint8_t *data, size_t size);
@@ -46,7 +47,8 @@ static void run_one(const uint8_t *data, size_t size)
     }
 }
 
-/* A valid PNG of a few pixels, then bent: bytes flipped, cut, repeated. */
+/* A valid PNG of a few pixels, then bent: bytes flipped, cut, repeated;
+ * or its header, CRC right, claiming another size, up to a million a side. */
 static size_t generate(oracle_rng *rng, uint8_t *buf, size_t cap)
 {
     static uint8_t base[4096];
@@ -72,6 +74,13 @@ static size_t generate(oracle_rng *rng, uint8_t *buf, size_t cap)
     }
     size_t n = base_size < cap ? base_size : cap;
     memcpy(buf, base, n);
+    if (oracle_range(rng, 0, 7) == 0 && n >= PNG_BYTES_IHDR + 25) {
+        static const int64_t sides[] = {1, 5, 16384, 16385, 65536, 1000000};
+        int64_t k = sizeof sides / sizeof sides[0] - 1;
+        png_bytes_set_size(buf, (uint32_t)sides[oracle_range(rng, 0, k)],
+                           (uint32_t)sides[oracle_range(rng, 0, k)]);
+        return n;
+    }
     int flips = (int)oracle_range(rng, 0, 4);
     for (int i = 0; i < flips; i++)
         buf[oracle_range(rng, 0, (int64_t)n - 1)] ^= (uint8_t)oracle_range(rng, 1, 255);

@@ -1,12 +1,14 @@
 /*
  * test_png.c - libcugl-app's PNG files, no GL needed:
  * round trips of RGBA8 images, every colour type libpng writes read as
- * RGBA8, and failures named with the file.
+ * RGBA8, failures named with the file, and headers claiming more pixels
+ * than cugl reads refused.
  */
 #include <math.h>
 #include <png.h>
 
 #include "app_test.h"
+#include "png_bytes.h"
 
 static void png_round_trip(void **state)
 {
@@ -169,7 +171,51 @@ static void png_failures(void **state)
     assert_int_equal(access(text, F_OK), -1); /* nothing written */
 }
 
-/* A screenshot is what read_pixels sees. */
+static void write_claiming_png(const char *path, uint32_t width, uint32_t height)
+{
+    uint8_t file[PNG_BYTES_CLAIMING];
+    png_bytes_claiming(file, width, height);
+    FILE *f = fopen(path, "wb");
+    assert_non_null(f);
+    assert_int_equal(fwrite(file, 1, sizeof file, f), sizeof file);
+    assert_int_equal(fclose(f), 0);
+}
+
+/* A file of 49 bytes whose header claims more pixels than cugl reads is
+ * refused before any memory is taken for them (before, 1,000,000 x
+ * 1,000,000 asked malloc for 4 TB, which ASan and libFuzzer end the process
+ * for, and 20,000 x 20,000 took 1.6 GB for a file of 49 bytes). */
+static void png_refuses_huge_headers(void **state)
+{
+    (void)state;
+    static const png_uint_32 sizes[][2] = {
+        {1000000, 1000000}, {40000, 40000}, {20000, 20000}, {16385, 16384}, {1000000, 269}};
+    char path[320];
+    snprintf(path, sizeof path, "%s", tmp_path("huge.png"));
+    for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
+        write_claiming_png(path, sizes[s][0], sizes[s][1]);
+        uint8_t *rgba = (uint8_t *)&rgba;
+        int w = -1, h = -1;
+        assert_status(cugl_app_read_png(&rgba, &w, &h, path), CUGL_ERROR_INVALID_ARGUMENT);
+        char want[512];
+        snprintf(want, sizeof want,
+                 "cugl_app_read_png: %s is %u x %u pixels, more than the %d that cugl reads "
+                 "(1 GiB of RGBA)",
+                 path, (unsigned)sizes[s][0], (unsigned)sizes[s][1], CUGL_APP_PNG_MAX_PIXELS);
+        assert_string_equal(cugl_last_error(), want);
+        assert_null(rgba);
+        assert_int_equal(w, 0);
+        assert_int_equal(h, 0);
+    }
+    /* At the limit the header is read on; the missing rows are libpng's error. */
+    write_claiming_png(path, 16384, 16384);
+    uint8_t *rgba = NULL;
+    int w = 0, h = 0;
+    assert_status(cugl_app_read_png(&rgba, &w, &h, path), CUGL_ERROR_INVALID_ARGUMENT);
+    assert_error_mentions(": libpng: ");
+    assert_null(rgba);
+    unlink(path);
+}
 
 int main(void)
 {
@@ -178,6 +224,7 @@ int main(void)
         cmocka_unit_test(png_round_trip),
         cmocka_unit_test(png_reads_every_colour_type),
         cmocka_unit_test(png_failures),
+        cmocka_unit_test(png_refuses_huge_headers),
     };
     int failed = cugl_test_run(tests);
     app_test_dir_remove();

@@ -67,15 +67,20 @@ CUGL_API cugl_status cugl_app_write_file(const char *path, const void *data, siz
  */
 CUGL_API cugl_status cugl_app_write_png(const char *path, const uint8_t *rgba, int width,
                                         int height);
+/** The most pixels cugl_app_read_png reads: 16384 x 16384, 1 GiB of RGBA8. */
+enum { CUGL_APP_PNG_MAX_PIXELS = 1 << 28 };
+
 /**
  * Read a PNG (any colour type and depth libpng reads) as RGBA8 rows top to
  * bottom into a new malloc'ed buffer (free it with free()). Palette and
  * gray images are expanded, 16-bit channels scaled to 8, and images
- * without alpha made opaque (tRNS becomes alpha).
+ * without alpha made opaque (tRNS becomes alpha). An image of more than
+ * CUGL_APP_PNG_MAX_PIXELS is refused from its header, before memory is
+ * taken for it: a file of a few bytes can claim a million pixels a side.
  * @errors CUGL_ERROR_INVALID_ARGUMENT (NULL, the file cannot be opened, is
- *   not a PNG, or libpng refuses it: the path and the reason are in the
- *   message), CUGL_ERROR_OUT_OF_MEMORY. On failure *rgba is NULL and the
- *   sizes 0.
+ *   not a PNG, is larger than CUGL_APP_PNG_MAX_PIXELS, or libpng refuses
+ *   it: the path and the reason are in the message),
+ *   CUGL_ERROR_OUT_OF_MEMORY. On failure *rgba is NULL and the sizes 0.
  * @thread_safety Any thread.
  * @param[out] rgba the pixels, a new buffer of width * height * 4 bytes.
  * @param[out] width the image's width in pixels.
