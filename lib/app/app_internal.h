@@ -67,6 +67,15 @@ typedef struct cugl__app_events {
     size_t count, capacity;
 } cugl__app_events;
 
+/* One source's part of a context's pushed events (a remote viewer's):
+ * how many of those waiting for the next present are its own, and which
+ * is its last. Zeroed to start; the context keeps it current. */
+typedef struct cugl__app_share {
+    unsigned long generation; /* of the pushed events it counts */
+    size_t count;
+    size_t last;
+} cugl__app_share;
+
 struct cugl_app_context {
     bool headless;
     const char *platform; /* static string */
@@ -99,6 +108,7 @@ struct cugl_app_context {
     cugl__app_events replay;       /* events to apply when their frame comes */
     size_t replay_next;
     cugl__app_events pushed;       /* from any thread, applied at the next present */
+    unsigned long pushed_generation; /* one more each time a present takes them */
     /* Every event applied since the last present (taking), and those the
      * last present published (taken: cugl_app_context_events). */
     cugl__app_events taking, taken;
@@ -130,6 +140,12 @@ cugl_status cugl__app_window_present(cugl_app_context *ctx);
 
 /* events.c: why an event is not valid, or NULL. */
 const char *cugl__app_event_check(const cugl_app_event *ev);
+/* cugl_app_context_push_event for one source of many (a remote viewer):
+ * at most `quota` of the events waiting for the next present are its own,
+ * and a move right after its own last move replaces that one's position
+ * (the motion is the same). CUGL_ERROR_INVALID_STATE past the quota. */
+cugl_status cugl__app_push_shared(cugl_app_context *ctx, const cugl_app_event *ev,
+                                  cugl__app_share *share, size_t quota, const char *who);
 
 /* input.c: set up and free a context's input; apply one event as it
  * arrives (GLFW's callbacks); at a present, apply what is due and publish. */

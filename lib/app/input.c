@@ -127,6 +127,8 @@ static void apply(cugl_app_context *ctx, const cugl_app_event *ev, long frame, b
         } else if (ctx->window) {
             ctx->width = ev->width;
             ctx->height = ev->height;
+        } else if (ev->width == ctx->width && ev->height == ctx->height) {
+            /* The size it has: nothing to rebuild. */
         } else if (cugl__app_offscreen_resize(ctx, ev->width, ev->height, applied_in) != CUGL_OK) {
             /* Kept at its size; the message stays for the caller to see. */
             record = false;
@@ -182,9 +184,18 @@ cugl_status cugl__app_input_present(cugl_app_context *ctx)
     pthread_mutex_lock(&ctx->pushed_lock);
     pushed = ctx->pushed;
     ctx->pushed = (cugl__app_events){0};
+    ctx->pushed_generation++;
     pthread_mutex_unlock(&ctx->pushed_lock);
+    /* Of the resizes, the last alone: each one rebuilds a headless
+     * context's framebuffer, which at 8192 x 8192 takes a fraction of a
+     * second, and the frame shows one size. */
+    size_t last_resize = pushed.count;
     for (size_t i = 0; i < pushed.count; i++)
-        apply(ctx, &pushed.items[i], next, false);
+        if (pushed.items[i].type == CUGL_APP_EVENT_RESIZE)
+            last_resize = i;
+    for (size_t i = 0; i < pushed.count; i++)
+        if (pushed.items[i].type != CUGL_APP_EVENT_RESIZE || i == last_resize)
+            apply(ctx, &pushed.items[i], next, false);
     events_free(&pushed);
     apply_replay(ctx, next);
     publish(ctx);
@@ -206,6 +217,35 @@ CUGL_API cugl_status cugl_app_context_push_event(cugl_app_context *ctx, const cu
                         CUGL_APP_EVENT_MAX_PENDING);
     else
         st = events_append(&ctx->pushed, ev, __func__);
+    pthread_mutex_unlock(&ctx->pushed_lock);
+    return st;
+}
+
+cugl_status cugl__app_push_shared(cugl_app_context *ctx, const cugl_app_event *ev,
+                                  cugl__app_share *share, size_t quota, const char *who)
+{
+    const char *why = cugl__app_event_check(ev);
+    if (why)
+        return cugl__fail(CUGL_ERROR_INVALID_ARGUMENT, who, "%s", why);
+    pthread_mutex_lock(&ctx->pushed_lock);
+    if (share->generation != ctx->pushed_generation)
+        *share = (cugl__app_share){.generation = ctx->pushed_generation};
+    cugl_status st = CUGL_OK;
+    cugl_app_event *last = share->count ? &ctx->pushed.items[share->last] : NULL;
+    if (ev->type == CUGL_APP_EVENT_MOVE && last && last->type == CUGL_APP_EVENT_MOVE) {
+        last->x = ev->x;
+        last->y = ev->y;
+    } else if (share->count >= quota) {
+        st = cugl__fail(CUGL_ERROR_INVALID_STATE, who,
+                        "%zu events of this source wait for the next present already", quota);
+    } else if (ctx->pushed.count >= CUGL_APP_EVENT_MAX_PENDING) {
+        st = cugl__fail(CUGL_ERROR_INVALID_STATE, who,
+                        "%d events wait for the next present already",
+                        CUGL_APP_EVENT_MAX_PENDING);
+    } else if ((st = events_append(&ctx->pushed, ev, who)) == CUGL_OK) {
+        share->last = ctx->pushed.count - 1;
+        share->count++;
+    }
     pthread_mutex_unlock(&ctx->pushed_lock);
     return st;
 }

@@ -37,6 +37,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <linux/sockios.h>
 #include <sys/ioctl.h>
 #include <sys/prctl.h>
@@ -68,6 +69,13 @@ enum {
     GPU_FRAMES = 4,      /* frames nvJPEG encodes at once */
     VIDEO_WANT = 1 << 10, /* in the want masks: a video viewer has room (LEVELS is 10) */
     PROBE = LEVELS,      /* a GPU frame's job for its hash: half size, quality 90 */
+    /* A viewer's events waiting for a present, at most (its moves merge):
+     * all viewers' together fit CUGL_APP_EVENT_MAX_PENDING. */
+    VIEWER_EVENTS = CUGL_APP_EVENT_MAX_PENDING / CUGL_APP_SERVE_MAX_VIEWERS,
+    /* A viewer that owes an ack this long goes (a page acks every frame it
+     * shows; one that stopped holds a place among the viewers);
+     * CUGL_SERVE_ACK_TIMEOUT (seconds) sets another. */
+    ACK_TIMEOUT_S = 60,
 };
 
 #define FPS_WINDOW_S 0.5     /* the rendering rate: frames over this time, ending now */
@@ -195,6 +203,7 @@ typedef struct viewer {
     long input_events;       /* the event count that shows it */
     double input_ms;         /* input to picture, the last measured; -1: none */
     double last_input_s;     /* when its last event arrived */
+    cugl__app_share events;  /* its part of the events waiting for a present */
 
     unsigned char *out;      /* the message being sent: LWS_PRE, then it */
     size_t out_cap;
@@ -217,6 +226,9 @@ struct cugl_app_server {
     int quality;
     int window;
     int port;
+    int ack_timeout_s;       /* a viewer's frames unacknowledged that long: it goes */
+    /* The name listened on as given (a host name, or a literal). */
+    char listen_name[256];
 
     slot slots[SLOTS];
     /* Headless on EGL 1.5: a copy's end is an EGL fence that an encoder
@@ -673,8 +685,62 @@ static bool offers_subprotocol(struct lws *wsi, const char *name)
     return false;
 }
 
+/* Whether `host` (a Host header: a name or literal, a port after it) is one
+ * a server without a token answers to: an IP address, "localhost", or the
+ * name it listens on as given. A web page elsewhere whose name is made to
+ * resolve to this host (DNS rebinding) sends its own name. */
+static bool host_allowed(const cugl_app_server *s, const char *host)
+{
+    char name[256];
+    size_t n;
+    if (host[0] == '[') { /* an IPv6 literal */
+        n = strcspn(host + 1, "]");
+        if (host[1 + n] != ']' || n >= sizeof name)
+            return false;
+        memcpy(name, host + 1, n);
+        name[n] = '\0';
+        struct in6_addr a6;
+        return inet_pton(AF_INET6, name, &a6) == 1;
+    }
+    n = strcspn(host, ":");
+    if (n >= sizeof name)
+        return false;
+    memcpy(name, host, n);
+    name[n] = '\0';
+    struct in_addr a4;
+    return inet_pton(AF_INET, name, &a4) == 1 || strcasecmp(name, "localhost") == 0 ||
+           strcasecmp(name, s->listen_name) == 0;
+}
+
+/* Without a token, whether a WebSocket may be opened from where this one
+ * comes: any web page the user has open could otherwise watch and drive
+ * the program (browsers let pages open WebSockets anywhere, sending their
+ * Origin). A request without an Origin is no browser's page. */
+static bool origin_allowed(const cugl_app_server *s, struct lws *wsi, const char **why)
+{
+    char host[256], origin[300];
+    if (lws_hdr_copy(wsi, host, (int)sizeof host, WSI_TOKEN_HOST) <= 0 ||
+        !host_allowed(s, host)) {
+        *why = "without a token this server answers only to an IP address, localhost or its "
+               "own name";
+        return false;
+    }
+    int n = lws_hdr_copy(wsi, origin, (int)sizeof origin, WSI_TOKEN_ORIGIN);
+    if (n == 0 && lws_hdr_total_length(wsi, WSI_TOKEN_ORIGIN) == 0)
+        return true;
+    const char *rest = n < 0                                   ? NULL
+                       : strncasecmp(origin, "http://", 7) == 0  ? origin + 7
+                       : strncasecmp(origin, "https://", 8) == 0 ? origin + 8
+                                                                 : NULL;
+    if (!rest || strcasecmp(rest, host) != 0) {
+        *why = "without a token this server takes WebSockets from its own page alone";
+        return false;
+    }
+    return true;
+}
+
 /* An upgrade is answered with an HTTP status unless its path, token,
- * subprotocol and the viewer count all allow it: >0 when refused. */
+ * origin, subprotocol and the viewer count all allow it: >0 when refused. */
 static int confirm_upgrade(cugl_app_server *s, struct lws *wsi)
 {
     char uri[64];
@@ -685,6 +751,8 @@ static int confirm_upgrade(cugl_app_server *s, struct lws *wsi)
         status = HTTP_STATUS_NOT_FOUND, why = "the WebSocket is /ws";
     else if (!token_ok(s, wsi))
         status = HTTP_STATUS_FORBIDDEN, why = "this server wants ?token=...";
+    else if (!s->token[0] && !origin_allowed(s, wsi, &why))
+        status = HTTP_STATUS_FORBIDDEN;
     else if (!offers_subprotocol(wsi, CUGL_APP_SERVE_SUBPROTOCOL))
         status = HTTP_STATUS_BAD_REQUEST,
         why = "the WebSocket's subprotocol must be " CUGL_APP_SERVE_SUBPROTOCOL;
@@ -943,6 +1011,8 @@ static bool send_next(cugl_app_server *s, struct lws *wsi, viewer *v)
     memcpy(m + 4, f->json, strlen(f->json));
     memcpy(m + 4 + strlen(f->json), mine, (size_t)n);
     memcpy(m + 4 + json, f->jpeg, f->size);
+    if (v->unacked == 0)
+        lws_set_timeout(wsi, PENDING_TIMEOUT_USER_OK, s->ack_timeout_s);
     v->flight[v->unacked++] = (in_flight){
         .number = f->number, .events = f->events, .sent_s = now, .bytes = size};
     v->sent = f->number;
@@ -1066,6 +1136,9 @@ static bool take_ack(cugl_app_server *s, viewer *v, long number, double held_ms)
     in_flight e = v->flight[k];
     v->unacked -= k + 1;
     memmove(v->flight, v->flight + k + 1, (size_t)v->unacked * sizeof v->flight[0]);
+    /* The timeout counts from the oldest frame it still owes an ack. */
+    lws_set_timeout(v->wsi, v->unacked ? PENDING_TIMEOUT_USER_OK : NO_PENDING_TIMEOUT,
+                    v->unacked ? s->ack_timeout_s : 0);
     v->acked = number;
     v->acked_count += k + 1;
 
@@ -1152,9 +1225,17 @@ static bool take_lines(cugl_app_server *s, viewer *v, char *text)
             (ev.type == CUGL_APP_EVENT_RESIZE && (ev.width > CUGL_APP_SERVE_MAX_RESIZE ||
                                                   ev.height > CUGL_APP_SERVE_MAX_RESIZE)))
             return false;
+        /* Escape closes a program where its window reports it: a viewer's
+         * is not passed on, as its close is refused (the page's Escape
+         * leaves full-window mode). */
+        if (ev.type == CUGL_APP_EVENT_KEY && ev.code == CUGL_APP_KEY_ESCAPE)
+            continue;
         ev.frame = 0;
-        if (cugl_app_context_push_event(s->ctx, &ev) != CUGL_OK)
-            return false; /* a flood: CUGL_APP_EVENT_MAX_PENDING wait already */
+        /* Each viewer's share of what waits for the next present: one that
+         * floods loses itself, never another. */
+        if (cugl__app_push_shared(s->ctx, &ev, &v->events, VIEWER_EVENTS, "cugl_app_server") !=
+            CUGL_OK)
+            return false;
         atomic_fetch_add(&s->events, 1);
         input = true;
     }
@@ -1217,8 +1298,12 @@ static int ws_callback(struct lws *wsi, enum lws_callback_reasons reason, void *
     viewer *v = user;
     switch (reason) {
     case LWS_CALLBACK_FILTER_PROTOCOL_CONNECTION:
+    {
         /* confirm_upgrade answered every refusal with a status already. */
-        return !token_ok(s, wsi) || atomic_load(&s->viewers) >= CUGL_APP_SERVE_MAX_VIEWERS;
+        const char *why;
+        return !token_ok(s, wsi) || (!s->token[0] && !origin_allowed(s, wsi, &why)) ||
+               atomic_load(&s->viewers) >= CUGL_APP_SERVE_MAX_VIEWERS;
+    }
     case LWS_CALLBACK_ESTABLISHED:
         viewer_start(s, wsi, v);
         lws_callback_on_writable(wsi);
@@ -1517,6 +1602,10 @@ CUGL_API cugl_status cugl_app_server_create(cugl_app_server **out, cugl_app_cont
     s->quality = desc->quality ? desc->quality : 85;
     s->window = desc->window ? desc->window : 2;
     s->codec = desc->codec;
+    const char *timeout = getenv("CUGL_SERVE_ACK_TIMEOUT");
+    s->ack_timeout_s = timeout && atoi(timeout) > 0 ? atoi(timeout) : ACK_TIMEOUT_S;
+    snprintf(s->listen_name, sizeof s->listen_name, "%s",
+             desc->address && *desc->address ? desc->address : "127.0.0.1");
     if (cert) {
         snprintf(s->cert, sizeof s->cert, "%s", desc->cert);
         snprintf(s->key, sizeof s->key, "%s", desc->key);

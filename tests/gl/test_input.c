@@ -166,6 +166,54 @@ static void resize_resizes_the_framebuffer(void **state)
     cugl_app_context_destroy(ctx);
 }
 
+/* Of the resizes pushed for one present, the last alone is applied (each
+ * rebuilds a headless framebuffer); a resize to the size there is no
+ * rebuild: the picture stays. */
+static void pushed_resizes_take_the_last(void **state)
+{
+    (void)state;
+    cugl_app_context *ctx = new_context();
+    glBindFramebuffer(GL_FRAMEBUFFER, cugl_app_context_framebuffer(ctx));
+    glViewport(0, 0, W, H);
+    glClearColor(0.0f, 0.0f, 1.0f, 1.0f);
+    glClear(GL_COLOR_BUFFER_BIT);
+    cugl_app_event same = {.type = CUGL_APP_EVENT_RESIZE, .width = W, .height = H};
+    assert_ok(cugl_app_context_push_event(ctx, &same));
+    assert_ok(cugl_app_context_present(ctx));
+    uint8_t *px = malloc((size_t)W * H * 4);
+    assert_non_null(px);
+    assert_ok(cugl_app_read_pixels(px, (size_t)W * H * 4, ctx));
+    assert_int_equal(px[2], 255); /* not lost to a rebuild */
+    assert_int_equal(px[(size_t)W * H * 4 - 2], 255);
+    free(px);
+
+    const int sizes[][2] = {{300, 200}, {40, 50}, {64, 48}, {100, 30}};
+    for (size_t i = 0; i < 4; i++) {
+        cugl_app_event ev = {.type = CUGL_APP_EVENT_RESIZE, .width = sizes[i][0],
+                             .height = sizes[i][1]};
+        assert_ok(cugl_app_context_push_event(ctx, &ev));
+    }
+    cugl_app_event move = {.type = CUGL_APP_EVENT_MOVE, .x = 3, .y = 4};
+    assert_ok(cugl_app_context_push_event(ctx, &move));
+    assert_ok(cugl_app_context_present(ctx));
+    int w, h;
+    cugl_app_context_size(ctx, &w, &h);
+    assert_int_equal(w, 100);
+    assert_int_equal(h, 30);
+    size_t count = 0;
+    const cugl_app_event *evs = cugl_app_context_events(ctx, &count, NULL);
+    size_t resizes = 0;
+    for (size_t i = 0; i < count; i++)
+        if (evs[i].type == CUGL_APP_EVENT_RESIZE) {
+            resizes++;
+            assert_int_equal(evs[i].width, 100);
+            assert_int_equal(evs[i].height, 30);
+        }
+    assert_int_equal(resizes, 1);
+    assert_int_equal(count, 2); /* the last resize and the move */
+    cugl_app_context_destroy(ctx);
+}
+
 /* What a context records reads back as the events it applied, at their frames. */
 static void recording_reads_back(void **state)
 {
@@ -541,6 +589,7 @@ int main(void)
         cmocka_unit_test(pushed_events_reach_the_next_frame),
         cmocka_unit_test(replay_follows_frames),
         cmocka_unit_test(resize_resizes_the_framebuffer),
+        cmocka_unit_test(pushed_resizes_take_the_last),
         cmocka_unit_test(recording_reads_back),
         cmocka_unit_test(events_of_the_frame),
         cmocka_unit_test(recording_replaces_the_file_whole),

@@ -188,6 +188,10 @@ int main(int argc, char **argv)
     for (long f = 0; frames == 0 || f < frames; f++) {
         if (frames == 0 && stdin_closed())
             break;
+        if (cugl_app_context_should_close(ctx)) { /* as a demo stops */
+            printf("closing: the context asks to\n");
+            break;
+        }
         cugl_app_camera_update(&cam, ctx, 1.0f / 60.0f);
         if (cam.yaw != yaw || cam.pitch != pitch) {
             yaw = cam.yaw;

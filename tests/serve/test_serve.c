@@ -19,7 +19,9 @@
  *   - garbage bytes, an oversized message, a line that is no event, a
  *     binary message, a `close` event and 200 connections opened and
  *     dropped each lose only their own connection: a new viewer still gets
- *     frames, and the program exits cleanly at the end.
+ *     frames, and the program exits cleanly at the end;
+ *   - a viewer's flood of events loses that viewer alone (a burst of moves
+ *     is none), and a viewer's Escape does not end the program.
  *
  * usage: test_serve app SERVE_APP
  *        test_serve demo CUGL_DEMO [--interop PATH ...]
@@ -812,6 +814,75 @@ static void hostile_clients_lose_only_themselves(void **state)
     ws_client_close(c);
 }
 
+/* Escape closes a program where its window reports it; a viewer's Escape
+ * (the page sends it, and leaves full-window mode with it) is not passed
+ * on, as a viewer's close is refused: the program goes on, the viewer too. */
+static void viewer_escape_does_not_close(void **state)
+{
+    (void)state;
+    ws_client *c = ws_client_open(port, TOKEN);
+    assert_true(ws_client_wait_frames(c, 2, 30));
+    ws_client_send(c, "0 key escape down\n0 key escape up\n");
+    ws_client_send(c, "0 key 256 down\n");
+    long before = ws_client_frames(c);
+    if (!ws_client_wait_frames(c, before + 10, 30) || !program_alive())
+        fail_msg("after a viewer's Escape the program %s; the viewer got %ld frames more",
+                 program_alive() ? "runs" : "ended", ws_client_frames(c) - before);
+    assert_false(ws_client_closed(c));
+    ws_client_send(c, "0 key 256 up\n");
+    ws_client_close(c);
+}
+
+/* One viewer's flood of events loses that viewer alone: each has its share
+ * of the events waiting for a present (CUGL_APP_EVENT_MAX_PENDING over
+ * CUGL_APP_SERVE_MAX_VIEWERS), where before a flooder filled the queue and
+ * whoever pushed next was sent away. Moves merge, so a burst of them is
+ * no flood. */
+static void event_floods_lose_only_the_flooder(void **state)
+{
+    (void)state;
+    ws_client *good = ws_client_open(port, TOKEN), *moves = ws_client_open(port, TOKEN);
+    assert_true(ws_client_wait_frames(good, 2, 30));
+    assert_true(ws_client_wait_frames(moves, 2, 30));
+    /* 12 messages of 363 scrolls: 4,356 events, more than the context takes
+     * between two presents. */
+    static char scrolls[363 * 11 + 1], glide[280 * 14 + 1];
+    for (int i = 0; i < 363; i++)
+        memcpy(scrolls + 11 * i, "0 scroll 1\n", 11);
+    for (int i = 0; i < 280; i++)
+        snprintf(glide + 14 * i, 15, "0 move %d %d\n", 100 + i, 10 + i % 80);
+    for (int round = 0; round < 3; round++) {
+        ws_client *bad = ws_client_open(port, TOKEN);
+        assert_true(ws_client_wait_open(bad, 30));
+        for (int m = 0; m < 12 && !ws_client_closed(bad); m++)
+            ws_client_send(bad, scrolls);
+        ws_client_send(moves, glide); /* 280 moves at once */
+        for (int k = 0; k < 20; k++) { /* and a move each 10 ms, as a hand */
+            char line[64];
+            snprintf(line, sizeof line, "0 move %d %d\n", 10 + k, 20 + k);
+            ws_client_send(good, line);
+            ws_client_run(good, 0.005);
+            ws_client_run(bad, 0.005);
+            ws_client_run(moves, 0.001);
+        }
+        double end = now_s() + 10;
+        while (!ws_client_closed(bad) && now_s() < end)
+            ws_client_run(bad, 0.05);
+        if (!ws_client_closed(bad))
+            fail_msg("round %d: a viewer that sent 4,356 events at once stays", round);
+        ws_client_close(bad);
+        if (ws_client_closed(good) || ws_client_closed(moves))
+            fail_msg("round %d: beside a flood, a viewer of %s was sent away", round,
+                     ws_client_closed(good) ? "a move each 10 ms" : "280 moves at once");
+    }
+    long got = ws_client_frames(good);
+    if (!ws_client_wait_frames(good, got + 5, 30))
+        fail_msg("after the floods the viewer got %ld frames more", ws_client_frames(good) - got);
+    assert_true(program_alive());
+    ws_client_close(moves);
+    ws_client_close(good);
+}
+
 /* The JSON of the first message with a picture. */
 static void grab_picture_header(void *user, const uint8_t *m, size_t size)
 {
@@ -948,6 +1019,8 @@ int main(int argc, char **argv)
         cmocka_unit_test(several_viewers),
         cmocka_unit_test(input_reaches_the_program),
         cmocka_unit_test(hostile_clients_lose_only_themselves),
+        cmocka_unit_test(event_floods_lose_only_the_flooder),
+        cmocka_unit_test(viewer_escape_does_not_close),
         cmocka_unit_test(encoder_is_named),
         cmocka_unit_test(exits_cleanly),
     };
@@ -958,6 +1031,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(several_viewers),
         cmocka_unit_test(input_reaches_the_program),
         cmocka_unit_test(hostile_clients_lose_only_themselves),
+        cmocka_unit_test(viewer_escape_does_not_close),
         cmocka_unit_test(encoder_is_named),
         cmocka_unit_test(exits_cleanly),
     };

@@ -143,7 +143,22 @@
  *
  * A message from the page longer than CUGL_APP_SERVE_MAX_MESSAGE bytes, a
  * line that is no event, a binary message or a `close` event disconnects
- * that viewer; the program goes on.
+ * that viewer; the program goes on. So does more than its share of the
+ * events waiting for the next present (CUGL_APP_EVENT_MAX_PENDING /
+ * CUGL_APP_SERVE_MAX_VIEWERS: 128; a move right after its own last move
+ * replaces it, so moves never add up to a flood). A viewer's Escape key is
+ * not passed on (a window's Escape asks the program to close, and a
+ * viewer may not). Of the resizes waiting for a present, the last alone
+ * is applied. A viewer that owes an ack for 60 seconds (the environment's
+ * CUGL_SERVE_ACK_TIMEOUT, in seconds, sets another) is disconnected, so
+ * that silent connections cannot hold every place.
+ *
+ * Without a token, a WebSocket upgrade is refused (403) whose Host header
+ * is not an IP address, "localhost" or the address the server was given,
+ * or whose Origin header (a browser's page sends one) is not that same
+ * host: any web page the user has open could otherwise watch and drive
+ * the program, directly or through a name made to resolve to this host.
+ * With a token, the token alone decides.
  *
  * Threads: the server has a thread of its own for the network,
  * `encoders` threads for JPEG on the CPU and one for nvJPEG; its functions
