@@ -76,6 +76,10 @@ enum {
      * shows; one that stopped holds a place among the viewers);
      * CUGL_SERVE_ACK_TIMEOUT (seconds) sets another. */
     ACK_TIMEOUT_S = 60,
+    /* Viewers that get video at once: each has a libvpx encoder of its
+     * own at the program's size (about 2.8 GB at 8192 x 8192), and any
+     * viewer may ask for video and for that size. */
+    VIDEO_STREAMS = 4,
 };
 
 #define FPS_WINDOW_S 0.5     /* the rendering rate: frames over this time, ending now */
@@ -1095,24 +1099,36 @@ static void choose_codec(cugl_app_server *s, viewer *v, double now)
         snprintf(why, sizeof why, "JPEG: the link carries %.1f Mbit/s (video below %.0f)", mbit,
                  VIDEO_BELOW_BPS / 1e6);
     }
+    video_stream *vs = NULL;
+    if (want == CODEC_VIDEO && !v->video) {
+        if (s->video_count >= VIDEO_STREAMS) {
+            want = CODEC_JPEG;
+            snprintf(why, sizeof why,
+                     "JPEG: %d viewers get video already (at most %d: each has an encoder of "
+                     "its own)",
+                     s->video_count, VIDEO_STREAMS);
+        } else if (!(vs = calloc(1, sizeof *vs))) {
+            want = CODEC_JPEG;
+            snprintf(why, sizeof why, "JPEG: no memory for a video stream");
+        }
+    }
     snprintf(v->codec_why, sizeof v->codec_why, "%s", why);
     if (v->video)
         v->video->kbps = (int)v->video_kbps;
-    if (want == v->codec)
+    if (want == v->codec) {
+        free(vs); /* none: video without a stream is never its codec */
         return;
+    }
     v->codec = want;
     v->codec_s = now;
-    if (want == CODEC_VIDEO && !v->video && s->video_count < CUGL_APP_SERVE_MAX_VIEWERS) {
-        video_stream *vs = calloc(1, sizeof *vs);
-        if (vs) {
-            vs->key = true;
-            vs->last = v->sent;
-            v->video_kbps = video_kbps(v);
-            v->video_rate_s = now;
-            vs->kbps = (int)v->video_kbps;
-            s->video_list[s->video_count++] = vs;
-            v->video = vs;
-        }
+    if (vs) {
+        vs->key = true;
+        vs->last = v->sent;
+        v->video_kbps = video_kbps(v);
+        v->video_rate_s = now;
+        vs->kbps = (int)v->video_kbps;
+        s->video_list[s->video_count++] = vs;
+        v->video = vs;
     } else if (want == CODEC_JPEG && v->video) {
         drop_video(s, v);
         v->shown_hash = 0; /* a whole picture next */

@@ -151,7 +151,10 @@
  * viewer may not). Of the resizes waiting for a present, the last alone
  * is applied. A viewer that owes an ack for 60 seconds (the environment's
  * CUGL_SERVE_ACK_TIMEOUT, in seconds, sets another) is disconnected, so
- * that silent connections cannot hold every place.
+ * that silent connections cannot hold every place. At most 4 viewers get
+ * video at once (each has a VP8 encoder of its own at the program's size,
+ * gigabytes at the largest); others get JPEG, and their header's
+ * "codec_why" says so.
  *
  * Without a token, a WebSocket upgrade is refused (403) whose Host header
  * is not an IP address, "localhost" or the address the server was given,
