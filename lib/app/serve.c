@@ -1152,7 +1152,7 @@ static bool take_ack(cugl_app_server *s, viewer *v, long number, double held_ms)
     in_flight e = v->flight[k];
     v->unacked -= k + 1;
     memmove(v->flight, v->flight + k + 1, (size_t)v->unacked * sizeof v->flight[0]);
-    /* The timeout counts from the oldest frame it still owes an ack. */
+    /* While it owes acks, the timeout starts again at each one. */
     lws_set_timeout(v->wsi, v->unacked ? PENDING_TIMEOUT_USER_OK : NO_PENDING_TIMEOUT,
                     v->unacked ? s->ack_timeout_s : 0);
     v->acked = number;

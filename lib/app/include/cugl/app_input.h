@@ -313,7 +313,9 @@ CUGL_API void cugl_app_events_free(cugl_app_event *events);
 /**
  * Queue an event for `ctx`: the next present applies it as if the window
  * had reported it (a resize of a window asks the window for that size).
- * For input from elsewhere, such as a remote viewer.
+ * Of the resizes queued for one present, the last alone is applied, and a
+ * headless context's framebuffer is rebuilt only for a size it does not
+ * have. For input from elsewhere, such as a remote viewer.
  * @errors CUGL_ERROR_INVALID_ARGUMENT (NULL; an event that is not valid:
  *   a type, button or key out of range, a coordinate, scroll or size out of
  *   the text format's ranges), CUGL_ERROR_INVALID_STATE (already
