@@ -39,9 +39,9 @@ def read(path, failures):
             suite = suite or '?'
             c = counts.setdefault(suite, [0, 0, 0])
             result = t['result']
-            failed = result not in PASSED and result != 'SKIP'
-            c[0 if result in PASSED else 2 if result == 'SKIP' else 1] += 1
-            if failed:
+            kind = 0 if result in PASSED else 2 if result == 'SKIP' else 1
+            c[kind] += 1
+            if kind == 1:
                 failures.append((name, result,
                                  (t.get('stdout') or '') + (t.get('stderr') or '')))
     return counts

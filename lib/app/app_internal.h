@@ -140,10 +140,12 @@ cugl_status cugl__app_window_present(cugl_app_context *ctx);
 
 /* events.c: why an event is not valid, or NULL. */
 const char *cugl__app_event_check(const cugl_app_event *ev);
-/* cugl_app_context_push_event for one source of many (a remote viewer):
- * at most `quota` of the events waiting for the next present are its own,
- * and a move right after its own last move replaces that one's position
- * (the motion is the same). CUGL_ERROR_INVALID_STATE past the quota. */
+/* cugl_app_context_push_event, for one source of many where `share` is
+ * given (a remote viewer's): at most `quota` of the events waiting for the
+ * next present are its own, and a move right after its own last move
+ * replaces that one's position (the motion is the same).
+ * CUGL_ERROR_INVALID_STATE past the quota, or past
+ * CUGL_APP_EVENT_MAX_PENDING in all. */
 cugl_status cugl__app_push_shared(cugl_app_context *ctx, const cugl_app_event *ev,
                                   cugl__app_share *share, size_t quota, const char *who);
 

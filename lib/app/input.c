@@ -206,19 +206,7 @@ CUGL_API cugl_status cugl_app_context_push_event(cugl_app_context *ctx, const cu
 {
     if (!ctx || !ev)
         return cugl__fail(CUGL_ERROR_INVALID_ARGUMENT, __func__, "%s is NULL", !ctx ? "ctx" : "ev");
-    const char *why = cugl__app_event_check(ev);
-    if (why)
-        return cugl__fail(CUGL_ERROR_INVALID_ARGUMENT, __func__, "%s", why);
-    pthread_mutex_lock(&ctx->pushed_lock);
-    cugl_status st = CUGL_OK;
-    if (ctx->pushed.count >= CUGL_APP_EVENT_MAX_PENDING)
-        st = cugl__fail(CUGL_ERROR_INVALID_STATE, __func__,
-                        "%d events wait for the next present already",
-                        CUGL_APP_EVENT_MAX_PENDING);
-    else
-        st = events_append(&ctx->pushed, ev, __func__);
-    pthread_mutex_unlock(&ctx->pushed_lock);
-    return st;
+    return cugl__app_push_shared(ctx, ev, NULL, 0, __func__);
 }
 
 cugl_status cugl__app_push_shared(cugl_app_context *ctx, const cugl_app_event *ev,
@@ -228,21 +216,21 @@ cugl_status cugl__app_push_shared(cugl_app_context *ctx, const cugl_app_event *e
     if (why)
         return cugl__fail(CUGL_ERROR_INVALID_ARGUMENT, who, "%s", why);
     pthread_mutex_lock(&ctx->pushed_lock);
-    if (share->generation != ctx->pushed_generation)
+    if (share && share->generation != ctx->pushed_generation)
         *share = (cugl__app_share){.generation = ctx->pushed_generation};
     cugl_status st = CUGL_OK;
-    cugl_app_event *last = share->count ? &ctx->pushed.items[share->last] : NULL;
+    cugl_app_event *last = share && share->count ? &ctx->pushed.items[share->last] : NULL;
     if (ev->type == CUGL_APP_EVENT_MOVE && last && last->type == CUGL_APP_EVENT_MOVE) {
         last->x = ev->x;
         last->y = ev->y;
-    } else if (share->count >= quota) {
+    } else if (share && share->count >= quota) {
         st = cugl__fail(CUGL_ERROR_INVALID_STATE, who,
                         "%zu events of this source wait for the next present already", quota);
     } else if (ctx->pushed.count >= CUGL_APP_EVENT_MAX_PENDING) {
         st = cugl__fail(CUGL_ERROR_INVALID_STATE, who,
                         "%d events wait for the next present already",
                         CUGL_APP_EVENT_MAX_PENDING);
-    } else if ((st = events_append(&ctx->pushed, ev, who)) == CUGL_OK) {
+    } else if ((st = events_append(&ctx->pushed, ev, who)) == CUGL_OK && share) {
         share->last = ctx->pushed.count - 1;
         share->count++;
     }

@@ -743,25 +743,31 @@ static bool origin_allowed(const cugl_app_server *s, struct lws *wsi, const char
     return true;
 }
 
-/* An upgrade is answered with an HTTP status unless its path, token,
- * origin, subprotocol and the viewer count all allow it: >0 when refused. */
-static int confirm_upgrade(cugl_app_server *s, struct lws *wsi)
+/* The HTTP status that refuses an upgrade, with why; 0 where its path,
+ * token, origin, subprotocol and the viewer count all allow it. */
+static unsigned upgrade_refusal(cugl_app_server *s, struct lws *wsi, const char **why)
 {
     char uri[64];
-    unsigned status = 0;
-    const char *why = NULL;
     if (lws_hdr_copy(wsi, uri, (int)sizeof uri, WSI_TOKEN_GET_URI) <= 0 ||
         strcmp(uri, "/ws") != 0)
-        status = HTTP_STATUS_NOT_FOUND, why = "the WebSocket is /ws";
-    else if (!token_ok(s, wsi))
-        status = HTTP_STATUS_FORBIDDEN, why = "this server wants ?token=...";
-    else if (!s->token[0] && !origin_allowed(s, wsi, &why))
-        status = HTTP_STATUS_FORBIDDEN;
-    else if (!offers_subprotocol(wsi, CUGL_APP_SERVE_SUBPROTOCOL))
-        status = HTTP_STATUS_BAD_REQUEST,
-        why = "the WebSocket's subprotocol must be " CUGL_APP_SERVE_SUBPROTOCOL;
-    else if (atomic_load(&s->viewers) >= CUGL_APP_SERVE_MAX_VIEWERS)
-        status = HTTP_STATUS_SERVICE_UNAVAILABLE, why = "too many viewers";
+        return *why = "the WebSocket is /ws", HTTP_STATUS_NOT_FOUND;
+    if (!token_ok(s, wsi))
+        return *why = "this server wants ?token=...", HTTP_STATUS_FORBIDDEN;
+    if (!s->token[0] && !origin_allowed(s, wsi, why))
+        return HTTP_STATUS_FORBIDDEN;
+    if (!offers_subprotocol(wsi, CUGL_APP_SERVE_SUBPROTOCOL))
+        return *why = "the WebSocket's subprotocol must be " CUGL_APP_SERVE_SUBPROTOCOL,
+               HTTP_STATUS_BAD_REQUEST;
+    if (atomic_load(&s->viewers) >= CUGL_APP_SERVE_MAX_VIEWERS)
+        return *why = "too many viewers", HTTP_STATUS_SERVICE_UNAVAILABLE;
+    return 0;
+}
+
+/* An upgrade is answered with an HTTP status where it is refused: >0. */
+static int confirm_upgrade(cugl_app_server *s, struct lws *wsi)
+{
+    const char *why = NULL;
+    unsigned status = upgrade_refusal(s, wsi, &why);
     if (!status)
         return 0;
     return lws_return_http_status(wsi, status, why) ? -1 : 1;
@@ -1099,24 +1105,22 @@ static void choose_codec(cugl_app_server *s, viewer *v, double now)
         snprintf(why, sizeof why, "JPEG: the link carries %.1f Mbit/s (video below %.0f)", mbit,
                  VIDEO_BELOW_BPS / 1e6);
     }
-    video_stream *vs = NULL;
-    if (want == CODEC_VIDEO && !v->video) {
-        if (s->video_count >= VIDEO_STREAMS) {
-            want = CODEC_JPEG;
-            snprintf(why, sizeof why,
-                     "JPEG: %d viewers get video already (at most %d: each has an encoder of "
-                     "its own)",
-                     s->video_count, VIDEO_STREAMS);
-        } else if (!(vs = calloc(1, sizeof *vs))) {
-            want = CODEC_JPEG;
-            snprintf(why, sizeof why, "JPEG: no memory for a video stream");
-        }
+    if (want == CODEC_VIDEO && !v->video && s->video_count >= VIDEO_STREAMS) {
+        want = CODEC_JPEG;
+        snprintf(why, sizeof why,
+                 "JPEG: %d viewers get video already (at most %d: each has an encoder of its "
+                 "own)",
+                 s->video_count, VIDEO_STREAMS);
     }
     snprintf(v->codec_why, sizeof v->codec_why, "%s", why);
     if (v->video)
         v->video->kbps = (int)v->video_kbps;
-    if (want == v->codec) {
-        free(vs); /* none: video without a stream is never its codec */
+    if (want == v->codec)
+        return;
+    /* Its codec is video exactly while it has a stream. */
+    video_stream *vs = want == CODEC_VIDEO ? calloc(1, sizeof *vs) : NULL;
+    if (want == CODEC_VIDEO && !vs) {
+        snprintf(v->codec_why, sizeof v->codec_why, "JPEG: no memory for a video stream");
         return;
     }
     v->codec = want;
@@ -1317,8 +1321,7 @@ static int ws_callback(struct lws *wsi, enum lws_callback_reasons reason, void *
     {
         /* confirm_upgrade answered every refusal with a status already. */
         const char *why;
-        return !token_ok(s, wsi) || (!s->token[0] && !origin_allowed(s, wsi, &why)) ||
-               atomic_load(&s->viewers) >= CUGL_APP_SERVE_MAX_VIEWERS;
+        return upgrade_refusal(s, wsi, &why) != 0;
     }
     case LWS_CALLBACK_ESTABLISHED:
         viewer_start(s, wsi, v);

@@ -10,9 +10,9 @@ namespace is made, joined to this one by a veth pair (this side 10.231.N.1,
 the far side 10.231.N.2): from the far side, a server on the default
 address (loopback) must not answer on 10.231.N.1, where one told to listen
 on 10.231.N.1 does. Addresses that are not this host's, and names that do
-not resolve, are refused with a message that names them. Without a token,
-WebSockets from other web pages (Origin) or to other names (Host) are
-refused; a viewer that never acks goes after the ack timeout.
+not resolve, are refused with a message that names them. (What a viewer
+may do once connected: test_viewers.py, which starts its servers with
+Server here.)
 
 TAP output. Without root or iproute2 (`ip`), the namespace test is skipped
 with its reason and the rest still runs; where serve_app cannot make a GL
