@@ -378,9 +378,7 @@ static cugl_status launch_part(nbody *s, nbody_part *p, cugl_buffer *all, uint64
     float dt = NBODY_DT, eps2 = NBODY_SOFTENING * NBODY_SOFTENING;
     void *args[] = {&src, &dst, &vel, &n, &first, &count, &dt, &eps2};
     cugl_launch_config grid = {
-        .grid = {(uint32_t)((p->count + NBODY_BLOCK * p->per_thread - 1) /
-                            (NBODY_BLOCK * p->per_thread)),
-                 1, 1},
+        .grid = {(uint32_t)nbody_blocks(p->count, p->per_thread), 1, 1},
         .block = {NBODY_BLOCK, 1, 1},
     };
     if (st == CUGL_OK)

@@ -28,7 +28,9 @@
 enum {
     NBODY_DEFAULT_BODIES = 65536,
     NBODY_MAX_BODIES = 1 << 24, /* 512 MiB of bodies; 10^14 flops a step */
-    NBODY_BLOCK = 256,          /* threads a block, bodies a shared-memory tile */
+    NBODY_BLOCK = 512,          /* threads a block, bodies a shared-memory tile */
+    NBODY_SPLIT = 4,            /* threads that share a body, each a part of every tile */
+    NBODY_LANES = NBODY_BLOCK / NBODY_SPLIT, /* a block's bodies, times those a thread steps */
     NBODY_WIDE = 2,             /* bodies a thread of nbody_step2 steps */
     NBODY_FLOPS_PER_INTERACTION = 20,
 };
@@ -52,13 +54,18 @@ DEMO_FN float nbody_rsqrt(float x)
  * Bodies a thread steps, for `count` bodies on a GPU of `sms`
  * multiprocessors: NBODY_WIDE (the kernel nbody_step2, where one
  * shared-memory load serves that many interactions) where that still gives
- * every multiprocessor two blocks or more, else 1 (nbody_step, whose twice
- * as many threads keep the multiprocessors busy). Either computes the same
- * bits. The grid: ceil(count / (NBODY_BLOCK * this)) blocks.
+ * every multiprocessor a block, else 1 (nbody_step, whose twice as many
+ * blocks keep more multiprocessors busy). Either computes the same bits.
  */
 DEMO_FN int nbody_per_thread(long count, int sms)
 {
-    return count / (NBODY_BLOCK * NBODY_WIDE) >= 2L * sms ? NBODY_WIDE : 1;
+    return count / (NBODY_LANES * NBODY_WIDE) >= sms ? NBODY_WIDE : 1;
+}
+
+/* The blocks of a step of `count` bodies, `per_thread` a thread. */
+DEMO_FN long nbody_blocks(long count, int per_thread)
+{
+    return (count + (long)NBODY_LANES * per_thread - 1) / ((long)NBODY_LANES * per_thread);
 }
 
 /* a += the pull of a body of mass qm at q on a body at p. */

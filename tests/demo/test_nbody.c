@@ -149,9 +149,7 @@ static void run_step_of(const bodies *b, int slices, int per_thread, float *got_
         uint64_t vel_ptr = cugl_buffer_handle(vel) + (uint64_t)first * 4 * sizeof(float);
         void *args[] = {&in_ptr, &out_ptr, &vel_ptr, &count, &first, &slice, &dt, &eps2};
         cugl_launch_config grid = {
-            .grid = {(uint32_t)((slice + NBODY_BLOCK * per_thread - 1) /
-                                (NBODY_BLOCK * per_thread)),
-                     1, 1},
+            .grid = {(uint32_t)nbody_blocks(slice, per_thread), 1, 1},
             .block = {NBODY_BLOCK, 1, 1},
         };
         if (slice > 0)
