@@ -161,10 +161,10 @@ static void run_job(int ranks, const char *const *args, const char *out)
 }
 
 /* Wait until `out` holds `text`, at most `limit` s; the text from there. */
-static char *wait_for(const char *out, const char *text, double limit)
+static char *wait_for(const char *out, const char *text, double limit, pid_t job)
 {
     double end = now_s() + limit;
-    while (now_s() < end) {
+    for (;;) {
         char *all = read_text(out);
         char *at = strstr(all, text);
         if (at) {
@@ -173,8 +173,19 @@ static char *wait_for(const char *out, const char *text, double limit)
             return copy;
         }
         free(all);
+        /* A job that ended will not print it: say so now, not at the limit. */
+        int status;
+        if (waitpid(job, &status, WNOHANG) == job) {
+            show(out);
+            fail_msg("the job ended (exit status %d) before \"%s\" appeared",
+                     WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status), text);
+        }
+        if (now_s() > end)
+            break;
         sleep_s(0.1);
     }
+    kill(-job, SIGKILL); /* no job outlives the test */
+    waitpid(job, NULL, 0);
     show(out);
     fail_msg("\"%s\" did not appear within %.0f s", text, limit);
     return NULL;
@@ -540,7 +551,7 @@ static void serve_on_rank_0(void **state)
                                                 "--serve-token", "t0k", "--frames", "600",
                                                 "--size", "160x120", "--bodies", "2048", NULL},
                           out);
-    char *at = wait_for(out, "serving on http://127.0.0.1:", 120);
+    char *at = wait_for(out, "serving on http://127.0.0.1:", 120, pid);
     int port = atoi(at + strlen("serving on http://127.0.0.1:"));
     free(at);
     int ok = http_status(port, "/?token=t0k"), refused = http_status(port, "/");
@@ -560,9 +571,9 @@ static void serve_on_rank_0(void **state)
 }
 
 /* Rank 1's pid, from its "--mpi: on HOST (pid N)" line. */
-static pid_t pid_of_rank_1(const char *out)
+static pid_t pid_of_rank_1(const char *out, pid_t job)
 {
-    char *at = wait_for(out, "[rank 1/2]: --mpi: on ", 120);
+    char *at = wait_for(out, "[rank 1/2]: --mpi: on ", 120, job);
     char *p = strstr(at, "(pid ");
     pid_t pid = p ? (pid_t)atol(p + 5) : 0;
     free(at);
@@ -578,8 +589,8 @@ static void rank_dies(void **state)
     (void)state;
     const char *out = run_demo_path("dies.txt");
     pid_t pid = start_job(2, long_run, out);
-    pid_t victim = pid_of_rank_1(out);
-    free(wait_for(out, "[rank 0/2]: --mpi: compositing", 120));
+    pid_t victim = pid_of_rank_1(out, pid);
+    free(wait_for(out, "[rank 0/2]: --mpi: compositing", 120, pid));
     sleep_s(2); /* in the frames */
     double t0 = now_s();
     kill(victim, SIGKILL);
