@@ -88,6 +88,9 @@ struct cugl_app_context {
     EGLContext egl_context;
     EGLSurface egl_surface; /* a 1x1 pbuffer only where surfaceless is missing */
     GLuint fbo, color, depth;
+    /* The fences of the last presents, oldest first (context.c): a
+     * present waits for the one CUGL_APP_FRAMES_AHEAD presents back. */
+    GLsync presented[CUGL_APP_FRAMES_AHEAD];
 
     /* Windows: the GLFW window and the frame counter for the title. */
     GLFWwindow *window;

@@ -96,6 +96,16 @@ static void free_offscreen(cugl_app_context *ctx)
     ctx->fbo = ctx->depth = ctx->color = 0;
 }
 
+/* The fences of the last presents, deleted. */
+static void free_presented(cugl_app_context *ctx)
+{
+    for (int i = 0; i < CUGL_APP_FRAMES_AHEAD; i++) {
+        if (ctx->presented[i])
+            glDeleteSync(ctx->presented[i]);
+        ctx->presented[i] = NULL;
+    }
+}
+
 cugl_status cugl__app_offscreen_resize(cugl_app_context *ctx, int width, int height,
                                        const char *who)
 {
@@ -228,6 +238,7 @@ CUGL_API void cugl_app_context_destroy(cugl_app_context *ctx)
         return;
     if (cugl_app_context_make_current(ctx) == CUGL_OK) {
         cugl__app_blit_free(ctx);
+        free_presented(ctx);
         free_offscreen(ctx);
     }
     if (ctx->headless)
@@ -330,13 +341,35 @@ CUGL_API cugl_status cugl_app_context_bind_framebuffer(cugl_app_context *ctx)
     return cugl_app_check_gl(__func__, "binding the framebuffer");
 }
 
+/* A fence after the frame's GL work, the work flushed, and a wait for the
+ * fence CUGL_APP_FRAMES_AHEAD presents back. */
+static cugl_status present_headless(cugl_app_context *ctx)
+{
+    GLsync oldest = ctx->presented[0];
+    memmove(ctx->presented, ctx->presented + 1,
+            (CUGL_APP_FRAMES_AHEAD - 1) * sizeof ctx->presented[0]);
+    ctx->presented[CUGL_APP_FRAMES_AHEAD - 1] = glFenceSync(GL_SYNC_GPU_COMMANDS_COMPLETE, 0);
+    glFlush();
+    if (!oldest)
+        return CUGL_OK;
+    GLenum r = glClientWaitSync(oldest, 0, UINT64_MAX);
+    glDeleteSync(oldest);
+    if (r == GL_WAIT_FAILED)
+        return cugl__fail(CUGL_ERROR_GL, "cugl_app_context_present",
+                          "glClientWaitSync on a frame %d presents back failed",
+                          CUGL_APP_FRAMES_AHEAD);
+    return CUGL_OK;
+}
+
 CUGL_API cugl_status cugl_app_context_present(cugl_app_context *ctx)
 {
     CUGL__CHECK_NOT_NULL(ctx);
     cugl_status st;
     if (ctx->headless) {
-        glFlush();
-        st = cugl__app_input_present(ctx);
+        st = present_headless(ctx);
+        cugl_status input = cugl__app_input_present(ctx);
+        if (st == CUGL_OK)
+            st = input;
     } else {
         st = cugl__app_window_present(ctx);
     }

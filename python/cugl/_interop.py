@@ -26,12 +26,14 @@ def negotiate(max_version, dl_device, copy, own_device):
     return major >= dl.VERSION[0]
 
 
-def order_consumer(producer, stream, device):
+def order_consumer(producer, stream, device, streams=None):
     """Make the consumer's stream (the `stream` argument of __dlpack__) wait
     for the work queued so far on `producer`, the stream known to write the
     memory (None: nothing is known, the caller orders the work). For CUDA
     memory, None means the legacy default stream (1), -1 no ordering. A
-    producer stream closed since has nothing left to wait for."""
+    producer stream closed since has nothing left to wait for. `streams`:
+    a dict that keeps the wrappers of the default streams (1, 2) made here,
+    by (device id, handle), for the next export; None makes them anew."""
     if producer is None or stream == -1 or device[0] == dl.CPU or producer.is_closed:
         return
     if stream is None:
@@ -39,12 +41,24 @@ def order_consumer(producer, stream, device):
     if isinstance(stream, bool) or not isinstance(stream, int) or stream == 0:
         raise BufferError("stream must be an int other than 0 (1: the legacy default "
                           "stream, 2: the per-thread one, -1: no ordering), not %r" % (stream,))
-    from ._stream import Stream
-    producer.device.set_current()  # a default stream is the current device's
-    consumer = Stream.from_handle(stream)
+    consumer = default_stream(producer.device, stream, streams)
     if consumer.handle == producer.handle and consumer.device is producer.device:
         return
     consumer.wait(producer)
+
+
+def default_stream(device, handle, streams=None):
+    """A Stream of `handle` on `device` (1, 2: that device's default
+    streams), kept in and taken from `streams` where given."""
+    from ._stream import Stream
+    key = (device.device_id, handle)
+    if streams is not None and key in streams:
+        return streams[key]
+    device.set_current()  # a default stream is the current device's
+    s = Stream.from_handle(handle)
+    if streams is not None and handle in (1, 2):
+        streams[key] = s
+    return s
 
 
 def buffer_device(buffer_ptr):

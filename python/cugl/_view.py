@@ -106,6 +106,9 @@ class StridedMemoryView(Owned):
     (the caller's affair). Host memory needs none.
     """
 
+    _dl_device = None  # __dlpack_device__'s answer, once asked
+    _consumer_streams = None  # order_consumer's `streams`, where the owner keeps them
+
     def __init__(self, obj, stream=None):
         other = StridedMemoryView.from_any_interface(obj, stream)
         self._own(load().cugl_view_retain(other._ptr), _release_view)
@@ -459,7 +462,10 @@ class StridedMemoryView(Owned):
     # --- DLPack ---
 
     def __dlpack_device__(self):
-        return _interop.buffer_device(load().cugl_view_buffer(self._p()))
+        ptr = self._p()
+        if self._dl_device is None:  # a view's buffer, and its device, never change
+            self._dl_device = _interop.buffer_device(load().cugl_view_buffer(ptr))
+        return self._dl_device
 
     def __dlpack__(self, *, stream=None, max_version=None, dl_device=None, copy=None):
         """The view as a DLPack tensor, without a copy: 1.x when max_version
@@ -467,7 +473,7 @@ class StridedMemoryView(Owned):
         A consumer's `stream` waits for the view's `stream`."""
         device = self.__dlpack_device__()
         versioned = _interop.negotiate(max_version, dl_device, copy, device)
-        _interop.order_consumer(self._stream, stream, device)
+        _interop.order_consumer(self._stream, stream, device, self._consumer_streams)
         try:
             return _interop.export_view(self._p(), versioned)
         except (_errors.InvalidArgumentError, _errors.NotSupportedError) as e:

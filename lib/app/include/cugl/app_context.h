@@ -174,11 +174,16 @@ CUGL_API uint32_t cugl_app_context_framebuffer(const cugl_app_context *ctx);
  * @return true once a close was asked for; false before, and for NULL.
  */
 CUGL_API bool cugl_app_context_should_close(const cugl_app_context *ctx);
+/** The frames a headless context's GL work may be queued ahead of the GPU. */
+#define CUGL_APP_FRAMES_AHEAD 2
 /**
  * End a frame: swap buffers and poll the window's input (the title shows
- * the frames per second, updated twice a second), or glFlush (headless);
- * then apply the pushed events and the replayed ones now due, and publish
- * them all as the next frame's input.
+ * the frames per second, updated twice a second), or, headless, flush and
+ * wait until the GPU has finished the frame CUGL_APP_FRAMES_AHEAD presents
+ * back (as a window's swap chain does: a program whose CPU runs ahead
+ * would otherwise queue frames without bound, and its picture would lag
+ * its input by all of them); then apply the pushed events and the
+ * replayed ones now due, and publish them all as the next frame's input.
  * @thread_safety The thread that uses the context, with it current where GL is called.
  * @param ctx the context.
  * @return CUGL_OK; CUGL_ERROR_INVALID_ARGUMENT for NULL.
