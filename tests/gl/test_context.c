@@ -1,6 +1,7 @@
 /*
  * test_context.c - libcugl-app contexts on a headless
- * context: what they report, defaults, windows without a display, bad
+ * context: what they report, defaults, the frames a present lets queue,
+ * windows without a display, bad
  * descriptions, and the EGL device a CUDA device needs.
  */
 #include <math.h>
@@ -53,6 +54,35 @@ static void headless_context(void **state)
     assert_true(in->x == 0 && in->dx == 0 && in->scroll == 0 && !in->left && !in->shift);
     assert_false(cugl_app_key_down(ctx, 'A'));
     assert_ok(cugl_app_context_present(ctx));
+}
+
+/* A headless present bounds the frames queued: the GL work before a present
+ * is done once CUGL_APP_FRAMES_AHEAD more presents have returned, with no
+ * wait of the caller's (before, headless presents only flushed). Each
+ * frame clears the framebuffer many times, so that the GPU is behind. */
+static void present_bounds_the_frames_queued(void **state)
+{
+    (void)state;
+    enum { FRAMES = 6, CLEARS = 200 };
+    GLsync marks[FRAMES] = {0};
+    for (int f = 0; f < FRAMES; f++) {
+        for (int i = 0; i < CLEARS; i++) {
+            glClearColor((float)i / CLEARS, 0.f, (float)f / FRAMES, 1.f);
+            glClear(GL_COLOR_BUFFER_BIT | GL_DEPTH_BUFFER_BIT);
+        }
+        marks[f] = glFenceSync(GL_SYNC_GPU_COMMANDS_COMPLETE, 0);
+        assert_non_null(marks[f]);
+        assert_ok(cugl_app_context_present(ctx));
+        int done = f - CUGL_APP_FRAMES_AHEAD; /* the frame whose work is done now */
+        if (done >= 0) {
+            GLint status = 0;
+            glGetSynciv(marks[done], GL_SYNC_STATUS, 1, NULL, &status);
+            assert_int_equal(status, GL_SIGNALED);
+        }
+    }
+    for (int f = 0; f < FRAMES; f++)
+        glDeleteSync(marks[f]);
+    assert_int_equal(glGetError(), GL_NO_ERROR);
 }
 
 /* A second context: the default size, any negative cuda_device is any GL;
@@ -210,6 +240,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(headless_context),
+        cmocka_unit_test(present_bounds_the_frames_queued),
         cmocka_unit_test(second_context_default_size),
         cmocka_unit_test(window_without_display),
         cmocka_unit_test(bad_desc),
