@@ -510,7 +510,7 @@ static void update(demo *d, void *user)
 {
     nbody *s = user;
     cugl_app_camera_update(&s->camera, d->ctx, d->dt);
-    if (cugl_app_key_presses(d->ctx, 'R')) /* the camera's reset is for a smaller scene */
+    if (demo_camera_was_reset(d)) /* the camera's reset is for a smaller scene */
         camera_home(&s->camera);
 }
 

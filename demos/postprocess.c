@@ -240,7 +240,7 @@ static void update(demo *d, void *user)
 {
     postprocess *p = user;
     cugl_app_camera_update(&p->camera, d->ctx, d->dt);
-    if (cugl_app_key_presses(d->ctx, 'R'))
+    if (demo_camera_was_reset(d))
         pp_scene_camera(&p->camera); /* this scene's view, not the library's default */
     static const int keys[8] = {'1', '2', '3', '4', '=', KEY_KP_ADD, '-', KEY_KP_SUBTRACT};
     bool changed = false;

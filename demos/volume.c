@@ -131,7 +131,7 @@ static void update(demo *d, void *user)
         v->camera.yaw += volume_spin(d->time);
         v->spinning = false;
     }
-    if (cugl_app_key_presses(d->ctx, 'R')) /* GLFW_KEY_R is the character's code */
+    if (demo_camera_was_reset(d)) /* the camera's own reset is not this scene's */
         camera_reset(v);
     else
         cugl_app_camera_update(&v->camera, d->ctx, d->dt);

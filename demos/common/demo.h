@@ -190,6 +190,13 @@ void demo_phase_end(demo *d, int phase);
  */
 int demo_camera_view_get(const cugl_app_camera *camera, float *view);
 const char *demo_camera_view_set(cugl_app_camera *camera, const float *view, int count);
+/**
+ * Whether cugl_app_camera_update reset the camera this frame (R down or
+ * pressed): every frame in which a demo with a home view of its own puts
+ * it back. (R held over two frames: the second reset the camera to the
+ * library's view.)
+ */
+bool demo_camera_was_reset(const demo *d);
 
 /** 2-D launch extents covering width x height with 16 x 16 blocks. */
 cugl_launch_config demo_grid_2d(int width, int height);

@@ -105,6 +105,11 @@ static void pace(demo *d)
 
 static int run_frames(demo *d, const demo_callbacks *cb, void *user);
 
+bool demo_camera_was_reset(const demo *d)
+{
+    return cugl_app_key_down(d->ctx, 'R') || cugl_app_key_presses(d->ctx, 'R') > 0;
+}
+
 int demo_camera_view_get(const cugl_app_camera *camera, float *view)
 {
     const float v[6] = {camera->yaw,       camera->pitch,     camera->distance,

@@ -178,8 +178,11 @@ def video_streams_check():
             h = v.header(5)
             if h is None:
                 break
-            codec, why = h.get('codec'), h.get('codec_why', '')
-            if codec == 'vp8' or 'video already' in why or 'no video codec' in why:
+            # A header alone (the picture unchanged) names no codec: the
+            # codec is the last frame's.
+            codec, why = h.get('codec', codec), h.get('codec_why', why)
+            if ('no video codec' in why or codec == 'vp8' or
+                    (codec == 'jpeg' and 'video already' in why)):
                 break
         codecs.append(codec)
         # The others keep acking meanwhile.
