@@ -171,6 +171,10 @@ class _FrameView(StridedMemoryView):
         return out
 
 
+# frame()'s Buffers kept a target: more than a pipelined target's slots.
+_MAX_FRAME_BUFFERS = 8
+
+
 class _Target:
     """One cugl_app_target and what it was made for; `buffers`: frame()'s
     Buffers of its memory, by (address, size), made at their first turn
@@ -781,6 +785,11 @@ class Viewer:
         lib = load()
         buf = target.buffers.get((ptr, size))
         if buf is None:
+            if len(target.buffers) >= _MAX_FRAME_BUFFERS:
+                # The memory moved (a map may place it anew): start again.
+                for b in target.buffers.values():
+                    b.close()
+                target.buffers.clear()
             buf = target.buffers[(ptr, size)] = Buffer.from_handle(ptr, size)
         layout = Layout()
         shape = (c_int64 * 3)(height, width, 4)
