@@ -3,8 +3,9 @@
  * a left drag replayed headless (--input) changes the picture, and the
  * view the demo reports after it (--view ...) gives the same picture when
  * set directly; a demo without a view (fluids) replays to the same picture
- * twice; R held after a drag brings the view home. And --pipelined: the frame a screenshot keeps is the lockstep
- * one, pixel for pixel, on the map and shared paths.
+ * twice; R held after a drag brings the view home. And --pipelined: the
+ * frame a screenshot keeps is the lockstep one, pixel for pixel, on the
+ * map and shared paths.
  */
 #include <stdio.h>
 #include <string.h>
