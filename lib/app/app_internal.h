@@ -221,5 +221,6 @@ extern const unsigned char cugl_shader_pack_rgba8_comp[];
 extern const unsigned char cugl_shader_unpack_rgba8_comp[];
 extern const unsigned char cugl_shader_points_vert[];
 extern const unsigned char cugl_shader_points_frag[];
+extern const unsigned char cugl_shader_frame_hash_comp[]; /* the frame server's */
 
 #endif /* CUGL_APP_INTERNAL_H */

@@ -26,15 +26,21 @@ cugl__gpu_jpeg *cugl__gpu_jpeg_open(cugl_app_context *ctx, void (*done)(void *us
                                     char *why, size_t why_size);
 void cugl__gpu_jpeg_close(cugl__gpu_jpeg *g);
 
-/* A job not in use for a width x height picture (one with room for it
- * where one is free), or -1. */
-int cugl__gpu_jpeg_free_job(cugl__gpu_jpeg *g, int width, int height);
+/* A job not in use for a width x height picture, a hash job's where
+ * `hash` (one with room for it where one is free), or -1. */
+int cugl__gpu_jpeg_free_job(cugl__gpu_jpeg *g, int width, int height, bool hash);
 
 /* Job `index`: the framebuffer `from` (width x height, GL's rows bottom
  * first), scaled down by `scale`, to a JPEG at `quality`: the GPU work is
  * queued and this returns. */
 cugl_status cugl__gpu_jpeg_start(cugl__gpu_jpeg *g, int index, GLuint from, int width, int height,
                                  int scale, int quality, const char *who);
+
+/* Job `index`: a hash of the framebuffer `from` (width x height) at half
+ * size, every texel in it, by a compute shader: GL's work alone, queued,
+ * and this returns. cugl__gpu_jpeg_take_hash takes it once done. */
+cugl_status cugl__gpu_jpeg_start_hash(cugl__gpu_jpeg *g, int index, GLuint from, int width,
+                                      int height, const char *who);
 
 /* Move job `index` on: to the encoder's thread once its copy is done; the
  * encoder's failure, as an error. cugl__gpu_jpeg_is_done says when its JPEG
@@ -48,6 +54,9 @@ bool cugl__gpu_jpeg_is_done(cugl__gpu_jpeg *g, int index);
  * and the GPU's time encoding it; the job is free again. */
 unsigned char *cugl__gpu_jpeg_take(cugl__gpu_jpeg *g, int index, size_t *size, int *width,
                                    int *height, double *encode_ms);
+
+/* The hash of a done hash job (never 0); the job is free again. */
+uint64_t cugl__gpu_jpeg_take_hash(cugl__gpu_jpeg *g, int index);
 
 /* Drop job `index`, whatever its phase. */
 void cugl__gpu_jpeg_cancel(cugl__gpu_jpeg *g, int index);

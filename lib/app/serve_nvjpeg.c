@@ -6,7 +6,10 @@
  * (rows flipped to top first, and scaled down by a filter) and read as RGB
  * into CUDA memory that GL imports (cugl/app_shared.h: nothing is mapped,
  * no GL-CUDA hand-over); nvjpegEncodeImage reads it there, and only the
- * JPEG comes back to the host.
+ * JPEG comes back to the host. A hash job (the server's test for a still
+ * picture) blits the frame at half size the same way and sums a hash of
+ * its texels with a compute shader into a mapped GL buffer: GL's work
+ * alone, nothing for CUDA or nvJPEG.
  *
  * A job's way: start(), on the render thread, issues the blit and the copy
  * and fences them. Headless on EGL 1.5 the fence is an EGL one and the job
@@ -138,13 +141,18 @@ typedef enum job_phase {
 typedef struct job {
     job_phase phase;
     bool cancelled;       /* dropped while the thread had it: IDLE when it lets go */
-    GLuint fbo, rb;       /* the flipped, scaled frame (the render thread's) */
-    cugl_app_shared *rgb; /* its RGB rows: CUDA memory GL packs them into */
+    bool hashing;         /* a hash job (start_hash), else a JPEG's */
+    GLuint fbo, tex;      /* the flipped, scaled frame (the render thread's) */
+    cugl_app_shared *rgb; /* its RGB rows: CUDA memory GL packs them into (JPEG jobs) */
+    GLuint hash_buf;      /* hash jobs: the shader's two sums, mapped at hash_words */
+    const uint32_t *hash_words;
     int room_w, room_h;   /* the largest picture the two take */
     int width, height, quality;
     GLsync fence;         /* the copy's end, polled by poll(); or */
     EGLSync egl_fence;    /* ... waited for by the thread (headless, EGL 1.5) */
-    /* The thread's: the JPEG, and what the encode took or why it failed. */
+    /* The thread's: the JPEG (or the hash), and what the encode took or why
+     * it failed. */
+    uint64_t hash;
     unsigned char *jpeg;
     size_t size;
     double encode_ms;
@@ -167,6 +175,7 @@ struct cugl__gpu_jpeg {
     void (*done)(void *user); /* called on the thread after each job it let go of */
     void *user;
     EGLDisplay egl_display; /* EGL_NO_DISPLAY: GL fences, polled */
+    GLuint hash_program;    /* shaders/frame_hash.comp, made at the first hash job */
     /* The thread's one encoder: it encodes a job at a time, and each
      * nvJPEG state holds buffers of its own (with one a job, up to 24). */
     nvj_state state;
@@ -251,6 +260,13 @@ static cugl_status encode(cugl__gpu_jpeg *g, job *j, const char *who)
     return CUGL_OK;
 }
 
+/* A hash job's sums, once GL's work is done (its fence passed). */
+static void read_hash(job *j)
+{
+    uint64_t h = (uint64_t)j->hash_words[1] << 32 | j->hash_words[0];
+    j->hash = h ? h : 1; /* 0 is the server's "no picture yet" */
+}
+
 static void *encoder_thread(void *arg)
 {
     cugl__gpu_jpeg *g = arg;
@@ -272,7 +288,9 @@ static void *encoder_thread(void *arg)
             !cugl__app_copy_fence_wait(g->egl_display, &j->egl_fence))
             st = cugl__fail(CUGL_ERROR_GL, "cugl_app_server_frame",
                             "eglClientWaitSync for GL's copy failed");
-        if (st == CUGL_OK)
+        if (st == CUGL_OK && j->hashing)
+            read_hash(j);
+        else if (st == CUGL_OK)
             st = encode(g, j, "cugl_app_server_frame");
         if (st != CUGL_OK)
             snprintf(j->why, sizeof j->why, "%s", cugl_last_error());
@@ -318,9 +336,9 @@ static void job_free_pixels(job *j)
     j->rgb = NULL;
     if (j->fbo)
         glDeleteFramebuffers(1, &j->fbo);
-    if (j->rb)
-        glDeleteRenderbuffers(1, &j->rb);
-    j->fbo = j->rb = 0;
+    if (j->tex)
+        glDeleteTextures(1, &j->tex);
+    j->fbo = j->tex = 0;
     j->room_w = j->room_h = 0;
 }
 
@@ -329,6 +347,8 @@ static void job_free(cugl__gpu_jpeg *g, job *j)
     /* Copying, or queued and never waited for. */
     cugl__app_copy_fence_drop(g->egl_display, &j->egl_fence, &j->fence);
     job_free_pixels(j);
+    if (j->hash_buf)
+        glDeleteBuffers(1, &j->hash_buf); /* unmapped with it */
     free(j->jpeg);
     *j = (job){0};
 }
@@ -346,6 +366,8 @@ void cugl__gpu_jpeg_close(cugl__gpu_jpeg *g)
     }
     for (int i = 0; i < CUGL__GPU_JPEG_JOBS; i++)
         job_free(g, &g->jobs[i]);
+    if (g->hash_program)
+        glDeleteProgram(g->hash_program);
     cugl_event_release(g->begin);
     cugl_event_release(g->end);
     if (g->params)
@@ -407,27 +429,28 @@ cugl__gpu_jpeg *cugl__gpu_jpeg_open(cugl_app_context *ctx, void (*done)(void *us
     return NULL;
 }
 
-/* The job's framebuffer and the CUDA memory it is packed into, for a w x
- * h picture: made anew only to grow (the memory's destruction waits for
- * GL to finish, and its making allocates and imports: a server whose
- * viewers' scales changed had its program render 44 frames a second where
- * it rendered 60). */
-static cugl_status job_size(cugl__gpu_jpeg *g, job *j, int w, int h, const char *who)
+/* The job's framebuffer, and for a JPEG (`rgb`) the CUDA memory it is
+ * packed into, for a w x h picture: made anew only to grow (the memory's
+ * destruction waits for GL to finish, and its making allocates and
+ * imports: a server whose viewers' scales changed had its program render
+ * 44 frames a second where it rendered 60). */
+static cugl_status job_size(cugl__gpu_jpeg *g, job *j, int w, int h, bool rgb, const char *who)
 {
-    if (!j->rgb || w > j->room_w || h > j->room_h) {
+    if (!j->fbo || w > j->room_w || h > j->room_h) {
         int room_w = w > j->room_w ? w : j->room_w, room_h = h > j->room_h ? h : j->room_h;
         job_free_pixels(j);
         cugl_app_drain_gl_errors();
-        glCreateRenderbuffers(1, &j->rb);
-        glNamedRenderbufferStorage(j->rb, GL_RGBA8, room_w, room_h);
+        glCreateTextures(GL_TEXTURE_2D, 1, &j->tex);
+        glTextureStorage2D(j->tex, 1, GL_RGBA8, room_w, room_h);
         glCreateFramebuffers(1, &j->fbo);
-        glNamedFramebufferRenderbuffer(j->fbo, GL_COLOR_ATTACHMENT0, GL_RENDERBUFFER, j->rb);
+        glNamedFramebufferTexture(j->fbo, GL_COLOR_ATTACHMENT0, j->tex, 0);
         CUGL__TRY(cugl_app_check_gl(who, "the GPU encoder's framebuffer"));
-        CUGL__TRY_OWN(
-            cugl_app_shared_buffer_create(&j->rgb, g->device, (size_t)room_w * room_h * 3));
         j->room_w = room_w;
         j->room_h = room_h;
     }
+    if (rgb && !j->rgb)
+        CUGL__TRY_OWN(cugl_app_shared_buffer_create(&j->rgb, g->device,
+                                                    (size_t)j->room_w * (size_t)j->room_h * 3));
     j->width = w;
     j->height = h;
     return CUGL_OK;
@@ -450,7 +473,7 @@ static job_phase phase_of(cugl__gpu_jpeg *g, const job *j)
     return phase;
 }
 
-int cugl__gpu_jpeg_free_job(cugl__gpu_jpeg *g, int width, int height)
+int cugl__gpu_jpeg_free_job(cugl__gpu_jpeg *g, int width, int height, bool hash)
 {
     /* One with room for the picture (made anew, its memory costs an
      * allocation, GL's import and a wait), else the first: the jobs used
@@ -461,7 +484,7 @@ int cugl__gpu_jpeg_free_job(cugl__gpu_jpeg *g, int width, int height)
         const job *j = &g->jobs[i];
         if (j->phase != JOB_IDLE)
             continue;
-        if (j->rgb && width <= j->room_w && height <= j->room_h)
+        if (j->fbo && (hash || j->rgb) && width <= j->room_w && height <= j->room_h)
             fits = i;
         else if (first < 0)
             first = i;
@@ -470,27 +493,25 @@ int cugl__gpu_jpeg_free_job(cugl__gpu_jpeg *g, int width, int height)
     return fits >= 0 ? fits : first;
 }
 
-cugl_status cugl__gpu_jpeg_start(cugl__gpu_jpeg *g, int index, GLuint from, int width, int height,
-                                 int scale, int quality, const char *who)
+/* The frame into job `j`'s framebuffer, flipped (rows top first, as JPEG
+ * has them) and scaled in one blit. */
+static void blit_in(job *j, GLuint from, int width, int height, int scale)
+{
+    glBlitNamedFramebuffer(from, j->fbo, 0, 0, width, height, 0, j->height, j->width, 0,
+                           GL_COLOR_BUFFER_BIT, scale > 1 ? GL_LINEAR : GL_NEAREST);
+}
+
+/* GL's work of job `j` queued: fenced, and to the thread (EGL fence) or
+ * polled for (GL fence); or, where it failed, dropped. */
+static cugl_status fence_job(cugl__gpu_jpeg *g, int index, const char *who, const char *what)
 {
     job *j = &g->jobs[index];
-    int w = width / scale, h = height / scale;
-    CUGL__TRY(job_size(g, j, w, h, who));
-    /* Flipped (rows top first, as JPEG has them) and scaled in one blit,
-     * then packed as RGB into the CUDA memory: GL's copy on the GPU. */
-    glBlitNamedFramebuffer(from, j->fbo, 0, 0, width, height, 0, h, w, 0, GL_COLOR_BUFFER_BIT,
-                           scale > 1 ? GL_LINEAR : GL_NEAREST);
-    glBindFramebuffer(GL_READ_FRAMEBUFFER, j->fbo);
-    glBindBuffer(GL_PIXEL_PACK_BUFFER, cugl_app_shared_gl_name(j->rgb));
-    glPixelStorei(GL_PACK_ALIGNMENT, 1);
-    glReadPixels(0, 0, w, h, GL_RGB, GL_UNSIGNED_BYTE, NULL);
     cugl__app_copy_fence(g->egl_display, &j->egl_fence, &j->fence);
-    cugl_status st = cugl_app_check_gl(who, "copying the frame for nvJPEG");
-    if (st != CUGL_OK) { /* the job stays idle: no fence of a copy that failed */
+    cugl_status st = cugl_app_check_gl(who, what);
+    if (st != CUGL_OK) { /* the job stays idle: no fence of work that failed */
         cugl__app_copy_fence_drop(g->egl_display, &j->egl_fence, &j->fence);
         return st;
     }
-    j->quality = quality;
     pthread_mutex_lock(&g->lock);
     if (j->egl_fence != EGL_NO_SYNC)
         queue_job(g, index); /* the thread waits for the copy */
@@ -498,6 +519,70 @@ cugl_status cugl__gpu_jpeg_start(cugl__gpu_jpeg *g, int index, GLuint from, int 
         j->phase = JOB_COPYING;
     pthread_mutex_unlock(&g->lock);
     return CUGL_OK;
+}
+
+cugl_status cugl__gpu_jpeg_start(cugl__gpu_jpeg *g, int index, GLuint from, int width, int height,
+                                 int scale, int quality, const char *who)
+{
+    job *j = &g->jobs[index];
+    CUGL__TRY(job_size(g, j, width / scale, height / scale, true, who));
+    j->hashing = false;
+    j->quality = quality;
+    /* Packed as RGB into the CUDA memory: GL's copy on the GPU. */
+    blit_in(j, from, width, height, scale);
+    glBindFramebuffer(GL_READ_FRAMEBUFFER, j->fbo);
+    glBindBuffer(GL_PIXEL_PACK_BUFFER, cugl_app_shared_gl_name(j->rgb));
+    glPixelStorei(GL_PACK_ALIGNMENT, 1);
+    glReadPixels(0, 0, j->width, j->height, GL_RGB, GL_UNSIGNED_BYTE, NULL);
+    return fence_job(g, index, who, "copying the frame for nvJPEG");
+}
+
+cugl_status cugl__gpu_jpeg_start_hash(cugl__gpu_jpeg *g, int index, GLuint from, int width,
+                                      int height, const char *who)
+{
+    job *j = &g->jobs[index];
+    CUGL__TRY(job_size(g, j, width / 2, height / 2, false, who));
+    j->hashing = true;
+    if (!g->hash_program)
+        CUGL__TRY(cugl_app_compute_program(&g->hash_program, "frame_hash",
+                                           (const char *)cugl_shader_frame_hash_comp));
+    if (!j->hash_buf) {
+        GLbitfield mapped = GL_MAP_READ_BIT | GL_MAP_PERSISTENT_BIT | GL_MAP_COHERENT_BIT;
+        glCreateBuffers(1, &j->hash_buf);
+        glNamedBufferStorage(j->hash_buf, 2 * sizeof(uint32_t), NULL, mapped);
+        j->hash_words = glMapNamedBufferRange(j->hash_buf, 0, 2 * sizeof(uint32_t), mapped);
+        if (!j->hash_words) {
+            glDeleteBuffers(1, &j->hash_buf);
+            j->hash_buf = 0;
+            return cugl_app_check_gl(who, "mapping the frame hash's buffer") == CUGL_OK
+                       ? cugl__fail(CUGL_ERROR_GL, who, "the frame hash's buffer maps to NULL")
+                       : CUGL_ERROR_GL;
+        }
+    }
+    /* Every texel of the frame is in one of the half size's (a linear
+     * filter at half size averages each 2 x 2 block). The caller's
+     * program, texture unit 0 and storage buffer 0 are kept. */
+    blit_in(j, from, width, height, 2);
+    GLint program = 0, texture = 0, active = 0, storage = 0;
+    glGetIntegerv(GL_CURRENT_PROGRAM, &program);
+    glGetIntegerv(GL_ACTIVE_TEXTURE, &active);
+    glActiveTexture(GL_TEXTURE0);
+    glGetIntegerv(GL_TEXTURE_BINDING_2D, &texture);
+    glActiveTexture((GLenum)active);
+    glGetIntegeri_v(GL_SHADER_STORAGE_BUFFER_BINDING, 0, &storage);
+    GLuint zero = 0;
+    glClearNamedBufferSubData(j->hash_buf, GL_R32UI, 0, 2 * sizeof(uint32_t), GL_RED_INTEGER,
+                              GL_UNSIGNED_INT, &zero);
+    glUseProgram(g->hash_program);
+    glBindTextureUnit(0, j->tex);
+    glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 0, j->hash_buf);
+    glUniform2i(0, j->width, j->height);
+    glDispatchCompute(((GLuint)j->width + 15) / 16, ((GLuint)j->height + 15) / 16, 1);
+    glMemoryBarrier(GL_CLIENT_MAPPED_BUFFER_BARRIER_BIT); /* the sums reach the mapping */
+    glUseProgram((GLuint)program);
+    glBindTextureUnit(0, (GLuint)texture);
+    glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 0, (GLuint)storage);
+    return fence_job(g, index, who, "hashing the frame");
 }
 
 cugl_status cugl__gpu_jpeg_poll(cugl__gpu_jpeg *g, int index, const char *who)
@@ -511,7 +596,12 @@ cugl_status cugl__gpu_jpeg_poll(cugl__gpu_jpeg *g, int index, const char *who)
         glDeleteSync(j->fence);
         j->fence = NULL;
         pthread_mutex_lock(&g->lock);
-        queue_job(g, index);
+        if (j->hashing) { /* GL's work was all of it */
+            read_hash(j);
+            j->phase = JOB_DONE;
+        } else {
+            queue_job(g, index);
+        }
         pthread_mutex_unlock(&g->lock);
         return CUGL_OK;
     }
@@ -547,6 +637,16 @@ unsigned char *cugl__gpu_jpeg_take(cugl__gpu_jpeg *g, int index, size_t *size, i
     j->phase = JOB_IDLE;
     pthread_mutex_unlock(&g->lock);
     return p;
+}
+
+uint64_t cugl__gpu_jpeg_take_hash(cugl__gpu_jpeg *g, int index)
+{
+    job *j = &g->jobs[index];
+    uint64_t hash = j->hash;
+    pthread_mutex_lock(&g->lock);
+    j->phase = JOB_IDLE;
+    pthread_mutex_unlock(&g->lock);
+    return hash;
 }
 
 void cugl__gpu_jpeg_cancel(cugl__gpu_jpeg *g, int index)

@@ -41,6 +41,8 @@ def order_consumer(producer, stream, device, streams=None):
     if isinstance(stream, bool) or not isinstance(stream, int) or stream == 0:
         raise BufferError("stream must be an int other than 0 (1: the legacy default "
                           "stream, 2: the per-thread one, -1: no ordering), not %r" % (stream,))
+    if streams is not None and streams.get((device[1], stream)) is producer:
+        return  # the producer is the consumer's own stream, kept
     consumer = default_stream(producer.device, stream, streams)
     if consumer.handle == producer.handle and consumer.device is producer.device:
         return

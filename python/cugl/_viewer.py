@@ -737,16 +737,32 @@ class Viewer:
         else:
             t = self._target("frame", _IMAGE, _RGBA8, width, height)
         turn = self._turn_stream(stream)
-        access = AppAccess()
-        app.cugl_app_target_cuda_begin(t, turn._ptr, byref(access))
-        self._in_turn = True
         consumers = [] if stream is None else [(stream, self._device.device_id)]
+        target = res.targets["frame"]
+        # The view of the memory the last turn had, made before this turn
+        # begins: the GPU waits for nothing Python does there (the memory
+        # seldom moves; where it did, the view is made again).
+        key = (t, width, height, mapped)
+        last = self._frame_access
+        early = (self._frame_view(target, *last[1], width, height, mapped, consumers, turn)
+                 if last is not None and last[0] == key else None)
+        access = AppAccess()
         try:
-            pitch = width * 4 if mapped else access.pitch
-            view = self._frame_view(self._res.targets["frame"], access.ptr,
-                                    access.size or pitch * height, width, height, pitch,
-                                    consumers, turn)
-            self._frame_access = (access.ptr, access.pitch, access.size)
+            app.cugl_app_target_cuda_begin(t, turn._ptr, byref(access))
+        except BaseException:
+            if early is not None:
+                early.close()
+            raise
+        self._in_turn = True
+        try:
+            self._frame_access = (key, (access.ptr, access.pitch, access.size))
+            if early is not None and self._frame_access == last:
+                view = early
+            else:
+                if early is not None:
+                    early.close()
+                view = self._frame_view(target, *self._frame_access[1], width, height, mapped,
+                                        consumers, turn)
             try:
                 yield view
             finally:
@@ -780,9 +796,12 @@ class Viewer:
                 return s
         return default_stream(self._device, 1, res.consumer_streams)
 
-    def _frame_view(self, target, ptr, size, width, height, pitch, consumers, turn):
+    def _frame_view(self, target, ptr, pitch, size, width, height, mapped, consumers, turn):
         from ._memory import Buffer
         lib = load()
+        if mapped:
+            pitch = width * 4
+        size = size or pitch * height
         buf = target.buffers.get((ptr, size))
         if buf is None:
             if len(target.buffers) >= _MAX_FRAME_BUFFERS:
@@ -810,18 +829,26 @@ class Viewer:
         from ._interop import default_stream
         from ._stream import as_stream
         res = self._res
+        waited = False
         for s, device_id in consumers:
             if s is None:
                 s = 1  # DLPack: no stream given is the legacy default stream
             if isinstance(s, int) and not isinstance(s, bool):
                 if s == -1:
                     continue  # the consumer orders its work itself
-                other = default_stream(Device(device_id), s, res.consumer_streams)
+                other = res.consumer_streams.get((device_id, s))
+                if other is None:
+                    other = default_stream(Device(device_id), s, res.consumer_streams)
+                    waited = True  # made that device current
             else:
                 other = as_stream(s)
+            if other is turn:
+                continue  # the turn's own stream (a kept wrapper): nothing to order
+            waited = True
             if other.handle != turn.handle or other.device is not turn.device:
                 turn.wait(other)
-        self._device.set_current()
+        if waited:
+            self._device.set_current()
 
     # --- presenting ---------------------------------------------------------------------
 

@@ -704,20 +704,76 @@ static void several_viewers(void **state)
 static const char drag[] = "0 move 40 40\n0 button left down\n0 move 60 50\n0 move 80 60\n"
                            "0 move 100 70\n0 move 120 80\n0 button left up\n";
 
-static void input_reaches_the_program(void **state)
+/* Messages of each kind a viewer got: with a picture, and headers alone. */
+typedef struct message_kinds {
+    long pictures, headers;
+} message_kinds;
+
+static void count_kinds(void *user, const uint8_t *m, size_t size)
 {
-    (void)state;
-    ws_client *c = ws_client_open(port, TOKEN);
-    assert_true(ws_client_wait_frames(c, 2, 30));
-    /* Sent line by line, as a page sends a drag, frame after frame. */
-    char lines[sizeof drag];
-    memcpy(lines, drag, sizeof drag);
+    message_kinds *k = user;
+    if (size < 4)
+        return;
+    size_t n = (size_t)m[0] | (size_t)m[1] << 8 | (size_t)m[2] << 16 | (size_t)m[3] << 24;
+    if (n + 4 >= size)
+        k->headers++;
+    else
+        k->pictures++;
+}
+
+/* Sent line by line, as a page sends it, a frame apart. */
+static void send_lines(ws_client *c, const char *text)
+{
+    char lines[256];
+    snprintf(lines, sizeof lines, "%s", text);
     for (char *line = strtok(lines, "\n"); line; line = strtok(NULL, "\n")) {
         char msg[64];
         snprintf(msg, sizeof msg, "%s\n", line);
         ws_client_send(c, msg);
         ws_client_run(c, 0.05);
     }
+}
+
+/* serve_app's picture stands still until input turns the view: once the
+ * viewer has it (and a better level of it, where its link has room), it
+ * gets headers alone; a changed picture comes again. The server's test for
+ * "still" is a hash of the picture: the pixels' on the CPU encoder, a GL
+ * compute shader's with nvJPEG. */
+static void still_picture_is_sent_once(void **state)
+{
+    (void)state;
+    if (demo_mode)
+        skip(); /* a demo's picture moves */
+    ws_client *c = ws_client_open(port, TOKEN);
+    assert_non_null(c);
+    message_kinds k = {0};
+    ws_client_on_frame(c, count_kinds, &k);
+    assert_true(ws_client_wait_frames(c, 3, 30));
+    ws_client_run(c, 2.0); /* the better levels, as the link is measured */
+    message_kinds before = k;
+    ws_client_run(c, 1.5);
+    long pictures = k.pictures - before.pictures, headers = k.headers - before.headers;
+    printf("# still: %ld pictures and %ld headers alone in 1.5 s\n", pictures, headers);
+    if (headers < 20 || pictures > 2)
+        fail_msg("a still picture: %ld pictures and %ld headers alone in 1.5 s (at most 2, and "
+                 "at least 20)", pictures, headers);
+    before = k;
+    send_lines(c, drag);
+    ws_client_run(c, 1.0);
+    pictures = k.pictures - before.pictures;
+    printf("# after a drag: %ld pictures\n", pictures);
+    if (pictures < 3)
+        fail_msg("the view turned, and the viewer got %ld pictures in 1.3 s", pictures);
+    assert_false(ws_client_closed(c));
+    ws_client_close(c);
+}
+
+static void input_reaches_the_program(void **state)
+{
+    (void)state;
+    ws_client *c = ws_client_open(port, TOKEN);
+    assert_true(ws_client_wait_frames(c, 2, 30));
+    send_lines(c, drag);
     ws_client_run(c, 0.5);
     if (!demo_mode) {
         /* The board follows the view: frames after the drag differ from the
@@ -1017,6 +1073,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(bad_token_is_refused),
         cmocka_unit_test(refused_upgrades_get_a_status),
         cmocka_unit_test(several_viewers),
+        cmocka_unit_test(still_picture_is_sent_once),
         cmocka_unit_test(input_reaches_the_program),
         cmocka_unit_test(hostile_clients_lose_only_themselves),
         cmocka_unit_test(event_floods_lose_only_the_flooder),

@@ -145,7 +145,7 @@ def test_frame_hands_out_the_targets_own_memory(torch, path):
         copies = v.copies
         with v.frame() as img:
             out = torch.from_dlpack(img)
-            ptr, pitch, size = v._frame_access
+            ptr, pitch, size = v._frame_access[1]
             assert out.data_ptr() == ptr  # the target's memory, not a copy of it
             assert out.shape == (H, W, 4) and out.dtype == torch.uint8
             assert out.stride() == ((4 * W if path == "map" else pitch), 4, 1)
