@@ -7,9 +7,10 @@
  * into CUDA memory that GL imports (cugl/app_shared.h: nothing is mapped,
  * no GL-CUDA hand-over); nvjpegEncodeImage reads it there, and only the
  * JPEG comes back to the host. A hash job (the server's test for a still
- * picture) blits the frame at half size the same way and sums a hash of
- * its texels with a compute shader into a mapped GL buffer: GL's work
- * alone, nothing for CUDA or nvJPEG.
+ * picture) blits the frame at half size the same way, sums a hash of its
+ * texels with a compute shader (shaders/frame_hash.comp) and copies the
+ * sums into a mapped GL buffer: GL's work alone, nothing for CUDA or
+ * nvJPEG; its fence passed, the hash is read there.
  *
  * A job's way: start(), on the render thread, issues the blit and the copy
  * and fences them. Headless on EGL 1.5 the fence is an EGL one and the job
