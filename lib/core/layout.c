@@ -305,7 +305,9 @@ CUGL_API int64_t cugl_layout_slice_offset_in_bytes(const cugl_layout *layout)
     return r;
 }
 
-static int64_t abs64(int64_t v) { return v < 0 ? -v : v; }
+/* |v|, INT64_MIN's (2^63) included: a stride of INT64_MIN passes check()
+ * on an axis of extent 0 or 1. */
+static uint64_t abs64(int64_t v) { return v < 0 ? 0 - (uint64_t)v : (uint64_t)v; }
 
 /* Axes sorted by |stride|, descending (slowest first); ties keep axis order. */
 static void sort_axes_by_stride(const cugl_layout *l, int *axes, bool descending)
@@ -317,7 +319,7 @@ static void sort_axes_by_stride(const cugl_layout *l, int *axes, bool descending
         /* Insertion sort: stable, and ndim <= 64. Overflow-free: a stride of
          * INT64_MIN cannot pass check() unless its extent is 0 or 1. */
         while (j > 0) {
-            int64_t sa = abs64(l->strides[a]), sb = abs64(l->strides[axes[j - 1]]);
+            uint64_t sa = abs64(l->strides[a]), sb = abs64(l->strides[axes[j - 1]]);
             if (descending ? sa > sb : sa < sb)
                 axes[j] = axes[j - 1], j--;
             else
@@ -349,9 +351,10 @@ CUGL_API bool cugl_layout_is_unique(const cugl_layout *layout)
         int a = axes[k];
         if (layout->shape[a] == 1)
             continue;
-        int64_t s = abs64(layout->strides[a]);
-        if (s <= span)
+        uint64_t m = abs64(layout->strides[a]);
+        if (m <= (uint64_t)span)
             return false;
+        int64_t s = (int64_t)m; /* the axis's extent is 2 or more: check() kept it in range */
         /* Each term fits (check() saw it); their sum may not. */
         if (!add_ok(span, (layout->shape[a] - 1) * s, &span))
             return false;
