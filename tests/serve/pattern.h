@@ -11,13 +11,22 @@
 #include <math.h>
 #include <stdint.h>
 
-/* Row `y` (0 the top) of frame `frame`, `w` RGBA pixels. */
-static inline void pattern_row(uint8_t *row, int y, int w, long frame)
+/* The waves' table: 1024 samples of 90 sin, rounded (serve_app hands it
+ * to its shader, which draws the same picture on the GPU). */
+static inline const int16_t *pattern_wave(void)
 {
     static int16_t wave[1024];
     if (!wave[256])
         for (int i = 0; i < 1024; i++)
             wave[i] = (int16_t)lround(90.0 * sin(6.283185307179586 * i / 1024.0));
+    return wave;
+}
+
+/* Row `y` (0 the top) of frame `frame`, `w` RGBA pixels. serve_app's
+ * PATTERN_SHADER is the same arithmetic, exact in 32-bit ints. */
+static inline void pattern_row(uint8_t *row, int y, int w, long frame)
+{
+    const int16_t *wave = pattern_wave();
     int t = (int)(frame % 1024);
     for (int x = 0; x < w; x++) {
         int a = wave[(x * 3 + y + 5 * t) & 1023], b = wave[(y * 4 - x + 7 * t) & 1023];

@@ -8,6 +8,7 @@
  *
  * usage: serve_app [--address A] [--port N] [--token T] [--size WxH]
  *                  [--frames N] [--screenshot FILE] [--burst N] [--rate HZ] [--animate]
+ *                  [--check-pattern]
  *                  [--encoder auto|cpu|gpu] [--codec auto|jpeg|video]
  *                  [--cert FILE --key FILE]
  *   --address A     where to listen (cugl_app_server_desc.address); a line
@@ -19,7 +20,9 @@
  *   --rate HZ       frames a second on average (default 60; 0: as many as
  *                   it can)
  *   --animate       draw pattern.h's moving picture (frame N's is known to
- *                   a viewer) instead of the board
+ *                   a viewer) instead of the board, on the GPU
+ *   --check-pattern with --animate: read each frame back and compare it
+ *                   with pattern.h's, pixel by pixel; exit 1 where one differs
  *   --encoder E     cugl_app_server_desc.encoder; gpu where there is no
  *                   nvJPEG under this GL context: "skipped", exit 77
  *   --codec C       cugl_app_server_desc.codec
@@ -65,22 +68,56 @@ static void draw(const cugl_app_camera *cam, int w, int h)
     glDisable(GL_SCISSOR_TEST);
 }
 
-/* pattern.h's frame `frame`, uploaded and blitted to the framebuffer:
- * rows made bottom first, as GL counts them. */
+/* pattern.h's picture, drawn by the GPU: pattern_row's arithmetic, exact
+ * in 32-bit ints (halves rounded toward zero, as C divides), each texel
+ * (x, y) of GL's rows, bottom first, row h - 1 - y of the pattern's. (On
+ * the CPU, with an upload from client memory, a 1920x1080 frame took more
+ * than a frame's time on some machines: the program drew 46 to 55 frames
+ * a second, and the link benchmark measured it, not the server.) */
+static const char pattern_shader[] =
+    "#version 450 core\n"
+    "layout(local_size_x = 16, local_size_y = 16) in;\n"
+    "layout(rgba8, binding = 0) writeonly uniform image2D picture;\n"
+    "layout(std430, binding = 0) readonly buffer Wave { int wave[]; };\n"
+    "layout(location = 0) uniform ivec2 size;\n"
+    "layout(location = 1) uniform int t;\n"
+    "int half_of(int v) { return v >= 0 ? v >> 1 : -((-v) >> 1); }\n"
+    "void main()\n"
+    "{\n"
+    "    ivec2 p = ivec2(gl_GlobalInvocationID.xy);\n"
+    "    if (p.x >= size.x || p.y >= size.y)\n"
+    "        return;\n"
+    "    int x = p.x, y = size.y - 1 - p.y;\n"
+    "    int a = wave[(x * 3 + y + 5 * t) & 1023], b = wave[(y * 4 - x + 7 * t) & 1023];\n"
+    "    int c = wave[((x * x + y * y) / 64 + 3 * t) & 1023];\n"
+    "    uint gx = uint(x + 2 * t), gy = uint(y + t);\n"
+    "    uint n = gx * 73856093u ^ gy * 19349663u;\n"
+    "    n = (n ^ (n >> 13)) * 0x5bd1e995u;\n"
+    "    int grain = int((n >> 24) % 26u) - 13;\n"
+    "    ivec3 rgb = ivec3(128 + a + grain, 128 + half_of(b) + half_of(c) + grain,\n"
+    "                      128 + c - half_of(a) + grain);\n"
+    "    imageStore(picture, p, vec4(vec3(clamp(rgb, 0, 255)) / 255.0, 1.0));\n"
+    "}\n";
+
 static void draw_pattern(GLuint fbo, int w, int h, long frame)
 {
-    static GLuint tex, read_fbo;
-    static uint8_t *pixels;
+    static GLuint program, wave, tex, read_fbo;
     static int tw, th;
+    if (!program) {
+        if (cugl_app_compute_program(&program, "pattern", pattern_shader) != CUGL_OK)
+            die("cannot build the pattern's shader");
+        int32_t words[1024];
+        const int16_t *table = pattern_wave();
+        for (int i = 0; i < 1024; i++)
+            words[i] = table[i];
+        glCreateBuffers(1, &wave);
+        glNamedBufferStorage(wave, sizeof words, words, 0);
+    }
     if (tw != w || th != h) {
         if (tex) {
             glDeleteTextures(1, &tex);
             glDeleteFramebuffers(1, &read_fbo);
         }
-        free(pixels);
-        pixels = malloc((size_t)w * (size_t)h * 4);
-        if (!pixels)
-            exit(1);
         glCreateTextures(GL_TEXTURE_2D, 1, &tex);
         glTextureStorage2D(tex, 1, GL_RGBA8, w, h);
         glCreateFramebuffers(1, &read_fbo);
@@ -88,10 +125,42 @@ static void draw_pattern(GLuint fbo, int w, int h, long frame)
         tw = w;
         th = h;
     }
-    for (int y = 0; y < h; y++)
-        pattern_row(pixels + (size_t)(h - 1 - y) * (size_t)w * 4, y, w, frame);
-    glTextureSubImage2D(tex, 0, 0, 0, w, h, GL_RGBA, GL_UNSIGNED_BYTE, pixels);
+    glUseProgram(program);
+    glBindImageTexture(0, tex, 0, GL_FALSE, 0, GL_WRITE_ONLY, GL_RGBA8);
+    glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 0, wave);
+    glUniform2i(0, w, h);
+    glUniform1i(1, (int)(frame % 1024));
+    glDispatchCompute(((GLuint)w + 15) / 16, ((GLuint)h + 15) / 16, 1);
+    glMemoryBarrier(GL_FRAMEBUFFER_BARRIER_BIT);
+    glUseProgram(0);
     glBlitNamedFramebuffer(read_fbo, fbo, 0, 0, w, h, 0, 0, w, h, GL_COLOR_BUFFER_BIT, GL_NEAREST);
+}
+
+/* --check-pattern: the framebuffer read back against pattern_row, each
+ * pixel exactly; exits 1 at the first that differs. */
+static void check_pattern(cugl_app_context *ctx, int w, int h, long frame)
+{
+    uint8_t *got = malloc((size_t)w * (size_t)h * 4), *want = malloc((size_t)w * 4);
+    if (!got || !want)
+        die("no memory to check the pattern");
+    if (cugl_app_read_pixels(got, (size_t)w * (size_t)h * 4, ctx) != CUGL_OK)
+        die("cannot read the frame back");
+    for (int y = 0; y < h; y++) {
+        pattern_row(want, y, w, frame);
+        const uint8_t *row = got + (size_t)y * (size_t)w * 4; /* rows top first */
+        for (int x = 0; x < w; x++) {
+            if (memcmp(row + 4 * x, want + 4 * x, 4) != 0) {
+                fprintf(stderr,
+                        "serve_app: frame %ld, pixel (%d, %d) from the top: %u %u %u %u, "
+                        "pattern.h has %u %u %u %u\n",
+                        frame, x, y, row[4 * x], row[4 * x + 1], row[4 * x + 2], row[4 * x + 3],
+                        want[4 * x], want[4 * x + 1], want[4 * x + 2], want[4 * x + 3]);
+                exit(1);
+            }
+        }
+    }
+    free(got);
+    free(want);
 }
 
 /* Whether stdin has closed (the parent went away). */
@@ -111,7 +180,7 @@ int main(int argc, char **argv)
     long frames = 0, burst = 1;
     double rate = 60;
     const char *screenshot = NULL;
-    bool animate = false;
+    bool animate = false, check = false;
     for (int i = 1; i < argc; i++) {
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (strcmp(argv[i], "--address") == 0 && v)
@@ -128,6 +197,8 @@ int main(int argc, char **argv)
             screenshot = argv[++i];
         else if (strcmp(argv[i], "--animate") == 0)
             animate = true;
+        else if (strcmp(argv[i], "--check-pattern") == 0)
+            check = true;
         else if (strcmp(argv[i], "--cert") == 0 && v)
             desc.cert = argv[++i];
         else if (strcmp(argv[i], "--key") == 0 && v)
@@ -203,9 +274,12 @@ int main(int argc, char **argv)
         cugl_app_context_size(ctx, &fw, &fh);
         glBindFramebuffer(GL_FRAMEBUFFER, cugl_app_context_framebuffer(ctx));
         glViewport(0, 0, fw, fh);
-        if (animate)
-            draw_pattern(cugl_app_context_framebuffer(ctx), fw, fh, cugl_app_context_frame(ctx));
-        else
+        if (animate) {
+            long number = cugl_app_context_frame(ctx);
+            draw_pattern(cugl_app_context_framebuffer(ctx), fw, fh, number);
+            if (check)
+                check_pattern(ctx, fw, fh, number);
+        } else
             draw(&cam, fw, fh);
         if (f == 0 && screenshot && cugl_app_screenshot(ctx, screenshot) != CUGL_OK)
             die("cannot write the screenshot");
