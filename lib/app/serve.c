@@ -108,6 +108,12 @@ enum {
 #define VIDEO_QUEUE_HIGH_S 0.03
 #define VIDEO_QUEUE_LOW_S 0.008
 #define VIDEO_RATE_S 0.25       /* the bitrate changes at most this often */
+/* A video frame smaller than this tells little of its link: a shaper's
+ * burst passes it at once (tc tbf's 64 kbit: 8 kB), and its rate reads
+ * several times the link's. While a viewer gets video such frames leave
+ * its throughput as it was: at 20 Mbit/s, taken, they read over 60 and
+ * sent the viewer back to JPEG, and 5 s later to video with a key frame. */
+#define VIDEO_SAMPLE_MIN_BYTES (32 << 10)
 
 /* The levels, best first: JPEG quality (at most the server's) and the
  * divisor of each side; `bytes` is a guess of a frame's size against
@@ -1172,7 +1178,8 @@ static bool take_ack(cugl_app_server *s, viewer *v, long number, double held_ms)
     double busy = v->last_arrival_s > e.sent_s ? arrival - v->last_arrival_s
                                                : delivery - rtt;
     /* The first frame's time holds the page's start: not a measure. */
-    if (busy > 1e-3 && v->acked_count > k + 1) {
+    if (busy > 1e-3 && v->acked_count > k + 1 &&
+        (!v->video || e.bytes >= VIDEO_SAMPLE_MIN_BYTES)) {
         double rate = (double)e.bytes / busy;
         v->throughput = v->throughput > 0 ? 0.7 * v->throughput + 0.3 * rate : rate;
     }

@@ -17,6 +17,8 @@
  * One line of JSON a period on stdout.
  *
  *   - the encoder's time a picture (the header's "encode_ms"), mean.
+ * With LINK_VIEWER_TRACE set to a file's name, a line a message there:
+ * when, its size, codec, picture age, decode time and what its header says.
  * With --no-psnr (a program other than serve_app --animate) no PSNR. With
  * --video it tells the server it decodes VP8 ("codecs vp8", as a page with
  * WebCodecs does) and decodes it with libvpx (where this build has it).
@@ -25,6 +27,7 @@
  *                    [--video]
  */
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -54,19 +57,38 @@ typedef struct period {
     int ages;
     double input_ms[MAX_SAMPLES];
     int inputs;
-    double psnr_sum, quality_sum, scale_sum, encode_ms_sum;
+    double quality_sum, scale_sum, encode_ms_sum;
     long video_pictures;
-    int psnrs, levels;
+    int levels;
 } period;
+
+/* PSNR is measured on a thread of its own, so that no ack waits for it (a
+ * page measures nothing): a picture goes to it when it is idle, else that
+ * sample is left out. A VP8 picture goes as a copy of its planes (I420),
+ * turned into RGB there. */
+typedef struct measurer {
+    pthread_t thread;
+    pthread_mutex_t lock;
+    pthread_cond_t wake;
+    bool started, stop, busy;
+    uint8_t *got;  /* RGBA (gw x gh), or with `yuv` I420 planes packed */
+    bool yuv;
+    int gw, gh, w, h;
+    long frame;
+    uint8_t *want; /* the reference picture, top to bottom */
+    double sum;    /* the PSNRs measured since the last take, and their count */
+    int count;
+} measurer;
 
 typedef struct state {
     period *p;             /* the period being counted; NULL while warming up */
     long pictures;         /* since the start */
     double probe_s;        /* when the pending event was sent; 0: none */
     long probe_events;     /* the count that shows it */
-    uint8_t *want;         /* the reference picture, top to bottom */
-    bool psnr;             /* whether to measure it */
+    measurer *measure;     /* NULL: no PSNR */
     ws_client *client;
+    FILE *trace; /* LINK_VIEWER_TRACE: a line a message */
+    double start_s;
 #if LINK_VIEWER_VIDEO
     vpx_codec_ctx_t vp8;
     bool vp8_open, need_key;
@@ -88,13 +110,17 @@ static bool header_has(const uint8_t *m, size_t size, const char *text)
 }
 
 #if LINK_VIEWER_VIDEO
-/* A VP8 message decoded to RGBA rows top first (malloc'ed), or NULL. */
-static uint8_t *decode_vp8(state *st, const uint8_t *m, size_t size, int *w, int *h)
+/* A VP8 message decoded: the picture as libvpx holds it (until the next
+ * decode), or NULL. As in a browser, the decoder runs on several threads
+ * and the picture stays in YUV: only a picture measured (PSNR) is turned
+ * into RGB (vp8_rgba), where a page's GPU would draw it. */
+static const vpx_image_t *decode_vp8(state *st, const uint8_t *m, size_t size)
 {
     size_t n = (size_t)m[0] | (size_t)m[1] << 8 | (size_t)m[2] << 16 | (size_t)m[3] << 24;
     bool key = header_has(m, size, "\"key\":true");
     if (!st->vp8_open) {
-        if (vpx_codec_dec_init(&st->vp8, vpx_codec_vp8_dx(), NULL, 0) != VPX_CODEC_OK)
+        vpx_codec_dec_cfg_t cfg = {.threads = 4};
+        if (vpx_codec_dec_init(&st->vp8, vpx_codec_vp8_dx(), &cfg, 0) != VPX_CODEC_OK)
             return NULL;
         st->vp8_open = true;
         st->need_key = true;
@@ -110,28 +136,23 @@ static uint8_t *decode_vp8(state *st, const uint8_t *m, size_t size, int *w, int
         return NULL;
     }
     vpx_codec_iter_t iter = NULL;
-    vpx_image_t *img = vpx_codec_get_frame(&st->vp8, &iter);
-    if (!img)
-        return NULL;
+    return vpx_codec_get_frame(&st->vp8, &iter);
+}
+
+/* The picture's planes packed, Y then U then V (malloc'ed), or NULL. */
+static uint8_t *vp8_planes(const vpx_image_t *img, int *w, int *h)
+{
     *w = (int)img->d_w;
     *h = (int)img->d_h;
-    uint8_t *rgba = malloc((size_t)*w * (size_t)*h * 4);
-    for (int y = 0; rgba && y < *h; y++) {
-        const uint8_t *py = img->planes[0] + (size_t)y * (size_t)img->stride[0];
-        const uint8_t *pu = img->planes[1] + (size_t)(y / 2) * (size_t)img->stride[1];
-        const uint8_t *pv = img->planes[2] + (size_t)(y / 2) * (size_t)img->stride[2];
-        for (int x = 0; x < *w; x++) {
-            int c = py[x] - 16, d = pu[x / 2] - 128, e = pv[x / 2] - 128;
-            int r = (298 * c + 409 * e + 128) >> 8, g = (298 * c - 100 * d - 208 * e + 128) >> 8,
-                b = (298 * c + 516 * d + 128) >> 8;
-            uint8_t *o = rgba + ((size_t)y * (size_t)*w + (size_t)x) * 4;
-            o[0] = (uint8_t)(r < 0 ? 0 : r > 255 ? 255 : r);
-            o[1] = (uint8_t)(g < 0 ? 0 : g > 255 ? 255 : g);
-            o[2] = (uint8_t)(b < 0 ? 0 : b > 255 ? 255 : b);
-            o[3] = 255;
-        }
-    }
-    return rgba;
+    size_t cw = (size_t)(*w + 1) / 2, ch = (size_t)(*h + 1) / 2;
+    uint8_t *out = malloc((size_t)*w * (size_t)*h + 2 * cw * ch);
+    uint8_t *o = out;
+    for (int y = 0; out && y < *h; y++, o += *w)
+        memcpy(o, img->planes[0] + (size_t)y * (size_t)img->stride[0], (size_t)*w);
+    for (int c = 1; out && c <= 2; c++)
+        for (size_t y = 0; y < ch; y++, o += cw)
+            memcpy(o, img->planes[c] + y * (size_t)img->stride[c], cw);
+    return out;
 }
 #endif
 
@@ -143,16 +164,16 @@ static int cmp_double(const void *a, const void *b)
 
 /* PSNR of `got` (gw x gh, the program's w x h scaled down) against frame
  * `frame` of the pattern. */
-static double psnr(state *st, const uint8_t *got, int gw, int gh, int w, int h, long frame)
+static double psnr(uint8_t *want, const uint8_t *got, int gw, int gh, int w, int h, long frame)
 {
     for (int y = 0; y < h; y++)
-        pattern_row(st->want + (size_t)y * (size_t)w * 4, y, w, frame);
+        pattern_row(want + (size_t)y * (size_t)w * 4, y, w, frame);
     double se = 0;
     for (int y = 0; y < h; y++) {
         int sy = (int)((long)y * gh / h);
         for (int x = 0; x < w; x++) {
             int sx = (int)((long)x * gw / w);
-            const uint8_t *a = st->want + ((size_t)y * (size_t)w + (size_t)x) * 4;
+            const uint8_t *a = want + ((size_t)y * (size_t)w + (size_t)x) * 4;
             const uint8_t *b = got + ((size_t)sy * (size_t)gw + (size_t)sx) * 4;
             for (int c = 0; c < 3; c++) {
                 double d = (double)a[c] - (double)b[c];
@@ -164,31 +185,139 @@ static double psnr(state *st, const uint8_t *got, int gw, int gh, int w, int h, 
     return mse > 0 ? 10 * log10(255.0 * 255.0 / mse) : 99;
 }
 
+/* I420 planes packed (vp8_planes) to RGBA rows (malloc'ed), or NULL:
+ * BT.601, limited range, as browsers show VP8. */
+static uint8_t *i420_rgba(const uint8_t *planes, int w, int h)
+{
+    size_t cw = (size_t)(w + 1) / 2, ch = (size_t)(h + 1) / 2;
+    const uint8_t *pu = planes + (size_t)w * (size_t)h, *pv = pu + cw * ch;
+    uint8_t *rgba = malloc((size_t)w * (size_t)h * 4);
+    for (int y = 0; rgba && y < h; y++) {
+        const uint8_t *py = planes + (size_t)y * (size_t)w;
+        const uint8_t *u = pu + (size_t)(y / 2) * cw, *v = pv + (size_t)(y / 2) * cw;
+        for (int x = 0; x < w; x++) {
+            int c = py[x] - 16, d = u[x / 2] - 128, e = v[x / 2] - 128;
+            int r = (298 * c + 409 * e + 128) >> 8, g = (298 * c - 100 * d - 208 * e + 128) >> 8,
+                b = (298 * c + 516 * d + 128) >> 8;
+            uint8_t *o = rgba + ((size_t)y * (size_t)w + (size_t)x) * 4;
+            o[0] = (uint8_t)(r < 0 ? 0 : r > 255 ? 255 : r);
+            o[1] = (uint8_t)(g < 0 ? 0 : g > 255 ? 255 : g);
+            o[2] = (uint8_t)(b < 0 ? 0 : b > 255 ? 255 : b);
+            o[3] = 255;
+        }
+    }
+    return rgba;
+}
+
+static void *measure_main(void *arg)
+{
+    measurer *ms = arg;
+    pthread_mutex_lock(&ms->lock);
+    for (;;) {
+        while (!ms->stop && !ms->busy)
+            pthread_cond_wait(&ms->wake, &ms->lock);
+        if (ms->stop)
+            break;
+        pthread_mutex_unlock(&ms->lock);
+        uint8_t *rgba = ms->yuv ? i420_rgba(ms->got, ms->gw, ms->gh) : ms->got;
+        size_t need = (size_t)ms->w * (size_t)ms->h * 4;
+        uint8_t *want = ms->want ? ms->want : malloc(need);
+        double db = rgba && want ? psnr(want, rgba, ms->gw, ms->gh, ms->w, ms->h, ms->frame) : -1;
+        if (rgba != ms->got)
+            free(rgba);
+        free(ms->got);
+        pthread_mutex_lock(&ms->lock);
+        ms->want = want;
+        ms->got = NULL;
+        if (db >= 0) {
+            ms->sum += db;
+            ms->count++;
+        }
+        ms->busy = false;
+    }
+    pthread_mutex_unlock(&ms->lock);
+    return NULL;
+}
+
+/* `got` (owned, freed here) measured unless the thread is busy. */
+static void measure(measurer *ms, uint8_t *got, bool yuv, int gw, int gh, int w, int h,
+                    long frame)
+{
+    pthread_mutex_lock(&ms->lock);
+    bool take = !ms->busy && got && w > 0 && h > 0 && (!ms->want || (ms->w == w && ms->h == h));
+    if (take) {
+        ms->busy = true;
+        ms->got = got;
+        ms->yuv = yuv;
+        ms->gw = gw;
+        ms->gh = gh;
+        ms->w = w;
+        ms->h = h;
+        ms->frame = frame;
+        pthread_cond_signal(&ms->wake);
+    }
+    pthread_mutex_unlock(&ms->lock);
+    if (!take)
+        free(got);
+}
+
+/* The mean PSNR measured since the last take, -1 if none. */
+static double measured(measurer *ms)
+{
+    if (!ms)
+        return -1;
+    pthread_mutex_lock(&ms->lock);
+    double db = ms->count ? ms->sum / ms->count : -1;
+    ms->sum = 0;
+    ms->count = 0;
+    pthread_mutex_unlock(&ms->lock);
+    return db;
+}
+
 static void on_frame(void *user, const uint8_t *m, size_t size)
 {
     state *st = user;
     int gw = 0, gh = 0;
     bool vp8 = header_has(m, size, "\"codec\":\"vp8\"");
-    uint8_t *got = NULL;
+    uint8_t *got = NULL; /* a JPEG's pixels */
+    bool picture = false;
+    double t0 = now_s();
 #if LINK_VIEWER_VIDEO
-    if (vp8)
-        got = decode_vp8(st, m, size, &gw, &gh);
-    else
+    const vpx_image_t *img = NULL;
+    if (vp8) {
+        img = decode_vp8(st, m, size);
+        picture = img != NULL;
+    } else
 #endif
+    {
         got = vp8 ? NULL : ws_message_decode(m, size, &gw, &gh);
+        picture = got != NULL;
+    }
     double now = now_s();
     period *p = st->p;
     long events = (long)ws_message_number(m, size, "events");
-    if (got && st->probe_s > 0 && events >= st->probe_events) {
+    double input_ms = -1;
+    if (picture && st->probe_s > 0 && events >= st->probe_events) {
+        input_ms = (now - st->probe_s) * 1e3;
         if (p && p->inputs < MAX_SAMPLES)
-            p->input_ms[p->inputs++] = (now - st->probe_s) * 1e3;
+            p->input_ms[p->inputs++] = input_ms;
         st->probe_s = 0;
     }
+    if (st->trace)
+        fprintf(st->trace,
+                "%.4f frame %.0f size %zu vp8 %d key %d picture %d age %.1f decode %.2f "
+                "encode %.2f bitrate %.0f quality %.0f scale %.0f input %.1f\n",
+                now - st->start_s, ws_message_number(m, size, "frame"), size, vp8,
+                header_has(m, size, "\"key\":true"), picture,
+                (now - ws_message_number(m, size, "time")) * 1e3, (now - t0) * 1e3,
+                ws_message_number(m, size, "encode_ms"), ws_message_number(m, size, "bitrate"),
+                ws_message_number(m, size, "quality"), ws_message_number(m, size, "scale"),
+                input_ms);
     if (p) {
         p->messages++;
         p->bytes += (double)size;
     }
-    if (!got)
+    if (!picture)
         return;
     st->pictures++;
     if (p) {
@@ -202,11 +331,13 @@ static void on_frame(void *user, const uint8_t *m, size_t size)
             int w = (int)ws_message_number(m, size, "width");
             int h = (int)ws_message_number(m, size, "height");
             long frame = (long)ws_message_number(m, size, "frame");
-            if (!st->want)
-                st->want = malloc((size_t)w * (size_t)h * 4);
-            if (st->psnr && st->want && w > 0 && h > 0) {
-                p->psnr_sum += psnr(st, got, gw, gh, w, h, frame);
-                p->psnrs++;
+            if (st->measure) {
+#if LINK_VIEWER_VIDEO
+                if (img)
+                    got = vp8_planes(img, &gw, &gh);
+#endif
+                measure(st->measure, got, vp8, gw, gh, w, h, frame);
+                got = NULL;
             }
             if (!vp8) {
                 p->quality_sum += ws_message_number(m, size, "quality");
@@ -264,7 +395,17 @@ int main(int argc, char **argv)
         ws_client_close(c);
         return 1;
     }
-    state st = {.psnr = psnr, .client = c};
+    const char *trace = getenv("LINK_VIEWER_TRACE");
+    measurer ms = {0};
+    if (psnr) {
+        pthread_mutex_init(&ms.lock, NULL);
+        pthread_cond_init(&ms.wake, NULL);
+        ms.started = pthread_create(&ms.thread, NULL, measure_main, &ms) == 0;
+    }
+    state st = {.measure = ms.started ? &ms : NULL, .client = c, .start_s = now_s(),
+                .trace = trace && *trace ? fopen(trace, "w") : NULL};
+    if (st.trace)
+        fprintf(st.trace, "start %.4f\n", st.start_s);
     if (video)
         ws_client_send(c, LINK_VIEWER_VIDEO ? "codecs vp8\n" : "codecs none no libvpx here\n");
     ws_client_on_frame(c, on_frame, &st);
@@ -292,6 +433,7 @@ int main(int argc, char **argv)
         ws_client_run(c, 0.005);
         if (!st.p && now_s() - start >= warmup) {
             st.p = p;
+            measured(st.measure);
             start = now_s();
         } else if (st.p && now_s() - start >= length) {
             double dt = now_s() - start;
@@ -305,7 +447,7 @@ int main(int argc, char **argv)
                    p->bytes * 8 / dt / 1e6, median(p->age_ms, p->ages),
                    worst(p->age_ms, p->ages), median(p->input_ms, p->inputs),
                    worst(p->input_ms, p->inputs), p->inputs,
-                   p->psnrs ? p->psnr_sum / p->psnrs : -1,
+                   measured(st.measure),
                    p->levels ? p->quality_sum / p->levels : -1,
                    p->levels ? p->scale_sum / p->levels : -1,
                    ws_client_header_number(c, "rtt_ms"),
@@ -324,7 +466,17 @@ int main(int argc, char **argv)
     bool closed = ws_client_closed(c);
     ws_client_close(c);
     free(p);
-    free(st.want);
+    if (ms.started) {
+        pthread_mutex_lock(&ms.lock);
+        ms.stop = true;
+        pthread_cond_signal(&ms.wake);
+        pthread_mutex_unlock(&ms.lock);
+        pthread_join(ms.thread, NULL);
+        free(ms.got);
+        free(ms.want);
+    }
+    if (st.trace)
+        fclose(st.trace);
 #if LINK_VIEWER_VIDEO
     if (st.vp8_open)
         vpx_codec_destroy(&st.vp8);
