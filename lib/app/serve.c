@@ -142,6 +142,7 @@ typedef struct slot {
     long number;           /* the frame's, from the context's presents */
     long events;           /* the viewers' events it shows */
     double time_s;         /* when it was copied */
+    double fps;            /* the program's frame rate then */
     slot_state state;      /* under server->lock */
     bool video_only;       /* copied for video alone (nvJPEG makes its JPEGs) */
     char json[JSON_MAX];   /* the frame's header fields, made when it was copied */
@@ -540,7 +541,7 @@ static void encode_video(cugl_app_server *s, const slot *sl)
             vs->encoder = cugl__video_new();
         unsigned char *bits =
             vs->encoder ? cugl__video_encode(vs->encoder, sl->pixels, sl->width, sl->height,
-                                             sl->time_s, kbps, key, &size, &is_key, why,
+                                             sl->fps, kbps, key, &size, &is_key, why,
                                              sizeof why)
                         : NULL;
         frame *f = NULL;
@@ -1771,6 +1772,7 @@ static void describe(cugl_app_server *s, slot *sl, int width, int height, long s
     sl->number = cugl_app_context_frame(s->ctx);
     sl->events = shown;
     sl->time_s = t;
+    sl->fps = s->fps;
     char name[256], stats[2 * CUGL_APP_SERVE_MAX_STATS];
     json_escape(name, sizeof name, s->name);
     json_escape(stats, sizeof stats, s->stats);

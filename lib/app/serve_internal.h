@@ -68,11 +68,13 @@ typedef struct cugl__video cugl__video;
 cugl__video *cugl__video_new(void);
 void cugl__video_close(cugl__video *v);
 
-/* The frame (RGBA rows bottom first, width x height, rendered at t_s
- * seconds) as a VP8 frame at `kbps` (a key frame if `key`, and at the
- * start or a new size): malloc'ed, `size` bytes, *is_key; NULL with `why`. */
+/* The frame (RGBA rows bottom first, width x height, of a program that
+ * renders `fps` frames a second) as a VP8 frame at `kbps` (a key frame if
+ * `key`, and at the start or a new size): malloc'ed, `size` bytes,
+ * *is_key; NULL with `why`. Each frame gets 1 / fps of a second's bits
+ * (fps at most 60), however long since the one before. */
 unsigned char *cugl__video_encode(cugl__video *v, const uint8_t *rgba, int width, int height,
-                                  double t_s, int kbps, bool key, size_t *size, bool *is_key,
+                                  double fps, int kbps, bool key, size_t *size, bool *is_key,
                                   char *why, size_t why_size);
 
 #endif /* CUGL_APP_SERVE_INTERNAL_H */

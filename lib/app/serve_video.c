@@ -9,6 +9,7 @@
  * The frame comes as GL has it, RGBA rows bottom first; it is turned into
  * I420 (BT.601, limited range, as browsers decode VP8) with rows top first.
  */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,7 +26,7 @@ struct cugl__video {
     vpx_image_t image;
     bool open;
     int width, height;
-    double start_s;
+    double clock_ms; /* the stream's time: 1 / fps a frame */
 };
 
 void cugl__video_close(cugl__video *v)
@@ -135,7 +136,7 @@ static void to_i420(vpx_image_t *img, const uint8_t *rgba, int w, int h, size_t 
 }
 
 unsigned char *cugl__video_encode(cugl__video *v, const uint8_t *rgba, int width, int height,
-                                  double t_s, int kbps, bool key, size_t *size, bool *is_key,
+                                  double fps, int kbps, bool key, size_t *size, bool *is_key,
                                   char *why, size_t why_size)
 {
     *size = 0;
@@ -148,7 +149,7 @@ unsigned char *cugl__video_encode(cugl__video *v, const uint8_t *rgba, int width
     if (!v->open || v->width != w || v->height != h) {
         if (!start(v, w, h, kbps, why, why_size))
             return NULL;
-        v->start_s = t_s;
+        v->clock_ms = 0;
         key = true;
     }
     if ((unsigned)kbps != v->cfg.rc_target_bitrate) {
@@ -156,8 +157,16 @@ unsigned char *cugl__video_encode(cugl__video *v, const uint8_t *rgba, int width
         vpx_codec_enc_config_set(&v->codec, &v->cfg);
     }
     to_i420(&v->image, rgba, w, h, (size_t)width * 4);
-    vpx_codec_pts_t pts = (vpx_codec_pts_t)((t_s - v->start_s) * 1e3);
-    vpx_codec_err_t e = vpx_codec_encode(&v->codec, &v->image, pts, 1,
+    /* The time stamps go 1 / fps a frame, not by the clock: libvpx gives
+     * a frame the bits of the time since the last one, and the frames a
+     * viewer's window skipped made the next one two or three times the
+     * size (115 kB where a frame at 60 was 34 kB, at 20 Mbit/s 46 ms on the
+     * link, and the next frame later still). */
+    double step_ms = 1e3 / (fps > 0 ? fmin(fmax(fps, 1), 60) : 60); /* 0: not known yet */
+    vpx_codec_pts_t pts = (vpx_codec_pts_t)llround(v->clock_ms);
+    v->clock_ms += step_ms;
+    unsigned long duration = (unsigned long)((vpx_codec_pts_t)llround(v->clock_ms) - pts);
+    vpx_codec_err_t e = vpx_codec_encode(&v->codec, &v->image, pts, duration,
                                          key ? VPX_EFLAG_FORCE_KF : 0, VPX_DL_REALTIME);
     if (e != VPX_CODEC_OK) {
         snprintf(why, why_size, "VP8 encoding failed: %s", vpx_codec_error(&v->codec));
