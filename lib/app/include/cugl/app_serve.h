@@ -133,7 +133,11 @@
  * holds the program or another viewer back. A viewer's VP8 bitrate follows
  * the delay its frames see (down 30% when one waited over 30 ms beyond
  * the round trip, up 3% when none waited 8 ms; at most 70% of what its
- * link carried), as real-time video does. Each viewer gets its own level
+ * link carried, which only frames of 32 kB or more measure while it gets
+ * video: a shaper's burst passes smaller ones at once), as real-time video
+ * does; each VP8 frame gets the bits of one of the program's frames at
+ * that bitrate (1 / fps, at most 60 a second), however many were skipped
+ * before it, so frames stay the same size. Each viewer gets its own level
  * from its acknowledgements: the JPEG quality, then the size (halved or
  * quartered), that fits the bytes a second its link carried at the frame
  * rate wanted (the program's, at most 60, while the viewer's input
