@@ -112,7 +112,10 @@ enum {
  * burst passes it at once (tc tbf's 64 kbit: 8 kB), and its rate reads
  * several times the link's. While a viewer gets video such frames leave
  * its throughput as it was: at 20 Mbit/s, taken, they read over 60 and
- * sent the viewer back to JPEG, and 5 s later to video with a key frame. */
+ * sent the viewer back to JPEG, and 5 s later to video with a key frame.
+ * A JPEG viewer's frames are sized from its throughput, so one read too
+ * high makes larger frames, which queue and measure the link again; and
+ * on a narrow link all its frames are small. */
 #define VIDEO_SAMPLE_MIN_BYTES (32 << 10)
 
 /* The levels, best first: JPEG quality (at most the server's) and the

@@ -66,15 +66,19 @@ typedef struct period {
  * page measures nothing): a picture goes to it when it is idle, else that
  * sample is left out. A VP8 picture goes as a copy of its planes (I420),
  * turned into RGB there. */
+typedef struct sample {
+    uint8_t *got; /* RGBA (gw x gh), or with `yuv` I420 planes packed; owned */
+    bool yuv;
+    int gw, gh, w, h; /* as received; the program's size */
+    long frame;
+} sample;
+
 typedef struct measurer {
     pthread_t thread;
     pthread_mutex_t lock;
     pthread_cond_t wake;
     bool started, stop, busy;
-    uint8_t *got;  /* RGBA (gw x gh), or with `yuv` I420 planes packed */
-    bool yuv;
-    int gw, gh, w, h;
-    long frame;
+    sample job;    /* while busy */
     uint8_t *want; /* the reference picture, top to bottom */
     double sum;    /* the PSNRs measured since the last take, and their count */
     int count;
@@ -219,16 +223,16 @@ static void *measure_main(void *arg)
         if (ms->stop)
             break;
         pthread_mutex_unlock(&ms->lock);
-        uint8_t *rgba = ms->yuv ? i420_rgba(ms->got, ms->gw, ms->gh) : ms->got;
-        size_t need = (size_t)ms->w * (size_t)ms->h * 4;
-        uint8_t *want = ms->want ? ms->want : malloc(need);
-        double db = rgba && want ? psnr(want, rgba, ms->gw, ms->gh, ms->w, ms->h, ms->frame) : -1;
-        if (rgba != ms->got)
+        const sample *p = &ms->job;
+        uint8_t *rgba = p->yuv ? i420_rgba(p->got, p->gw, p->gh) : p->got;
+        uint8_t *want = ms->want ? ms->want : malloc((size_t)p->w * (size_t)p->h * 4);
+        double db = rgba && want ? psnr(want, rgba, p->gw, p->gh, p->w, p->h, p->frame) : -1;
+        if (rgba != p->got)
             free(rgba);
-        free(ms->got);
+        free(p->got);
         pthread_mutex_lock(&ms->lock);
         ms->want = want;
-        ms->got = NULL;
+        ms->job.got = NULL;
         if (db >= 0) {
             ms->sum += db;
             ms->count++;
@@ -239,26 +243,21 @@ static void *measure_main(void *arg)
     return NULL;
 }
 
-/* `got` (owned, freed here) measured unless the thread is busy. */
-static void measure(measurer *ms, uint8_t *got, bool yuv, int gw, int gh, int w, int h,
-                    long frame)
+/* `p` measured unless the thread is busy (its pixels freed then). The
+ * reference is made once, for the first picture's size. */
+static void measure(measurer *ms, sample p)
 {
     pthread_mutex_lock(&ms->lock);
-    bool take = !ms->busy && got && w > 0 && h > 0 && (!ms->want || (ms->w == w && ms->h == h));
+    bool take = !ms->busy && p.got && p.w > 0 && p.h > 0 &&
+                (!ms->want || (ms->job.w == p.w && ms->job.h == p.h));
     if (take) {
         ms->busy = true;
-        ms->got = got;
-        ms->yuv = yuv;
-        ms->gw = gw;
-        ms->gh = gh;
-        ms->w = w;
-        ms->h = h;
-        ms->frame = frame;
+        ms->job = p;
         pthread_cond_signal(&ms->wake);
     }
     pthread_mutex_unlock(&ms->lock);
     if (!take)
-        free(got);
+        free(p.got);
 }
 
 /* The mean PSNR measured since the last take, -1 if none. */
@@ -336,7 +335,7 @@ static void on_frame(void *user, const uint8_t *m, size_t size)
                 if (img)
                     got = vp8_planes(img, &gw, &gh);
 #endif
-                measure(st->measure, got, vp8, gw, gh, w, h, frame);
+                measure(st->measure, (sample){got, vp8, gw, gh, w, h, frame});
                 got = NULL;
             }
             if (!vp8) {
@@ -472,7 +471,7 @@ int main(int argc, char **argv)
         pthread_cond_signal(&ms.wake);
         pthread_mutex_unlock(&ms.lock);
         pthread_join(ms.thread, NULL);
-        free(ms.got);
+        free(ms.job.got);
         free(ms.want);
     }
     if (st.trace)

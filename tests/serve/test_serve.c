@@ -753,7 +753,7 @@ static void still_picture_is_sent_once(void **state)
      * more than 2 s. */
     double settle = now_s() + 10;
     ws_client_run(c, 2.0);
-    message_kinds before = k;
+    message_kinds before;
     do {
         before = k;
         ws_client_run(c, 0.5);
