@@ -1597,9 +1597,9 @@ CUGL_API cugl_status cugl_app_server_create(cugl_app_server **out, cugl_app_cont
         return cugl__fail(CUGL_ERROR_INVALID_ARGUMENT, __func__,
                           "a window of %d frames; 1 to %d (0: 2)", desc->window,
                           CUGL_APP_SERVE_MAX_WINDOW);
-    if (desc->encoder < CUGL_APP_SERVE_ENCODER_AUTO || desc->encoder > CUGL_APP_SERVE_ENCODER_GPU)
+    if (desc->encoder < CUGL_APP_SERVE_ENCODER_AUTO || desc->encoder > CUGL_APP_SERVE_ENCODER_NVJPEG)
         return cugl__fail(CUGL_ERROR_INVALID_ARGUMENT, __func__,
-                          "encoder %d is not CUGL_APP_SERVE_ENCODER_AUTO, _CPU or _GPU",
+                          "encoder %d is not CUGL_APP_SERVE_ENCODER_AUTO, _CPU, _GPU or _NVJPEG",
                           (int)desc->encoder);
     bool cert = desc->cert && *desc->cert, key = desc->key && *desc->key;
     if (cert != key)
@@ -1645,21 +1645,33 @@ CUGL_API cugl_status cugl_app_server_create(cugl_app_server **out, cugl_app_cont
     pthread_mutex_init(&s->gpu_lock, NULL);
     pthread_cond_init(&s->work, NULL);
 
-    /* nvJPEG where the GL context runs on a CUDA device that has it. */
+    /* JPEG on the GPU where GL runs on one: GL's compute shaders, or
+     * nvJPEG where asked for; libjpeg-turbo where GL renders on the CPU. */
     cugl_app_serve_encoder encoder = desc->encoder;
+    static const char *const encoder_names[] = {"auto", "cpu", "gpu", "nvjpeg"};
     const char *forced = getenv("CUGL_SERVE_ENCODER");
-    if (encoder == CUGL_APP_SERVE_ENCODER_AUTO && forced && strcmp(forced, "cpu") == 0)
-        encoder = CUGL_APP_SERVE_ENCODER_CPU;
-    else if (encoder == CUGL_APP_SERVE_ENCODER_AUTO && forced && strcmp(forced, "gpu") == 0)
-        encoder = CUGL_APP_SERVE_ENCODER_GPU;
+    for (int i = 1; encoder == CUGL_APP_SERVE_ENCODER_AUTO && forced && i < 4; i++)
+        if (strcmp(forced, encoder_names[i]) == 0)
+            encoder = (cugl_app_serve_encoder)i;
+    const char *renderer = (const char *)glGetString(GL_RENDERER);
+    bool software = renderer && (strstr(renderer, "llvmpipe") || strstr(renderer, "softpipe") ||
+                                 strstr(renderer, "Software Rasterizer"));
     if (encoder == CUGL_APP_SERVE_ENCODER_CPU) {
         snprintf(s->encoder_why, sizeof s->encoder_why, "the CPU was asked for%s",
                  encoder != desc->encoder ? " (CUGL_SERVE_ENCODER=cpu)" : "");
+    } else if (encoder == CUGL_APP_SERVE_ENCODER_AUTO && software) {
+        snprintf(s->encoder_why, sizeof s->encoder_why,
+                 "GL renders on the CPU (%s): no GPU to encode on", renderer);
     } else {
         char why[sizeof s->encoder_why - 64];
-        s->gpu = cugl__gpu_jpeg_open(ctx, gpu_job_done, s, why, sizeof why);
-        snprintf(s->encoder_why, sizeof s->encoder_why, "%s", why);
-        if (!s->gpu && encoder == CUGL_APP_SERVE_ENCODER_GPU) {
+        s->gpu = cugl__gpu_jpeg_open(ctx, encoder == CUGL_APP_SERVE_ENCODER_NVJPEG, gpu_job_done,
+                                     s, why, sizeof why);
+        snprintf(s->encoder_why, sizeof s->encoder_why, "%s%s", why,
+                 encoder != desc->encoder ? (encoder == CUGL_APP_SERVE_ENCODER_NVJPEG
+                                                 ? " (CUGL_SERVE_ENCODER=nvjpeg)"
+                                                 : " (CUGL_SERVE_ENCODER=gpu)")
+                                          : "");
+        if (!s->gpu && encoder != CUGL_APP_SERVE_ENCODER_AUTO) {
             cugl_app_server_destroy(s);
             return cugl__fail(CUGL_ERROR_NOT_SUPPORTED, __func__, "no JPEG on the GPU: %s", why);
         }
@@ -1821,14 +1833,15 @@ static void gpu_publish_done(cugl_app_server *s)
             double ms = 0;
             unsigned char *jpeg = cugl__gpu_jpeg_take(s->gpu, job, &size, &w, &h, &ms);
             if (jpeg)
-                made[l] = wrap_frame(s, &gf->meta, l, 0, jpeg, size, w, h, ms, "nvjpeg");
+                made[l] = wrap_frame(s, &gf->meta, l, 0, jpeg, size, w, h, ms,
+                                     cugl__gpu_jpeg_name(s->gpu));
             free(jpeg);
         }
         for (int l = 0; l < LEVELS; l++)
             if (made[l])
                 made[l]->hash = hash;
         frame *header = wrap_frame(s, &gf->meta, -1, hash, NULL, 0, gf->meta.width,
-                                   gf->meta.height, 0, "nvjpeg");
+                                   gf->meta.height, 0, cugl__gpu_jpeg_name(s->gpu));
         gf->busy = false;
         pthread_mutex_lock(&s->lock);
         publish_frames(s, made, header, hash);
@@ -1895,7 +1908,8 @@ static cugl_status gpu_start(cugl_app_server *s, struct gpu_frame *gf, GLuint fr
 /* nvJPEG failed: said once, and the CPU encodes from now on. */
 static void gpu_give_up(cugl_app_server *s)
 {
-    snprintf(s->encoder_why, sizeof s->encoder_why, "nvJPEG failed: %s", cugl_last_error());
+    snprintf(s->encoder_why, sizeof s->encoder_why, "%s failed: %s",
+             cugl__gpu_jpeg_name(s->gpu), cugl_last_error());
     fprintf(stderr, "cugl_app_server: %s; JPEG on the CPU from now on\n", s->encoder_why);
     pthread_mutex_lock(&s->gpu_lock);
     for (int i = 0; i < GPU_FRAMES; i++)
@@ -2072,7 +2086,7 @@ CUGL_API const char *cugl_app_server_encoder(const cugl_app_server *s, const cha
 {
     if (why)
         *why = s ? s->encoder_why : "";
-    return !s ? NULL : s->gpu ? "nvjpeg" : "libjpeg-turbo";
+    return !s ? NULL : s->gpu ? cugl__gpu_jpeg_name(s->gpu) : "libjpeg-turbo";
 }
 
 CUGL_API cugl_status cugl_app_server_set_stats(cugl_app_server *s, const char *text)

@@ -1,8 +1,10 @@
 /*
- * serve_internal.h - the frame server's JPEG encoder on the GPU
- * (serve_nvjpeg.c), for serve.c. Its functions are called on the render
- * thread, the GL context current, but for is_done and take (any thread);
- * the encodes themselves wait on a thread of its own (cugl-nvjpeg).
+ * serve_internal.h - the frame server's JPEG encoders on the GPU
+ * (serve_nvjpeg.c: GL compute shaders, jpeg_gl.c, or nvJPEG), and its
+ * video codec (serve_video.c), for serve.c. The JPEG encoders' functions
+ * are called on the render thread, the GL context current, but for is_done
+ * and take (any thread); what waits for the GPU waits on a thread of their
+ * own (cugl-gpu-jpeg).
  */
 #ifndef CUGL_APP_SERVE_INTERNAL_H
 #define CUGL_APP_SERVE_INTERNAL_H
@@ -17,14 +19,19 @@ enum { CUGL__GPU_JPEG_JOBS = 24 }; /* encodes in flight: a few frames of a few l
 
 typedef struct cugl__gpu_jpeg cugl__gpu_jpeg;
 
-/* nvJPEG on the CUDA device that runs the current GL context; NULL where
- * it cannot be had, with the reason in `why` (no CUDA device under GL, no
- * libnvjpeg, ...). On success `why` says what was found. `done(user)` is
- * called on the encoder's thread each time it has finished with a job
- * (cugl__gpu_jpeg_is_done and _take may be called there). */
-cugl__gpu_jpeg *cugl__gpu_jpeg_open(cugl_app_context *ctx, void (*done)(void *user), void *user,
-                                    char *why, size_t why_size);
+/* The JPEG encoder on the GPU of the current GL context: GL compute
+ * shaders (jpeg_gl.c), or with `nvjpeg` nvJPEG on the CUDA device that runs
+ * the context; NULL where it cannot be had, with the reason in `why` (no
+ * compute shaders, no CUDA device under GL, no libnvjpeg, ...). On success
+ * `why` says what was found. `done(user)` is called on the encoder's
+ * thread each time it has finished with a job (cugl__gpu_jpeg_is_done and
+ * _take may be called there). */
+cugl__gpu_jpeg *cugl__gpu_jpeg_open(cugl_app_context *ctx, bool nvjpeg, void (*done)(void *user),
+                                    void *user, char *why, size_t why_size);
 void cugl__gpu_jpeg_close(cugl__gpu_jpeg *g);
+
+/* "gl-compute" or "nvjpeg": the name frames' headers give. */
+const char *cugl__gpu_jpeg_name(const cugl__gpu_jpeg *g);
 
 /* A job not in use for a width x height picture, a hash job's where
  * `hash` (one with room for it where one is free), or -1. */
@@ -50,8 +57,9 @@ cugl_status cugl__gpu_jpeg_poll(cugl__gpu_jpeg *g, int index, const char *who);
 /* Whether job `index` is done (no GL call: any thread). */
 bool cugl__gpu_jpeg_is_done(cugl__gpu_jpeg *g, int index);
 
-/* The JPEG of a done job (malloc'ed, the caller frees), its picture's size
- * and the GPU's time encoding it; the job is free again. */
+/* The JPEG of a done job (malloc'ed, the caller frees; NULL where GL's
+ * encoder ran out of room, which it has twice of next time), its
+ * picture's size and the GPU's time encoding it; the job is free again. */
 unsigned char *cugl__gpu_jpeg_take(cugl__gpu_jpeg *g, int index, size_t *size, int *width,
                                    int *height, double *encode_ms);
 

@@ -36,6 +36,7 @@
 #include <sys/prctl.h>
 
 #include "app_internal.h"
+#include "jpeg_gl.h"
 #include "serve_internal.h"
 
 typedef void *nvj_handle;
@@ -144,7 +145,8 @@ typedef struct job {
     bool cancelled;       /* dropped while the thread had it: IDLE when it lets go */
     bool hashing;         /* a hash job (start_hash), else a JPEG's */
     GLuint fbo, tex;      /* the flipped, scaled frame (the render thread's) */
-    cugl_app_shared *rgb; /* its RGB rows: CUDA memory GL packs them into (JPEG jobs) */
+    cugl_app_shared *rgb; /* its RGB rows: CUDA memory GL packs them into (nvJPEG's jobs) */
+    cugl__jpeg_gl_out out; /* where GL's encoder puts the JPEG (its jobs) */
     /* Hash jobs: the shader's two sums in GPU memory (atomics into host
      * memory took 19 ms a 1920x1080 picture), copied to hash_words, the
      * mapping of hash_read. */
@@ -165,6 +167,7 @@ typedef struct job {
 } job;
 
 struct cugl__gpu_jpeg {
+    cugl__jpeg_gl *gl; /* GL's encoder, or NULL: nvJPEG's */
     cugl_device *device;
     cugl_stream *stream;
     nvj_handle handle;
@@ -223,6 +226,14 @@ static cugl_status make_encoder(cugl__gpu_jpeg *g, const char *who)
  * for, taken out. */
 static cugl_status encode(cugl__gpu_jpeg *g, job *j, const char *who)
 {
+    if (g->gl) { /* GL's encoder: the JPEG is in host memory, waiting */
+        bool overflowed = false;
+        free(j->jpeg);
+        j->jpeg = cugl__jpeg_gl_collect(&j->out, &j->size, &j->encode_ms, &overflowed);
+        if (!j->jpeg && !overflowed)
+            return cugl__fail(CUGL_ERROR_OUT_OF_MEMORY, who, "no memory for a JPEG");
+        return CUGL_OK; /* one that overflowed is no frame; the next has more room */
+    }
     void *stream = cugl_stream_handle(g->stream);
     /* nvJPEG (on the CUDA runtime) works in the thread's current context:
      * the device's, made current once (no other code runs on the thread). */
@@ -274,7 +285,7 @@ static void read_hash(job *j)
 static void *encoder_thread(void *arg)
 {
     cugl__gpu_jpeg *g = arg;
-    prctl(PR_SET_NAME, "cugl-nvjpeg"); /* what profilers and benchmarks see */
+    prctl(PR_SET_NAME, "cugl-gpu-jpeg"); /* what profilers and benchmarks see */
     pthread_mutex_lock(&g->lock);
     for (;;) {
         while (!g->stop && g->queued == 0)
@@ -338,6 +349,7 @@ static void job_free_pixels(job *j)
 {
     cugl_app_shared_destroy(j->rgb); /* waits for GL's copy into it */
     j->rgb = NULL;
+    cugl__jpeg_gl_out_free(&j->out);
     if (j->fbo)
         glDeleteFramebuffers(1, &j->fbo);
     if (j->tex)
@@ -374,6 +386,7 @@ void cugl__gpu_jpeg_close(cugl__gpu_jpeg *g)
         job_free(g, &g->jobs[i]);
     if (g->hash_program)
         glDeleteProgram(g->hash_program);
+    cugl__jpeg_gl_close(g->gl);
     cugl_event_release(g->begin);
     cugl_event_release(g->end);
     if (g->params)
@@ -389,9 +402,59 @@ void cugl__gpu_jpeg_close(cugl__gpu_jpeg *g)
     free(g);
 }
 
-cugl__gpu_jpeg *cugl__gpu_jpeg_open(cugl_app_context *ctx, void (*done)(void *user), void *user,
-                                    char *why, size_t why_size)
+/* An encoder of neither kind yet: its lock, its conditions, its caller. */
+static cugl__gpu_jpeg *make(cugl_app_context *ctx, void (*done)(void *user), void *user)
 {
+    cugl__gpu_jpeg *g = calloc(1, sizeof *g);
+    if (!g)
+        return NULL;
+    g->done = done;
+    g->user = user;
+    g->egl_display = cugl__app_egl_fence_display(ctx);
+    pthread_mutex_init(&g->lock, NULL);
+    pthread_cond_init(&g->work, NULL);
+    pthread_cond_init(&g->idle, NULL);
+    return g;
+}
+
+static bool start_thread(cugl__gpu_jpeg *g, char *why, size_t why_size)
+{
+    int r = pthread_create(&g->thread, NULL, encoder_thread, g);
+    if (r != 0) {
+        snprintf(why, why_size, "no thread for the GPU's JPEG: %s", strerror(r));
+        return false;
+    }
+    g->thread_started = true;
+    return true;
+}
+
+/* GL's encoder (jpeg_gl.c): nothing but the GL context. */
+static cugl__gpu_jpeg *open_gl(cugl_app_context *ctx, void (*done)(void *user), void *user,
+                               char *why, size_t why_size)
+{
+    cugl__gpu_jpeg *g = make(ctx, done, user);
+    if (!g) {
+        snprintf(why, why_size, "no memory");
+        return NULL;
+    }
+    char failed[256] = "";
+    g->gl = cugl__jpeg_gl_open(failed, sizeof failed);
+    if (!g->gl) {
+        snprintf(why, why_size, "GL's JPEG encoder: %s", failed);
+    } else if (start_thread(g, why, why_size)) {
+        const char *renderer = (const char *)glGetString(GL_RENDERER);
+        snprintf(why, why_size, "GL compute shaders on %s", renderer ? renderer : "GL");
+        return g;
+    }
+    cugl__gpu_jpeg_close(g);
+    return NULL;
+}
+
+cugl__gpu_jpeg *cugl__gpu_jpeg_open(cugl_app_context *ctx, bool nvjpeg, void (*done)(void *user),
+                                    void *user, char *why, size_t why_size)
+{
+    if (!nvjpeg)
+        return open_gl(ctx, done, user, why, why_size);
     int ordinals[4], count = 0;
     if (cugl_gl_devices(ordinals, 4, &count) != CUGL_OK || count == 0) {
         snprintf(why, why_size, "the GL context runs on no CUDA device (%s)",
@@ -404,17 +467,11 @@ cugl__gpu_jpeg *cugl__gpu_jpeg_open(cugl_app_context *ctx, void (*done)(void *us
         snprintf(why, why_size, "%s", load_why);
         return NULL;
     }
-    cugl__gpu_jpeg *g = calloc(1, sizeof *g);
+    cugl__gpu_jpeg *g = make(ctx, done, user);
     if (!g) {
         snprintf(why, why_size, "no memory");
         return NULL;
     }
-    g->done = done;
-    g->user = user;
-    g->egl_display = cugl__app_egl_fence_display(ctx);
-    pthread_mutex_init(&g->lock, NULL);
-    pthread_cond_init(&g->work, NULL);
-    pthread_cond_init(&g->idle, NULL);
     int r = 0;
     if (cugl_device_get(&g->device, ordinals[0]) != CUGL_OK ||
         cugl_device_set_current(g->device) != CUGL_OK ||
@@ -423,16 +480,18 @@ cugl__gpu_jpeg *cugl__gpu_jpeg_open(cugl_app_context *ctx, void (*done)(void *us
         cugl_clear_error();
     } else if ((r = nvj.nvjpegCreateSimple(&g->handle)) != 0) {
         snprintf(why, why_size, "%s: nvjpegCreateSimple failed (status %d)", load_path, r);
-    } else if ((r = pthread_create(&g->thread, NULL, encoder_thread, g)) != 0) {
-        snprintf(why, why_size, "no thread for nvJPEG: %s", strerror(r));
-    } else {
-        g->thread_started = true;
+    } else if (start_thread(g, why, why_size)) {
         snprintf(why, why_size, "nvJPEG (%s) on CUDA device %d, where GL runs", load_path,
                  ordinals[0]);
         return g;
     }
     cugl__gpu_jpeg_close(g);
     return NULL;
+}
+
+const char *cugl__gpu_jpeg_name(const cugl__gpu_jpeg *g)
+{
+    return g->gl ? "gl-compute" : "nvjpeg";
 }
 
 /* The job's framebuffer, and for a JPEG (`rgb`) the CUDA memory it is
@@ -490,7 +549,7 @@ int cugl__gpu_jpeg_free_job(cugl__gpu_jpeg *g, int width, int height, bool hash)
         const job *j = &g->jobs[i];
         if (j->phase != JOB_IDLE)
             continue;
-        if (j->fbo && (hash || j->rgb) && width <= j->room_w && height <= j->room_h)
+        if (j->fbo && (hash || j->rgb || g->gl) && width <= j->room_w && height <= j->room_h)
             fits = i;
         else if (first < 0)
             first = i;
@@ -531,11 +590,18 @@ cugl_status cugl__gpu_jpeg_start(cugl__gpu_jpeg *g, int index, GLuint from, int 
                                  int scale, int quality, const char *who)
 {
     job *j = &g->jobs[index];
-    CUGL__TRY(job_size(g, j, width / scale, height / scale, true, who));
+    CUGL__TRY(job_size(g, j, width / scale, height / scale, !g->gl, who));
     j->hashing = false;
     j->quality = quality;
-    /* Packed as RGB into the CUDA memory: GL's copy on the GPU. */
     blit_in(j, from, width, height, scale);
+    if (g->gl) { /* GL's encoder, on the GPU, into host memory */
+        char why[256];
+        if (!cugl__jpeg_gl_encode(g->gl, &j->out, j->tex, j->width, j->height, quality, why,
+                                  sizeof why))
+            return cugl__fail(CUGL_ERROR_GL, who, "%s", why);
+        return fence_job(g, index, who, "GL's JPEG encode");
+    }
+    /* Packed as RGB into the CUDA memory: GL's copy on the GPU. */
     glBindFramebuffer(GL_READ_FRAMEBUFFER, j->fbo);
     glBindBuffer(GL_PIXEL_PACK_BUFFER, cugl_app_shared_gl_name(j->rgb));
     glPixelStorei(GL_PACK_ALIGNMENT, 1);
@@ -622,7 +688,7 @@ cugl_status cugl__gpu_jpeg_poll(cugl__gpu_jpeg *g, int index, const char *who)
         pthread_mutex_lock(&g->lock);
         j->phase = JOB_IDLE;
         pthread_mutex_unlock(&g->lock);
-        return cugl__fail(failure, who, "nvJPEG: %s", why);
+        return cugl__fail(failure, who, "%s: %s", g->gl ? "GL's JPEG encoder" : "nvJPEG", why);
     }
     return CUGL_OK;
 }

@@ -1,18 +1,20 @@
 #!/usr/bin/env python3
-"""JPEG on the GPU (nvJPEG) against the CPU (libjpeg-turbo), a demo served.
+"""JPEG on the GPU (GL compute shaders, nvJPEG) against the CPU (libjpeg-turbo),
+a demo served.
 
 usage: bench_encoders.py CUGL_DEMO LINK_VIEWER
 
 The demo runs headless with --bench (unpaced) at 3840x2160 and 1920x1080:
-alone, then served on 127.0.0.1 with CUGL_SERVE_ENCODER=gpu and =cpu to
-one viewer on the same host (tests/serve/link_viewer, which decodes each
-picture before acking). For each: the demo's frame time (its own --bench
-figure), frames a second at the viewer, the encoder's time a picture (the
-header's encode_ms: GPU time for nvJPEG, wall time of one libjpeg-turbo
-thread), and the CPU time of the serving threads (named cugl-encoder,
-cugl-nvjpeg and cugl-network, read from /proc) a picture received. Goals:
-3840x2160 at >= 60 frames a second with nvJPEG, the demo's frame time up
-by <= 10%, encode <= 0.5 ms a frame at 4K. Exits 77 without a GPU for the demo.
+alone, then served on 127.0.0.1 with CUGL_SERVE_ENCODER=gpu, =nvjpeg and
+=cpu to one viewer on the same host (tests/serve/link_viewer, which
+decodes each picture before acking). For each: the demo's frame time (its
+own --bench figure), frames a second at the viewer, the encoder's time a
+picture (the header's encode_ms: GPU time for GL's shaders and nvJPEG,
+wall time of one libjpeg-turbo thread), and the CPU time of the serving
+threads (named cugl-encoder, cugl-gpu-jpeg and cugl-network, read from
+/proc) a picture received. Goals, for the GPU's encoder (GL's shaders):
+3840x2160 at >= 60 frames a second, the demo's frame time up by <= 10%,
+encode <= 0.5 ms a frame at 4K. Exits 77 without a GPU for the demo.
 """
 import json
 import os
@@ -29,7 +31,7 @@ TICK = os.sysconf('SC_CLK_TCK')
 
 
 def serving_cpu_s(pid):
-    """CPU seconds of the process's serving threads: cugl-encoder, cugl-nvjpeg, cugl-network."""
+    """CPU seconds of the process's serving threads: cugl-encoder, cugl-gpu-jpeg, cugl-network."""
     total = 0
     for tid in os.listdir(f'/proc/{pid}/task'):
         try:
@@ -38,7 +40,7 @@ def serving_cpu_s(pid):
             continue
         name = stat[stat.index('(') + 1:stat.rindex(')')]
         fields = stat[stat.rindex(')') + 2:].split()
-        if name.startswith(('cugl-encoder', 'cugl-nvjpeg', 'cugl-network')):
+        if name.startswith(('cugl-encoder', 'cugl-gpu-jpeg', 'cugl-network')):
             total += (int(fields[11]) + int(fields[12])) / TICK
     return total
 
@@ -110,7 +112,7 @@ def main():
     for size in SIZES:
         alone = run(size, None)
         rows.append(alone)
-        for encoder in ('gpu', 'cpu'):
+        for encoder in ('gpu', 'nvjpeg', 'cpu'):
             r = run(size, encoder)
             r['rise'] = r['frame_ms'] / alone['frame_ms'] - 1
             rows.append(r)
@@ -129,8 +131,8 @@ def main():
         if r['encoder'] != 'none':
             print(f'# {r["size"]}, CUGL_SERVE_ENCODER={r["encoder"]}: {r["named"]}: {r["why"]}')
     gpu4k = next(r for r in rows if r['size'] == '3840x2160' and r['encoder'] == 'gpu')
-    ok = gpu4k['named'] == 'nvjpeg'
-    print(f'goal: 3840x2160 by nvJPEG at >= 60 frames/s: {gpu4k["fps"]:.1f}, '
+    ok = gpu4k['named'] == 'gl-compute'
+    print(f'goal: 3840x2160 by GL\'s shaders at >= 60 frames/s: {gpu4k["fps"]:.1f}, '
           f'{"met" if ok and gpu4k["fps"] >= 60 else "MISSED"}')
     print(f'goal: the demo\'s frame time up <= 10%: {100 * gpu4k["rise"]:+.1f}%, '
           f'{"met" if ok and gpu4k["rise"] <= 0.10 else "MISSED"}')

@@ -9,7 +9,7 @@
  * usage: serve_app [--address A] [--port N] [--token T] [--size WxH]
  *                  [--frames N] [--screenshot FILE] [--burst N] [--rate HZ] [--animate]
  *                  [--check-pattern]
- *                  [--encoder auto|cpu|gpu] [--codec auto|jpeg|video]
+ *                  [--encoder auto|cpu|gpu|nvjpeg] [--codec auto|jpeg|video]
  *                  [--cert FILE --key FILE]
  *   --address A     where to listen (cugl_app_server_desc.address); a line
  *                   "serving on ..." for each address bound
@@ -23,8 +23,8 @@
  *                   a viewer) instead of the board, on the GPU
  *   --check-pattern with --animate: read each frame back and compare it
  *                   with pattern.h's, pixel by pixel; exit 1 where one differs
- *   --encoder E     cugl_app_server_desc.encoder; gpu where there is no
- *                   nvJPEG under this GL context: "skipped", exit 77
+ *   --encoder E     cugl_app_server_desc.encoder; gpu or nvjpeg where that
+ *                   encoder cannot be had: "skipped", exit 77
  *   --codec C       cugl_app_server_desc.codec
  *   --cert, --key   HTTPS and WSS with this certificate and key (PEM)
  * It prints "encoder: NAME (why)" once serving.
@@ -210,9 +210,10 @@ int main(int argc, char **argv)
                                                   : CUGL_APP_SERVE_CODEC_AUTO;
         } else if (strcmp(argv[i], "--encoder") == 0 && v) {
             const char *e = argv[++i];
-            desc.encoder = strcmp(e, "gpu") == 0   ? CUGL_APP_SERVE_ENCODER_GPU
-                           : strcmp(e, "cpu") == 0 ? CUGL_APP_SERVE_ENCODER_CPU
-                                                   : CUGL_APP_SERVE_ENCODER_AUTO;
+            desc.encoder = strcmp(e, "gpu") == 0      ? CUGL_APP_SERVE_ENCODER_GPU
+                           : strcmp(e, "nvjpeg") == 0 ? CUGL_APP_SERVE_ENCODER_NVJPEG
+                           : strcmp(e, "cpu") == 0    ? CUGL_APP_SERVE_ENCODER_CPU
+                                                      : CUGL_APP_SERVE_ENCODER_AUTO;
         }
         else if (strcmp(argv[i], "--rate") == 0 && v && (rate = atof(argv[++i])) >= 0)
             ;
@@ -237,7 +238,8 @@ int main(int argc, char **argv)
         die("GLAD cannot load GL from the context");
     cugl_app_server *server = NULL;
     st = cugl_app_server_create(&server, ctx, &desc);
-    if (st == CUGL_ERROR_NOT_SUPPORTED && desc.encoder == CUGL_APP_SERVE_ENCODER_GPU) {
+    if (st == CUGL_ERROR_NOT_SUPPORTED && (desc.encoder == CUGL_APP_SERVE_ENCODER_GPU ||
+                                           desc.encoder == CUGL_APP_SERVE_ENCODER_NVJPEG)) {
         printf("serve_app: skipped: %s\n", cugl_last_error());
         return 77;
     }

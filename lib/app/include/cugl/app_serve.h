@@ -5,12 +5,14 @@
  * sent back into the context's input.
  *
  * Built where libwebsockets and libjpeg-turbo are (Meson feature `serve`;
- * CUGL_APP_HAS_SERVE is 1 then). Where the GL context runs on an NVIDIA GPU
- * with CUDA, frames are encoded there by nvJPEG, loaded at run time (no
- * build needs it): the framebuffer is flipped and scaled by a blit, copied
- * to a GL buffer on the GPU and encoded from it, and only the JPEG is read
- * back. Elsewhere libjpeg-turbo encodes on the CPU; cugl_app_server_encoder
- * says which and why.
+ * CUGL_APP_HAS_SERVE is 1 then). Where the GL context runs on a GPU, frames
+ * are encoded there by GL compute shaders (baseline JPEG, 4:2:0, with
+ * libjpeg-turbo's tables): the framebuffer is flipped and scaled by a
+ * blit, encoded in GL's own work, and only the JPEG is read back; nothing
+ * runs on CUDA, whose work on one GPU would wait for GL's turn and make GL
+ * wait for its own. nvJPEG, loaded at run time (no build needs it), where
+ * asked for. Where GL renders on the CPU (Mesa's llvmpipe) libjpeg-turbo
+ * encodes there; cugl_app_server_encoder says which and why.
  *
  * Where it listens: on exactly the addresses it is given and no other.
  * NULL or "" is 127.0.0.1 alone (IPv4 loopback); "::1" is IPv6 loopback;
@@ -197,11 +199,16 @@ enum {
 
 /** Which JPEG encoder a server uses (cugl_app_server_desc.encoder). */
 typedef enum cugl_app_serve_encoder {
-    /** nvJPEG where the GL context runs on a CUDA device and nvJPEG loads;
-     * libjpeg-turbo otherwise (cugl_app_server_encoder says why). */
+    /** GL compute shaders where the GL context runs on a GPU; libjpeg-turbo
+     * where GL renders on the CPU (cugl_app_server_encoder says why). */
     CUGL_APP_SERVE_ENCODER_AUTO = 0,
     CUGL_APP_SERVE_ENCODER_CPU, /**< libjpeg-turbo on the encoder threads */
-    CUGL_APP_SERVE_ENCODER_GPU, /**< nvJPEG, or cugl_app_server_create fails */
+    /** GL compute shaders (any GL 4.5 context, llvmpipe's too), or
+     * cugl_app_server_create fails */
+    CUGL_APP_SERVE_ENCODER_GPU,
+    /** nvJPEG on the CUDA device that runs the GL context, or
+     * cugl_app_server_create fails */
+    CUGL_APP_SERVE_ENCODER_NVJPEG,
 } cugl_app_serve_encoder;
 
 /** Which codec viewers get (cugl_app_server_desc.codec). */
@@ -242,7 +249,7 @@ typedef struct cugl_app_server_desc {
     /** The certificate's private key, a PEM file. */
     const char *key;
     /** The JPEG encoder; 0: CUGL_APP_SERVE_ENCODER_AUTO, which the
-     * environment's CUGL_SERVE_ENCODER=cpu or =gpu overrides. */
+     * environment's CUGL_SERVE_ENCODER=cpu, =gpu or =nvjpeg overrides. */
     cugl_app_serve_encoder encoder;
 } cugl_app_server_desc;
 
@@ -332,11 +339,12 @@ CUGL_API int cugl_app_server_port(const cugl_app_server *server);
 CUGL_API const char *cugl_app_server_address(const cugl_app_server *server, int i);
 
 /**
- * The JPEG encoder the server uses: "nvjpeg" or "libjpeg-turbo" (NULL for
- * NULL), and in *why (when not NULL) why: where nvJPEG was found, or why
- * it could not be used ("the GL context runs on no CUDA device (...)",
- * "no nvJPEG (libnvjpeg.so.13: cannot open shared object file ...)", or
- * how it failed, after which the CPU encodes).
+ * The JPEG encoder the server uses: "gl-compute", "nvjpeg" or
+ * "libjpeg-turbo" (NULL for NULL), and in *why (when not NULL) why: the GL
+ * renderer the shaders run on, where nvJPEG was found, or why neither is
+ * used ("GL renders on the CPU (llvmpipe ...)", "the GL context runs on no
+ * CUDA device (...)", "no nvJPEG (libnvjpeg.so.13: cannot open shared
+ * object file ...)", or how it failed, after which the CPU encodes).
  * @errors none.
  * @thread_safety The thread whose GL context is current.
  * @pointer_lifetime Both strings are the server's, valid until its next call.
