@@ -5,10 +5,13 @@
 // 8 x 8 blocks (Y00 Y10 Y01 Y11 Cb Cr) through the DCT (separable: rows
 // then columns, in shared memory), quantized, stored in zig-zag order as
 // 16-bit integers, two a word: 192 words an MCU. Texels past the picture's
-// edge repeat its last row and column, as libjpeg pads.
+// edge repeat its last row and column, as libjpeg pads. Beside them, a
+// mask of each block's coefficients that are not zero (bit k of its two
+// words: zig-zag place k), which the coding pass walks instead of all 64.
 layout(local_size_x = 64) in;
 layout(binding = 0) uniform sampler2D image; // rows top first
 layout(std430, binding = 0) writeonly buffer Coefficients { uint coef[]; };
+layout(std430, binding = 6) writeonly buffer Masks { uint masks[]; };
 layout(location = 0) uniform ivec2 size;     // the picture's, in texels
 layout(location = 1) uniform int mcus_x;     // MCUs a row
 // The quantizer of each coefficient in natural order (row = vertical
@@ -20,6 +23,7 @@ layout(location = 130) uniform int zigzag[64];
 shared float samples[6][64];
 shared float rows[6][64];
 shared int quantized[6][64];
+shared uint nonzero[6][2];
 
 const float PI = 3.14159265358979;
 
@@ -49,6 +53,8 @@ void main()
             cr += dot(c, vec3(0.5, -0.418687589, -0.081312411));
         }
     }
+    if (t < 12)
+        nonzero[t >> 1][t & 1] = 0u;
     samples[4][t] = cb * 0.25; // centred on 0: the level shift of 128 and
     samples[5][t] = cr * 0.25; // chroma's offset of 128 cancel
     float bx[8], by[8];
@@ -73,6 +79,8 @@ void main()
             s += rows[b][j * 8 + x] * by[j];
         int q = int(round(s / quantizer[(b < 4 ? 0 : 64) + t]));
         quantized[b][place] = t == 0 ? clamp(q, -2047, 2047) : clamp(q, -1023, 1023);
+        if (q != 0)
+            atomicOr(nonzero[b][place >> 5], 1u << (place & 31));
     }
     barrier();
     // Two coefficients a word, the lower one in the low half.
@@ -80,4 +88,6 @@ void main()
         int b = w >> 5, k = (w & 31) * 2;
         coef[mcu * 192 + w] = (uint(quantized[b][k]) & 0xffffu) | (uint(quantized[b][k + 1]) << 16);
     }
+    if (t < 12)
+        masks[mcu * 12 + t] = nonzero[t >> 1][t & 1];
 }

@@ -1,131 +1,218 @@
 #version 450 core
-// Baseline JPEG, entropy coding (jpeg_gl.c): one restart interval an
-// invocation, its MCUs one after another (DC predictions start again at
-// each interval, so the intervals are independent). Run twice: counting
-// (`writing` 0), each interval's length in bytes goes to `lengths`; then,
-// once jpeg_scan.comp has placed the intervals, writing its bytes at its
-// place. Each interval ends padded with 1 bits to a byte, fill bytes (0xFF,
-// which may precede any marker) and its marker (RSTn, the last EOI), so
-// that every interval's length is a whole number of words: an interval
-// writes whole words, none shared.
+// Baseline JPEG, entropy coding (jpeg_gl.c): one restart interval of
+// INTERVAL MCUs a work group (DC predictions start again at each interval,
+// so the intervals are independent), 64 invocations, one a coefficient of
+// every block: each works out its coefficient's bits in each block (the DC
+// difference from the block before of its component; an AC coefficient
+// that is not zero, with the zero run before it, found from the DCT pass's
+// mask; EOB), the places of all of them come from one scan of their
+// lengths, and they are ORed into the interval's bits in shared memory
+// (kept small: GL gives a work group at most 48 KB, and an SM runs as many
+// groups at once as their shared memory allows; at 27 KB a group the
+// passes took twice as long as at 23 KB on an H100). Then 0xFF bytes get their stuffed 0
+// (a second scan, of each run's 0xFF count), and the interval ends with 1
+// bits to the byte, fill bytes (0xFF, which may precede any marker) and its
+// marker (RSTn, the last EOI), so that its length is a whole number of
+// words. Run twice: counting (`writing` 0), each interval's length goes to
+// `lengths`; then, once jpeg_scan.comp has placed the intervals, writing
+// the bytes at its place, whole words, none shared.
 layout(local_size_x = 64) in;
 layout(std430, binding = 0) readonly buffer Coefficients { uint coef[]; };
+layout(std430, binding = 6) readonly buffer Masks { uint masks[]; };
 // Code and length (code | length << 16) of each symbol: luma's DC
 // categories at 0, its AC symbols at 16; chroma's at 272 and 288.
 layout(std430, binding = 1) readonly buffer Codes { uint codes[]; };
 layout(std430, binding = 2) buffer Lengths { uint lengths[]; };
 // jpeg_scan.comp's: the total, whether it fits, each interval's place.
 layout(std430, binding = 3) readonly buffer Places { uint total; uint fits; uint pad0; uint pad1; uint places[]; };
-layout(std430, binding = 4) writeonly buffer Bytes { uint words[]; };
+layout(std430, binding = 4) buffer Bytes { uint words[]; };
 layout(location = 0) uniform int mcus;
-layout(location = 1) uniform int interval; // MCUs an interval
+layout(location = 1) uniform int interval; // MCUs an interval, at most INTERVAL
 layout(location = 2) uniform int intervals;
 layout(location = 3) uniform int writing;
 
-uint bits = 0u;  // the bits not yet written, in the low `held`
-int held = 0;
-uint count = 0u; // bytes of the interval so far
-uint word = 0u;  // the word being filled (writing)
-uint base = 0u;  // the interval's first word (writing)
+const int INTERVAL = 4;
+// The most bits an interval's blocks take: a DC of 9 + 11 bits, 63 ACs of
+// 16 + 10 (under 65,536: a place fits 16 bits).
+const int BIT_WORDS = (INTERVAL * 6 * (20 + 63 * 26) + 31) / 32 + 1;
 
-void put_byte(uint b)
+shared uint bits[BIT_WORDS];  // the interval's bits, first bit the top of word 0
+shared uint scan[64];
+// Each coefficient's bits (block-major): length, then place; 16 bits each.
+shared uint places_of[INTERVAL * 6 * 32];
+// The interval's coefficients and masks, read at once: each read from
+// memory where it is needed waits its own latency, one after another.
+shared uint block_words[INTERVAL * 6 * 32];
+shared uint block_masks[INTERVAL * 6 * 2];
+
+uint t;
+
+// The exclusive sum of `v` over the invocations before this one; `sum` the total.
+uint scan_before(uint v, out uint sum)
 {
-    if (writing != 0) {
-        word |= b << (8u * (count & 3u));
-        if ((count & 3u) == 3u) {
-            words[base + (count >> 2)] = word;
-            word = 0u;
-        }
+    scan[t] = v;
+    barrier();
+    for (uint d = 1u; d < 64u; d <<= 1) {
+        uint add = t >= d ? scan[t - d] : 0u;
+        barrier();
+        scan[t] += add;
+        barrier();
     }
-    count++;
+    sum = scan[63];
+    uint before = scan[t] - v;
+    barrier();
+    return before;
 }
 
-// `size` bits (at most 16), the byte 0xFF followed by a stuffed 0.
-void put_bits(uint code, int size)
+// `length` bits of `value` (at most 16) at bit `at` of the interval.
+void put(uint value, uint length, uint at)
 {
-    bits = (bits << size) | (code & ((1u << size) - 1u));
-    held += size;
-    while (held >= 8) {
-        uint b = (bits >> (held - 8)) & 0xffu;
-        put_byte(b);
-        if (b == 0xffu)
-            put_byte(0u);
-        held -= 8;
+    if (length == 0u)
+        return;
+    value &= (1u << length) - 1u;
+    uint w = at >> 5, used = at & 31u;
+    if (used + length <= 32u) {
+        atomicOr(bits[w], value << (32u - used - length));
+    } else {
+        uint rest = used + length - 32u;
+        atomicOr(bits[w], value >> rest);
+        atomicOr(bits[w + 1u], value << (32u - rest));
     }
 }
 
-void put_code(uint c)
+// What coefficient t of the interval's block `b` adds:
+// `zrl` runs of 16 zeros (ZRL, `zrl_code`), a code `c` (code | length <<
+// 16), and `size` bits of `value`. Its length in bits.
+uint piece(int b, out uint zrl_code, out uint zrl, out uint c, out uint value,
+           out uint size)
 {
-    put_bits(c & 0xffffu, int(c >> 16));
-}
-
-int coefficient(uint at, int k)
-{
-    uint w = coef[at + uint(k >> 1)];
-    return (k & 1) != 0 ? int(w) >> 16 : int(w << 16) >> 16;
-}
-
-// One block of 64 coefficients from word `at`, with table `table` (0 luma, 272 chroma).
-void block(uint at, uint table, inout int last_dc)
-{
-    int dc = coefficient(at, 0);
-    int diff = dc - last_dc;
-    last_dc = dc;
-    int size = diff == 0 ? 0 : findMSB(abs(diff)) + 1;
-    put_code(codes[table + uint(size)]);
-    if (size > 0)
-        put_bits(uint(diff < 0 ? diff - 1 : diff), size);
-    int run = 0;
-    for (int k = 1; k < 64; k++) {
-        if ((k & 1) == 0 && k < 63 && coef[at + uint(k >> 1)] == 0u) {
-            run += 2; // both halves of the word are zero
-            k++;
-            continue;
-        }
-        int v = coefficient(at, k);
-        if (v == 0) {
-            run++;
-            continue;
-        }
-        while (run > 15) {
-            put_code(codes[table + 16u + 0xf0u]); // ZRL: 16 zeros
-            run -= 16;
-        }
-        size = findMSB(abs(v)) + 1;
-        put_code(codes[table + 16u + uint(run << 4 | size)]);
-        put_bits(uint(v < 0 ? v - 1 : v), size);
-        run = 0;
+    int kind = b % 6; // Y00 Y10 Y01 Y11 Cb Cr
+    uint table = kind < 4 ? 0u : 272u;
+    uint word = block_words[b * 32 + int(t >> 1)];
+    int v = (t & 1u) != 0u ? int(word) >> 16 : int(word << 16) >> 16;
+    zrl_code = codes[table + 16u + 0xf0u];
+    zrl = 0u;
+    c = 0u;
+    size = 0u;
+    value = uint(v < 0 ? v - 1 : v);
+    if (t == 0u) {
+        // The DC before: the same component's last block in the interval, or 0.
+        int before = kind > 0 && kind < 4 ? b - 1 : kind == 0 ? b - 3 : b - 6;
+        int last = before >= 0 ? int(block_words[before * 32] << 16) >> 16 : 0;
+        int diff = v - last;
+        size = diff == 0 ? 0u : uint(findMSB(abs(diff)) + 1);
+        value = uint(diff < 0 ? diff - 1 : diff);
+        c = codes[table + size];
+    } else if (v != 0) {
+        uvec2 mask = uvec2(block_masks[b * 2], block_masks[b * 2 + 1]);
+        // The last coefficient before this one that is not zero (the DC's place if none).
+        uvec2 below = t < 32u ? uvec2(mask.x & ((1u << t) - 1u) & ~1u, 0u)
+                              : uvec2(mask.x & ~1u, mask.y & ((1u << (t - 32u)) - 1u));
+        int prior = below.y != 0u ? 32 + findMSB(below.y) : below.x != 0u ? findMSB(below.x) : 0;
+        uint run = t - uint(prior) - 1u;
+        zrl = run >> 4;
+        size = uint(findMSB(abs(v)) + 1);
+        c = codes[table + 16u + ((run & 15u) << 4 | size)];
+    } else if (t == 63u) {
+        c = codes[table + 16u]; // EOB: the block ends in zeros
     }
-    if (run > 0)
-        put_code(codes[table + 16u]); // EOB
+    return zrl * (zrl_code >> 16) + (c >> 16) + size;
+}
+
+uint half_at(uint e)
+{
+    return (places_of[e >> 1] >> (16u * (e & 1u))) & 0xffffu;
+}
+
+uint byte_at(uint j)
+{
+    return (bits[j >> 2] >> (24u - 8u * (j & 3u))) & 0xffu;
 }
 
 void main()
 {
-    int i = int(gl_GlobalInvocationID.x);
-    if (i >= intervals)
+    t = gl_LocalInvocationIndex;
+    int i = int(gl_WorkGroupID.x);
+    if (writing != 0 && fits == 0u)
+        return; // the whole group: the picture does not fit
+    for (uint c = t; c < uint(BIT_WORDS); c += 64u)
+        bits[c] = 0u;
+    for (uint c = t; c < uint(INTERVAL * 6 * 32); c += 64u)
+        places_of[c] = 0u;
+    int first = i * interval, blocks = (min(first + interval, mcus) - first) * 6;
+    for (uint w = t; w < uint(blocks) * 32u; w += 64u)
+        block_words[w] = coef[uint(first) * 192u + w];
+    if (t < uint(blocks) * 2u)
+        block_masks[t] = masks[uint(first) * 12u + t];
+    barrier();
+    uint zrl_code, zrl, c, value, size;
+    for (int b = 0; b < blocks; b++) {
+        uint e = uint(b * 64) + t;
+        atomicOr(places_of[e >> 1], piece(b, zrl_code, zrl, c, value, size) << (16u * (e & 1u)));
+    }
+    barrier();
+    // The places: each invocation sums `blocks` lengths in a row (whole
+    // words: `blocks` is even); the sums scanned.
+    uint from = t * uint(blocks), sum = 0u;
+    for (uint k = 0u; k < uint(blocks); k++)
+        sum += half_at(from + k);
+    uint at;
+    uint place = scan_before(sum, at);
+    for (uint k = 0u; k < uint(blocks); k += 2u) {
+        uint first_length = half_at(from + k), second = half_at(from + k + 1u);
+        places_of[(from + k) >> 1] = place | (place + first_length) << 16;
+        place += first_length + second;
+    }
+    barrier();
+    for (int b = 0; b < blocks; b++) {
+        piece(b, zrl_code, zrl, c, value, size);
+        place = half_at(uint(b * 64) + t);
+        for (uint z = 0u; z < zrl; z++) {
+            put(zrl_code & 0xffffu, zrl_code >> 16, place);
+            place += zrl_code >> 16;
+        }
+        put(c & 0xffffu, c >> 16, place);
+        put(value, size, place + (c >> 16));
+    }
+    // 1 bits to the byte's end.
+    uint pad = (8u - (at & 7u)) & 7u;
+    if (t == 0u)
+        put((1u << pad) - 1u, pad, at);
+    barrier();
+    uint bytes = (at + pad) >> 3;
+    // Each invocation a run of the bytes: its 0xFF count, scanned.
+    uint run = (bytes + 63u) / 64u, to;
+    from = min(t * run, bytes);
+    to = min(from + run, bytes);
+    uint ff = 0u;
+    for (uint j = from; j < to; j++)
+        ff += byte_at(j) == 0xffu ? 1u : 0u;
+    uint ff_total;
+    uint ff_before = scan_before(ff, ff_total);
+    uint stuffed = bytes + ff_total;
+    uint fill = (4u - ((stuffed + 2u) & 3u)) & 3u;
+    uint length = stuffed + fill + 2u;
+    if (writing == 0) {
+        if (t == 0u)
+            lengths[i] = length;
         return;
-    if (writing != 0) {
-        if (fits == 0u)
-            return;
-        base = places[i] >> 2;
     }
-    int first = i * interval, end = min(first + interval, mcus);
-    int dc_y = 0, dc_cb = 0, dc_cr = 0;
-    for (int m = first; m < end; m++) {
-        uint at = uint(m) * 192u;
-        for (int b = 0; b < 4; b++)
-            block(at + uint(b) * 32u, 0u, dc_y);
-        block(at + 128u, 272u, dc_cb);
-        block(at + 160u, 272u, dc_cr);
+    // The interval's words zeroed, then each byte ORed into its place.
+    uint base = places[i] >> 2;
+    for (uint w = t; w < length >> 2; w += 64u)
+        words[base + w] = 0u;
+    memoryBarrierBuffer();
+    barrier();
+    uint o = from + ff_before;
+    for (uint j = from; j < to; j++) {
+        uint b = byte_at(j);
+        atomicOr(words[base + (o >> 2)], b << (8u * (o & 3u)));
+        o += b == 0xffu ? 2u : 1u; // a stuffed 0 after 0xFF
     }
-    if (held > 0)
-        put_bits(0x7fu, 8 - held); // 1 bits to the byte's end
-    uint fill = (4u - ((count + 2u) & 3u)) & 3u;
-    for (uint f = 0u; f < fill; f++)
-        put_byte(0xffu);
-    put_byte(0xffu);
-    put_byte(i + 1 < intervals ? 0xd0u + uint(i & 7) : 0xd9u);
-    if (writing == 0)
-        lengths[i] = count;
+    if (t == 0u) {
+        for (uint f = 0u; f < fill + 1u; f++, stuffed++)
+            atomicOr(words[base + (stuffed >> 2)], 0xffu << (8u * (stuffed & 3u)));
+        uint marker = i + 1 < intervals ? 0xd0u + uint(i & 7) : 0xd9u;
+        atomicOr(words[base + (stuffed >> 2)], marker << (8u * (stuffed & 3u)));
+    }
 }

@@ -6,8 +6,9 @@
  * like the program's.
  *
  *   jpeg_dct.comp      an MCU a work group: colour, DCT, quantization
- *   jpeg_huffman.comp  a restart interval (INTERVAL MCUs) an invocation:
- *                      counting bytes, then (after the scan) writing them
+ *   jpeg_huffman.comp  a restart interval (INTERVAL MCUs) a work group, a
+ *                      block's 64 coefficients at once: counting bytes,
+ *                      then (after the scan) writing them
  *   jpeg_scan.comp     each interval's place: a scan of the lengths
  *   jpeg_copy.comp     the bytes into the job's buffer in host memory
  *
@@ -35,11 +36,12 @@ extern const unsigned char cugl_shader_jpeg_copy_comp[];
 
 enum {
     INTERVAL = 4,      /* MCUs a restart interval: 8,100 intervals at 3840x2160,
-                        * each a few bytes of markers and padding */
+                        * each a few bytes of markers and padding (at most
+                        * jpeg_huffman.comp's INTERVAL: its shared memory) */
     CODES = 2 * 272,   /* jpeg_huffman.comp's table: DC at 0, AC at 16, chroma at 272 */
     HEADER_WORDS = 16, /* jpeg_copy.comp's header before the data */
     QUALITIES = 8,     /* tables kept for this many qualities */
-    SCAN_GROUP = 1024,
+    BINDINGS = 7,      /* storage buffer bindings the shaders use: 0-6 */
 };
 
 /* What libjpeg-turbo's JPEG at one quality gives: its markers before the
@@ -56,8 +58,8 @@ typedef struct tables {
 struct cugl__jpeg_gl {
     GLuint dct, huffman, scan, copy; /* programs */
     GLuint codes;                    /* Huffman codes, `CODES` words */
-    GLuint coef, lengths, places, bytes; /* the passes' memory, grown as needed */
-    size_t coef_size, lengths_size, places_size, bytes_size;
+    GLuint coef, masks, lengths, places, bytes; /* the passes' memory, grown as needed */
+    size_t coef_size, masks_size, lengths_size, places_size, bytes_size;
     int zigzag[64]; /* natural index -> zig-zag index */
     tables q[QUALITIES];
     int next; /* the entry `q` replaces next */
@@ -210,8 +212,8 @@ void cugl__jpeg_gl_close(cugl__jpeg_gl *e)
     for (int i = 0; i < 4; i++)
         if (programs[i])
             glDeleteProgram(programs[i]);
-    GLuint buffers[] = {e->codes, e->coef, e->lengths, e->places, e->bytes};
-    glDeleteBuffers(5, buffers); /* 0s are ignored */
+    GLuint buffers[] = {e->codes, e->coef, e->masks, e->lengths, e->places, e->bytes};
+    glDeleteBuffers(6, buffers); /* 0s are ignored */
     free(e);
 }
 
@@ -263,7 +265,7 @@ void cugl__jpeg_gl_out_free(cugl__jpeg_gl_out *out)
     if (out->buffer)
         glDeleteBuffers(1, &out->buffer); /* unmapped with it */
     if (out->queries[0])
-        glDeleteQueries(2, out->queries);
+        glDeleteQueries(JPEG_GL_PASSES + 1, out->queries);
     *out = (cugl__jpeg_gl_out){0};
 }
 
@@ -308,8 +310,8 @@ static void make_header(cugl__jpeg_gl_out *out, const tables *t, int width, int 
 
 /* The bindings encode() uses, to put back. */
 typedef struct bindings {
-    GLint program, texture, active, query;
-    GLint storage[6];
+    GLint program, texture, active;
+    GLint storage[BINDINGS];
 } bindings;
 
 static void save(bindings *b)
@@ -319,8 +321,7 @@ static void save(bindings *b)
     glActiveTexture(GL_TEXTURE0);
     glGetIntegerv(GL_TEXTURE_BINDING_2D, &b->texture);
     glActiveTexture((GLenum)b->active);
-    glGetIntegerv(GL_QUERY_BUFFER_BINDING, &b->query);
-    for (GLuint i = 0; i < 6; i++)
+    for (GLuint i = 0; i < BINDINGS; i++)
         glGetIntegeri_v(GL_SHADER_STORAGE_BUFFER_BINDING, i, &b->storage[i]);
 }
 
@@ -328,8 +329,7 @@ static void restore(const bindings *b)
 {
     glUseProgram((GLuint)b->program);
     glBindTextureUnit(0, (GLuint)b->texture);
-    glBindBuffer(GL_QUERY_BUFFER, (GLuint)b->query);
-    for (GLuint i = 0; i < 6; i++)
+    for (GLuint i = 0; i < BINDINGS; i++)
         glBindBufferBase(GL_SHADER_STORAGE_BUFFER, i, (GLuint)b->storage[i]);
 }
 
@@ -360,8 +360,9 @@ bool cugl__jpeg_gl_encode(cugl__jpeg_gl *e, cugl__jpeg_gl_out *out, GLuint textu
     }
     out->overflowed = false;
     if (!out->queries[0])
-        glCreateQueries(GL_TIMESTAMP, 2, out->queries);
+        glCreateQueries(GL_TIMESTAMP, JPEG_GL_PASSES + 1, out->queries);
     grow(&e->coef, &e->coef_size, (size_t)mcus * 192 * 4);
+    grow(&e->masks, &e->masks_size, (size_t)mcus * 12 * 4);
     grow(&e->lengths, &e->lengths_size, (size_t)intervals * 4);
     grow(&e->places, &e->places_size, (size_t)(4 + intervals) * 4);
     grow(&e->bytes, &e->bytes_size, out->capacity);
@@ -379,8 +380,10 @@ bool cugl__jpeg_gl_encode(cugl__jpeg_gl *e, cugl__jpeg_gl_out *out, GLuint textu
     glProgramUniform1fv(e->dct, 2, 128, t->quantizer);
     glBindTextureUnit(0, texture);
     glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 0, e->coef);
+    glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 6, e->masks);
     glDispatchCompute((GLuint)mcus, 1, 1);
     glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);
+    glQueryCounter(out->queries[1], GL_TIMESTAMP);
     /* Lengths, places, bytes. */
     glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 1, e->codes);
     glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 2, e->lengths);
@@ -389,31 +392,30 @@ bool cugl__jpeg_gl_encode(cugl__jpeg_gl *e, cugl__jpeg_gl_out *out, GLuint textu
     glProgramUniform1i(e->huffman, 0, mcus);
     glProgramUniform1i(e->huffman, 1, INTERVAL);
     glProgramUniform1i(e->huffman, 2, intervals);
-    GLuint groups = ((GLuint)intervals + 63) / 64;
+    GLuint groups = (GLuint)intervals; /* a work group an interval */
     glUseProgram(e->huffman);
     glProgramUniform1i(e->huffman, 3, 0);
     glDispatchCompute(groups, 1, 1);
     glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);
+    glQueryCounter(out->queries[2], GL_TIMESTAMP);
     glUseProgram(e->scan);
     glProgramUniform1i(e->scan, 2, intervals);
     glProgramUniform1ui(e->scan, 4, (GLuint)out->capacity);
     glDispatchCompute(1, 1, 1);
     glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);
+    glQueryCounter(out->queries[3], GL_TIMESTAMP);
     glUseProgram(e->huffman);
     glProgramUniform1i(e->huffman, 3, 1);
     glDispatchCompute(groups, 1, 1);
     glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);
+    glQueryCounter(out->queries[4], GL_TIMESTAMP);
     /* Into host memory. */
     glUseProgram(e->copy);
     glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 5, out->buffer);
     size_t copy_groups = out->capacity / 4 / 256 / 4 + 1;
     glDispatchCompute((GLuint)(copy_groups < 512 ? copy_groups : 512), 1, 1);
     glMemoryBarrier(GL_CLIENT_MAPPED_BUFFER_BARRIER_BIT);
-    glQueryCounter(out->queries[1], GL_TIMESTAMP);
-    /* The two times into the header (words 4-7), written by the GPU. */
-    glBindBuffer(GL_QUERY_BUFFER, out->buffer);
-    glGetQueryObjectui64v(out->queries[0], GL_QUERY_RESULT, (GLuint64 *)(uintptr_t)16);
-    glGetQueryObjectui64v(out->queries[1], GL_QUERY_RESULT, (GLuint64 *)(uintptr_t)24);
+    glQueryCounter(out->queries[5], GL_TIMESTAMP);
     restore(&saved);
     GLenum error = glGetError();
     if (error != GL_NO_ERROR) {
@@ -424,18 +426,21 @@ bool cugl__jpeg_gl_encode(cugl__jpeg_gl *e, cugl__jpeg_gl_out *out, GLuint textu
     return true;
 }
 
-unsigned char *cugl__jpeg_gl_collect(cugl__jpeg_gl_out *out, size_t *size, double *gpu_ms,
-                                     bool *overflowed)
+double cugl__jpeg_gl_gpu_ms(const cugl__jpeg_gl_out *out, double pass_ms[JPEG_GL_PASSES])
+{
+    GLuint64 t[JPEG_GL_PASSES + 1] = {0};
+    for (int i = 0; i <= JPEG_GL_PASSES; i++)
+        glGetQueryObjectui64v(out->queries[i], GL_QUERY_RESULT, &t[i]);
+    for (int i = 0; pass_ms && i < JPEG_GL_PASSES; i++)
+        pass_ms[i] = t[i + 1] > t[i] ? (double)(t[i + 1] - t[i]) / 1e6 : 0;
+    return t[JPEG_GL_PASSES] > t[0] ? (double)(t[JPEG_GL_PASSES] - t[0]) / 1e6 : 0;
+}
+
+unsigned char *cugl__jpeg_gl_collect(cugl__jpeg_gl_out *out, size_t *size, bool *overflowed)
 {
     const uint32_t *m = out->mapped;
     *size = 0;
-    *gpu_ms = 0;
     *overflowed = false;
-    uint64_t start, end;
-    memcpy(&start, m + 4, 8);
-    memcpy(&end, m + 6, 8);
-    if (end > start)
-        *gpu_ms = (double)(end - start) / 1e6;
     size_t total = m[0];
     if (!m[1] || total > out->capacity) {
         *overflowed = out->overflowed = true;

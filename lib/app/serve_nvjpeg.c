@@ -229,7 +229,7 @@ static cugl_status encode(cugl__gpu_jpeg *g, job *j, const char *who)
     if (g->gl) { /* GL's encoder: the JPEG is in host memory, waiting */
         bool overflowed = false;
         free(j->jpeg);
-        j->jpeg = cugl__jpeg_gl_collect(&j->out, &j->size, &j->encode_ms, &overflowed);
+        j->jpeg = cugl__jpeg_gl_collect(&j->out, &j->size, &overflowed);
         if (!j->jpeg && !overflowed)
             return cugl__fail(CUGL_ERROR_OUT_OF_MEMORY, who, "no memory for a JPEG");
         return CUGL_OK; /* one that overflowed is no frame; the next has more room */
@@ -571,7 +571,9 @@ static void blit_in(job *j, GLuint from, int width, int height, int scale)
 static cugl_status fence_job(cugl__gpu_jpeg *g, int index, const char *who, const char *what)
 {
     job *j = &g->jobs[index];
-    cugl__app_copy_fence(g->egl_display, &j->egl_fence, &j->fence);
+    /* GL's encoder's jobs are polled: its GPU time is read from GL once
+     * its fence has passed. */
+    cugl__app_copy_fence(g->gl ? EGL_NO_DISPLAY : g->egl_display, &j->egl_fence, &j->fence);
     cugl_status st = cugl_app_check_gl(who, what);
     if (st != CUGL_OK) { /* the job stays idle: no fence of work that failed */
         cugl__app_copy_fence_drop(g->egl_display, &j->egl_fence, &j->fence);
@@ -676,6 +678,8 @@ cugl_status cugl__gpu_jpeg_poll(cugl__gpu_jpeg *g, int index, const char *who)
             read_hash(j);
             j->phase = JOB_DONE;
         } else {
+            if (g->gl) /* its timer queries are done with the rest */
+                j->encode_ms = cugl__jpeg_gl_gpu_ms(&j->out, NULL);
             queue_job(g, index);
         }
         pthread_mutex_unlock(&g->lock);

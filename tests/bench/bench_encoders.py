@@ -26,7 +26,8 @@ import sys
 import time
 
 DEMO, VIEWER = (os.path.abspath(a) for a in sys.argv[1:3])
-SIZES = ['3840x2160', '1920x1080']
+SIZES = os.environ.get('BENCH_ENCODERS_SIZES', '3840x2160,1920x1080').split(',')
+ENCODERS = os.environ.get('BENCH_ENCODERS', 'gpu,nvjpeg,cpu').split(',')
 TICK = os.sysconf('SC_CLK_TCK')
 
 
@@ -102,6 +103,8 @@ def run(size, encoder):
     else:
         time.sleep(8)
     row['frame_ms'], text = stop(proc, text)
+    if os.environ.get('BENCH_ENCODERS_VERBOSE'):
+        print(f'# {size} {encoder or "alone"}:\n' + text)
     why = re.search(r'JPEG by [a-z-]+: (.*)', text)
     row['why'] = why.group(1) if why else ''
     return row
@@ -112,7 +115,7 @@ def main():
     for size in SIZES:
         alone = run(size, None)
         rows.append(alone)
-        for encoder in ('gpu', 'nvjpeg', 'cpu'):
+        for encoder in ENCODERS:
             r = run(size, encoder)
             r['rise'] = r['frame_ms'] / alone['frame_ms'] - 1
             rows.append(r)
