@@ -1,6 +1,7 @@
 #version 450 core
 // Baseline JPEG, first pass (the frame server's JPEG encoder in GL,
-// jpeg_gl.c): one 16 x 16 MCU of an RGBA8 picture a work group, 4:2:0.
+// jpeg_gl.c): one 16 x 16 MCU of an RGBA8 picture a work group (x, y the
+// MCU's column and row), 4:2:0.
 // Colour to YCbCr (JFIF), chroma averaged over 2 x 2, each of the MCU's six
 // 8 x 8 blocks (Y00 Y10 Y01 Y11 Cb Cr) through the DCT (separable: rows
 // then columns, in shared memory), quantized, stored in zig-zag order as
@@ -38,8 +39,8 @@ void main()
 {
     int t = int(gl_LocalInvocationIndex);
     int x = t & 7, y = t >> 3;
-    int mcu = int(gl_WorkGroupID.x);
-    ivec2 origin = ivec2(mcu % mcus_x, mcu / mcus_x) * 16;
+    int mcu = int(gl_WorkGroupID.y) * mcus_x + int(gl_WorkGroupID.x);
+    ivec2 origin = ivec2(gl_WorkGroupID.xy) * 16;
     // The 2 x 2 texels at (2x, 2y) of the MCU: their Y, and their chroma's mean.
     float cb = 0.0, cr = 0.0;
     for (int dy = 0; dy < 2; dy++) {

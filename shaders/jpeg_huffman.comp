@@ -6,16 +6,18 @@
 // difference from the block before of its component; an AC coefficient
 // that is not zero, with the zero run before it, found from the DCT pass's
 // mask; EOB), the places of all of them come from one scan of their
-// lengths, and they are ORed into the interval's bits in shared memory
-// (kept small: GL gives a work group at most 48 KB, and an SM runs as many
-// groups at once as their shared memory allows; at 27 KB a group the
-// passes took twice as long as at 23 KB on an H100). Then 0xFF bytes get their stuffed 0
-// (a second scan, of each run's 0xFF count), and the interval ends with 1
-// bits to the byte, fill bytes (0xFF, which may precede any marker) and its
-// marker (RSTn, the last EOI), so that its length is a whole number of
-// words. Run twice: counting (`writing` 0), each interval's length goes to
-// `lengths`; then, once jpeg_scan.comp has placed the intervals, writing
-// the bytes at its place, whole words, none shared.
+// lengths, and they are ORed into the interval's bits in shared memory, a
+// window of 4,096 bits at a time (shared memory kept small: GL gives a
+// work group at most 48 KB, and an SM runs as many groups at once as their
+// shared memory allows; at 27 KB a group this pass took 3.5 times as long
+// as at 11 KB on an H100). In each window 0xFF bytes get their stuffed 0 (a
+// scan of each run's 0xFF count); the interval ends with 1 bits to the
+// byte, fill bytes (0xFF, which may precede any marker) and its marker
+// (RSTn, the last EOI), so that its length is a whole number of words.
+// Written into the interval's slot of SLOT_WORDS (`placed` 0), its length
+// to `lengths`; where some interval did not fit its slot, run again
+// (`placed` 1, dispatched by jpeg_scan.comp) to write each at the place the
+// scan of the lengths gave it.
 layout(local_size_x = 64) in;
 layout(std430, binding = 0) readonly buffer Coefficients { uint coef[]; };
 layout(std430, binding = 6) readonly buffer Masks { uint masks[]; };
@@ -24,21 +26,22 @@ layout(std430, binding = 6) readonly buffer Masks { uint masks[]; };
 layout(std430, binding = 1) readonly buffer Codes { uint codes[]; };
 layout(std430, binding = 2) buffer Lengths { uint lengths[]; };
 // jpeg_scan.comp's: the total, whether it fits, each interval's place.
-layout(std430, binding = 3) readonly buffer Places { uint total; uint fits; uint pad0; uint pad1; uint places[]; };
+layout(std430, binding = 3) readonly buffer Places { uint total; uint fits; uint slotted; uint pad0; uint places[]; };
+// The slots (`placed` 0), or the bytes in place (1).
 layout(std430, binding = 4) buffer Bytes { uint words[]; };
 layout(location = 0) uniform int mcus;
 layout(location = 1) uniform int interval; // MCUs an interval, at most INTERVAL
 layout(location = 2) uniform int intervals;
-layout(location = 3) uniform int writing;
+layout(location = 3) uniform int placed;
 
 const int INTERVAL = 4;
-// The most bits an interval's blocks take: a DC of 9 + 11 bits, 63 ACs of
-// 16 + 10 (under 65,536: a place fits 16 bits).
-const int BIT_WORDS = (INTERVAL * 6 * (20 + 63 * 26) + 31) / 32 + 1;
+const uint SLOT_WORDS = 256u; // jpeg_gl.c's SLOT_BYTES / 4
+const uint WINDOW_WORDS = 128u, WINDOW_BITS = WINDOW_WORDS * 32u, WINDOW_BYTES = WINDOW_WORDS * 4u;
 
-shared uint bits[BIT_WORDS];  // the interval's bits, first bit the top of word 0
+shared uint bits[WINDOW_WORDS]; // a window of the interval's bits, first bit the top of word 0
 shared uint scan[64];
-// Each coefficient's bits (block-major): length, then place; 16 bits each.
+// Each coefficient's bits (block-major): length, then place; 16 bits each
+// (an interval's blocks take at most 24 x 1,658 bits: under 65,536).
 shared uint places_of[INTERVAL * 6 * 32];
 // The interval's coefficients and masks, read at once: each read from
 // memory where it is needed waits its own latency, one after another.
@@ -64,27 +67,29 @@ uint scan_before(uint v, out uint sum)
     return before;
 }
 
-// `length` bits of `value` (at most 16) at bit `at` of the interval.
-void put(uint value, uint length, uint at)
+// `length` bits of `value` (at most 16) at bit `at` of the interval: the
+// part of them in the window that starts at bit `lo` (a word's first).
+void put(uint value, uint length, uint at, uint lo)
 {
-    if (length == 0u)
+    if (length == 0u || at + length <= lo || at >= lo + WINDOW_BITS)
         return;
     value &= (1u << length) - 1u;
-    uint w = at >> 5, used = at & 31u;
+    uint w = at >> 5, used = at & 31u, first = lo >> 5;
     if (used + length <= 32u) {
-        atomicOr(bits[w], value << (32u - used - length));
+        atomicOr(bits[w - first], value << (32u - used - length));
     } else {
         uint rest = used + length - 32u;
-        atomicOr(bits[w], value >> rest);
-        atomicOr(bits[w + 1u], value << (32u - rest));
+        if (w >= first)
+            atomicOr(bits[w - first], value >> rest);
+        if (w + 1u < first + WINDOW_WORDS)
+            atomicOr(bits[w + 1u - first], value << (32u - rest));
     }
 }
 
-// What coefficient t of the interval's block `b` adds:
-// `zrl` runs of 16 zeros (ZRL, `zrl_code`), a code `c` (code | length <<
-// 16), and `size` bits of `value`. Its length in bits.
-uint piece(int b, out uint zrl_code, out uint zrl, out uint c, out uint value,
-           out uint size)
+// What coefficient t of the interval's block `b` adds: `zrl` runs of 16
+// zeros (ZRL, `zrl_code`), a code `c` (code | length << 16), and `size`
+// bits of `value`. Its length in bits.
+uint piece(int b, out uint zrl_code, out uint zrl, out uint c, out uint value, out uint size)
 {
     int kind = b % 6; // Y00 Y10 Y01 Y11 Cb Cr
     uint table = kind < 4 ? 0u : 272u;
@@ -124,6 +129,7 @@ uint half_at(uint e)
     return (places_of[e >> 1] >> (16u * (e & 1u))) & 0xffffu;
 }
 
+// Byte j of the window.
 uint byte_at(uint j)
 {
     return (bits[j >> 2] >> (24u - 8u * (j & 3u))) & 0xffu;
@@ -133,10 +139,6 @@ void main()
 {
     t = gl_LocalInvocationIndex;
     int i = int(gl_WorkGroupID.x);
-    if (writing != 0 && fits == 0u)
-        return; // the whole group: the picture does not fit
-    for (uint c = t; c < uint(BIT_WORDS); c += 64u)
-        bits[c] = 0u;
     for (uint c = t; c < uint(INTERVAL * 6 * 32); c += 64u)
         places_of[c] = 0u;
     int first = i * interval, blocks = (min(first + interval, mcus) - first) * 6;
@@ -163,56 +165,59 @@ void main()
         places_of[(from + k) >> 1] = place | (place + first_length) << 16;
         place += first_length + second;
     }
-    barrier();
-    for (int b = 0; b < blocks; b++) {
-        piece(b, zrl_code, zrl, c, value, size);
-        place = half_at(uint(b * 64) + t);
-        for (uint z = 0u; z < zrl; z++) {
-            put(zrl_code & 0xffffu, zrl_code >> 16, place);
-            place += zrl_code >> 16;
-        }
-        put(c & 0xffffu, c >> 16, place);
-        put(value, size, place + (c >> 16));
-    }
-    // 1 bits to the byte's end.
-    uint pad = (8u - (at & 7u)) & 7u;
-    if (t == 0u)
-        put((1u << pad) - 1u, pad, at);
-    barrier();
+    uint pad = (8u - (at & 7u)) & 7u; // 1 bits to the byte's end
     uint bytes = (at + pad) >> 3;
-    // Each invocation a run of the bytes: its 0xFF count, scanned.
-    uint run = (bytes + 63u) / 64u, to;
-    from = min(t * run, bytes);
-    to = min(from + run, bytes);
-    uint ff = 0u;
-    for (uint j = from; j < to; j++)
-        ff += byte_at(j) == 0xffu ? 1u : 0u;
-    uint ff_total;
-    uint ff_before = scan_before(ff, ff_total);
-    uint stuffed = bytes + ff_total;
-    uint fill = (4u - ((stuffed + 2u) & 3u)) & 3u;
-    uint length = stuffed + fill + 2u;
-    if (writing == 0) {
-        if (t == 0u)
-            lengths[i] = length;
-        return;
-    }
-    // The interval's words zeroed, then each byte ORed into its place.
-    uint base = places[i] >> 2;
-    for (uint w = t; w < length >> 2; w += 64u)
+    // Where the bytes go, how many may, and those words zeroed first (at
+    // most twice the bytes, and the end: fill and marker).
+    uint base = placed != 0 ? places[i] >> 2 : uint(i) * SLOT_WORDS;
+    uint limit = placed != 0 ? lengths[i] : SLOT_WORDS * 4u;
+    for (uint w = t; w < min((2u * bytes + 8u) >> 2, limit >> 2); w += 64u)
         words[base + w] = 0u;
     memoryBarrierBuffer();
     barrier();
-    uint o = from + ff_before;
-    for (uint j = from; j < to; j++) {
-        uint b = byte_at(j);
-        atomicOr(words[base + (o >> 2)], b << (8u * (o & 3u)));
-        o += b == 0xffu ? 2u : 1u; // a stuffed 0 after 0xFF
+    uint ff_so_far = 0u;
+    for (uint lo = 0u; lo < bytes; lo += WINDOW_BYTES) {
+        for (uint w = t; w < WINDOW_WORDS; w += 64u)
+            bits[w] = 0u;
+        barrier();
+        for (int b = 0; b < blocks; b++) {
+            piece(b, zrl_code, zrl, c, value, size);
+            place = half_at(uint(b * 64) + t);
+            for (uint z = 0u; z < zrl; z++) {
+                put(zrl_code & 0xffffu, zrl_code >> 16, place, lo * 8u);
+                place += zrl_code >> 16;
+            }
+            put(c & 0xffffu, c >> 16, place, lo * 8u);
+            put(value, size, place + (c >> 16), lo * 8u);
+        }
+        if (t == 0u)
+            put((1u << pad) - 1u, pad, at, lo * 8u);
+        barrier();
+        // Each invocation a run of the window's bytes: its 0xFF count, scanned.
+        uint n = min(WINDOW_BYTES, bytes - lo), run = (n + 63u) / 64u;
+        uint j0 = min(t * run, n), j1 = min(j0 + run, n), ff = 0u, ff_window;
+        for (uint j = j0; j < j1; j++)
+            ff += byte_at(j) == 0xffu ? 1u : 0u;
+        uint o = lo + j0 + ff_so_far + scan_before(ff, ff_window);
+        for (uint j = j0; j < j1; j++) {
+            uint b = byte_at(j);
+            if (o < limit)
+                atomicOr(words[base + (o >> 2)], b << (8u * (o & 3u)));
+            o += b == 0xffu ? 2u : 1u; // a stuffed 0 after 0xFF
+        }
+        ff_so_far += ff_window;
+        barrier(); // the window's bytes read before the next is made
     }
+    uint stuffed = bytes + ff_so_far;
+    uint fill = (4u - ((stuffed + 2u) & 3u)) & 3u;
     if (t == 0u) {
         for (uint f = 0u; f < fill + 1u; f++, stuffed++)
-            atomicOr(words[base + (stuffed >> 2)], 0xffu << (8u * (stuffed & 3u)));
+            if (stuffed < limit)
+                atomicOr(words[base + (stuffed >> 2)], 0xffu << (8u * (stuffed & 3u)));
         uint marker = i + 1 < intervals ? 0xd0u + uint(i & 7) : 0xd9u;
-        atomicOr(words[base + (stuffed >> 2)], marker << (8u * (stuffed & 3u)));
+        if (stuffed < limit)
+            atomicOr(words[base + (stuffed >> 2)], marker << (8u * (stuffed & 3u)));
+        if (placed == 0)
+            lengths[i] = stuffed + 1u;
     }
 }

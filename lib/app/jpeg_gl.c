@@ -7,9 +7,11 @@
  *
  *   jpeg_dct.comp      an MCU a work group: colour, DCT, quantization
  *   jpeg_huffman.comp  a restart interval (INTERVAL MCUs) a work group, a
- *                      block's 64 coefficients at once: counting bytes,
- *                      then (after the scan) writing them
- *   jpeg_scan.comp     each interval's place: a scan of the lengths
+ *                      block's 64 coefficients at once, into a slot of
+ *                      SLOT_BYTES of its own
+ *   jpeg_scan.comp     each interval's place: a scan of the lengths; where
+ *                      one overflowed its slot, jpeg_huffman.comp again
+ *                      (an indirect dispatch), writing each in place
  *   jpeg_copy.comp     the bytes into the job's buffer in host memory
  *
  * The quantization and Huffman tables are libjpeg-turbo's: a 16 x 16
@@ -41,7 +43,9 @@ enum {
     CODES = 2 * 272,   /* jpeg_huffman.comp's table: DC at 0, AC at 16, chroma at 272 */
     HEADER_WORDS = 16, /* jpeg_copy.comp's header before the data */
     QUALITIES = 8,     /* tables kept for this many qualities */
-    BINDINGS = 7,      /* storage buffer bindings the shaders use: 0-6 */
+    SLOT_BYTES = 1024, /* an interval's slot (jpeg_huffman.comp's SLOT_WORDS * 4):
+                        * 14 times the mean at 3840x2160, quality 85 */
+    BINDINGS = 8,      /* storage buffer bindings the shaders use: 0-7 */
 };
 
 /* What libjpeg-turbo's JPEG at one quality gives: its markers before the
@@ -58,8 +62,9 @@ typedef struct tables {
 struct cugl__jpeg_gl {
     GLuint dct, huffman, scan, copy; /* programs */
     GLuint codes;                    /* Huffman codes, `CODES` words */
-    GLuint coef, masks, lengths, places, bytes; /* the passes' memory, grown as needed */
-    size_t coef_size, masks_size, lengths_size, places_size, bytes_size;
+    /* the passes' memory, grown as needed */
+    GLuint coef, masks, lengths, places, slots, dispatch, bytes;
+    size_t coef_size, masks_size, lengths_size, places_size, slots_size, dispatch_size, bytes_size;
     int zigzag[64]; /* natural index -> zig-zag index */
     tables q[QUALITIES];
     int next; /* the entry `q` replaces next */
@@ -212,8 +217,9 @@ void cugl__jpeg_gl_close(cugl__jpeg_gl *e)
     for (int i = 0; i < 4; i++)
         if (programs[i])
             glDeleteProgram(programs[i]);
-    GLuint buffers[] = {e->codes, e->coef, e->masks, e->lengths, e->places, e->bytes};
-    glDeleteBuffers(6, buffers); /* 0s are ignored */
+    GLuint buffers[] = {e->codes,  e->coef,     e->masks, e->lengths,
+                        e->places, e->slots, e->dispatch, e->bytes};
+    glDeleteBuffers(8, buffers); /* 0s are ignored */
     free(e);
 }
 
@@ -310,7 +316,7 @@ static void make_header(cugl__jpeg_gl_out *out, const tables *t, int width, int 
 
 /* The bindings encode() uses, to put back. */
 typedef struct bindings {
-    GLint program, texture, active;
+    GLint program, texture, active, indirect;
     GLint storage[BINDINGS];
 } bindings;
 
@@ -321,6 +327,7 @@ static void save(bindings *b)
     glActiveTexture(GL_TEXTURE0);
     glGetIntegerv(GL_TEXTURE_BINDING_2D, &b->texture);
     glActiveTexture((GLenum)b->active);
+    glGetIntegerv(GL_DISPATCH_INDIRECT_BUFFER_BINDING, &b->indirect);
     for (GLuint i = 0; i < BINDINGS; i++)
         glGetIntegeri_v(GL_SHADER_STORAGE_BUFFER_BINDING, i, &b->storage[i]);
 }
@@ -329,6 +336,7 @@ static void restore(const bindings *b)
 {
     glUseProgram((GLuint)b->program);
     glBindTextureUnit(0, (GLuint)b->texture);
+    glBindBuffer(GL_DISPATCH_INDIRECT_BUFFER, (GLuint)b->indirect);
     for (GLuint i = 0; i < BINDINGS; i++)
         glBindBufferBase(GL_SHADER_STORAGE_BUFFER, i, (GLuint)b->storage[i]);
 }
@@ -345,8 +353,13 @@ bool cugl__jpeg_gl_encode(cugl__jpeg_gl *e, cugl__jpeg_gl_out *out, GLuint textu
     const tables *t = tables_of(e, quality, why, why_size);
     if (!t)
         return false;
-    int mcus_x = (width + 15) / 16, mcus = mcus_x * ((height + 15) / 16);
+    int mcus_x = (width + 15) / 16, mcus_y = (height + 15) / 16, mcus = mcus_x * mcus_y;
     int intervals = (mcus + INTERVAL - 1) / INTERVAL;
+    if (intervals > 65535) { /* a dispatch's work groups, at least as GL has them */
+        snprintf(why, why_size, "a JPEG of %d x %d: over 65,535 restart intervals of %d MCUs",
+                 width, height, INTERVAL);
+        return false;
+    }
     /* 12 bits a pixel, or twice what overflowed. */
     size_t capacity = (size_t)width * (size_t)height * 3 / 2 + (size_t)intervals * 8;
     if (out->overflowed)
@@ -365,6 +378,8 @@ bool cugl__jpeg_gl_encode(cugl__jpeg_gl *e, cugl__jpeg_gl_out *out, GLuint textu
     grow(&e->masks, &e->masks_size, (size_t)mcus * 12 * 4);
     grow(&e->lengths, &e->lengths_size, (size_t)intervals * 4);
     grow(&e->places, &e->places_size, (size_t)(4 + intervals) * 4);
+    grow(&e->slots, &e->slots_size, (size_t)intervals * SLOT_BYTES);
+    grow(&e->dispatch, &e->dispatch_size, 3 * 4);
     grow(&e->bytes, &e->bytes_size, out->capacity);
     make_header(out, t, width, height);
     out->width = width;
@@ -381,39 +396,45 @@ bool cugl__jpeg_gl_encode(cugl__jpeg_gl *e, cugl__jpeg_gl_out *out, GLuint textu
     glBindTextureUnit(0, texture);
     glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 0, e->coef);
     glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 6, e->masks);
-    glDispatchCompute((GLuint)mcus, 1, 1);
+    glDispatchCompute((GLuint)mcus_x, (GLuint)mcus_y, 1);
     glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);
     glQueryCounter(out->queries[1], GL_TIMESTAMP);
-    /* Lengths, places, bytes. */
+    /* Each interval into its slot, a work group each. */
     glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 1, e->codes);
     glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 2, e->lengths);
     glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 3, e->places);
-    glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 4, e->bytes);
+    glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 4, e->slots);
+    glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 7, e->dispatch);
     glProgramUniform1i(e->huffman, 0, mcus);
     glProgramUniform1i(e->huffman, 1, INTERVAL);
     glProgramUniform1i(e->huffman, 2, intervals);
-    GLuint groups = (GLuint)intervals; /* a work group an interval */
-    glUseProgram(e->huffman);
     glProgramUniform1i(e->huffman, 3, 0);
-    glDispatchCompute(groups, 1, 1);
+    glUseProgram(e->huffman);
+    glDispatchCompute((GLuint)intervals, 1, 1);
     glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);
     glQueryCounter(out->queries[2], GL_TIMESTAMP);
+    /* Their places, and whether they all fit their slots. */
     glUseProgram(e->scan);
     glProgramUniform1i(e->scan, 2, intervals);
     glProgramUniform1ui(e->scan, 4, (GLuint)out->capacity);
+    glProgramUniform1ui(e->scan, 5, SLOT_BYTES);
     glDispatchCompute(1, 1, 1);
-    glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);
+    glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT | GL_COMMAND_BARRIER_BIT);
     glQueryCounter(out->queries[3], GL_TIMESTAMP);
+    /* Where one did not: all again, in place (no work groups otherwise). */
     glUseProgram(e->huffman);
     glProgramUniform1i(e->huffman, 3, 1);
-    glDispatchCompute(groups, 1, 1);
+    glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 4, e->bytes);
+    glBindBuffer(GL_DISPATCH_INDIRECT_BUFFER, e->dispatch);
+    glDispatchComputeIndirect(0);
     glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);
     glQueryCounter(out->queries[4], GL_TIMESTAMP);
     /* Into host memory. */
     glUseProgram(e->copy);
+    glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 4, e->slots);
     glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 5, out->buffer);
-    size_t copy_groups = out->capacity / 4 / 256 / 4 + 1;
-    glDispatchCompute((GLuint)(copy_groups < 512 ? copy_groups : 512), 1, 1);
+    glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 6, e->bytes);
+    glDispatchCompute((GLuint)intervals, 1, 1);
     glMemoryBarrier(GL_CLIENT_MAPPED_BUFFER_BARRIER_BIT);
     glQueryCounter(out->queries[5], GL_TIMESTAMP);
     restore(&saved);

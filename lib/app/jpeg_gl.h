@@ -16,7 +16,8 @@
 
 typedef struct cugl__jpeg_gl cugl__jpeg_gl;
 
-/* Its passes: coefficients, counting, placing, writing, copying out. */
+/* Its passes: coefficients, coding into slots, placing, coding in place
+ * (where a slot overflowed), copying out. */
 enum { JPEG_GL_PASSES = 5 };
 
 /* Where one encode's JPEG lands: a buffer in host memory, mapped, that the
@@ -40,7 +41,8 @@ void cugl__jpeg_gl_close(cugl__jpeg_gl *e);
 /* The RGBA8 texture `texture`'s texels (0, 0) to (width, height), row 0 the
  * picture's top, to a 4:2:0 JPEG at `quality` (1-100) in `out`: queued on
  * GL, not waited for (the caller fences it). The program, texture unit 0
- * and storage buffer bindings 0-6 are put back.
+ * storage buffer bindings 0-7 and the indirect dispatch buffer binding are
+ * put back.
  * False with `why` on failure. */
 bool cugl__jpeg_gl_encode(cugl__jpeg_gl *e, cugl__jpeg_gl_out *out, GLuint texture, int width,
                           int height, int quality, char *why, size_t why_size);
