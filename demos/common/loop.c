@@ -243,8 +243,14 @@ static int run_frames(demo *d, const demo_callbacks *cb, void *user)
         if (d->opt.record && d->width > 0 && d->height > 0 && record_frame(d) != CUGL_OK)
             return demo_fail(d, "--record: cannot write the frame");
 #if CUGL_APP_HAS_SERVE
-        if (d->server)
+        if (d->server) {
+            /* Timed as the phase --mpi's exchange takes where there is none. */
+            if (!d->mpi)
+                demo_phase_begin(d, DEMO_PHASE_EXCHANGE, "serve", false);
             demo__serve_frame(d);
+            if (!d->mpi)
+                demo_phase_end(d, DEMO_PHASE_EXCHANGE);
+        }
 #endif
         if (d->keeps_last && d->frame == d->frames - 1) {
             if (d->screenshot && write_screenshot(d) != CUGL_OK)
