@@ -10,7 +10,7 @@
 // mask of each block's coefficients that are not zero (bit k of its two
 // words: zig-zag place k), which the coding pass walks instead of all 64.
 layout(local_size_x = 64) in;
-layout(binding = 0) uniform sampler2D image; // rows top first
+layout(binding = 0) uniform sampler2D image; // rows top first, or bottom first where `flip`
 layout(std430, binding = 0) writeonly buffer Coefficients { uint coef[]; };
 layout(std430, binding = 6) writeonly buffer Masks { uint masks[]; };
 layout(location = 0) uniform ivec2 size;     // the picture's, in texels
@@ -20,6 +20,7 @@ layout(location = 1) uniform int mcus_x;     // MCUs a row
 // zig-zag order.
 layout(location = 2) uniform float quantizer[128];
 layout(location = 130) uniform int zigzag[64];
+layout(location = 194) uniform bool flip;
 
 shared float samples[6][64];
 shared float rows[6][64];
@@ -46,7 +47,8 @@ void main()
     for (int dy = 0; dy < 2; dy++) {
         for (int dx = 0; dx < 2; dx++) {
             ivec2 p = ivec2(2 * x + dx, 2 * y + dy);
-            vec3 c = texelFetch(image, min(origin + p, size - 1), 0).rgb * 255.0;
+            ivec2 at = min(origin + p, size - 1);
+            vec3 c = texelFetch(image, flip ? ivec2(at.x, size.y - 1 - at.y) : at, 0).rgb * 255.0;
             int block = (p.x >> 3) + 2 * (p.y >> 3);
             samples[block][(p.y & 7) * 8 + (p.x & 7)] =
                 dot(c, vec3(0.299, 0.587, 0.114)) - 128.0;

@@ -342,7 +342,7 @@ static void restore(const bindings *b)
 }
 
 bool cugl__jpeg_gl_encode(cugl__jpeg_gl *e, cugl__jpeg_gl_out *out, GLuint texture, int width,
-                          int height, int quality, char *why, size_t why_size)
+                          int height, bool bottom_up, int quality, char *why, size_t why_size)
 {
     if (width < 1 || height < 1 || width > 65535 || height > 65535 || quality < 1 ||
         quality > 100) {
@@ -397,6 +397,7 @@ bool cugl__jpeg_gl_encode(cugl__jpeg_gl *e, cugl__jpeg_gl_out *out, GLuint textu
     glUseProgram(e->dct);
     glProgramUniform2i(e->dct, 0, width, height);
     glProgramUniform1i(e->dct, 1, mcus_x);
+    glProgramUniform1i(e->dct, 194, bottom_up);
     glProgramUniform1fv(e->dct, 2, 128, t->quantizer);
     glBindTextureUnit(0, texture);
     glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 0, e->coef);

@@ -39,13 +39,14 @@ cugl__jpeg_gl *cugl__jpeg_gl_open(char *why, size_t why_size);
 void cugl__jpeg_gl_close(cugl__jpeg_gl *e);
 
 /* The RGBA8 texture `texture`'s texels (0, 0) to (width, height), row 0 the
- * picture's top, to a 4:2:0 JPEG at `quality` (1-100) in `out`: queued on
+ * picture's top (its bottom where `bottom_up`, as GL draws), to a 4:2:0
+ * JPEG at `quality` (1-100) in `out`: queued on
  * GL, not waited for (the caller fences it). The program, texture unit 0
  * storage buffer bindings 0-7 and the indirect dispatch buffer binding are
  * put back.
  * False with `why` on failure. */
 bool cugl__jpeg_gl_encode(cugl__jpeg_gl *e, cugl__jpeg_gl_out *out, GLuint texture, int width,
-                          int height, int quality, char *why, size_t why_size);
+                          int height, bool bottom_up, int quality, char *why, size_t why_size);
 
 /* The GPU's time for `out`'s encode, ms, and where `pass_ms`, each pass's;
  * once its fence has passed (GL's context current). */

@@ -558,6 +558,31 @@ int cugl__gpu_jpeg_free_job(cugl__gpu_jpeg *g, int width, int height, bool hash)
     return fits >= 0 ? fits : first;
 }
 
+/* Framebuffer `from`'s colour: a 2-D RGBA8 texture of at least w x h (a
+ * headless context's), read as it is, with no blit; else 0. */
+static GLuint color_texture(GLuint from, int w, int h)
+{
+    GLint type = 0, name = 0, level = -1, target = 0, format = 0, tw = 0, th = 0, samples = 0;
+    if (!from)
+        return 0; /* a window's: no texture */
+    glGetNamedFramebufferAttachmentParameteriv(from, GL_COLOR_ATTACHMENT0,
+                                               GL_FRAMEBUFFER_ATTACHMENT_OBJECT_TYPE, &type);
+    if (type != GL_TEXTURE)
+        return 0;
+    glGetNamedFramebufferAttachmentParameteriv(from, GL_COLOR_ATTACHMENT0,
+                                               GL_FRAMEBUFFER_ATTACHMENT_OBJECT_NAME, &name);
+    glGetNamedFramebufferAttachmentParameteriv(from, GL_COLOR_ATTACHMENT0,
+                                               GL_FRAMEBUFFER_ATTACHMENT_TEXTURE_LEVEL, &level);
+    glGetTextureParameteriv((GLuint)name, GL_TEXTURE_TARGET, &target);
+    glGetTextureLevelParameteriv((GLuint)name, 0, GL_TEXTURE_INTERNAL_FORMAT, &format);
+    glGetTextureLevelParameteriv((GLuint)name, 0, GL_TEXTURE_WIDTH, &tw);
+    glGetTextureLevelParameteriv((GLuint)name, 0, GL_TEXTURE_HEIGHT, &th);
+    glGetTextureLevelParameteriv((GLuint)name, 0, GL_TEXTURE_SAMPLES, &samples);
+    bool plain = level == 0 && target == GL_TEXTURE_2D && format == GL_RGBA8 && samples == 0 &&
+                 tw >= w && th >= h;
+    return plain ? (GLuint)name : 0;
+}
+
 /* The frame into job `j`'s framebuffer, flipped (rows top first, as JPEG
  * has them) and scaled in one blit. */
 static void blit_in(job *j, GLuint from, int width, int height, int scale)
@@ -592,14 +617,22 @@ cugl_status cugl__gpu_jpeg_start(cugl__gpu_jpeg *g, int index, GLuint from, int 
                                  int scale, int quality, const char *who)
 {
     job *j = &g->jobs[index];
-    CUGL__TRY(job_size(g, j, width / scale, height / scale, !g->gl, who));
     j->hashing = false;
     j->quality = quality;
-    blit_in(j, from, width, height, scale);
+    /* GL's encoder reads a full-size frame where it is, GL's rows and all:
+     * a 4K blit cost a served program more than the encode. */
+    GLuint direct = g->gl && scale == 1 ? color_texture(from, width, height) : 0;
+    if (direct) {
+        j->width = width;
+        j->height = height;
+    } else {
+        CUGL__TRY(job_size(g, j, width / scale, height / scale, !g->gl, who));
+        blit_in(j, from, width, height, scale);
+    }
     if (g->gl) { /* GL's encoder, on the GPU, into host memory */
         char why[256];
-        if (!cugl__jpeg_gl_encode(g->gl, &j->out, j->tex, j->width, j->height, quality, why,
-                                  sizeof why))
+        if (!cugl__jpeg_gl_encode(g->gl, &j->out, direct ? direct : j->tex, j->width, j->height,
+                                  direct != 0, quality, why, sizeof why))
             return cugl__fail(CUGL_ERROR_GL, who, "%s", why);
         return fence_job(g, index, who, "GL's JPEG encode");
     }
@@ -615,7 +648,16 @@ cugl_status cugl__gpu_jpeg_start_hash(cugl__gpu_jpeg *g, int index, GLuint from,
                                       int height, const char *who)
 {
     job *j = &g->jobs[index];
-    CUGL__TRY(job_size(g, j, width / 2, height / 2, false, who));
+    /* The frame where it is, every texel, where it is a texture; else
+     * every texel is in one of the half size's (a linear filter at half
+     * size averages each 2 x 2 block). */
+    GLuint direct = color_texture(from, width, height);
+    if (direct) {
+        j->width = width;
+        j->height = height;
+    } else {
+        CUGL__TRY(job_size(g, j, width / 2, height / 2, false, who));
+    }
     j->hashing = true;
     if (!g->hash_program)
         CUGL__TRY(cugl_app_compute_program(&g->hash_program, "frame_hash",
@@ -636,10 +678,9 @@ cugl_status cugl__gpu_jpeg_start_hash(cugl__gpu_jpeg *g, int index, GLuint from,
                        : CUGL_ERROR_GL;
         }
     }
-    /* Every texel of the frame is in one of the half size's (a linear
-     * filter at half size averages each 2 x 2 block). The caller's
-     * program, texture unit 0 and storage buffer 0 are kept. */
-    blit_in(j, from, width, height, 2);
+    /* The caller's program, texture unit 0 and storage buffer 0 are kept. */
+    if (!direct)
+        blit_in(j, from, width, height, 2);
     GLint program = 0, texture = 0, active = 0, storage = 0;
     glGetIntegerv(GL_CURRENT_PROGRAM, &program);
     glGetIntegerv(GL_ACTIVE_TEXTURE, &active);
@@ -651,7 +692,7 @@ cugl_status cugl__gpu_jpeg_start_hash(cugl__gpu_jpeg *g, int index, GLuint from,
     glClearNamedBufferSubData(j->hash_buf, GL_R32UI, 0, 2 * sizeof(uint32_t), GL_RED_INTEGER,
                               GL_UNSIGNED_INT, &zero);
     glUseProgram(g->hash_program);
-    glBindTextureUnit(0, j->tex);
+    glBindTextureUnit(0, direct ? direct : j->tex);
     glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 0, j->hash_buf);
     glUniform2i(0, j->width, j->height);
     glDispatchCompute(((GLuint)j->width + 15) / 16, ((GLuint)j->height + 15) / 16, 1);

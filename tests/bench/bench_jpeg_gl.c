@@ -114,7 +114,7 @@ static int run(cugl__jpeg_gl *e, int w, int h)
         if (i == WARM)
             start = now_ms();
         if (i < RUNS) {
-            if (!cugl__jpeg_gl_encode(e, &out[k], tex, w, h, QUALITY, why, sizeof why)) {
+            if (!cugl__jpeg_gl_encode(e, &out[k], tex, w, h, false, QUALITY, why, sizeof why)) {
                 fprintf(stderr, "bench_jpeg_gl: %s\n", why);
                 return 1;
             }

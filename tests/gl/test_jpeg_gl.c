@@ -4,7 +4,8 @@
  * libjpeg-turbo against the picture and against libjpeg-turbo's own JPEG
  * of it (quality and size within a margin) for sizes that are and are not
  * whole MCUs and several qualities; the markers (a restart interval of 4
- * MCUs, a restart marker between intervals, in order); a JPEG that does
+ * MCUs, a restart marker between intervals, in order); a texture read
+ * bottom up (GL's rows) giving the same bytes as its rows top first; a JPEG that does
  * not fit its room, and the next with twice the room, its intervals too
  * long for their slots and written in place; the caller's GL bindings
  * kept; arguments out of range refused.
@@ -49,11 +50,11 @@ static GLuint texture_of(const uint8_t *rgba, int w, int h)
 }
 
 /* Encode and wait: the JPEG (malloc'ed) or NULL, *overflowed said. */
-static unsigned char *encode(cugl__jpeg_gl_out *out, GLuint tex, int w, int h, int quality,
-                             size_t *size, double *ms, bool *overflowed)
+static unsigned char *encode_as(cugl__jpeg_gl_out *out, GLuint tex, int w, int h, bool bottom_up,
+                                int quality, size_t *size, double *ms, bool *overflowed)
 {
     char why[256] = "";
-    if (!cugl__jpeg_gl_encode(enc, out, tex, w, h, quality, why, sizeof why))
+    if (!cugl__jpeg_gl_encode(enc, out, tex, w, h, bottom_up, quality, why, sizeof why))
         fail_msg("encode of %d x %d at %d: %s", w, h, quality, why);
     GLsync fence = glFenceSync(GL_SYNC_GPU_COMMANDS_COMPLETE, 0);
     assert_int_not_equal(glClientWaitSync(fence, GL_SYNC_FLUSH_COMMANDS_BIT, 30000000000ull),
@@ -70,6 +71,12 @@ static unsigned char *encode(cugl__jpeg_gl_out *out, GLuint tex, int w, int h, i
     print_message("#   passes (DCT, code, place, code in place, copy): %.3f %.3f %.3f %.3f %.3f ms\n",
                   pass[0], pass[1], pass[2], pass[3], pass[4]);
     return cugl__jpeg_gl_collect(out, size, overflowed);
+}
+
+static unsigned char *encode(cugl__jpeg_gl_out *out, GLuint tex, int w, int h, int quality,
+                             size_t *size, double *ms, bool *overflowed)
+{
+    return encode_as(out, tex, w, h, false, quality, size, ms, overflowed);
 }
 
 /* PSNR of the decoded RGB against the picture's RGB, dB. */
@@ -194,6 +201,36 @@ static void like_libjpeg_turbo(void **state)
     assert_int_equal(glGetError(), GL_NO_ERROR);
 }
 
+/* A texture with GL's rows (bottom first), read bottom up: the same JPEG,
+ * byte for byte, as the picture's rows top first. */
+static void bottom_up_is_the_same_jpeg(void **state)
+{
+    (void)state;
+    int w = 200, h = 117;
+    uint8_t *rgba = picture(w, h, 6), *flipped = malloc((size_t)w * h * 4);
+    for (int y = 0; y < h; y++)
+        memcpy(flipped + (size_t)y * w * 4, rgba + (size_t)(h - 1 - y) * w * 4, (size_t)w * 4);
+    GLuint tex = texture_of(rgba, w, h), gl_rows = texture_of(flipped, w, h);
+    cugl__jpeg_gl_out a = {0}, b = {0};
+    size_t size_a = 0, size_b = 0;
+    double ms;
+    bool overflowed;
+    unsigned char *top = encode(&a, tex, w, h, 80, &size_a, &ms, &overflowed);
+    unsigned char *bottom = encode_as(&b, gl_rows, w, h, true, 80, &size_b, &ms, &overflowed);
+    assert_non_null(top);
+    assert_non_null(bottom);
+    assert_int_equal(size_a, size_b);
+    assert_memory_equal(top, bottom, size_a);
+    free(top);
+    free(bottom);
+    cugl__jpeg_gl_out_free(&a);
+    cugl__jpeg_gl_out_free(&b);
+    GLuint textures[] = {tex, gl_rows};
+    glDeleteTextures(2, textures);
+    free(flipped);
+    free(rgba);
+}
+
 /* Noise at quality 100 takes over 4 bits a pixel, the first room. */
 static void overflow_doubles_the_room(void **state)
 {
@@ -299,8 +336,8 @@ static void out_of_range_refused(void **state)
                                  {16, 16, 101}};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         why[0] = 0;
-        assert_false(cugl__jpeg_gl_encode(enc, &out, 0, bad[i][0], bad[i][1], bad[i][2], why,
-                                          sizeof why));
+        assert_false(cugl__jpeg_gl_encode(enc, &out, 0, bad[i][0], bad[i][1], false, bad[i][2],
+                                          why, sizeof why));
         assert_non_null(strstr(why, "out of range"));
     }
     assert_int_equal(out.buffer, 0);
@@ -327,6 +364,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(like_libjpeg_turbo, open_encoder, close_encoder),
+        cmocka_unit_test_setup_teardown(bottom_up_is_the_same_jpeg, open_encoder, close_encoder),
         cmocka_unit_test_setup_teardown(overflow_doubles_the_room, open_encoder, close_encoder),
         cmocka_unit_test_setup_teardown(bindings_kept, open_encoder, close_encoder),
         cmocka_unit_test_setup_teardown(out_of_range_refused, open_encoder, close_encoder),
