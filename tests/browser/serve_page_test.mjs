@@ -9,11 +9,14 @@
 //      trip), and its full-window mode gives the picture the window.
 // With --codec video the program sends VP8 (serve_app --codec video), which
 // the page decodes with WebCodecs (the page is from 127.0.0.1: a secure
-// context): the same checks, and the page must say it decoded VP8.
+// context): the same checks, and the page must say it decoded VP8. With
+// --encoder gpu its JPEGs are GL's compute shaders' (serve_app --encoder
+// gpu; llvmpipe's where there is no GPU): restart markers, fill bytes.
 // Exits 77 (skipped) without chromium or puppeteer-core (scripts/bootstrap.sh
 // installs both).
 //
-// usage: node serve_page_test.mjs SERVE_APP [--codec video] [--page-screenshot FILE.png]
+// usage: node serve_page_test.mjs SERVE_APP [--codec video] [--encoder gpu]
+//                                           [--page-screenshot FILE.png]
 import { spawn } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -27,6 +30,7 @@ const [app, ...rest] = process.argv.slice(2);
 const option = (name) => { const i = rest.indexOf(name); return i >= 0 ? rest[i + 1] : null; };
 const pageShot = option("--page-screenshot");
 const codec = option("--codec") || "jpeg";
+const encoder = option("--encoder") || "auto";
 // Mean absolute difference of a channel, in levels: JPEG at quality 85, and
 // VP8 (4:2:0 as well, its rate control's quantizer) a little more.
 const JPEG_TOLERANCE = codec === "video" ? 8 : 6;
@@ -51,7 +55,7 @@ const dir = mkdtempSync(join(tmpdir(), "cugl-browser-"));
 const shot = join(dir, "shot.png");
 let output = "";
 const child = spawn(app, ["--port", "0", "--token", TOKEN, "--size", `${W}x${H}`,
-                          "--screenshot", shot, "--codec", codec],
+                          "--screenshot", shot, "--codec", codec, "--encoder", encoder],
                     { stdio: ["pipe", "pipe", "inherit"] });
 child.stdout.on("data", (d) => { output += d.toString(); });
 const exited = new Promise((resolve) => child.on("exit", (code) => resolve(code)));
