@@ -7,7 +7,10 @@
 // invocations write consecutive words: a write over the bus per 128 bytes.
 layout(local_size_x = 64) in;
 layout(std430, binding = 2) readonly buffer Lengths { uint lengths[]; };
-layout(std430, binding = 3) readonly buffer Places { uint total; uint fits; uint slotted; uint pad0; uint places[]; };
+layout(std430, binding = 3) readonly buffer Places {
+    uint total, fits, slotted, pad0;
+    uint places[];
+};
 layout(std430, binding = 4) readonly buffer Slots { uint slots[]; };
 layout(std430, binding = 5) writeonly buffer Out { uint header[16]; uint out_words[]; };
 layout(std430, binding = 6) readonly buffer Bytes { uint words[]; };

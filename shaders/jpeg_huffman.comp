@@ -28,7 +28,10 @@ layout(std430, binding = 6) readonly buffer Masks { uint masks[]; };
 layout(std430, binding = 1) readonly buffer Codes { uint codes[]; };
 layout(std430, binding = 2) buffer Lengths { uint lengths[]; };
 // jpeg_scan.comp's: the total, whether it fits, each interval's place.
-layout(std430, binding = 3) readonly buffer Places { uint total; uint fits; uint slotted; uint pad0; uint places[]; };
+layout(std430, binding = 3) readonly buffer Places {
+    uint total, fits, slotted, pad0;
+    uint places[];
+};
 // The slots (`placed` 0), or the bytes in place (1).
 layout(std430, binding = 4) buffer Bytes { uint words[]; };
 layout(location = 0) uniform int mcus;
@@ -108,7 +111,8 @@ uint piece(int b, out uint zrl_code, out uint zrl, out uint c, out uint value, o
         value = uint(diff < 0 ? diff - 1 : diff);
         c = codes[table + size];
     } else if (v != 0) {
-        uvec2 mask = uvec2(masks[uint(first_block + b) * 2u], masks[uint(first_block + b) * 2u + 1u]);
+        uint m = uint(first_block + b) * 2u;
+        uvec2 mask = uvec2(masks[m], masks[m + 1u]);
         // The last coefficient before this one that is not zero (the DC's place if none).
         uvec2 below = t < 32u ? uvec2(mask.x & ((1u << t) - 1u) & ~1u, 0u)
                               : uvec2(mask.x & ~1u, mask.y & ((1u << (t - 32u)) - 1u));

@@ -8,7 +8,10 @@
 // that writes each interval at its place (an indirect dispatch), else none.
 layout(local_size_x = 1024) in;
 layout(std430, binding = 2) readonly buffer Lengths { uint lengths[]; };
-layout(std430, binding = 3) writeonly buffer Places { uint total; uint fits; uint slotted; uint pad0; uint places[]; };
+layout(std430, binding = 3) writeonly buffer Places {
+    uint total, fits, slotted, pad0;
+    uint places[];
+};
 layout(std430, binding = 7) writeonly buffer Dispatch { uint groups[3]; };
 layout(location = 2) uniform int intervals;
 layout(location = 4) uniform uint capacity;   // bytes

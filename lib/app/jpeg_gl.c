@@ -166,9 +166,9 @@ static bool read_tables(tables *t, uint32_t *codes, const int zigzag[64], int qu
         }
         at += 2 + length;
     }
-    if (sos && t->sof_at && quantizers[0] && quantizers[1] && huffman == 15 && sos <= sizeof t->head &&
-        2 + be16(jpeg + sos + 2) <= sizeof t->sos && jpeg[t->sof_at + 9] == 3 &&
-        jpeg[t->sof_at + 11] == 0x22) {
+    if (sos && t->sof_at && quantizers[0] && quantizers[1] && huffman == 15 &&
+        sos <= sizeof t->head && 2 + be16(jpeg + sos + 2) <= sizeof t->sos &&
+        jpeg[t->sof_at + 9] == 3 && jpeg[t->sof_at + 11] == 0x22) {
         memcpy(t->head, jpeg, sos);
         t->head_size = sos;
         t->sos_size = 2 + be16(jpeg + sos + 2);

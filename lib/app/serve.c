@@ -1597,7 +1597,8 @@ CUGL_API cugl_status cugl_app_server_create(cugl_app_server **out, cugl_app_cont
         return cugl__fail(CUGL_ERROR_INVALID_ARGUMENT, __func__,
                           "a window of %d frames; 1 to %d (0: 2)", desc->window,
                           CUGL_APP_SERVE_MAX_WINDOW);
-    if (desc->encoder < CUGL_APP_SERVE_ENCODER_AUTO || desc->encoder > CUGL_APP_SERVE_ENCODER_NVJPEG)
+    if (desc->encoder < CUGL_APP_SERVE_ENCODER_AUTO ||
+        desc->encoder > CUGL_APP_SERVE_ENCODER_NVJPEG)
         return cugl__fail(CUGL_ERROR_INVALID_ARGUMENT, __func__,
                           "encoder %d is not CUGL_APP_SERVE_ENCODER_AUTO, _CPU, _GPU or _NVJPEG",
                           (int)desc->encoder);

@@ -1,26 +1,36 @@
 /*
- * serve_nvjpeg.c - the frame server's JPEG encoder on the GPU (serve.c):
- * NVIDIA's nvJPEG, loaded at run time as libcugl loads libcuda, so neither
- * the build nor a machine without it needs nvJPEG. The raw frame never
- * leaves the GPU: the framebuffer is blitted into a framebuffer of ours
- * (rows flipped to top first, and scaled down by a filter) and read as RGB
- * into CUDA memory that GL imports (cugl/app_shared.h: nothing is mapped,
- * no GL-CUDA hand-over); nvjpegEncodeImage reads it there, and only the
- * JPEG comes back to the host. A hash job (the server's test for a still
- * picture) blits the frame at half size the same way, sums a hash of its
- * texels with a compute shader (shaders/frame_hash.comp) and copies the
- * sums into a mapped GL buffer: GL's work alone, nothing for CUDA or
- * nvJPEG; its fence passed, the hash is read there.
+ * serve_nvjpeg.c - the frame server's JPEG encoders on the GPU (serve.c):
+ * GL compute shaders (jpeg_gl.c), the default where GL runs on a GPU, or
+ * NVIDIA's nvJPEG where asked for, loaded at run time as libcugl loads
+ * libcuda, so neither the build nor a machine without it needs nvJPEG. The
+ * raw frame never leaves the GPU.
  *
- * A job's way: start(), on the render thread, issues the blit and the copy
- * and fences them. Headless on EGL 1.5 the fence is an EGL one and the job
- * goes to the encoder's thread at once, which waits for it; else poll(),
- * at later frames, hands the job over once the GL fence passed. The thread
- * encodes on its own stream, waits for the encode, takes the JPEG out
- * (nvjpegEncodeRetrieveBitstream) and tells the server (done()), which
- * publishes the frame whose jobs are all done. The render thread never
- * waits: nvjpegEncodeImage does (about 1 ms a 4K picture where GL's work
- * shares the GPU), on the thread.
+ *   GL's shaders   read a headless frame where it is (its colour texture,
+ *                  GL's rows bottom first); a window's frame, or one
+ *                  scaled down, is blitted into a framebuffer of ours first
+ *                  (rows flipped, scaled by a filter). The JPEG lands in a
+ *                  mapped buffer in host memory. Nothing runs on CUDA.
+ *   nvJPEG         the frame blitted as above and read as RGB into CUDA
+ *                  memory that GL imports (cugl/app_shared.h: nothing is
+ *                  mapped, no GL-CUDA hand-over); nvjpegEncodeImage reads
+ *                  it there, and only the JPEG comes back to the host.
+ *
+ * A hash job (the server's test for a still picture) sums a hash of every
+ * texel of the frame (of a headless frame where it is; else blitted at half
+ * size, every texel in one of its) with a compute shader
+ * (shaders/frame_hash.comp) and copies the sums into a mapped GL buffer:
+ * GL's work alone; its fence passed, the hash is read there.
+ *
+ * A job's way: start(), on the render thread, queues GL's work and fences
+ * it. For nvJPEG, headless on EGL 1.5, the fence is an EGL one and the job
+ * goes to the encoder's thread at once, which waits for it; else poll(), at
+ * later frames, hands the job over once the GL fence passed (for GL's
+ * shaders reading their timer queries then). The thread copies GL's JPEG
+ * out of host memory, or encodes with nvJPEG on its own stream, waits for
+ * the encode, takes the JPEG out (nvjpegEncodeRetrieveBitstream), and tells
+ * the server (done()), which publishes the frame whose jobs are all done.
+ * The render thread never waits: nvjpegEncodeImage does (about 1 ms a 4K
+ * picture where GL's work shares the GPU), on the thread.
  *
  * The nvJPEG entry points used are declared here, from NVIDIA's documented
  * API (the nvJPEG Library Reference: nvjpegCreateSimple, the encoder

@@ -107,7 +107,8 @@ static int run(cugl__jpeg_gl *e, int w, int h)
             free(jpeg);
             jpeg = cugl__jpeg_gl_collect(&out[k], &size, &overflowed);
             if (!jpeg) {
-                fprintf(stderr, "bench_jpeg_gl: no JPEG (%s)\n", overflowed ? "overflowed" : "memory");
+                fprintf(stderr, "bench_jpeg_gl: no JPEG (%s)\n",
+                        overflowed ? "overflowed" : "memory");
                 return 1;
             }
         }

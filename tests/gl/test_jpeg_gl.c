@@ -68,7 +68,8 @@ static unsigned char *encode_as(cugl__jpeg_gl_out *out, GLuint tex, int w, int h
         sum += pass[i];
     }
     assert_true(fabs(sum - *ms) < 1e-3);
-    print_message("#   passes (DCT, code, place, code in place, copy): %.3f %.3f %.3f %.3f %.3f ms\n",
+    print_message("#   passes (DCT, code, place, code in place, copy): %.3f %.3f %.3f %.3f "
+                  "%.3f ms\n",
                   pass[0], pass[1], pass[2], pass[3], pass[4]);
     return cugl__jpeg_gl_collect(out, size, overflowed);
 }
