@@ -316,7 +316,7 @@ static void make_header(cugl__jpeg_gl_out *out, const tables *t, int width, int 
 
 /* The bindings encode() uses, to put back. */
 typedef struct bindings {
-    GLint program, texture, active, indirect;
+    GLint program, texture, active, indirect, query;
     GLint storage[BINDINGS];
 } bindings;
 
@@ -328,6 +328,7 @@ static void save(bindings *b)
     glGetIntegerv(GL_TEXTURE_BINDING_2D, &b->texture);
     glActiveTexture((GLenum)b->active);
     glGetIntegerv(GL_DISPATCH_INDIRECT_BUFFER_BINDING, &b->indirect);
+    glGetIntegerv(GL_QUERY_BUFFER_BINDING, &b->query);
     for (GLuint i = 0; i < BINDINGS; i++)
         glGetIntegeri_v(GL_SHADER_STORAGE_BUFFER_BINDING, i, &b->storage[i]);
 }
@@ -337,6 +338,7 @@ static void restore(const bindings *b)
     glUseProgram((GLuint)b->program);
     glBindTextureUnit(0, (GLuint)b->texture);
     glBindBuffer(GL_DISPATCH_INDIRECT_BUFFER, (GLuint)b->indirect);
+    glBindBuffer(GL_QUERY_BUFFER, (GLuint)b->query);
     for (GLuint i = 0; i < BINDINGS; i++)
         glBindBufferBase(GL_SHADER_STORAGE_BUFFER, i, (GLuint)b->storage[i]);
 }
@@ -443,6 +445,12 @@ bool cugl__jpeg_gl_encode(cugl__jpeg_gl *e, cugl__jpeg_gl_out *out, GLuint textu
     glDispatchCompute((GLuint)intervals, 1, 1);
     glMemoryBarrier(GL_CLIENT_MAPPED_BUFFER_BARRIER_BIT);
     glQueryCounter(out->queries[5], GL_TIMESTAMP);
+    /* The start and end times into the header (words 4-7), written by the
+     * GPU once it has them: collect() reads them on any thread. */
+    glBindBuffer(GL_QUERY_BUFFER, out->buffer);
+    glGetQueryObjectui64v(out->queries[0], GL_QUERY_RESULT, (GLuint64 *)(uintptr_t)16);
+    glGetQueryObjectui64v(out->queries[JPEG_GL_PASSES], GL_QUERY_RESULT,
+                          (GLuint64 *)(uintptr_t)24);
     restore(&saved);
     GLenum error = glGetError();
     if (error != GL_NO_ERROR) {
@@ -456,16 +464,25 @@ bool cugl__jpeg_gl_encode(cugl__jpeg_gl *e, cugl__jpeg_gl_out *out, GLuint textu
 double cugl__jpeg_gl_gpu_ms(const cugl__jpeg_gl_out *out, double pass_ms[JPEG_GL_PASSES])
 {
     GLuint64 t[JPEG_GL_PASSES + 1] = {0};
+    GLint bound = 0; /* a bound query buffer takes the results, at offsets */
+    glGetIntegerv(GL_QUERY_BUFFER_BINDING, &bound);
+    glBindBuffer(GL_QUERY_BUFFER, 0);
     for (int i = 0; i <= JPEG_GL_PASSES; i++)
         glGetQueryObjectui64v(out->queries[i], GL_QUERY_RESULT, &t[i]);
+    glBindBuffer(GL_QUERY_BUFFER, (GLuint)bound);
     for (int i = 0; pass_ms && i < JPEG_GL_PASSES; i++)
         pass_ms[i] = t[i + 1] > t[i] ? (double)(t[i + 1] - t[i]) / 1e6 : 0;
     return t[JPEG_GL_PASSES] > t[0] ? (double)(t[JPEG_GL_PASSES] - t[0]) / 1e6 : 0;
 }
 
-unsigned char *cugl__jpeg_gl_collect(cugl__jpeg_gl_out *out, size_t *size, bool *overflowed)
+unsigned char *cugl__jpeg_gl_collect(cugl__jpeg_gl_out *out, size_t *size, double *gpu_ms,
+                                     bool *overflowed)
 {
     const uint32_t *m = out->mapped;
+    uint64_t start, end;
+    memcpy(&start, m + 4, 8);
+    memcpy(&end, m + 6, 8);
+    *gpu_ms = end > start ? (double)(end - start) / 1e6 : 0;
     *size = 0;
     *overflowed = false;
     size_t total = m[0];

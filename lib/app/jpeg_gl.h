@@ -42,20 +42,24 @@ void cugl__jpeg_gl_close(cugl__jpeg_gl *e);
  * picture's top (its bottom where `bottom_up`, as GL draws), to a 4:2:0
  * JPEG at `quality` (1-100) in `out`: queued on
  * GL, not waited for (the caller fences it). The program, texture unit 0
- * storage buffer bindings 0-7 and the indirect dispatch buffer binding are
- * put back.
+ * storage buffer bindings 0-7, the indirect dispatch and query buffer
+ * bindings are put back.
  * False with `why` on failure. */
 bool cugl__jpeg_gl_encode(cugl__jpeg_gl *e, cugl__jpeg_gl_out *out, GLuint texture, int width,
                           int height, bool bottom_up, int quality, char *why, size_t why_size);
 
 /* The GPU's time for `out`'s encode, ms, and where `pass_ms`, each pass's;
- * once its fence has passed (GL's context current). */
+ * once its fence has passed (GL's context current; collect gives the
+ * whole on any thread). */
 double cugl__jpeg_gl_gpu_ms(const cugl__jpeg_gl_out *out, double pass_ms[JPEG_GL_PASSES]);
 
-/* The JPEG of `out`'s encode, malloc'ed (`size` bytes); NULL where it did
- * not fit (*overflowed: the next encode into `out` has twice the room) or
- * memory ran out. Host memory only: any thread, once the fence passed. */
-unsigned char *cugl__jpeg_gl_collect(cugl__jpeg_gl_out *out, size_t *size, bool *overflowed);
+/* The JPEG of `out`'s encode, malloc'ed (`size` bytes), and the GPU's time
+ * for it (ms; the GPU wrote its timer queries into the buffer); NULL where
+ * it did not fit (*overflowed: the next encode into `out` has twice the
+ * room) or memory ran out. Host memory only: any thread, once the fence
+ * passed. */
+unsigned char *cugl__jpeg_gl_collect(cugl__jpeg_gl_out *out, size_t *size, double *gpu_ms,
+                                     bool *overflowed);
 
 void cugl__jpeg_gl_out_free(cugl__jpeg_gl_out *out);
 

@@ -22,13 +22,14 @@
  * GL's work alone; its fence passed, the hash is read there.
  *
  * A job's way: start(), on the render thread, queues GL's work and fences
- * it. For nvJPEG, headless on EGL 1.5, the fence is an EGL one and the job
- * goes to the encoder's thread at once, which waits for it; else poll(), at
- * later frames, hands the job over once the GL fence passed (for GL's
- * shaders reading their timer queries then). The thread copies GL's JPEG
- * out of host memory, or encodes with nvJPEG on its own stream, waits for
- * the encode, takes the JPEG out (nvjpegEncodeRetrieveBitstream), and tells
- * the server (done()), which publishes the frame whose jobs are all done.
+ * it. Headless on EGL 1.5 the fence is an EGL one and the job goes to the
+ * encoder's thread at once, which waits for it (a job polled for at the
+ * program's next frames waited 17 ms at 60 a second); else poll(), at
+ * later frames, hands the job over once the GL fence passed. The thread
+ * copies GL's JPEG out of host memory, or encodes with nvJPEG on its own
+ * stream, waits for the encode, takes the JPEG out
+ * (nvjpegEncodeRetrieveBitstream), and tells the server (done()), which
+ * publishes the frame whose jobs are all done.
  * The render thread never waits: nvjpegEncodeImage does (about 1 ms a 4K
  * picture where GL's work shares the GPU), on the thread.
  *
@@ -239,7 +240,7 @@ static cugl_status encode(cugl__gpu_jpeg *g, job *j, const char *who)
     if (g->gl) { /* GL's encoder: the JPEG is in host memory, waiting */
         bool overflowed = false;
         free(j->jpeg);
-        j->jpeg = cugl__jpeg_gl_collect(&j->out, &j->size, &overflowed);
+        j->jpeg = cugl__jpeg_gl_collect(&j->out, &j->size, &j->encode_ms, &overflowed);
         if (!j->jpeg && !overflowed)
             return cugl__fail(CUGL_ERROR_OUT_OF_MEMORY, who, "no memory for a JPEG");
         return CUGL_OK; /* one that overflowed is no frame; the next has more room */
@@ -606,9 +607,7 @@ static void blit_in(job *j, GLuint from, int width, int height, int scale)
 static cugl_status fence_job(cugl__gpu_jpeg *g, int index, const char *who, const char *what)
 {
     job *j = &g->jobs[index];
-    /* GL's encoder's jobs are polled: its GPU time is read from GL once
-     * its fence has passed. */
-    cugl__app_copy_fence(g->gl ? EGL_NO_DISPLAY : g->egl_display, &j->egl_fence, &j->fence);
+    cugl__app_copy_fence(g->egl_display, &j->egl_fence, &j->fence);
     cugl_status st = cugl_app_check_gl(who, what);
     if (st != CUGL_OK) { /* the job stays idle: no fence of work that failed */
         cugl__app_copy_fence_drop(g->egl_display, &j->egl_fence, &j->fence);
@@ -729,8 +728,6 @@ cugl_status cugl__gpu_jpeg_poll(cugl__gpu_jpeg *g, int index, const char *who)
             read_hash(j);
             j->phase = JOB_DONE;
         } else {
-            if (g->gl) /* its timer queries are done with the rest */
-                j->encode_ms = cugl__jpeg_gl_gpu_ms(&j->out, NULL);
             queue_job(g, index);
         }
         pthread_mutex_unlock(&g->lock);

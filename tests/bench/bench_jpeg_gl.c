@@ -105,7 +105,8 @@ static int run(cugl__jpeg_gl *e, int w, int h)
                 pass[j][n] = p[j];
             bool overflowed;
             free(jpeg);
-            jpeg = cugl__jpeg_gl_collect(&out[k], &size, &overflowed);
+            double whole;
+            jpeg = cugl__jpeg_gl_collect(&out[k], &size, &whole, &overflowed);
             if (!jpeg) {
                 fprintf(stderr, "bench_jpeg_gl: no JPEG (%s)\n",
                         overflowed ? "overflowed" : "memory");
@@ -181,7 +182,7 @@ int main(void)
     printf("JPEG by GL compute shaders on %s, quality %d, 4:2:0; GPU ms medians of %d "
            "encodes back to back\n\n",
            renderer, QUALITY, RUNS - WARM);
-    printf("| size | GPU ms an encode | DCT / count / scan / write / copy | wall ms an encode "
+    printf("| size | GPU ms an encode | DCT / code / place / code in place / copy | wall ms an encode "
            "| libjpeg-turbo ms (1 thread) | bytes, PSNR | libjpeg-turbo's | CPU / GPU |\n");
     printf("|---|---|---|---|---|---|---|---|\n");
     int rc = run(e, 1920, 1080) || run(e, 3840, 2160);

@@ -71,7 +71,10 @@ static unsigned char *encode_as(cugl__jpeg_gl_out *out, GLuint tex, int w, int h
     print_message("#   passes (DCT, code, place, code in place, copy): %.3f %.3f %.3f %.3f "
                   "%.3f ms\n",
                   pass[0], pass[1], pass[2], pass[3], pass[4]);
-    return cugl__jpeg_gl_collect(out, size, overflowed);
+    double whole = -1;
+    unsigned char *jpeg = cugl__jpeg_gl_collect(out, size, &whole, overflowed);
+    assert_true(fabs(whole - *ms) < 1e-3); /* the GPU's own copy of the times */
+    return jpeg;
 }
 
 static unsigned char *encode(cugl__jpeg_gl_out *out, GLuint tex, int w, int h, int quality,
@@ -289,9 +292,12 @@ static void bindings_kept(void **state)
 {
     (void)state;
     uint8_t *rgba = picture(64, 64, 0);
-    GLuint tex = texture_of(rgba, 64, 64), other = texture_of(rgba, 4, 4), ssbo[8], indirect;
+    GLuint tex = texture_of(rgba, 64, 64), other = texture_of(rgba, 4, 4), ssbo[8], indirect, query;
     glCreateBuffers(8, ssbo);
     glCreateBuffers(1, &indirect);
+    glCreateBuffers(1, &query);
+    glNamedBufferStorage(query, 16, NULL, 0);
+    glBindBuffer(GL_QUERY_BUFFER, query);
     glNamedBufferStorage(indirect, 16, NULL, 0);
     glBindBuffer(GL_DISPATCH_INDIRECT_BUFFER, indirect);
     for (GLuint i = 0; i < 8; i++) {
@@ -313,6 +319,8 @@ static void bindings_kept(void **state)
     }
     glGetIntegerv(GL_DISPATCH_INDIRECT_BUFFER_BINDING, &got);
     assert_int_equal(got, (GLint)indirect);
+    glGetIntegerv(GL_QUERY_BUFFER_BINDING, &got);
+    assert_int_equal(got, (GLint)query);
     glGetIntegerv(GL_ACTIVE_TEXTURE, &got);
     assert_int_equal(got, GL_TEXTURE3);
     glActiveTexture(GL_TEXTURE0);
@@ -322,6 +330,7 @@ static void bindings_kept(void **state)
     cugl__jpeg_gl_out_free(&out);
     glDeleteBuffers(8, ssbo);
     glDeleteBuffers(1, &indirect);
+    glDeleteBuffers(1, &query);
     GLuint textures[] = {tex, other};
     glDeleteTextures(2, textures);
     free(rgba);

@@ -67,8 +67,9 @@
  *                   frame was rendered, seconds on the server's
  *                   CLOCK_MONOTONIC: comparable on the same host only);
  *                   with a picture, "codec" ("jpeg" or "vp8"), "encoder"
- *                   ("nvjpeg", "libjpeg-turbo" or "libvpx"), "encode_ms"
- *                   (the time the encoder took, ms); for JPEG "quality"
+ *                   ("gl-compute", "nvjpeg", "libjpeg-turbo" or
+ *                   "libvpx"), "encode_ms" (the time the encoder took,
+ *                   ms; GPU time on the GPU); for JPEG "quality"
  *                   and "scale" (each side of the JPEG is the picture's
  *                   divided by it: 1, 2 or 4), for VP8 "key" and
  *                   "bitrate" (kbit/s); "codec_why" (why this viewer gets
