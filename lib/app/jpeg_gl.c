@@ -363,9 +363,8 @@ bool cugl__jpeg_gl_encode(cugl__jpeg_gl *e, cugl__jpeg_gl_out *out, GLuint textu
         return false;
     }
     /* 4 bits a pixel (64 KB at least), or twice what overflowed: a
-     * JPEG at quality 85 takes 0.6 bits a pixel of a detailed 4K picture.
-     * (With 12 bits, each job's first use pinned 12 MB of host memory at
-     * 4K, and a served 4K program lost frames to it.) */
+     * JPEG at quality 85 takes 0.6 bits a pixel of a detailed 4K picture,
+     * where 12 bits a pixel pinned 12 MB of host memory a job. */
     size_t capacity = (size_t)width * (size_t)height / 2 + (size_t)intervals * 8;
     if (capacity < 65536)
         capacity = 65536;
