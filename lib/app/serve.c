@@ -66,7 +66,7 @@ enum {
     SNDBUF_BYTES = 1 << 20,
     NOTSENT_LOWAT = 64 << 10,
     HELD_MAX_MS = 60000, /* a page that held a frame longer is lying */
-    GPU_FRAMES = 4,      /* frames nvJPEG encodes at once */
+    GPU_FRAMES = 4,      /* frames the GPU's encoder encodes at once */
     VIDEO_WANT = 1 << 10, /* in the want masks: a video viewer has room (LEVELS is 10) */
     PROBE = LEVELS,      /* a GPU frame's job for its hash: half size, every texel */
     /* A viewer's events waiting for a present, at most (its moves merge):
@@ -147,7 +147,7 @@ typedef struct slot {
     double time_s;         /* when it was copied */
     double fps;            /* the program's frame rate then */
     slot_state state;      /* under server->lock */
-    bool video_only;       /* copied for video alone (nvJPEG makes its JPEGs) */
+    bool video_only;       /* copied for video alone (the GPU makes its JPEGs) */
     char json[JSON_MAX];   /* the frame's header fields, made when it was copied */
 } slot;
 
@@ -255,7 +255,7 @@ struct cugl_app_server {
     double capture_s, capture_tokens; /* the last present with viewers; frames it may read */
     long copied;                      /* frames read for the viewers (the render thread's) */
     char stats[CUGL_APP_SERVE_MAX_STATS];
-    /* nvJPEG, where the GL context runs on a CUDA device that has it, and
+    /* The GPU's JPEG encoder (serve_nvjpeg.c: GL's shaders or nvJPEG), and
      * the frames it encodes: each a slot's header fields and a job a level. */
     cugl__gpu_jpeg *gpu;
     char encoder_why[512];
@@ -1536,7 +1536,7 @@ CUGL_API void cugl_app_server_destroy(cugl_app_server *s)
 {
     if (!s)
         return;
-    /* nvJPEG first: its thread publishes frames (gpu_job_done). */
+    /* The GPU's encoder first: its thread publishes frames (gpu_job_done). */
     pthread_mutex_lock(&s->gpu_lock);
     cugl__gpu_jpeg *g = s->gpu;
     s->gpu = NULL;
@@ -1807,8 +1807,8 @@ static void queue_slot(cugl_app_server *s, int i)
     pthread_cond_signal(&s->work);
 }
 
-/* nvJPEG's frames whose every job is done, published (under gpu_lock; on
- * the render thread or nvJPEG's). */
+/* The GPU encoder's frames whose every job is done, published (under
+ * gpu_lock; on the render thread or the encoder's). */
 static void gpu_publish_done(cugl_app_server *s)
 {
     for (int i = 0; s->gpu && i < GPU_FRAMES; i++) {
@@ -1851,8 +1851,8 @@ static void gpu_publish_done(cugl_app_server *s)
     }
 }
 
-/* nvJPEG's thread has finished a job: its frame goes out now, not at the
- * program's next present (a frame later at 60 a second). */
+/* The GPU encoder's thread has finished a job: its frame goes out now, not
+ * at the program's next present (a frame later at 60 a second). */
 static void gpu_job_done(void *user)
 {
     cugl_app_server *s = user;
@@ -1861,9 +1861,9 @@ static void gpu_job_done(void *user)
     pthread_mutex_unlock(&s->gpu_lock);
 }
 
-/* nvJPEG's jobs moved on (those whose copy is done go to its thread, each
- * polled, even while an earlier one is still encoding), and the frames
- * done published (under gpu_lock). */
+/* The GPU encoder's jobs moved on (those whose copy is done go to its
+ * thread, each polled, even while an earlier one is still encoding), and
+ * the frames done published (under gpu_lock). */
 static cugl_status gpu_collect(cugl_app_server *s, const char *who)
 {
     for (int i = 0; i < GPU_FRAMES; i++) {
@@ -1876,12 +1876,11 @@ static cugl_status gpu_collect(cugl_app_server *s, const char *who)
     return CUGL_OK;
 }
 
-/* This frame to nvJPEG: a job for each level wanted, and the probe, a
- * hash of the picture at half size (every pixel counts in it) by a GL
- * compute shader, to tell a still picture. (The probe was a JPEG of its
- * own, hashed: half of nvJPEG's encodes. As a hash it costs the serving
- * threads 1.7 ms of CPU a 4K frame where it cost 3.1 on an H100; the
- * demo's frame, served, was 14% longer either way.) */
+/* This frame to the GPU's encoder: a job for each level wanted, and the
+ * probe, a hash of the picture (every pixel counts in it) by a GL compute
+ * shader, to tell a still picture. (The probe was a JPEG of its own,
+ * hashed: half of nvJPEG's encodes. As a hash it cost the serving threads
+ * 1.7 ms of CPU a 4K frame where it cost 3.1 on an H100.) */
 static cugl_status gpu_start(cugl_app_server *s, struct gpu_frame *gf, GLuint from, int width,
                              int height, const char *who)
 {
@@ -1906,7 +1905,7 @@ static cugl_status gpu_start(cugl_app_server *s, struct gpu_frame *gf, GLuint fr
     return CUGL_OK;
 }
 
-/* nvJPEG failed: said once, and the CPU encodes from now on. */
+/* The GPU's encoder failed: said once, and the CPU encodes from now on. */
 static void gpu_give_up(cugl_app_server *s)
 {
     snprintf(s->encoder_why, sizeof s->encoder_why, "%s failed: %s",
@@ -1959,9 +1958,9 @@ CUGL_API cugl_status cugl_app_server_frame(cugl_app_server *s)
     long shown = s->events_shown;
     s->events_shown = atomic_load(&s->events);
 
-    /* Copies that have finished go to the encoders; nvJPEG's finished
+    /* Copies that have finished go to the encoders; the GPU's finished
      * frames are published, and a free one taken for this present (free
-     * it stays until gpu_start: nvJPEG's thread only ends frames). */
+     * it stays until gpu_start: the GPU encoder's thread only ends frames). */
     struct gpu_frame *gf = NULL;
     if (s->gpu) {
         pthread_mutex_lock(&s->gpu_lock);
@@ -1989,7 +1988,7 @@ CUGL_API cugl_status cugl_app_server_frame(cugl_app_server *s)
     for (int i = 0; i < SLOTS && free_index < 0; i++)
         if (s->slots[i].state == SLOT_FREE)
             free_index = i;
-    /* Where every viewer gets video, nvJPEG makes nothing anyone is sent. */
+    /* Where every viewer gets video, the GPU's JPEGs are sent to no one. */
     bool jpeg_viewers = s->video_count < atomic_load(&s->viewers);
     pthread_mutex_unlock(&s->lock);
 
@@ -2006,10 +2005,10 @@ CUGL_API cugl_status cugl_app_server_frame(cugl_app_server *s)
     s->capture_s = t;
     if (s->capture_tokens < 1)
         return CUGL_OK;
-    /* nvJPEG's JPEGs, where some viewer gets JPEG; the CPU's copy for
-     * libjpeg-turbo, or with nvJPEG for video alone. Each goes on without
-     * the other: a video viewer's frame does not wait for nvJPEG to have
-     * a free frame, nor a JPEG one for a free slot. */
+    /* The GPU's JPEGs, where some viewer gets JPEG; the CPU's copy for
+     * libjpeg-turbo, or with the GPU's encoder for video alone. Each goes
+     * on without the other: a video viewer's frame does not wait for the
+     * GPU to have a free frame, nor a JPEG one for a free slot. */
     unsigned want = atomic_load(&s->want_live) | atomic_load(&s->want_now);
     bool use_gpu = s->gpu && jpeg_viewers && gf;
     bool use_cpu = (!s->gpu || (want & VIDEO_WANT)) && free_index >= 0;
@@ -2030,7 +2029,7 @@ CUGL_API cugl_status cugl_app_server_frame(cugl_app_server *s)
     if (sl) {
         CUGL__TRY(size_slot(sl, width / scale, height / scale, __func__));
         sl->scale = scale;
-        sl->video_only = s->gpu != NULL; /* with nvJPEG, the CPU's copy is for video */
+        sl->video_only = s->gpu != NULL; /* with the GPU's JPEG, the CPU's copy is for video */
         describe(s, sl, width, height, shown, t);
     }
     if (use_gpu)
