@@ -4,7 +4,8 @@
  * libjpeg-turbo against the picture and against libjpeg-turbo's own JPEG
  * of it (quality and size within a margin) for sizes that are and are not
  * whole MCUs and several qualities; the markers (a restart interval of 4
- * MCUs, a restart marker between intervals, in order); a texture read
+ * MCUs, a restart marker between intervals, in order); ten qualities, more
+ * than it keeps tables for, each as good as libjpeg-turbo's; a texture read
  * bottom up (GL's rows) giving the same bytes as its rows top first; a JPEG that does
  * not fit its room, and the next with twice the room, its intervals too
  * long for their slots and written in place; the caller's GL bindings
@@ -205,6 +206,47 @@ static void like_libjpeg_turbo(void **state)
     assert_int_equal(glGetError(), GL_NO_ERROR);
 }
 
+/* Ten qualities, more than the encoder keeps tables for (8): each JPEG
+ * as good as libjpeg-turbo's at its quality, the first ones again after
+ * their tables were dropped. */
+static void many_qualities(void **state)
+{
+    (void)state;
+    int w = 64, h = 48;
+    uint8_t *rgba = picture(w, h, 6);
+    GLuint tex = texture_of(rgba, w, h);
+    cugl__jpeg_gl_out out = {0};
+    tjhandle tj = tjInitCompress();
+    for (int round = 0; round < 2; round++) {
+        for (int q = 10; q <= 100; q += 10) {
+            size_t size = 0;
+            double ms;
+            bool overflowed;
+            unsigned char *jpeg = encode(&out, tex, w, h, q, &size, &ms, &overflowed);
+            assert_non_null(jpeg);
+            uint8_t *rgb = decode(jpeg, size, w, h);
+            unsigned char *theirs_jpeg = NULL;
+            unsigned long theirs_size = 0;
+            assert_int_equal(tjCompress2(tj, rgba, w, 0, h, TJPF_RGBA, &theirs_jpeg, &theirs_size,
+                                         TJSAMP_420, q, 0),
+                             0);
+            uint8_t *theirs_rgb = decode(theirs_jpeg, theirs_size, w, h);
+            double ours = psnr(rgb, rgba, w, h), theirs = psnr(theirs_rgb, rgba, w, h);
+            if (ours < theirs - 0.5)
+                fail_msg("quality %d (round %d): %.2f dB, libjpeg-turbo's %.2f", q, round, ours,
+                         theirs);
+            free(rgb);
+            free(theirs_rgb);
+            tjFree(theirs_jpeg);
+            free(jpeg);
+        }
+    }
+    tjDestroy(tj);
+    cugl__jpeg_gl_out_free(&out);
+    glDeleteTextures(1, &tex);
+    free(rgba);
+}
+
 /* A texture with GL's rows (bottom first), read bottom up: the same JPEG,
  * byte for byte, as the picture's rows top first. */
 static void bottom_up_is_the_same_jpeg(void **state)
@@ -374,6 +416,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(like_libjpeg_turbo, open_encoder, close_encoder),
+        cmocka_unit_test_setup_teardown(many_qualities, open_encoder, close_encoder),
         cmocka_unit_test_setup_teardown(bottom_up_is_the_same_jpeg, open_encoder, close_encoder),
         cmocka_unit_test_setup_teardown(overflow_doubles_the_room, open_encoder, close_encoder),
         cmocka_unit_test_setup_teardown(bindings_kept, open_encoder, close_encoder),
