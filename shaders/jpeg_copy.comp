@@ -1,10 +1,12 @@
 #version 450 core
 // Baseline JPEG, the bytes out (jpeg_gl.c): into the job's buffer in host
 // memory, after a header of 16 words (the total in bytes, whether it fit,
-// whether it came from the slots). A work group an interval: its words
-// from its slot to its place; or, where the intervals were written in
-// place (one did not fit its slot), the whole in a row. Consecutive
-// invocations write consecutive words: a write over the bus per 128 bytes.
+// whether it came from the slots; words 4 to 7 take the encode's start and
+// end times, which jpeg_gl.c has GL write there). A work group an
+// interval: its words from its slot to its place; or, where the intervals
+// were written in place (one did not fit its slot), the whole in a row.
+// Consecutive invocations write consecutive words: a write over the bus per
+// 128 bytes.
 layout(local_size_x = 64) in;
 layout(std430, binding = 2) readonly buffer Lengths { uint lengths[]; };
 layout(std430, binding = 3) readonly buffer Places {

@@ -8,7 +8,8 @@
 // 16-bit integers, two a word: 192 words an MCU. Texels past the picture's
 // edge repeat its last row and column, as libjpeg pads. Beside them, a
 // mask of each block's coefficients that are not zero (bit k of its two
-// words: zig-zag place k), which the coding pass walks instead of all 64.
+// words: zig-zag place k), from which the coding pass finds the zero run
+// before each coefficient.
 layout(local_size_x = 64) in;
 layout(binding = 0) uniform sampler2D image; // rows top first, or bottom first where `flip`
 layout(std430, binding = 0) writeonly buffer Coefficients { uint coef[]; };
