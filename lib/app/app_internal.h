@@ -164,6 +164,10 @@ cugl_status cugl__app_input_present(cugl_app_context *ctx); /* before `frame` co
 cugl_status cugl__app_context_cuda_device(cugl_device **out, const cugl_app_context *ctx,
                                           const char *who);
 
+/* context.c: a headless context's colour, the RGBA8 texture of its size
+ * that its framebuffer draws into; 0 for a window's. */
+GLuint cugl__app_context_color(const cugl_app_context *ctx);
+
 /* blit.c: `count` points of `components` floats from GL buffer `buffer`,
  * transformed by `matrix` (or none), `size` pixels, in `rgba`, into the
  * bound framebuffer; the state it touches is put back. */

@@ -324,6 +324,11 @@ CUGL_API void cugl_app_context_size(const cugl_app_context *ctx, int *width, int
         *height = ctx ? ctx->height : 0;
 }
 
+GLuint cugl__app_context_color(const cugl_app_context *ctx)
+{
+    return ctx->color;
+}
+
 CUGL_API uint32_t cugl_app_context_framebuffer(const cugl_app_context *ctx)
 {
     return ctx ? ctx->fbo : 0;

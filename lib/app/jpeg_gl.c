@@ -68,6 +68,7 @@ struct cugl__jpeg_gl {
     int zigzag[64]; /* natural index -> zig-zag index */
     tables q[QUALITIES];
     int next; /* the entry `q` replaces next */
+    int dct_quality; /* whose quantizers the DCT program has; 0: none */
 };
 
 static void set_why(char *why, size_t n, const char *fmt, const char *detail)
@@ -399,7 +400,10 @@ bool cugl__jpeg_gl_encode(cugl__jpeg_gl *e, cugl__jpeg_gl_out *out, GLuint textu
     glProgramUniform2i(e->dct, 0, width, height);
     glProgramUniform1i(e->dct, 1, mcus_x);
     glProgramUniform1i(e->dct, 194, bottom_up);
-    glProgramUniform1fv(e->dct, 2, 128, t->quantizer);
+    if (e->dct_quality != quality) { /* a program's uniforms are ordered with its dispatches */
+        glProgramUniform1fv(e->dct, 2, 128, t->quantizer);
+        e->dct_quality = quality;
+    }
     glBindTextureUnit(0, texture);
     glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 0, e->coef);
     glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 6, e->masks);

@@ -1654,9 +1654,9 @@ CUGL_API cugl_status cugl_app_server_create(cugl_app_server **out, cugl_app_cont
     for (int i = 1; encoder == CUGL_APP_SERVE_ENCODER_AUTO && forced && i < 4; i++)
         if (strcmp(forced, encoder_names[i]) == 0)
             encoder = (cugl_app_serve_encoder)i;
-    const char *renderer = (const char *)glGetString(GL_RENDERER);
-    bool software = renderer && (strstr(renderer, "llvmpipe") || strstr(renderer, "softpipe") ||
-                                 strstr(renderer, "Software Rasterizer"));
+    const char *renderer = cugl_app_context_renderer(ctx);
+    bool software = strstr(renderer, "llvmpipe") || strstr(renderer, "softpipe") ||
+                    strstr(renderer, "Software Rasterizer");
     if (encoder == CUGL_APP_SERVE_ENCODER_CPU) {
         snprintf(s->encoder_why, sizeof s->encoder_why, "the CPU was asked for%s",
                  encoder != desc->encoder ? " (CUGL_SERVE_ENCODER=cpu)" : "");
@@ -1881,10 +1881,12 @@ static cugl_status gpu_collect(cugl_app_server *s, const char *who)
  * shader, to tell a still picture. (The probe was a JPEG of its own,
  * hashed: half of nvJPEG's encodes. As a hash it cost the serving threads
  * 1.7 ms of CPU a 4K frame where it cost 3.1 on an H100.) */
-static cugl_status gpu_start(cugl_app_server *s, struct gpu_frame *gf, GLuint from, int width,
-                             int height, const char *who)
+static cugl_status gpu_start(cugl_app_server *s, struct gpu_frame *gf, int width, int height,
+                             const char *who)
 {
     unsigned want = atomic_load(&s->want_live) | atomic_load(&s->want_now);
+    /* The frame, and where headless the texture it is drawn into. */
+    GLuint from = cugl_app_context_framebuffer(s->ctx), color = cugl__app_context_color(s->ctx);
     for (int l = 0; l <= LEVELS; l++)
         gf->jobs[l] = -1;
     gf->busy = true;
@@ -1896,9 +1898,9 @@ static cugl_status gpu_start(cugl_app_server *s, struct gpu_frame *gf, GLuint fr
         if (job < 0)
             continue;
         if (l == PROBE)
-            CUGL__TRY(cugl__gpu_jpeg_start_hash(s->gpu, job, from, width, height, who));
+            CUGL__TRY(cugl__gpu_jpeg_start_hash(s->gpu, job, from, color, width, height, who));
         else
-            CUGL__TRY(cugl__gpu_jpeg_start(s->gpu, job, from, width, height, scale,
+            CUGL__TRY(cugl__gpu_jpeg_start(s->gpu, job, from, color, width, height, scale,
                                            level_quality(s, l), who));
         gf->jobs[l] = job;
     }
@@ -2046,7 +2048,7 @@ CUGL_API cugl_status cugl_app_server_frame(cugl_app_server *s)
         gf->meta.width = width;
         gf->meta.height = height;
         pthread_mutex_lock(&s->gpu_lock);
-        gpu_st = gpu_start(s, gf, cugl_app_context_framebuffer(s->ctx), width, height, __func__);
+        gpu_st = gpu_start(s, gf, width, height, __func__);
         pthread_mutex_unlock(&s->gpu_lock);
     }
     if (sl) {

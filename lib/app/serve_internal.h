@@ -39,15 +39,17 @@ int cugl__gpu_jpeg_free_job(cugl__gpu_jpeg *g, int width, int height, bool hash)
 
 /* Job `index`: the framebuffer `from` (width x height, GL's rows bottom
  * first), scaled down by `scale`, to a JPEG at `quality`: the GPU work is
- * queued and this returns. */
-cugl_status cugl__gpu_jpeg_start(cugl__gpu_jpeg *g, int index, GLuint from, int width, int height,
-                                 int scale, int quality, const char *who);
+ * queued and this returns. `color` is the texture `from` draws into
+ * (cugl__app_context_color), read where it is; 0 (a window's): blitted. */
+cugl_status cugl__gpu_jpeg_start(cugl__gpu_jpeg *g, int index, GLuint from, GLuint color,
+                                 int width, int height, int scale, int quality, const char *who);
 
-/* Job `index`: a hash of the framebuffer `from` (width x height) at half
- * size, every texel in it, by a compute shader: GL's work alone, queued,
- * and this returns. cugl__gpu_jpeg_take_hash takes it once done. */
-cugl_status cugl__gpu_jpeg_start_hash(cugl__gpu_jpeg *g, int index, GLuint from, int width,
-                                      int height, const char *who);
+/* Job `index`: a hash of every texel of the framebuffer `from` (width x
+ * height; of `color` where it is, else blitted at half size, every texel
+ * in one of its) by a compute shader: GL's work alone, queued, and this
+ * returns. cugl__gpu_jpeg_take_hash takes it once done. */
+cugl_status cugl__gpu_jpeg_start_hash(cugl__gpu_jpeg *g, int index, GLuint from, GLuint color,
+                                      int width, int height, const char *who);
 
 /* Move job `index` on: to the encoder's thread once its copy is done; the
  * encoder's failure, as an error. cugl__gpu_jpeg_is_done says when its JPEG

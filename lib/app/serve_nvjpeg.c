@@ -360,7 +360,6 @@ static void job_free_pixels(job *j)
 {
     cugl_app_shared_destroy(j->rgb); /* waits for GL's copy into it */
     j->rgb = NULL;
-    cugl__jpeg_gl_out_free(&j->out);
     if (j->fbo)
         glDeleteFramebuffers(1, &j->fbo);
     if (j->tex)
@@ -374,6 +373,7 @@ static void job_free(cugl__gpu_jpeg *g, job *j)
     /* Copying, or queued and never waited for. */
     cugl__app_copy_fence_drop(g->egl_display, &j->egl_fence, &j->fence);
     job_free_pixels(j);
+    cugl__jpeg_gl_out_free(&j->out);
     if (j->hash_buf)
         glDeleteBuffers(1, &j->hash_buf);
     if (j->hash_read)
@@ -453,8 +453,7 @@ static cugl__gpu_jpeg *open_gl(cugl_app_context *ctx, void (*done)(void *user), 
     if (!g->gl) {
         snprintf(why, why_size, "GL's JPEG encoder: %s", failed);
     } else if (start_thread(g, why, why_size)) {
-        const char *renderer = (const char *)glGetString(GL_RENDERER);
-        snprintf(why, why_size, "GL compute shaders on %s", renderer ? renderer : "GL");
+        snprintf(why, why_size, "GL compute shaders on %s", cugl_app_context_renderer(ctx));
         return g;
     }
     cugl__gpu_jpeg_close(g);
@@ -569,31 +568,6 @@ int cugl__gpu_jpeg_free_job(cugl__gpu_jpeg *g, int width, int height, bool hash)
     return fits >= 0 ? fits : first;
 }
 
-/* Framebuffer `from`'s colour: a 2-D RGBA8 texture of at least w x h (a
- * headless context's), read as it is, with no blit; else 0. */
-static GLuint color_texture(GLuint from, int w, int h)
-{
-    GLint type = 0, name = 0, level = -1, target = 0, format = 0, tw = 0, th = 0, samples = 0;
-    if (!from)
-        return 0; /* a window's: no texture */
-    glGetNamedFramebufferAttachmentParameteriv(from, GL_COLOR_ATTACHMENT0,
-                                               GL_FRAMEBUFFER_ATTACHMENT_OBJECT_TYPE, &type);
-    if (type != GL_TEXTURE)
-        return 0;
-    glGetNamedFramebufferAttachmentParameteriv(from, GL_COLOR_ATTACHMENT0,
-                                               GL_FRAMEBUFFER_ATTACHMENT_OBJECT_NAME, &name);
-    glGetNamedFramebufferAttachmentParameteriv(from, GL_COLOR_ATTACHMENT0,
-                                               GL_FRAMEBUFFER_ATTACHMENT_TEXTURE_LEVEL, &level);
-    glGetTextureParameteriv((GLuint)name, GL_TEXTURE_TARGET, &target);
-    glGetTextureLevelParameteriv((GLuint)name, 0, GL_TEXTURE_INTERNAL_FORMAT, &format);
-    glGetTextureLevelParameteriv((GLuint)name, 0, GL_TEXTURE_WIDTH, &tw);
-    glGetTextureLevelParameteriv((GLuint)name, 0, GL_TEXTURE_HEIGHT, &th);
-    glGetTextureLevelParameteriv((GLuint)name, 0, GL_TEXTURE_SAMPLES, &samples);
-    bool plain = level == 0 && target == GL_TEXTURE_2D && format == GL_RGBA8 && samples == 0 &&
-                 tw >= w && th >= h;
-    return plain ? (GLuint)name : 0;
-}
-
 /* The frame into job `j`'s framebuffer, flipped (rows top first, as JPEG
  * has them) and scaled in one blit. */
 static void blit_in(job *j, GLuint from, int width, int height, int scale)
@@ -622,15 +596,15 @@ static cugl_status fence_job(cugl__gpu_jpeg *g, int index, const char *who, cons
     return CUGL_OK;
 }
 
-cugl_status cugl__gpu_jpeg_start(cugl__gpu_jpeg *g, int index, GLuint from, int width, int height,
-                                 int scale, int quality, const char *who)
+cugl_status cugl__gpu_jpeg_start(cugl__gpu_jpeg *g, int index, GLuint from, GLuint color,
+                                 int width, int height, int scale, int quality, const char *who)
 {
     job *j = &g->jobs[index];
     j->hashing = false;
     j->quality = quality;
     /* GL's encoder reads a full-size frame where it is, GL's rows and all:
      * a 4K blit cost a served program more than the encode. */
-    GLuint direct = g->gl && scale == 1 ? color_texture(from, width, height) : 0;
+    GLuint direct = g->gl && scale == 1 ? color : 0;
     if (direct) {
         j->width = width;
         j->height = height;
@@ -653,14 +627,14 @@ cugl_status cugl__gpu_jpeg_start(cugl__gpu_jpeg *g, int index, GLuint from, int 
     return fence_job(g, index, who, "copying the frame for nvJPEG");
 }
 
-cugl_status cugl__gpu_jpeg_start_hash(cugl__gpu_jpeg *g, int index, GLuint from, int width,
-                                      int height, const char *who)
+cugl_status cugl__gpu_jpeg_start_hash(cugl__gpu_jpeg *g, int index, GLuint from, GLuint color,
+                                      int width, int height, const char *who)
 {
     job *j = &g->jobs[index];
     /* The frame where it is, every texel, where it is a texture; else
      * every texel is in one of the half size's (a linear filter at half
      * size averages each 2 x 2 block). */
-    GLuint direct = color_texture(from, width, height);
+    GLuint direct = color;
     if (direct) {
         j->width = width;
         j->height = height;

@@ -114,6 +114,29 @@ static uint8_t *decode(const unsigned char *jpeg, size_t size, int w, int h)
     return rgb;
 }
 
+/* A JPEG's PSNR against the picture, decoded by libjpeg-turbo. */
+static double jpeg_psnr(const unsigned char *jpeg, size_t size, const uint8_t *rgba, int w, int h)
+{
+    uint8_t *rgb = decode(jpeg, size, w, h);
+    double db = psnr(rgb, rgba, w, h);
+    free(rgb);
+    return db;
+}
+
+/* libjpeg-turbo's own JPEG of the picture at `quality`, 4:2:0: its PSNR,
+ * and its size in *size. */
+static double theirs_psnr(const uint8_t *rgba, int w, int h, int quality, unsigned long *size)
+{
+    tjhandle tj = tjInitCompress();
+    unsigned char *jpeg = NULL;
+    assert_int_equal(
+        tjCompress2(tj, rgba, w, 0, h, TJPF_RGBA, &jpeg, size, TJSAMP_420, quality, 0), 0);
+    double db = jpeg_psnr(jpeg, *size, rgba, w, h);
+    tjFree(jpeg);
+    tjDestroy(tj);
+    return db;
+}
+
 /* The restart interval (DRI) and the markers in the scan: RST0..7 in turn
  * between intervals, EOI last. */
 static void check_markers(const unsigned char *jpeg, size_t size, int w, int h)
@@ -154,7 +177,6 @@ static void like_libjpeg_turbo(void **state)
     (void)state;
     static const int sizes[][2] = {{16, 16}, {33, 17}, {100, 75}, {640, 360}, {1920, 1080}};
     static const int qualities[] = {30, 75, 95};
-    tjhandle tj = tjInitCompress();
     for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
         int w = sizes[s][0], h = sizes[s][1];
         uint8_t *rgba = picture(w, h, 6);
@@ -173,15 +195,9 @@ static void like_libjpeg_turbo(void **state)
              * of this picture, whose detail may take more. */
             if (q < 95)
                 assert_int_equal(out.mapped[2], 1);
-            uint8_t *rgb = decode(jpeg, size, w, h);
-            double ours = psnr(rgb, rgba, w, h);
-            unsigned char *theirs_jpeg = NULL;
             unsigned long theirs_size = 0;
-            assert_int_equal(tjCompress2(tj, rgba, w, 0, h, TJPF_RGBA, &theirs_jpeg, &theirs_size,
-                                         TJSAMP_420, q, 0),
-                             0);
-            uint8_t *theirs_rgb = decode(theirs_jpeg, theirs_size, w, h);
-            double theirs = psnr(theirs_rgb, rgba, w, h);
+            double ours = jpeg_psnr(jpeg, size, rgba, w, h),
+                   theirs = theirs_psnr(rgba, w, h, q, &theirs_size);
             print_message("# %4d x %4d q %2d: %.2f dB in %zu bytes (GPU %.3f ms); "
                           "libjpeg-turbo %.2f dB in %lu bytes\n",
                           w, h, q, ours, size, ms, theirs, theirs_size);
@@ -193,16 +209,12 @@ static void like_libjpeg_turbo(void **state)
                 fail_msg("%d x %d at %d: %zu bytes, libjpeg-turbo's %lu", w, h, q, size,
                          theirs_size);
             assert_true(ms >= 0);
-            free(rgb);
-            free(theirs_rgb);
-            tjFree(theirs_jpeg);
             free(jpeg);
         }
         cugl__jpeg_gl_out_free(&out);
         glDeleteTextures(1, &tex);
         free(rgba);
     }
-    tjDestroy(tj);
     assert_int_equal(glGetError(), GL_NO_ERROR);
 }
 
@@ -216,7 +228,6 @@ static void many_qualities(void **state)
     uint8_t *rgba = picture(w, h, 6);
     GLuint tex = texture_of(rgba, w, h);
     cugl__jpeg_gl_out out = {0};
-    tjhandle tj = tjInitCompress();
     for (int round = 0; round < 2; round++) {
         for (int q = 10; q <= 100; q += 10) {
             size_t size = 0;
@@ -224,24 +235,15 @@ static void many_qualities(void **state)
             bool overflowed;
             unsigned char *jpeg = encode(&out, tex, w, h, q, &size, &ms, &overflowed);
             assert_non_null(jpeg);
-            uint8_t *rgb = decode(jpeg, size, w, h);
-            unsigned char *theirs_jpeg = NULL;
             unsigned long theirs_size = 0;
-            assert_int_equal(tjCompress2(tj, rgba, w, 0, h, TJPF_RGBA, &theirs_jpeg, &theirs_size,
-                                         TJSAMP_420, q, 0),
-                             0);
-            uint8_t *theirs_rgb = decode(theirs_jpeg, theirs_size, w, h);
-            double ours = psnr(rgb, rgba, w, h), theirs = psnr(theirs_rgb, rgba, w, h);
+            double ours = jpeg_psnr(jpeg, size, rgba, w, h),
+                   theirs = theirs_psnr(rgba, w, h, q, &theirs_size);
             if (ours < theirs - 0.5)
                 fail_msg("quality %d (round %d): %.2f dB, libjpeg-turbo's %.2f", q, round, ours,
                          theirs);
-            free(rgb);
-            free(theirs_rgb);
-            tjFree(theirs_jpeg);
             free(jpeg);
         }
     }
-    tjDestroy(tj);
     cugl__jpeg_gl_out_free(&out);
     glDeleteTextures(1, &tex);
     free(rgba);
@@ -303,27 +305,16 @@ static void overflow_doubles_the_room(void **state)
     assert_true(out.capacity >= 2 * room);
     assert_int_equal(out.mapped[2], 0); /* intervals of over 1 KB: written in place */
     print_message("# noise at 100: %zu bytes, room %zu then %zu\n", size, room, out.capacity);
-    uint8_t *rgb = decode(jpeg, size, w, h);
-    double db = psnr(rgb, rgba, w, h);
     /* Chroma at half resolution loses most of the noise's: libjpeg-turbo's
      * JPEG of it is no better. */
-    tjhandle tj = tjInitCompress();
-    unsigned char *theirs_jpeg = NULL;
     unsigned long theirs_size = 0;
-    assert_int_equal(tjCompress2(tj, rgba, w, 0, h, TJPF_RGBA, &theirs_jpeg, &theirs_size,
-                                 TJSAMP_420, 100, 0),
-                     0);
-    uint8_t *theirs_rgb = decode(theirs_jpeg, theirs_size, w, h);
-    double theirs = psnr(theirs_rgb, rgba, w, h);
+    double db = jpeg_psnr(jpeg, size, rgba, w, h),
+           theirs = theirs_psnr(rgba, w, h, 100, &theirs_size);
     print_message("# noise at 100: %.2f dB, libjpeg-turbo's %.2f in %lu bytes\n", db, theirs,
                   theirs_size);
     if (db < theirs - 0.5)
         fail_msg("noise at quality 100 decodes at %.2f dB, libjpeg-turbo's at %.2f", db, theirs);
     check_markers(jpeg, size, w, h);
-    free(theirs_rgb);
-    tjFree(theirs_jpeg);
-    tjDestroy(tj);
-    free(rgb);
     free(jpeg);
     cugl__jpeg_gl_out_free(&out);
     glDeleteTextures(1, &tex);
