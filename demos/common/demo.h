@@ -102,6 +102,7 @@ typedef struct demo {
      * frame + 1 last counted: a pipelined run has at most one (the kept
      * frame's). */
     long lockstep_frames, lockstep_mark;
+    bool gpu_waits; /* a turn waited on the GPU (cugl_app_target_waits_on_gpu) */
     /* --soak: the wall times of the frames since the last line (ms). */
     double *soak_ms;
     long soak_count;

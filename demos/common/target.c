@@ -84,6 +84,7 @@ cugl_status demo_targets_cuda_begin(demo *d, cugl_app_target *const *targets, in
                 return st;
         }
         lockstep = lockstep || !cugl_app_target_is_pipelined(targets[i]);
+        d->gpu_waits = d->gpu_waits || cugl_app_target_waits_on_gpu(targets[i]);
     }
     cugl_app_access access[DEMO_MAX_TARGETS];
     cugl_status st = cugl_app_targets_cuda_begin(targets, count, d->stream, access);

@@ -206,6 +206,11 @@ cugl_status cugl__app_gl_init(cugl_app_context *ctx, int glad_version, bool debu
 /* shared.c: fill a shared texture from its memory now (in GL's turn; a
  * texture made with the fill off is filled only so). */
 cugl_status cugl__app_shared_fill(cugl_app_shared *s, const char *who);
+/* Two descriptors of one new binary semaphore made by Vulkan on the GPU of
+ * `uuid` (vk_semaphore.c), for GL and CUDA to import: true, or false with
+ * the reason in `why`. */
+bool cugl__app_vk_semaphore_fds(const uint8_t uuid[16], int fds[2], char *why,
+                                size_t why_size);
 
 /* blit.c: free the blit objects (the context is current). */
 void cugl__app_blit_free(cugl_app_context *ctx);

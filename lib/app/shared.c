@@ -9,13 +9,21 @@
  * memory, GL samples an ordinary texture, and nothing is mapped per frame.
  *
  * The two sides take turns: CUDA's writes end with an event that gl_begin
- * waits for; GL's use ends with a fence that cuda_begin waits for. Each
- * wait is a CPU wait, and on the GPUs measured a CPU wait between GL and
- * CUDA work costs about as much as a map/unmap (the GPU idles while it
- * switches). A target (target.c) pipelines by rotating several shared
- * objects: CUDA writes one while GL uses the one CUDA finished a frame
- * earlier, and the waits find their event or fence already signalled.
+ * waits for; GL's use ends with a fence that cuda_begin waits for. Where
+ * Vulkan can make semaphores that both import (vk_semaphore.c), the waits
+ * are on the GPU: GL signals one at gl_end that CUDA's stream waits for at
+ * cuda_begin, and CUDA signals the other at cuda_end that GL waits for at
+ * gl_begin, so neither call blocks the CPU and the work of a turn may be
+ * queued before the other side has finished. The switch between the two
+ * costs the GPU the same (about as much as a map/unmap on the GPUs
+ * measured), but what the program does between its calls no longer adds
+ * to it. Elsewhere (no Vulkan, a writer on another GPU, a side that ends
+ * twice before the other begins) each wait is a CPU wait. A target
+ * (target.c) pipelines by rotating several shared objects: CUDA writes one
+ * while GL uses the one CUDA finished a frame earlier, and the waits find
+ * their event or fence already signalled.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -56,6 +64,15 @@ struct cugl_app_shared {
     GLuint unpack_program;
     int width, height;
     size_t pitch, size, texel;
+    /* GPU-side waits: [0] GL signals and CUDA waits for, [1] the other way;
+     * GL's import and CUDA's of each. None where why_cpu says why not. */
+    GLuint gl_semaphore[2];
+    cugl_semaphore *cuda_semaphore[2];
+    bool gl_signalled;   /* [0] signalled by GL, not yet waited for by CUDA */
+    bool cuda_signalled; /* [1] signalled by CUDA, not yet waited for by GL */
+    bool fence_needed;   /* GL's last use is after its pending signal */
+    bool event_needed;   /* CUDA's last writes are after its pending signal */
+    char why_cpu[320];   /* why the waits are CPU waits; "" where they are not */
 };
 
 /* The unsized format and type of each sized format a shared texture takes. */
@@ -152,6 +169,55 @@ static void slot_destroy(slot *sl)
     *sl = (slot){0};
 }
 
+static void semaphores_destroy(cugl_app_shared *s)
+{
+    for (int i = 0; i < 2; i++) {
+        if (s->gl_semaphore[i])
+            glDeleteSemaphoresEXT(1, &s->gl_semaphore[i]);
+        cugl_semaphore_release(s->cuda_semaphore[i]);
+        s->gl_semaphore[i] = 0;
+        s->cuda_semaphore[i] = NULL;
+    }
+}
+
+/* The two semaphores, made by Vulkan and imported by GL and CUDA; where
+ * that fails, s->why_cpu says why and the waits stay CPU waits. */
+static void semaphores_create(cugl_app_shared *s, const char *who)
+{
+    const char *off = getenv("CUGL_APP_CPU_WAITS");
+    if (off && *off && strcmp(off, "0") != 0) {
+        snprintf(s->why_cpu, sizeof s->why_cpu, "CUGL_APP_CPU_WAITS is set");
+        return;
+    }
+    if (!GLAD_GL_EXT_semaphore || !GLAD_GL_EXT_semaphore_fd) {
+        snprintf(s->why_cpu, sizeof s->why_cpu, "the GL driver lacks GL_EXT_semaphore_fd");
+        return;
+    }
+    cugl_device_properties p;
+    cugl_status st = cugl_device_get_properties(s->device, &p);
+    for (int i = 0; i < 2 && st == CUGL_OK; i++) {
+        int fds[2];
+        if (!cugl__app_vk_semaphore_fds(p.uuid, fds, s->why_cpu, sizeof s->why_cpu)) {
+            semaphores_destroy(s);
+            return;
+        }
+        cugl_app_drain_gl_errors();
+        glGenSemaphoresEXT(1, &s->gl_semaphore[i]);
+        glImportSemaphoreFdEXT(s->gl_semaphore[i], GL_HANDLE_TYPE_OPAQUE_FD_EXT, fds[0]);
+        st = cugl_app_check_gl(who, "glImportSemaphoreFdEXT");
+        if (st != CUGL_OK)
+            close(fds[0]); /* GL owns it only where the import succeeded */
+        if (st == CUGL_OK)
+            st = cugl_semaphore_import_fd(&s->cuda_semaphore[i], s->device, fds[1]);
+        if (st != CUGL_OK)
+            close(fds[1]);
+    }
+    if (st != CUGL_OK) {
+        snprintf(s->why_cpu, sizeof s->why_cpu, "%s", cugl_last_error());
+        semaphores_destroy(s);
+    }
+}
+
 static cugl_status create(cugl_app_shared **out, cugl_device *device, size_t size,
                           const char *who)
 {
@@ -180,6 +246,7 @@ static cugl_status create(cugl_app_shared **out, cugl_device *device, size_t siz
         cugl_app_shared_destroy(s);
         return st;
     }
+    semaphores_create(s, who);
     *out = s;
     return CUGL_OK;
 }
@@ -248,6 +315,7 @@ CUGL_API void cugl_app_shared_destroy(cugl_app_shared *s)
         glDeleteTextures(1, &s->texture);
     if (s->unpack_program)
         glDeleteProgram(s->unpack_program);
+    semaphores_destroy(s);
     cugl_stream_release(s->stream);
     cugl_memory_resource_release(s->mr);
     free(s);
@@ -311,6 +379,16 @@ CUGL_API cugl_status cugl_app_shared_set_texture_fill(cugl_app_shared *s, bool o
     return CUGL_OK;
 }
 
+CUGL_API bool cugl_app_shared_waits_on_gpu(const cugl_app_shared *s)
+{
+    return s && s->cuda_semaphore[0];
+}
+
+CUGL_API const char *cugl_app_shared_wait_reason(const cugl_app_shared *s)
+{
+    return s ? s->why_cpu : "";
+}
+
 CUGL_API size_t cugl_app_shared_pitch(const cugl_app_shared *s) { return s ? s->pitch : 0; }
 
 CUGL_API size_t cugl_app_shared_size(const cugl_app_shared *s) { return s ? s->size : 0; }
@@ -345,15 +423,35 @@ static cugl_status check_turn(const cugl_app_shared *s, cugl_stream *stream, boo
     return CUGL_OK;
 }
 
+/* Whether `stream` may signal and wait for the semaphores: CUDA imported
+ * them for the memory's own device. */
+static bool waits_on_gpu(const cugl_app_shared *s, cugl_stream *stream)
+{
+    return s->cuda_semaphore[0] && cugl_stream_device(stream) == s->device;
+}
+
 static cugl_status cuda_begin(cugl_app_shared *s, cugl_stream *stream, const char *who)
 {
     CUGL__TRY(check_turn(s, stream, true, true, who));
-    s->cuda_open = true;
     slot *sl = &s->slot;
+    /* GL's use of the slot is queued before its signal and its fence; CUDA
+     * may not overwrite the memory until it is done. */
+    bool covered = false;
+    if (s->gl_signalled && waits_on_gpu(s, stream)) {
+        CUGL__TRY(cugl_semaphore_wait(s->cuda_semaphore[0], stream));
+        s->gl_signalled = false;
+        covered = !s->fence_needed;
+    }
+    s->cuda_open = true;
     if (!sl->fence)
         return CUGL_OK;
-    /* GL's use of the slot is queued before the fence; CUDA may not
-     * overwrite the memory until it is done. */
+    if (covered) {
+        glDeleteSync(sl->fence);
+        sl->fence = NULL;
+        s->fence_needed = false;
+        return CUGL_OK;
+    }
+    s->fence_needed = false;
     GLenum r = glClientWaitSync(sl->fence, GL_SYNC_FLUSH_COMMANDS_BIT, UINT64_MAX);
     glDeleteSync(sl->fence);
     sl->fence = NULL;
@@ -376,6 +474,14 @@ static cugl_status cuda_end(cugl_app_shared *s, cugl_stream *stream, const char 
     sl->written = sl->written_on[d];
     s->cuda_open = false;
     sl->pending = sl->recorded = true;
+    /* A signal for GL's wait, where none is still pending (a binary
+     * semaphore holds one); else gl_begin waits for the event. */
+    s->event_needed = true;
+    if (!s->cuda_signalled && waits_on_gpu(s, stream)) {
+        CUGL__TRY(cugl_semaphore_signal(s->cuda_semaphore[1], stream));
+        s->cuda_signalled = true;
+        s->event_needed = false;
+    }
     return CUGL_OK;
 }
 
@@ -419,10 +525,18 @@ static cugl_status gl_begin(cugl_app_shared *s, const char *who)
 {
     CUGL__TRY(check_turn(s, NULL, false, true, who));
     slot *sl = &s->slot;
-    if (sl->pending) {
-        CUGL__TRY(cugl_event_sync(sl->written));
-        sl->pending = false;
+    bool covered = false;
+    if (s->cuda_signalled) {
+        cugl_app_drain_gl_errors();
+        glWaitSemaphoreEXT(s->gl_semaphore[1], 1, &sl->gl_buffer, 0, NULL, NULL);
+        CUGL__TRY(cugl_app_check_gl(who, "glWaitSemaphoreEXT"));
+        s->cuda_signalled = false;
+        covered = !s->event_needed;
     }
+    if (sl->pending && !covered)
+        CUGL__TRY(cugl_event_sync(sl->written));
+    sl->pending = false;
+    s->event_needed = false;
     s->gl_open = true;
     if (!s->texture || s->no_fill)
         return CUGL_OK;
@@ -467,7 +581,19 @@ static cugl_status gl_end(cugl_app_shared *s, const char *who)
     sl->fence = glFenceSync(GL_SYNC_GPU_COMMANDS_COMPLETE, 0);
     if (!sl->fence)
         return cugl__fail(CUGL_ERROR_GL, who, "glFenceSync failed");
-    /* No flush here: cuda_begin's wait flushes (GL_SYNC_FLUSH_COMMANDS_BIT). */
+    /* A signal for CUDA's wait, where none is still pending; else the next
+     * cuda_begin waits for the fence too. */
+    s->fence_needed = true;
+    if (s->gl_semaphore[0] && !s->gl_signalled) {
+        cugl_app_drain_gl_errors();
+        glSignalSemaphoreEXT(s->gl_semaphore[0], 1, &sl->gl_buffer, 0, NULL, NULL);
+        /* CUDA's stream waits on the GPU for what GL has sent it. */
+        glFlush();
+        CUGL__TRY(cugl_app_check_gl(who, "glSignalSemaphoreEXT"));
+        s->gl_signalled = true;
+        s->fence_needed = false;
+    }
+    /* No flush otherwise: cuda_begin's wait flushes (GL_SYNC_FLUSH_COMMANDS_BIT). */
     return CUGL_OK;
 }
 

@@ -711,6 +711,12 @@ CUGL_API const char *cugl_app_target_reason(const cugl_app_target *t)
     return t ? t->reason : "";
 }
 
+CUGL_API bool cugl_app_target_waits_on_gpu(const cugl_app_target *t)
+{
+    return t && t->path->interop == CUGL_APP_INTEROP_SHARED && t->device == t->gl_device &&
+           cugl_app_shared_waits_on_gpu(t->slots[0].shared);
+}
+
 CUGL_API bool cugl_app_target_is_pipelined(const cugl_app_target *t)
 {
     return t && t->pipelined;

@@ -122,7 +122,11 @@
     X(cuMemAdvise, 12020)                   \
     X(cuGraphicsGLRegisterBuffer, 3000)     \
     X(cuGraphicsGLRegisterImage, 3000)      \
-    X(cuGLGetDevices, 6050)
+    X(cuGLGetDevices, 6050)                 \
+    X(cuImportExternalSemaphore, 10000)     \
+    X(cuDestroyExternalSemaphore, 10000)    \
+    X(cuSignalExternalSemaphoresAsync, 10000) \
+    X(cuWaitExternalSemaphoresAsync, 10000)
 
 /*
  * The GL interop entry points, typed here because cudaGL.h includes GL's

@@ -763,6 +763,125 @@ static void shared_buffer_both_ways(void **state)
     free(got);
 }
 
+/*
+ * Where Vulkan makes the semaphores, neither side's begin blocks the CPU:
+ * with about 50 ms of GL compute queued before gl_end, cuda_begin returns
+ * while it still runs (a fence after it is unsignalled), and CUDA's copy
+ * queued then waits on the GPU and reads what GL wrote last; gl_begin
+ * likewise returns before CUDA's copy is done, and GL's read after it sees
+ * CUDA's bytes. Then a side that ends twice before the other begins (GL
+ * writing again after its gl_end) falls back to a CPU wait for the second
+ * use, and the bytes still come out right.
+ */
+static void shared_waits_on_the_gpu(void **state)
+{
+    (void)state;
+    enum { N = 1 << 20, WORDS = N / 4 };
+    cugl_app_shared *sh = NULL;
+    assert_ok(cugl_app_shared_buffer_create(&sh, dev, N));
+    if (!cugl_app_shared_waits_on_gpu(sh)) {
+        const char *why = cugl_app_shared_wait_reason(sh);
+        cugl_app_shared_destroy(sh);
+        if (getenv("CUGL_TEST_NO_SKIP"))
+            fail_msg("the shared object waits on the CPU: %s", why);
+        skip();
+    }
+    assert_string_equal(cugl_app_shared_wait_reason(sh), "");
+    static const char *busy =
+        "#version 450 core\n"
+        "layout(local_size_x = 256) in;\n"
+        "layout(std430, binding = 0) buffer Words { uint words[]; };\n"
+        "layout(location = 0) uniform uint rounds;\n"
+        "layout(location = 1) uniform uint seed;\n"
+        "void main() {\n"
+        "    uint i = gl_GlobalInvocationID.x;\n"
+        "    float x = float(i & 7u);\n"
+        "    for (uint r = 0u; r < rounds; r++) x = x * 0.999f + 0.5f;\n"
+        "    words[i] = seed + i + (x < -1.0 ? 1u : 0u);\n" /* x stays positive */
+        "}\n";
+    GLuint program = 0;
+    assert_ok(cugl_app_compute_program(&program, "busy", busy));
+    GLuint name = cugl_app_shared_gl_name(sh), probe = gl_buffer(N, NULL);
+    uint32_t *got = malloc(N);
+    assert_non_null(got);
+    cugl_buffer *b = cugl_app_shared_buffer(sh), *view = NULL, *host = NULL;
+    assert_ok(cugl_buffer_from_handle(&view, cugl_buffer_handle(b), N, NULL));
+    cugl_event *copied = NULL;
+    assert_ok(cugl_event_create(&copied, dev, NULL));
+    staging pinned = staging_new(N);
+    for (int frame = 0; frame < 3; frame++) {
+        uint32_t seed = 1000u * (uint32_t)(frame + 1);
+        /* GL's turn: a long compute pass writes every word. */
+        glUseProgram(program);
+        glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 0, name);
+        glUniform1ui(0, 20000000u); /* about 40 ms on an H100 */
+        glUniform1ui(1, seed);
+        glDispatchCompute(WORDS / 256, 1, 1);
+        glUseProgram(0);
+        fail_gl("the busy pass");
+        assert_ok(cugl_app_shared_gl_end(sh));
+        GLsync after = glFenceSync(GL_SYNC_GPU_COMMANDS_COMPLETE, 0);
+        glFlush();
+        /* CUDA's turn, queued while GL still works. */
+        assert_ok(cugl_app_shared_cuda_begin(sh, stream));
+        GLint status = 0;
+        glGetSynciv(after, GL_SYNC_STATUS, 1, NULL, &status);
+        assert_int_equal(status, GL_UNSIGNALED);
+        /* Into pinned memory: a copy to pageable memory would block. */
+        memset(pinned.host, 0, N);
+        assert_ok(cugl_buffer_copy_to(&pinned.buffer, view, stream));
+        /* Then CUDA writes the next pattern for GL. */
+        uint8_t fill = (uint8_t)(0x40 + frame);
+        assert_ok(cugl_buffer_fill(view, &fill, 1, stream));
+        assert_ok(cugl_event_record(copied, stream));
+        assert_ok(cugl_app_shared_cuda_end(sh, stream));
+        /* GL's wait is queued; CUDA's work is still behind GL's pass. */
+        assert_ok(cugl_app_shared_gl_begin(sh));
+        bool done = true;
+        assert_ok(cugl_event_query(copied, &done));
+        assert_false(done);
+        glCopyNamedBufferSubData(name, probe, 0, 0, N);
+        fail_gl("glCopyNamedBufferSubData");
+        assert_ok(cugl_app_shared_gl_end(sh));
+        /* GL writes again after its gl_end: that signal is still pending,
+         * so the next cuda_begin waits for the fence on the CPU too. */
+        glNamedBufferSubData(name, 0, 4, &seed);
+        assert_ok(cugl_app_shared_gl_end(sh));
+        assert_ok(cugl_stream_sync(stream));
+        memcpy(got, pinned.host, N);
+        for (uint32_t i = 0; i < WORDS; i++)
+            if (got[i] != seed + i)
+                fail_msg("frame %d: CUDA read word %u as %u, GL wrote %u", frame, i, got[i],
+                         seed + i);
+        glGetNamedBufferSubData(probe, 0, N, got);
+        const uint8_t *bytes = (const uint8_t *)got;
+        for (size_t i = 0; i < N; i++)
+            if (bytes[i] != 0x40 + frame)
+                fail_msg("frame %d: GL read byte %zu as 0x%02x, CUDA wrote 0x%02x", frame, i,
+                         bytes[i], 0x40 + frame);
+        assert_ok(cugl_app_shared_cuda_begin(sh, stream));
+        assert_ok(cugl_buffer_from_handle(&host, (uint64_t)(uintptr_t)got, 4, NULL));
+        cugl_buffer *first = NULL;
+        assert_ok(cugl_buffer_from_handle(&first, cugl_buffer_handle(b), 4, NULL));
+        assert_ok(cugl_buffer_copy_to(&host, first, stream));
+        assert_ok(cugl_stream_sync(stream));
+        assert_int_equal(got[0], seed);
+        cugl_buffer_release(first);
+        cugl_buffer_release(host);
+        assert_ok(cugl_app_shared_cuda_end(sh, stream));
+        assert_ok(cugl_app_shared_gl_begin(sh));
+        glDeleteSync(after);
+    }
+    assert_ok(cugl_app_shared_gl_end(sh));
+    cugl_event_release(copied);
+    staging_free(&pinned);
+    cugl_buffer_release(view);
+    glDeleteBuffers(1, &probe);
+    glDeleteProgram(program);
+    cugl_app_shared_destroy(sh);
+    free(got);
+}
+
 /* Each side takes its turn in order; a call out of turn names what to do. */
 static void shared_turns_out_of_order(void **state)
 {
@@ -888,6 +1007,7 @@ int main(void)
         cmocka_unit_test(map_flags_between_frames),
         cmocka_unit_test(ten_thousand_cycles),
         cmocka_unit_test(shared_buffer_both_ways),
+        cmocka_unit_test(shared_waits_on_the_gpu),
         cmocka_unit_test(shared_turns_out_of_order),
         cmocka_unit_test(shared_texture),
     };

@@ -16,6 +16,7 @@ static size_t size_value;
 static cugl_device *dev;
 static cugl_stream *stream;
 static cugl_event *event;
+static cugl_semaphore *semaphore;
 static cugl_module *module;
 static cugl_kernel *kernel;
 static cugl_event_ipc_descriptor ipc;
@@ -66,7 +67,12 @@ static const char image[] = "not a module";
     X(c34, cugl_kernel_num_args(NULL, &size_value), "cugl_kernel_num_args: kernel is NULL")     \
     X(c35, cugl_kernel_max_threads_per_block(NULL, &count),                                     \
       "cugl_kernel_max_threads_per_block: kernel is NULL")                                      \
-    X(c36, cugl_launch(NULL, &config, kernel, NULL, 0), "cugl_launch: stream is NULL")
+    X(c36, cugl_launch(NULL, &config, kernel, NULL, 0), "cugl_launch: stream is NULL")       \
+    X(c37, cugl_semaphore_import_fd(NULL, dev, 3), "cugl_semaphore_import_fd: out is NULL")    \
+    X(c38, cugl_semaphore_import_fd(&semaphore, NULL, 3),                                      \
+      "cugl_semaphore_import_fd: device is NULL")                                               \
+    X(c39, cugl_semaphore_signal(NULL, stream), "cugl_semaphore_signal: semaphore is NULL")    \
+    X(c40, cugl_semaphore_wait(NULL, stream), "cugl_semaphore_wait: semaphore is NULL")
 
 ARG_CASES(CASE)
 

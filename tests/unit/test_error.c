@@ -149,6 +149,10 @@ static void release_and_close_accept_null(void **state)
     cugl_module_close(NULL);
     cugl_kernel_release(NULL);
     cugl_kernel_close(NULL);
+    cugl_semaphore_release(NULL);
+    cugl_semaphore_close(NULL);
+    assert_true(cugl_semaphore_is_closed(NULL));
+    assert_null(cugl_semaphore_device(NULL));
     assert_null(cugl_stream_retain(NULL));
     assert_null(cugl_event_retain(NULL));
     assert_true(cugl_stream_is_closed(NULL));

@@ -178,6 +178,89 @@ CUGL_API cugl_event *cugl_event_retain(cugl_event *event);
  */
 CUGL_API void cugl_event_release(cugl_event *event);
 
+/**
+ * An external semaphore: a binary semaphore made by another API (Vulkan's
+ * VK_KHR_external_semaphore_fd, exported as an opaque file descriptor) that
+ * CUDA streams signal and wait for on the GPU. The other API (GL with
+ * GL_EXT_semaphore_fd, Vulkan) imports the same payload from a second
+ * descriptor, so that work ordered between the two never waits on the CPU.
+ * As a binary semaphore, each wait needs a signal queued before it, and a
+ * signal may not be queued while an earlier one is still to be waited for.
+ */
+typedef struct cugl_semaphore cugl_semaphore;
+
+/**
+ * Import a binary semaphore from an opaque POSIX file descriptor, for
+ * streams of `device` (initialized).
+ * @errors CUGL_ERROR_INVALID_ARGUMENT (NULL out or device, fd < 0),
+ *   CUGL_ERROR_INVALID_STATE (device not initialized), CUGL_ERROR_NOT_SUPPORTED
+ *   (a driver without external semaphores), CUGL_ERROR_OUT_OF_MEMORY,
+ *   CUGL_ERROR_CUDA (the descriptor is no semaphore the driver can import).
+ * @pointer_lifetime The caller owns one reference. On success the driver
+ *   owns `fd` (do not close it); on failure the caller still does.
+ * @thread_safety Any thread.
+ * @param out receives the semaphore.
+ * @param device the device whose streams will signal and wait for it.
+ * @param fd the descriptor (VK_EXTERNAL_SEMAPHORE_HANDLE_TYPE_OPAQUE_FD_BIT).
+ * @return CUGL_OK or the error.
+ */
+CUGL_API cugl_status cugl_semaphore_import_fd(cugl_semaphore **out, cugl_device *device, int fd);
+
+/**
+ * Queue a signal of the semaphore on `stream` (of the semaphore's device):
+ * it fires when the work queued on the stream before it is done.
+ * @errors CUGL_ERROR_INVALID_ARGUMENT (NULL, or a stream of another
+ *   device), CUGL_ERROR_CLOSED, CUGL_ERROR_CUDA.
+ * @thread_safety Any thread.
+ * @param semaphore the semaphore.
+ * @param stream a stream of its device.
+ * @return CUGL_OK or the error.
+ */
+CUGL_API cugl_status cugl_semaphore_signal(cugl_semaphore *semaphore, cugl_stream *stream);
+
+/**
+ * Queue a wait for the semaphore on `stream` (of the semaphore's device):
+ * work queued on the stream after it starts once the signal it waits for
+ * has fired. The CPU does not wait.
+ * @errors as cugl_semaphore_signal.
+ * @thread_safety Any thread.
+ * @param semaphore the semaphore.
+ * @param stream a stream of its device.
+ * @return CUGL_OK or the error.
+ */
+CUGL_API cugl_status cugl_semaphore_wait(cugl_semaphore *semaphore, cugl_stream *stream);
+
+/**
+ * The device whose streams use the semaphore; NULL for NULL.
+ * @thread_safety Any thread.
+ * @param semaphore the semaphore, or NULL.
+ * @return its device.
+ */
+CUGL_API cugl_device *cugl_semaphore_device(const cugl_semaphore *semaphore);
+
+/**
+ * Whether cugl_semaphore_close has been called. true for NULL.
+ * @thread_safety Any thread.
+ * @param semaphore the semaphore, or NULL.
+ * @return true once closed, and for NULL.
+ */
+CUGL_API bool cugl_semaphore_is_closed(const cugl_semaphore *semaphore);
+
+/**
+ * Destroy CUDA's import now; idempotent. Work already queued is not
+ * affected.
+ * @thread_safety Any thread, once no other thread uses the object.
+ * @param semaphore the semaphore, or NULL (no-op).
+ */
+CUGL_API void cugl_semaphore_close(cugl_semaphore *semaphore);
+
+/**
+ * Drop a reference; the last one closes and frees. NULL is a no-op.
+ * @thread_safety Any thread: references are counted atomically.
+ * @param semaphore the semaphore, or NULL (no-op).
+ */
+CUGL_API void cugl_semaphore_release(cugl_semaphore *semaphore);
+
 CUGL_END_DECLS
 
 #endif /* CUGL_EVENT_H */

@@ -18,10 +18,21 @@
  *   ... GL draws from the buffer or texture ...
  *   gl_end()            marks GL's reads (a fence)
  *
- * Each wait is a CPU wait: gl_begin blocks until CUDA's writes are done,
- * cuda_begin until GL's use is. A target (cugl/app_target.h, pipelined)
- * avoids both by rotating several shared objects: CUDA writes one while GL
- * uses the one CUDA finished a frame earlier. Where GL lacks GL_EXT_memory_object_fd (Mesa, other
+ * Where Vulkan's loader and driver are there (libvulkan.so.1, loaded at
+ * run time), the waits are on the GPU: Vulkan makes two binary semaphores
+ * that GL (GL_EXT_semaphore_fd) and CUDA both import; gl_end signals one
+ * that cuda_begin queues a wait for on the stream, and cuda_end the other
+ * that gl_begin queues a GL wait for. No call then blocks the CPU, and
+ * what the program does between them (Python building a tensor, say) is
+ * done while the GPU works. Elsewhere each wait is a CPU wait: gl_begin
+ * blocks until CUDA's writes are done, cuda_begin until GL's use is; so is
+ * a wait for a stream of another device (cugl_app_shared_set_writers), and
+ * one after a side ended twice before the other began (a binary semaphore
+ * holds one signal). cugl_app_shared_waits_on_gpu() says which, and
+ * CUGL_APP_CPU_WAITS=1 in the environment asks for CPU waits. A target
+ * (cugl/app_target.h, pipelined) avoids even the GPU's waiting by rotating
+ * several shared objects: CUDA writes one while GL uses the one CUDA
+ * finished a frame earlier. Where GL lacks GL_EXT_memory_object_fd (Mesa, other
  * vendors) creation fails with CUGL_ERROR_NOT_SUPPORTED, saying to use the
  * map path (cugl/graphics.h).
  *
@@ -123,6 +134,17 @@ CUGL_API cugl_buffer *cugl_app_shared_buffer(const cugl_app_shared *shared);
  * @param shared the shared object, or NULL.
  * @return the GL name of the texture or buffer; 0 for NULL. */
 CUGL_API uint32_t cugl_app_shared_gl_name(const cugl_app_shared *shared);
+/** Whether the turns wait for each other on the GPU (semaphores made by
+ * Vulkan), for streams of the memory's own device; false for NULL.
+ * @errors none. @thread_safety Any thread.
+ * @param shared the shared object, or NULL.
+ * @return true where the waits are GPU waits. */
+CUGL_API bool cugl_app_shared_waits_on_gpu(const cugl_app_shared *shared);
+/** Why the waits are CPU waits ("" where they are GPU waits, and for NULL).
+ * @errors none. @thread_safety Any thread.
+ * @param shared the shared object, or NULL.
+ * @return the reason, valid while the object lives. */
+CUGL_API const char *cugl_app_shared_wait_reason(const cugl_app_shared *shared);
 /** Bytes from one texture row to the next (buffers: the size); 0 for NULL.
  * @errors none. @thread_safety Any thread.
  * @param shared the shared object, or NULL.

@@ -420,6 +420,17 @@ CUGL_API cugl_status cugl_app_target_set_cuda_use(cugl_app_target *target,
                                                   cugl_app_cuda_use use);
 
 /**
+ * Whether the target's turns wait for each other on the GPU: the shared
+ * path where Vulkan makes the semaphores GL and CUDA share and CUDA writes
+ * on the GL GPU (cugl/app_shared.h). Then no turn blocks the CPU, and the
+ * GPU times of the timer's phases include the waiting. false for NULL.
+ * @errors none. @thread_safety Any thread.
+ * @param target the target, or NULL.
+ * @return true where the waits are GPU waits.
+ */
+CUGL_API bool cugl_app_target_waits_on_gpu(const cugl_app_target *target);
+
+/**
  * Whether the target is pipelined now. @errors none. @thread_safety Any thread.
  * @param target The target, or NULL.
  * @return true while pipelined; false otherwise, and for NULL.
