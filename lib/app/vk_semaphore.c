@@ -55,7 +55,8 @@ static void load(void)
                  dlerror());
         return;
     }
-    vk.get_instance_proc = (PFN_vkGetInstanceProcAddr)dlsym(vk.lib, "vkGetInstanceProcAddr");
+    /* POSIX: a function pointer read through an object pointer. */
+    *(void **)&vk.get_instance_proc = dlsym(vk.lib, "vkGetInstanceProcAddr");
     PFN_vkCreateInstance create_instance =
         vk.get_instance_proc ? INSTANCE_PROC(vkCreateInstance) : NULL;
     if (!create_instance) {
