@@ -470,18 +470,20 @@ static cugl_status cuda_end(cugl_app_shared *s, cugl_stream *stream, const char 
     int d = device_index(s, cugl_stream_device(stream));
     if (!sl->written_on[d])
         CUGL__TRY(cugl_event_create(&sl->written_on[d], s->devices[d], NULL));
+    /* A signal for GL's wait, where none is still pending (a binary
+     * semaphore holds one); else gl_begin waits for the event. The event
+     * comes after the signal, so that a wait for it (the destroy's) knows
+     * the signal done too. */
+    bool signal = !s->cuda_signalled && waits_on_gpu(s, stream);
+    if (signal) {
+        CUGL__TRY(cugl_semaphore_signal(s->cuda_semaphore[1], stream));
+        s->cuda_signalled = true;
+    }
+    s->event_needed = !signal;
     CUGL__TRY(cugl_event_record(sl->written_on[d], stream));
     sl->written = sl->written_on[d];
     s->cuda_open = false;
     sl->pending = sl->recorded = true;
-    /* A signal for GL's wait, where none is still pending (a binary
-     * semaphore holds one); else gl_begin waits for the event. */
-    s->event_needed = true;
-    if (!s->cuda_signalled && waits_on_gpu(s, stream)) {
-        CUGL__TRY(cugl_semaphore_signal(s->cuda_semaphore[1], stream));
-        s->cuda_signalled = true;
-        s->event_needed = false;
-    }
     return CUGL_OK;
 }
 
