@@ -17,8 +17,8 @@
  * queued before the other side has finished. The switch between the two
  * costs the GPU the same (about as much as a map/unmap on the GPUs
  * measured), but what the program does between its calls no longer adds
- * to it. Elsewhere (no Vulkan, a writer on another GPU, a side that ends
- * twice before the other begins) each wait is a CPU wait. A target
+ * to it. Elsewhere (no Vulkan, memory that other GPUs write, a side that
+ * ends twice before the other begins) each wait is a CPU wait. A target
  * (target.c) pipelines by rotating several shared objects: CUDA writes one
  * while GL uses the one CUDA finished a frame earlier, and the waits find
  * their event or fence already signalled.
@@ -43,7 +43,8 @@ typedef struct slot {
     bool pending;        /* written is recorded and GL has not waited for it */
     GLuint memory;       /* the GL memory object */
     GLuint gl_buffer;    /* the imported storage */
-    GLsync fence;        /* gl_end's, until CUDA next writes the slot */
+    GLsync fence;        /* gl_end's where its semaphore did not mark GL's
+                          * use, until CUDA next writes the slot */
 } slot;
 
 struct cugl_app_shared {
@@ -70,7 +71,6 @@ struct cugl_app_shared {
     cugl_semaphore *cuda_semaphore[2];
     bool gl_signalled;   /* [0] signalled by GL, not yet waited for by CUDA */
     bool cuda_signalled; /* [1] signalled by CUDA, not yet waited for by GL */
-    bool fence_needed;   /* GL's last use is after its pending signal */
     bool event_needed;   /* CUDA's last writes are after its pending signal */
     char why_cpu[320];   /* why the waits are CPU waits; "" where they are not */
 };
@@ -331,7 +331,7 @@ static cugl_status set_writers(cugl_app_shared *s, cugl_device *const *devices, 
         return cugl__fail(CUGL_ERROR_INVALID_ARGUMENT, who,
                           "count is %d; 0 to %d writers", count,
                           CUGL_APP_SHARED_MAX_WRITERS);
-    if (s->slot.recorded || s->slot.fence || s->cuda_open || s->gl_open)
+    if (s->slot.recorded || s->slot.fence || s->gl_signalled || s->cuda_open || s->gl_open)
         return cugl__fail(CUGL_ERROR_INVALID_STATE, who,
                           "the memory has been used; name its writers before its first "
                           "turn");
@@ -350,6 +350,13 @@ static cugl_status set_writers(cugl_app_shared *s, cugl_device *const *devices, 
     for (int i = 0; i < count; i++)
         if (device_index(s, devices[i]) < 0)
             s->devices[s->device_count++] = devices[i];
+    /* CUDA's semaphores are the memory's device's: other devices' streams
+     * cannot wait for them, so every turn waits on the CPU. */
+    if (s->device_count > 1 && s->cuda_semaphore[0]) {
+        semaphores_destroy(s);
+        snprintf(s->why_cpu, sizeof s->why_cpu,
+                 "other devices write the memory (cugl_app_shared_set_writers)");
+    }
     return CUGL_OK;
 }
 
@@ -423,35 +430,20 @@ static cugl_status check_turn(const cugl_app_shared *s, cugl_stream *stream, boo
     return CUGL_OK;
 }
 
-/* Whether `stream` may signal and wait for the semaphores: CUDA imported
- * them for the memory's own device. */
-static bool waits_on_gpu(const cugl_app_shared *s, cugl_stream *stream)
-{
-    return s->cuda_semaphore[0] && cugl_stream_device(stream) == s->device;
-}
-
 static cugl_status cuda_begin(cugl_app_shared *s, cugl_stream *stream, const char *who)
 {
     CUGL__TRY(check_turn(s, stream, true, true, who));
     slot *sl = &s->slot;
     /* GL's use of the slot is queued before its signal and its fence; CUDA
      * may not overwrite the memory until it is done. */
-    bool covered = false;
-    if (s->gl_signalled && waits_on_gpu(s, stream)) {
+    if (s->gl_signalled) {
         CUGL__TRY(cugl_semaphore_wait(s->cuda_semaphore[0], stream));
         s->gl_signalled = false;
-        covered = !s->fence_needed;
     }
     s->cuda_open = true;
+    /* A fence: GL's use since its signal, or all of it (CPU waits). */
     if (!sl->fence)
         return CUGL_OK;
-    if (covered) {
-        glDeleteSync(sl->fence);
-        sl->fence = NULL;
-        s->fence_needed = false;
-        return CUGL_OK;
-    }
-    s->fence_needed = false;
     GLenum r = glClientWaitSync(sl->fence, GL_SYNC_FLUSH_COMMANDS_BIT, UINT64_MAX);
     glDeleteSync(sl->fence);
     sl->fence = NULL;
@@ -474,7 +466,7 @@ static cugl_status cuda_end(cugl_app_shared *s, cugl_stream *stream, const char 
      * semaphore holds one); else gl_begin waits for the event. The event
      * comes after the signal, so that a wait for it (the destroy's) knows
      * the signal done too. */
-    bool signal = !s->cuda_signalled && waits_on_gpu(s, stream);
+    bool signal = s->cuda_semaphore[1] && !s->cuda_signalled;
     if (signal) {
         CUGL__TRY(cugl_semaphore_signal(s->cuda_semaphore[1], stream));
         s->cuda_signalled = true;
@@ -580,12 +572,9 @@ static cugl_status gl_end(cugl_app_shared *s, const char *who)
     slot *sl = &s->slot;
     if (sl->fence)
         glDeleteSync(sl->fence);
-    sl->fence = glFenceSync(GL_SYNC_GPU_COMMANDS_COMPLETE, 0);
-    if (!sl->fence)
-        return cugl__fail(CUGL_ERROR_GL, who, "glFenceSync failed");
-    /* A signal for CUDA's wait, where none is still pending; else the next
-     * cuda_begin waits for the fence too. */
-    s->fence_needed = true;
+    sl->fence = NULL;
+    /* A signal for CUDA's wait where none is still pending; else a fence,
+     * which the next cuda_begin waits for on the CPU. */
     if (s->gl_semaphore[0] && !s->gl_signalled) {
         cugl_app_drain_gl_errors();
         glSignalSemaphoreEXT(s->gl_semaphore[0], 1, &sl->gl_buffer, 0, NULL, NULL);
@@ -593,9 +582,12 @@ static cugl_status gl_end(cugl_app_shared *s, const char *who)
         glFlush();
         CUGL__TRY(cugl_app_check_gl(who, "glSignalSemaphoreEXT"));
         s->gl_signalled = true;
-        s->fence_needed = false;
+        return CUGL_OK;
     }
-    /* No flush otherwise: cuda_begin's wait flushes (GL_SYNC_FLUSH_COMMANDS_BIT). */
+    sl->fence = glFenceSync(GL_SYNC_GPU_COMMANDS_COMPLETE, 0);
+    if (!sl->fence)
+        return cugl__fail(CUGL_ERROR_GL, who, "glFenceSync failed");
+    /* No flush: cuda_begin's wait flushes (GL_SYNC_FLUSH_COMMANDS_BIT). */
     return CUGL_OK;
 }
 

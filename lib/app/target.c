@@ -713,7 +713,7 @@ CUGL_API const char *cugl_app_target_reason(const cugl_app_target *t)
 
 CUGL_API bool cugl_app_target_waits_on_gpu(const cugl_app_target *t)
 {
-    return t && t->path->interop == CUGL_APP_INTEROP_SHARED && t->device == t->gl_device &&
+    return t && t->path->interop == CUGL_APP_INTEROP_SHARED &&
            cugl_app_shared_waits_on_gpu(t->slots[0].shared);
 }
 

@@ -25,10 +25,10 @@
  * that gl_begin queues a GL wait for. No call then blocks the CPU, and
  * what the program does between them (Python building a tensor, say) is
  * done while the GPU works. Elsewhere each wait is a CPU wait: gl_begin
- * blocks until CUDA's writes are done, cuda_begin until GL's use is; so is
- * a wait for a stream of another device (cugl_app_shared_set_writers), and
- * one after a side ended twice before the other began (a binary semaphore
- * holds one signal). cugl_app_shared_waits_on_gpu() says which, and
+ * blocks until CUDA's writes are done, cuda_begin until GL's use is; so
+ * are all the waits of memory that other devices write
+ * (cugl_app_shared_set_writers), and a wait after a side ended twice
+ * before the other began (a binary semaphore holds one signal). cugl_app_shared_waits_on_gpu() says which, and
  * CUGL_APP_CPU_WAITS=1 in the environment asks for CPU waits. A target
  * (cugl/app_target.h, pipelined) avoids even the GPU's waiting by rotating
  * several shared objects: CUDA writes one while GL uses the one CUDA
@@ -135,7 +135,7 @@ CUGL_API cugl_buffer *cugl_app_shared_buffer(const cugl_app_shared *shared);
  * @return the GL name of the texture or buffer; 0 for NULL. */
 CUGL_API uint32_t cugl_app_shared_gl_name(const cugl_app_shared *shared);
 /** Whether the turns wait for each other on the GPU (semaphores made by
- * Vulkan), for streams of the memory's own device; false for NULL.
+ * Vulkan; not for memory that other devices write); false for NULL.
  * @errors none. @thread_safety Any thread.
  * @param shared the shared object, or NULL.
  * @return true where the waits are GPU waits. */
@@ -158,11 +158,14 @@ CUGL_API size_t cugl_app_shared_size(const cugl_app_shared *shared);
 
 /**
  * CUDA's turn begins: wait until GL has finished with the memory CUDA is
- * about to write (GL's fence from its last gl_end).
+ * about to write (GL's last gl_end): the stream waits for GL's semaphore
+ * on the GPU where the waits are GPU waits, else the CPU waits for GL's
+ * fence.
  * @errors CUGL_ERROR_INVALID_ARGUMENT (NULL; a stream of a device that is
  *   neither the memory's nor one of its writers),
  *   CUGL_ERROR_CLOSED (the stream), CUGL_ERROR_INVALID_STATE (GL's turn
- *   has not ended), CUGL_ERROR_GL (the wait failed).
+ *   has not ended), CUGL_ERROR_GL (the wait failed), the statuses of
+ *   cugl_semaphore_wait.
  * @thread_safety The thread of the shared object's GL context, current.
  * @param shared the shared object.
  * @param stream the stream CUDA writes on in this turn: a stream of the memory's device or of a
@@ -173,11 +176,12 @@ CUGL_API cugl_status cugl_app_shared_cuda_begin(cugl_app_shared *shared, cugl_st
 
 /**
  * CUDA's turn ends: an event on `stream` after the work queued so far
- * marks CUDA's writes, which gl_begin waits for.
+ * marks CUDA's writes, which gl_begin waits for (preceded, where the waits
+ * are GPU waits, by a signal of the semaphore GL's wait is queued for).
  * @errors as cugl_app_shared_cuda_begin; CUGL_ERROR_INVALID_STATE (CUDA's
- *   turn has not begun), the statuses of cugl_event_create and
- *   cugl_event_record: CUDA's turn then stays open, and cuda_end may be
- *   called again.
+ *   turn has not begun), the statuses of cugl_event_create,
+ *   cugl_semaphore_signal and cugl_event_record: CUDA's turn then stays
+ *   open, and cuda_end may be called again.
  * @thread_safety The thread of the shared object's GL context.
  * @param shared the shared object.
  * @param stream the stream the writes were queued on.
@@ -186,7 +190,9 @@ CUGL_API cugl_status cugl_app_shared_cuda_begin(cugl_app_shared *shared, cugl_st
 CUGL_API cugl_status cugl_app_shared_cuda_end(cugl_app_shared *shared, cugl_stream *stream);
 
 /**
- * GL's turn begins: wait for CUDA's writes to the memory GL uses now (and
+ * GL's turn begins: wait for CUDA's writes to the memory GL uses now (a
+ * GL wait for CUDA's semaphore, queued, where the waits are GPU waits;
+ * else a CPU wait for CUDA's event) (and
  * copy a shared texture's pixels into it, on the GPU: GL_RGBA8 written by
  * the memory's own device by a compute shader, at memory speed, which
  * leaves the current program, shader storage binding 0 and image unit 0
@@ -194,7 +200,7 @@ CUGL_API cugl_status cugl_app_shared_cuda_end(cugl_app_shared *shared, cugl_stre
  * unpack copy, which leaves the unpack state as it was).
  * @errors CUGL_ERROR_INVALID_ARGUMENT (NULL), CUGL_ERROR_INVALID_STATE
  *   (CUDA's turn has not ended), the statuses of cugl_event_sync,
- *   CUGL_ERROR_GL (the texture's copy).
+ *   CUGL_ERROR_GL (the semaphore's wait, the texture's copy).
  * @thread_safety The thread of the shared object's GL context, current.
  * @param shared the shared object.
  * @return CUGL_OK, or an error status (see Errors).
@@ -202,10 +208,13 @@ CUGL_API cugl_status cugl_app_shared_cuda_end(cugl_app_shared *shared, cugl_stre
 CUGL_API cugl_status cugl_app_shared_gl_begin(cugl_app_shared *shared);
 
 /**
- * GL's turn ends: a fence after GL's commands so far marks its use (also
- * after GL wrote the memory without a gl_begin).
+ * GL's turn ends: a signal of the semaphore CUDA's next turn waits for
+ * (then a flush), or where that cannot be (CPU waits, or a signal still
+ * pending from an earlier gl_end) a fence, after GL's commands so far
+ * marks its use (also after GL wrote the memory without a gl_begin).
  * @errors CUGL_ERROR_INVALID_ARGUMENT (NULL), CUGL_ERROR_INVALID_STATE
- *   (CUDA's turn has not ended), CUGL_ERROR_GL (no fence).
+ *   (CUDA's turn has not ended), CUGL_ERROR_GL (no fence, or the signal
+ *   failed).
  * @thread_safety The thread of the shared object's GL context, current.
  * @param shared the shared object.
  * @return CUGL_OK, or an error status (see Errors).
