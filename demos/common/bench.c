@@ -111,6 +111,168 @@ double demo__measure_handover(demo *d, bool pipelined)
     return batch[BATCHES / 2];
 }
 
+/*
+ * --bench: do GL's and CUDA's GPU work run side by side? A chain of
+ * dependent multiply-adds on each side (one warp of CUDA, one workgroup of
+ * a GL compute shader: a small part of the GPU, so that nothing but the
+ * two contexts' scheduling keeps them apart), each about OVERLAP_MS alone;
+ * then both queued at once. Taking turns, both take the sum of the two;
+ * side by side, the longer alone. Each figure is a median of OVERLAP_RUNS
+ * runs less that of a run with (almost) no work, which carries the
+ * launches and waits.
+ */
+enum { OVERLAP_RUNS = 5 };
+#define OVERLAP_MS 1.0
+
+/* One warp: n dependent multiply-adds, the result to *out. */
+static const char spin_ptx[] =
+    ".version 6.0\n"
+    ".target sm_50\n"
+    ".address_size 64\n"
+    ".visible .entry cugl_demo_spin(.param .u64 p_out, .param .u32 p_n)\n"
+    "{\n"
+    "    .reg .pred %p<2>;\n"
+    "    .reg .f32 %f<2>;\n"
+    "    .reg .b32 %r<3>;\n"
+    "    .reg .b64 %rd<3>;\n"
+    "    ld.param.u64 %rd1, [p_out];\n"
+    "    ld.param.u32 %r1, [p_n];\n"
+    "    mov.f32 %f1, 0f3F800000;\n"
+    "    mov.u32 %r2, 0;\n"
+    "    setp.eq.u32 %p1, %r1, 0;\n"
+    "    @%p1 bra DONE;\n"
+    "LOOP:\n"
+    "    fma.rn.f32 %f1, %f1, 0f3F7FFFEF, 0f3A83126F;\n"
+    "    add.u32 %r2, %r2, 1;\n"
+    "    setp.lt.u32 %p1, %r2, %r1;\n"
+    "    @%p1 bra LOOP;\n"
+    "DONE:\n"
+    "    cvta.to.global.u64 %rd2, %rd1;\n"
+    "    st.global.f32 [%rd2], %f1;\n"
+    "    ret;\n"
+    "}\n";
+
+/* The same in GL. */
+static const char spin_glsl[] = "#version 430\n"
+                                "layout(local_size_x = 32) in;\n"
+                                "layout(std430, binding = 0) buffer Out { float v[]; };\n"
+                                "uniform uint n;\n"
+                                "void main()\n"
+                                "{\n"
+                                "    float f = 1.0;\n"
+                                "    for (uint i = 0u; i < n; i++)\n"
+                                "        f = fma(f, 0.9999999, 0.001);\n"
+                                "    if (gl_LocalInvocationIndex == 0u)\n"
+                                "        v[0] = f;\n"
+                                "}\n";
+
+typedef struct spin {
+    cugl_module *module;
+    cugl_kernel *kernel;
+    cugl_memory_resource *mr;
+    cugl_buffer *out;
+    uint32_t program, buffer;
+    int n_location;
+} spin;
+
+/* One run: n multiply-adds on each side (0: none queued); its wall time in
+ * ms, or < 0 on failure. */
+static double spin_run(demo *d, spin *s, uint32_t cuda_n, uint32_t gl_n)
+{
+    double t0 = demo__now_seconds();
+    if (cuda_n) {
+        uint64_t out = cugl_buffer_handle(s->out);
+        void *args[] = {&out, &cuda_n};
+        cugl_launch_config cfg = {.grid = {1, 1, 1}, .block = {32, 1, 1}};
+        if (cugl_launch(d->stream, &cfg, s->kernel, args, 2) != CUGL_OK)
+            return -1;
+    }
+    if (gl_n) {
+        glUseProgram(s->program);
+        glUniform1ui(s->n_location, gl_n);
+        glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 0, s->buffer);
+        glDispatchCompute(1, 1, 1);
+        glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 0, 0);
+        glUseProgram(0);
+        glFlush();
+    }
+    if (cugl_stream_sync(d->stream) != CUGL_OK)
+        return -1;
+    glFinish();
+    return (demo__now_seconds() - t0) * 1e3;
+}
+
+/* The median of OVERLAP_RUNS runs; < 0 on failure. */
+static double spin_median(demo *d, spin *s, uint32_t cuda_n, uint32_t gl_n)
+{
+    double t[OVERLAP_RUNS];
+    for (int i = 0; i < OVERLAP_RUNS; i++)
+        if ((t[i] = spin_run(d, s, cuda_n, gl_n)) < 0)
+            return -1;
+    qsort(t, OVERLAP_RUNS, sizeof t[0], cmp_double);
+    return t[OVERLAP_RUNS / 2];
+}
+
+/* n scaled so that a run of n takes about OVERLAP_MS, from a run of n0
+ * that took `ms` beyond `empty`. */
+static uint32_t spin_scale(uint32_t n0, double ms, double empty)
+{
+    double work = ms - empty, n = work > 0.01 ? n0 * (OVERLAP_MS / work) : n0 * 100.0;
+    return n < 1024 ? 1024 : n > 1e9 ? 1000000000u : (uint32_t)n;
+}
+
+double demo__measure_overlap(demo *d)
+{
+    spin s = {0};
+    double overlap = -1;
+    const char *why = NULL;
+    if (cugl_module_load_data(&s.module, d->device, spin_ptx, sizeof spin_ptx) != CUGL_OK ||
+        cugl_module_get_kernel(&s.kernel, s.module, "cugl_demo_spin") != CUGL_OK ||
+        cugl_device_memory_resource_create(&s.mr, d->device, NULL) != CUGL_OK ||
+        cugl_memory_resource_allocate(&s.out, s.mr, 4, d->stream) != CUGL_OK)
+        why = cugl_last_error();
+    else if (cugl_app_compute_program(&s.program, "overlap probe", spin_glsl) != CUGL_OK)
+        why = cugl_last_error();
+    if (!why) {
+        s.n_location = glGetUniformLocation(s.program, "n");
+        glCreateBuffers(1, &s.buffer);
+        glNamedBufferData(s.buffer, 4, NULL, GL_DYNAMIC_DRAW);
+        /* Warm both up, then size each side's work to about OVERLAP_MS. */
+        const uint32_t n0 = 1u << 16;
+        double empty = spin_median(d, &s, 1, 1);
+        double c0 = spin_median(d, &s, n0, 1), g0 = spin_median(d, &s, 1, n0);
+        uint32_t cn = spin_scale(n0, c0, empty), gn = spin_scale(n0, g0, empty);
+        empty = spin_median(d, &s, 1, 1);
+        double cuda = spin_median(d, &s, cn, 1) - empty, gl = spin_median(d, &s, 1, gn) - empty;
+        double both = spin_median(d, &s, cn, gn) - empty;
+        if (empty < 0 || c0 < 0 || g0 < 0 || cuda + empty < 0 || gl + empty < 0 ||
+            both + empty < 0)
+            why = cugl_last_error();
+        else if (cuda <= 0 || gl <= 0)
+            why = "the work took no measurable time";
+        else {
+            double shorter = cuda < gl ? cuda : gl;
+            overlap = (cuda + gl - both) / shorter;
+            overlap = overlap < 0 ? 0 : overlap > 1 ? 1 : overlap;
+            printf("GL and CUDA side by side: %.1f%% of the shorter overlapped (alone: GL %.3f "
+                   "ms, CUDA %.3f ms; both queued: %.3f ms)\n",
+                   overlap * 100, gl, cuda, both);
+        }
+    }
+    if (why)
+        fprintf(stderr, "%s: --bench: cannot measure whether GL and CUDA overlap: %s\n",
+                d->info->program, why);
+    if (s.buffer)
+        glDeleteBuffers(1, &s.buffer);
+    if (s.program)
+        glDeleteProgram(s.program);
+    cugl_buffer_release(s.out);
+    cugl_memory_resource_release(s.mr);
+    cugl_kernel_release(s.kernel);
+    cugl_module_release(s.module);
+    return overlap;
+}
+
 /* The resident host memory of this process in KiB; -1 if unknown. */
 static long resident_kib(void)
 {
@@ -183,9 +345,13 @@ static bool handover_phase(int phase)
 
 /*
  * --bench: the frame against its floor. Lockstep: GL's GPU work + CUDA's
- * GPU work + one hand-over; pipelined: the larger of the two + one
- * hand-over that nobody waits for; each hand-over as measured before the
- * first frame, the work as the medians of the phases' GPU times.
+ * GPU work + one hand-over; pipelined: the larger of the two, the part of
+ * the smaller that cannot run beside it (the overlap measured before the
+ * first frame: on one GPU the two contexts take turns, and none can), and
+ * one hand-over that nobody waits for; each hand-over as measured before
+ * the first frame, the work as the medians of the phases' GPU times. The
+ * frame is the mean over the frames past the first DEMO_WARMUP_FRAMES but
+ * the kept one.
  */
 void demo__print_floor(demo *d)
 {
@@ -217,8 +383,11 @@ void demo__print_floor(demo *d)
         /* A GPU-side wait is timed as part of the work queued after it. */
         printf("floor: not taken: the turns wait on the GPU, and the phases' GPU times "
                "include that waiting (CUGL_APP_CPU_WAITS=1 waits on the CPU)\n"
-               "frame: median %.3f ms [p10 %.3f, p90 %.3f]; CPU in no phase %.3f ms\n",
-               fr.wall.median_ms, fr.wall.p10_ms, fr.wall.p90_ms, fr.outside.median_ms);
+               "frame: median %.3f ms [p10 %.3f, p90 %.3f], mean %.3f ms; CPU in no phase "
+               "%.3f ms\n",
+               fr.wall.median_ms, fr.wall.p10_ms, fr.wall.p90_ms,
+               d->wall_frames ? d->wall_sum_ms / d->wall_frames : fr.wall.median_ms,
+               fr.outside.median_ms);
         return;
     }
     double lock = gl + cuda + d->handover_ms;
@@ -228,13 +397,21 @@ void demo__print_floor(demo *d)
     printf("\nfloor: lockstep %.3f ms", lock);
     double floor = lock;
     if (d->handover_pipelined_ms >= 0) {
-        double pipe = (gl > cuda ? gl : cuda) + d->handover_pipelined_ms;
+        /* The longer side's work, the part of the shorter's that does not
+         * run beside it, and a hand-over. */
+        double longer = gl > cuda ? gl : cuda, shorter = gl > cuda ? cuda : gl;
+        double overlap = d->overlap >= 0 ? d->overlap : 1;
+        double pipe = longer + (1 - overlap) * shorter + d->handover_pipelined_ms;
         printf(", pipelined %.3f ms", pipe);
         if (pipelined)
             floor = pipe;
     }
-    printf("\nframe: median %.3f ms [p10 %.3f, p90 %.3f], %.2fx the %s floor; "
+    /* Against the mean: pipelined frames alternate between short and long
+     * (which turn waits depends on where the CPU got ahead), so that the
+     * median frame of a run lands on either side. */
+    double mean = d->wall_frames ? d->wall_sum_ms / d->wall_frames : fr.wall.median_ms;
+    printf("\nframe: median %.3f ms [p10 %.3f, p90 %.3f], mean %.3f ms, %.2fx the %s floor; "
            "CPU in no phase %.3f ms\n",
-           fr.wall.median_ms, fr.wall.p10_ms, fr.wall.p90_ms, fr.wall.median_ms / floor,
+           fr.wall.median_ms, fr.wall.p10_ms, fr.wall.p90_ms, mean, mean / floor,
            pipelined ? "pipelined" : "lockstep", fr.outside.median_ms);
 }

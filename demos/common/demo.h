@@ -30,6 +30,7 @@
 enum {
     DEMO_HEADLESS_FRAMES = 60, /* what a headless run renders without --frames */
     DEMO_FRAMES_IN_FLIGHT = 2, /* frames queued ahead of the GPU at most */
+    DEMO_WARMUP_FRAMES = 10,   /* frames --bench's mean leaves out */
     DEMO_MAX_TARGETS = 4,      /* interop targets CUDA or GL takes in one turn */
     DEMO_SERVE_HZ = 60,        /* frames a second of a served headless demo */
 };
@@ -98,6 +99,14 @@ typedef struct demo {
      * and pipelined where the path pipelines (else < 0). */
     double handover_ms, handover_pipelined_ms;
     bool handover_probe; /* measuring it: the map path pipelines when asked to */
+    /* --bench: how much of GL's and CUDA's GPU work ran side by side when
+     * both were queued (0: the GPU took turns between them, 1: wholly
+     * side by side; < 0: not measured), before the first frame. */
+    double overlap;
+    /* --bench: the frames' wall times summed, and how many (past the first
+     * DEMO_WARMUP_FRAMES and not the kept one): the mean frame. */
+    double wall_sum_ms;
+    long wall_frames;
     /* Frames in which a shared target took its turn in lockstep, and the
      * frame + 1 last counted: a pipelined run has at most one (the kept
      * frame's). */

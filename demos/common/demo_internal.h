@@ -80,6 +80,10 @@ void demo__serve_pace(demo *d, double *next_s);
  * cannot be measured.
  */
 double demo__measure_handover(demo *d, bool pipelined);
+/* --bench: the part of the shorter of two pieces of GPU work, one GL's and one
+ * CUDA's, that runs beside the other when both are queued (0 to 1); < 0
+ * where it cannot be measured (said on stderr). */
+double demo__measure_overlap(demo *d);
 /*
  * --soak: one line of what the process holds and how fast it runs, for a
  * long run to show what grows. Device memory is the whole device's (the

@@ -173,11 +173,15 @@ int demo_run(demo *d, const demo_callbacks *cb, void *user)
     int rc = apply_view(d, cb, user);
     if (rc != 0)
         return rc;
-    d->handover_ms = d->handover_pipelined_ms = -1;
+    d->handover_ms = d->handover_pipelined_ms = d->overlap = -1;
+    d->wall_sum_ms = 0;
+    d->wall_frames = 0;
     if (d->opt.bench) {
         d->handover_ms = demo__measure_handover(d, false);
         if (!d->remote) /* -1 where the path does not pipeline */
             d->handover_pipelined_ms = demo__measure_handover(d, true);
+        if (d->handover_pipelined_ms >= 0)
+            d->overlap = demo__measure_overlap(d);
         /* The frames count from here. */
         d->lockstep_frames = d->lockstep_mark = 0;
     }
@@ -265,6 +269,10 @@ static int run_frames(demo *d, const demo_callbacks *cb, void *user)
         if (d->timer) {
             cugl_app_timer_frame_end(d->timer);
             d->timing = false;
+        }
+        if (d->opt.bench && d->frame >= DEMO_WARMUP_FRAMES && !d->exact_frame) {
+            d->wall_sum_ms += (demo__now_seconds() - now_s) * 1e3;
+            d->wall_frames++;
         }
         if (d->server && d->headless && !d->opt.bench)
             demo__serve_pace(d, &next_s);
