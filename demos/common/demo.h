@@ -104,7 +104,8 @@ typedef struct demo {
      * side by side; < 0: not measured), before the first frame. */
     double overlap;
     /* --bench: the frames' wall times summed, and how many (past the first
-     * DEMO_WARMUP_FRAMES and not the kept one): the mean frame. */
+     * DEMO_WARMUP_FRAMES where the run is longer than twice that, and not
+     * the kept one): the mean frame. */
     double wall_sum_ms;
     long wall_frames;
     /* Frames in which a shared target took its turn in lockstep, and the

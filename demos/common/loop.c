@@ -270,7 +270,11 @@ static int run_frames(demo *d, const demo_callbacks *cb, void *user)
             cugl_app_timer_frame_end(d->timer);
             d->timing = false;
         }
-        if (d->opt.bench && d->frame >= DEMO_WARMUP_FRAMES && !d->exact_frame) {
+        /* Short runs (a bounded run of at most twice the warm-up) count
+         * every frame. */
+        bool warm = d->frame >= DEMO_WARMUP_FRAMES ||
+                    (d->frames > 0 && d->frames <= 2 * DEMO_WARMUP_FRAMES);
+        if (d->opt.bench && warm && !d->exact_frame) {
             d->wall_sum_ms += (demo__now_seconds() - now_s) * 1e3;
             d->wall_frames++;
         }
