@@ -343,6 +343,15 @@ static bool handover_phase(int phase)
            phase == DEMO_PHASE_HANDOFF || phase == DEMO_PHASE_PRESENT;
 }
 
+/* The frame --bench sets against its floor: the mean where frames were
+ * counted (demo_run), else the timer's median. Pipelined frames alternate
+ * between short and long (which turn waits depends on where the CPU got
+ * ahead), so that the median frame of a run lands on either side. */
+static double mean_frame_ms(const demo *d, const cugl_app_frame_summary *fr)
+{
+    return d->wall_frames ? d->wall_sum_ms / d->wall_frames : fr->wall.median_ms;
+}
+
 /*
  * --bench: the frame against its floor. Lockstep: GL's GPU work + CUDA's
  * GPU work + one hand-over; pipelined: the larger of the two, the part of
@@ -385,8 +394,7 @@ void demo__print_floor(demo *d)
                "include that waiting (CUGL_APP_CPU_WAITS=1 waits on the CPU)\n"
                "frame: median %.3f ms [p10 %.3f, p90 %.3f], mean %.3f ms; CPU in no phase "
                "%.3f ms\n",
-               fr.wall.median_ms, fr.wall.p10_ms, fr.wall.p90_ms,
-               d->wall_frames ? d->wall_sum_ms / d->wall_frames : fr.wall.median_ms,
+               fr.wall.median_ms, fr.wall.p10_ms, fr.wall.p90_ms, mean_frame_ms(d, &fr),
                fr.outside.median_ms);
         return;
     }
@@ -406,10 +414,7 @@ void demo__print_floor(demo *d)
         if (pipelined)
             floor = pipe;
     }
-    /* Against the mean: pipelined frames alternate between short and long
-     * (which turn waits depends on where the CPU got ahead), so that the
-     * median frame of a run lands on either side. */
-    double mean = d->wall_frames ? d->wall_sum_ms / d->wall_frames : fr.wall.median_ms;
+    double mean = mean_frame_ms(d, &fr);
     printf("\nframe: median %.3f ms [p10 %.3f, p90 %.3f], mean %.3f ms, %.2fx the %s floor; "
            "CPU in no phase %.3f ms\n",
            fr.wall.median_ms, fr.wall.p10_ms, fr.wall.p90_ms, mean, mean / floor,
