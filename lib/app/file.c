@@ -6,7 +6,9 @@
  * renamed over the path once every byte is out: a failed write (a full
  * disk, a file-size limit, an error of libpng's) leaves whatever was at the
  * path as it was, and takes its temporary file away. A path that names a
- * symbolic link replaces the file the link points to. A path that names
+ * symbolic link replaces the file at the end of its chain of links, and
+ * writes it there if it does not exist yet (the links stay links); a link
+ * into a folder that does not exist is refused. A path that names
  * something other than a regular file (a device such as /dev/null or
  * /dev/full, a pipe) is written in place, never replaced or removed: it is
  * what the caller asked to write to. A directory is refused.
@@ -49,36 +51,65 @@ static bool temporary_name(char *out, size_t size, const char *target)
     return n > 0 && (size_t)n < size;
 }
 
+/*
+ * The file `path` finally names: the path itself, or where its chain of
+ * symbolic links ends (a name that need not exist yet; a relative link
+ * read from the link's folder). A new string, or NULL with errno set
+ * (ELOOP past 40 links, as the kernel counts).
+ */
+static char *final_name(const char *path)
+{
+    char *name = strdup(path);
+    for (int links = 0; name; links++) {
+        struct stat st;
+        if (lstat(name, &st) != 0 || !S_ISLNK(st.st_mode))
+            return name;
+        char to[PATH_MAX];
+        ssize_t n = links < 40 ? readlink(name, to, sizeof to - 1) : -1;
+        if (n < 0 || n == (ssize_t)sizeof to - 1) {
+            int e = links >= 40 ? ELOOP : n < 0 ? errno : ENAMETOOLONG;
+            free(name);
+            errno = e;
+            return NULL;
+        }
+        to[n] = '\0';
+        const char *slash = strrchr(name, '/');
+        int dir = to[0] != '/' && slash ? (int)(slash - name + 1) : 0;
+        char *next = malloc((size_t)dir + (size_t)n + 1);
+        if (next)
+            snprintf(next, (size_t)dir + (size_t)n + 1, "%.*s%s", dir, name, to);
+        free(name);
+        name = next;
+    }
+    errno = ENOMEM;
+    return NULL;
+}
+
 cugl_status cugl__app_file_open(cugl__app_file *f, const char *who, const char *path)
 {
     *f = (cugl__app_file){0};
     if (!path[0])
         return cugl__fail(CUGL_ERROR_INVALID_ARGUMENT, who, "path is empty");
+    char *target = final_name(path);
+    if (!target)
+        return errno_fail(who, errno, "cannot open %s for writing: %s", path);
     struct stat st;
-    if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
+    bool exists = stat(target, &st) == 0;
+    if (exists && S_ISDIR(st.st_mode)) {
+        free(target);
         return cugl__fail(CUGL_ERROR_INVALID_ARGUMENT, who,
                           "cannot write %s: it is a directory", path);
-    bool exists = lstat(path, &st) == 0;
-    if (exists && S_ISLNK(st.st_mode)) {
-        /* The file the link names is what gets replaced. */
-        char *real = realpath(path, NULL);
-        if (real && stat(real, &st) == 0 && S_ISREG(st.st_mode)) {
-            f->target = real;
-        } else {
-            free(real);
-            exists = stat(path, &st) == 0;
-        }
     }
     if (exists && !S_ISREG(st.st_mode)) {
         /* A device or a pipe: written in place, never replaced. */
+        free(target);
         f->file = fopen(path, "wb");
         if (!f->file)
             return errno_fail(who, errno, "cannot open %s for writing: %s", path);
         f->in_place = true;
         return CUGL_OK;
     }
-    if (!f->target && !(f->target = strdup(path)))
-        return cugl__fail(CUGL_ERROR_OUT_OF_MEMORY, who, "no memory for a file name");
+    f->target = target;
     size_t size = strlen(f->target) + 64;
     f->temporary = malloc(size);
     int fd = -1;
@@ -102,7 +133,13 @@ cugl_status cugl__app_file_open(cugl__app_file *f, const char *who, const char *
             close(fd);
             unlink(f->temporary);
         }
-        cugl_status status = errno_fail(who, e, "cannot open %s for writing: %s", path);
+        char text[128], link[PATH_MAX + 16] = "";
+        errno_text(e, text, sizeof text);
+        if (strcmp(path, f->target) != 0)
+            snprintf(link, sizeof link, " (a link to %s)", f->target);
+        cugl_status status =
+            cugl__fail(e == ENOMEM ? CUGL_ERROR_OUT_OF_MEMORY : CUGL_ERROR_INVALID_ARGUMENT, who,
+                       "cannot open %s for writing%s: %s", path, link, text);
         free(f->temporary);
         free(f->target);
         *f = (cugl__app_file){0};

@@ -179,6 +179,76 @@ static void link_names_what_is_replaced(void **state)
     unlink(target);
 }
 
+/* A link whose target does not exist yet: the target is written (through a
+ * chain of links, relative ones too), and every link stays a link. */
+static void dangling_link_writes_its_target(void **state)
+{
+    (void)state;
+    char target[320], first[320], second[320];
+    snprintf(target, sizeof target, "%s", tmp_path("made.bin"));
+    snprintf(first, sizeof first, "%s", tmp_path("first.lnk"));
+    snprintf(second, sizeof second, "%s", tmp_path("second.lnk"));
+    assert_int_equal(symlink("second.lnk", first), 0);
+    assert_int_equal(symlink(target, second), 0); /* absolute, dangling */
+    assert_ok(cugl_app_write_file(first, "made", 4));
+    struct stat st;
+    assert_int_equal(lstat(first, &st), 0);
+    assert_true(S_ISLNK(st.st_mode));
+    assert_int_equal(lstat(second, &st), 0);
+    assert_true(S_ISLNK(st.st_mode));
+    holds(target, "made", 4);
+    holds(first, "made", 4);
+    assert_int_equal(files_in_folder(), 3);
+    unlink(first);
+    unlink(second);
+    unlink(target);
+}
+
+/* A link into a folder that does not exist: refused, naming the path and
+ * the link's target, and the link is left as it was. */
+static void dangling_link_into_a_missing_folder(void **state)
+{
+    (void)state;
+    char link[320], want[800];
+    snprintf(link, sizeof link, "%s", tmp_path("away.lnk"));
+    assert_int_equal(symlink("no/such/folder/file.bin", link), 0);
+    assert_status(cugl_app_write_file(link, "x", 1), CUGL_ERROR_INVALID_ARGUMENT);
+    snprintf(want, sizeof want,
+             "cugl_app_write_file: cannot open %s for writing (a link to %s): No such file "
+             "or directory",
+             link, tmp_path("no/such/folder/file.bin"));
+    assert_string_equal(cugl_last_error(), want);
+    struct stat st;
+    assert_int_equal(lstat(link, &st), 0);
+    assert_true(S_ISLNK(st.st_mode));
+    char read_back[64];
+    ssize_t n = readlink(link, read_back, sizeof read_back - 1);
+    assert_int_equal(n, (ssize_t)strlen("no/such/folder/file.bin"));
+    read_back[n] = 0;
+    assert_string_equal(read_back, "no/such/folder/file.bin");
+    assert_int_equal(files_in_folder(), 1);
+    unlink(link);
+}
+
+/* A loop of links: refused (the system's ELOOP), nothing replaced. */
+static void link_loop_is_refused(void **state)
+{
+    (void)state;
+    char a[320], b[320];
+    snprintf(a, sizeof a, "%s", tmp_path("a.lnk"));
+    snprintf(b, sizeof b, "%s", tmp_path("b.lnk"));
+    assert_int_equal(symlink("b.lnk", a), 0);
+    assert_int_equal(symlink("a.lnk", b), 0);
+    assert_status(cugl_app_write_file(a, "x", 1), CUGL_ERROR_INVALID_ARGUMENT);
+    assert_non_null(strstr(cugl_last_error(), "Too many levels of symbolic links"));
+    struct stat st;
+    assert_int_equal(lstat(a, &st), 0);
+    assert_true(S_ISLNK(st.st_mode));
+    assert_int_equal(files_in_folder(), 2);
+    unlink(a);
+    unlink(b);
+}
+
 static void refusals(void **state)
 {
     (void)state;
@@ -204,6 +274,9 @@ int main(void)
         cmocka_unit_test(directory_in_the_way),
         cmocka_unit_test(device_in_the_way),
         cmocka_unit_test(link_names_what_is_replaced),
+        cmocka_unit_test(dangling_link_writes_its_target),
+        cmocka_unit_test(dangling_link_into_a_missing_folder),
+        cmocka_unit_test(link_loop_is_refused),
         cmocka_unit_test(refusals),
     };
     int failed = cugl_test_run(tests);

@@ -35,7 +35,10 @@ CUGL_API cugl_status cugl_app_read_pixels(uint8_t *rgba, size_t size, cugl_app_c
  * (".<name>.<pid>-<n>.tmp", needing write permission in its folder) that is
  * renamed over the path. A failed write (a full disk, a file-size limit)
  * leaves what was at the path untouched and no temporary file. A symbolic
- * link's target is what is replaced; a device or pipe at the path (such as
+ * link's target is what is replaced (a chain of links is followed to its
+ * end; a target that does not exist yet is written there, and the links stay
+ * links; a link into a folder that does not exist is refused, naming the
+ * link's target); a device or pipe at the path (such as
  * /dev/null) is written in place and never replaced or removed; a
  * directory is refused. Every file libcugl-app writes is written this way
  * (PNGs, recorded input events).
