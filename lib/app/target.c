@@ -471,6 +471,8 @@ CUGL_API cugl_status cugl_app_targets_cuda_begin(cugl_app_target *const *targets
     if (!stream || !out)
         return cugl__fail(CUGL_ERROR_INVALID_ARGUMENT, __func__, "%s is NULL",
                           !stream ? "stream" : "out");
+    if (cugl_stream_is_closed(stream))
+        return cugl__fail(CUGL_ERROR_CLOSED, __func__, "the stream has been closed");
     for (int i = 0; i < count; i++)
         if (!targets[i]->device)
             return cugl__fail(CUGL_ERROR_NOT_SUPPORTED, __func__,
@@ -485,8 +487,10 @@ CUGL_API cugl_status cugl_app_targets_cuda_begin(cugl_app_target *const *targets
                               t->cuda_open ? "CUDA's" : "GL's");
     }
     bool lockstep = false;
+    int slots_before[CUGL_APP_TARGET_MAX_TURN];
     for (int i = 0; i < count; i++) {
         cugl_app_target *t = targets[i];
+        slots_before[i] = t->cuda_slot;
         /* Pipelined, CUDA writes the slot after the last one it wrote:
          * neither the one GL may be using now nor the one it uses next.
          * What CUDA reads is the latest. */
@@ -498,8 +502,11 @@ CUGL_API cugl_status cugl_app_targets_cuda_begin(cugl_app_target *const *targets
         out[i] = (cugl_app_access){.pitch = t->pitch, .slice = t->slice};
     }
     st = targets[0]->path->cuda_begin(targets, count, stream, out, __func__);
-    if (st != CUGL_OK)
+    if (st != CUGL_OK) {
+        for (int i = 0; i < count; i++)
+            targets[i]->cuda_slot = slots_before[i]; /* refused: nothing changed */
         return cugl__app_as_own(st, __func__);
+    }
     for (int i = 0; i < count; i++) {
         targets[i]->cuda_open = true;
         targets[i]->turn_stream = stream;
@@ -748,9 +755,9 @@ CUGL_API void cugl_app_target_size(const cugl_app_target *t, int *width, int *he
 static cugl_status check_source(const cugl_app_target *t, cugl_view *src, size_t *bytes,
                                 const char *who)
 {
+    if (cugl_buffer_is_closed(cugl_view_buffer(src)))
+        return cugl__fail(CUGL_ERROR_CLOSED, who, "the source view's buffer has been closed");
     const cugl_layout *l = cugl_view_layout(src);
-    if (!l)
-        return cugl__fail(CUGL_ERROR_CLOSED, who, "the source view is closed");
     int64_t n = 1;
     for (int i = 0; i < l->ndim; i++)
         n *= l->shape[i];

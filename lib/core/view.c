@@ -269,6 +269,8 @@ static cugl_status copy(cugl_view *dst, cugl_view *src, cugl_stream *stream,
                           (unsigned long long)s0, (unsigned long long)s1,
                           (unsigned long long)d0, (unsigned long long)d1);
     }
+    if (d.allocator && d.allocator->closed)
+        return cugl__fail(CUGL_ERROR_CLOSED, who, "the allocator has been closed");
     if (d.allocator && !d.allocator->device_accessible)
         return cugl__fail(CUGL_ERROR_INVALID_ARGUMENT, who,
                           "the allocator's memory is not reachable from the device");

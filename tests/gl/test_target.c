@@ -296,6 +296,16 @@ static void refusals(void **state)
     assert_status(cugl_app_target_copy_from(t, NULL, NULL), CUGL_ERROR_INVALID_ARGUMENT);
     assert_string_equal(cugl_last_error(), "cugl_app_target_copy_from: src is NULL");
     cugl_view_release(wrong);
+    /* A view whose buffer was closed: refused, and nothing uploaded. */
+    uint8_t pixels[H][W][4];
+    memset(pixels, 0x7f, sizeof pixels);
+    int64_t full[3] = {H, W, 4};
+    cugl_view *gone = host_view(pixels, sizeof pixels, 3, full, NULL, 1, (cugl_dtype){0});
+    cugl_buffer_close(cugl_view_buffer(gone), NULL);
+    assert_status(cugl_app_target_copy_from(t, gone, NULL), CUGL_ERROR_CLOSED);
+    assert_string_equal(cugl_last_error(),
+                        "cugl_app_target_copy_from: the source view's buffer has been closed");
+    cugl_view_release(gone);
     cugl_app_target_destroy(t);
     cugl_app_target_destroy(NULL);
 }

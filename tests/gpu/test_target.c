@@ -447,6 +447,20 @@ static void turns_in_order(void **state)
         assert_status(cugl_app_target_cuda_end(t, other), CUGL_ERROR_INVALID_ARGUMENT);
         cugl_stream_release(other);
         assert_ok(cugl_app_target_cuda_end(t, stream));
+        /* A closed stream is refused, and the refusal leaves no turn open:
+         * the next turn on a good stream begins. */
+        cugl_stream *closed = NULL;
+        assert_ok(cugl_stream_create(&closed, dev, NULL));
+        cugl_stream_close(closed);
+        long long objects = cugl_live_objects();
+        assert_status(cugl_app_target_cuda_begin(t, closed, &a), CUGL_ERROR_CLOSED);
+        assert_string_equal(cugl_last_error(),
+                            "cugl_app_target_cuda_begin: cugl_app_targets_cuda_begin: the "
+                            "stream has been closed");
+        assert_int_equal(cugl_live_objects(), objects);
+        cugl_stream_release(closed);
+        assert_ok(cugl_app_target_cuda_begin(t, stream, &a));
+        assert_ok(cugl_app_target_cuda_end(t, stream));
         cugl_app_target *twice[2] = {t, t};
         assert_status(cugl_app_targets_cuda_begin(twice, 2, stream, &a),
                       CUGL_ERROR_INVALID_ARGUMENT);

@@ -270,6 +270,16 @@ static void temporaries_come_from_the_allocator(void **state)
     assert_ok(cugl_memory_resource_pool_stats(own, &st));
     assert_true(st.used_high >= 256 * 128 * 4); /* the staging buffer came from it */
     assert_int_equal(st.used_current, 0);      /* and went back */
+    /* A closed allocator is refused before anything is copied or made. */
+    cugl_memory_resource *closed;
+    assert_ok(cugl_device_memory_resource_create(&closed, dev, NULL));
+    cugl_memory_resource_close(closed);
+    long long objects = cugl_live_objects();
+    assert_status(cugl_view_copy_from(dv, sv, stream, &(cugl_view_copy_desc){.allocator = closed}),
+                  CUGL_ERROR_CLOSED);
+    assert_string_equal(cugl_last_error(), "cugl_view_copy_from: the allocator has been closed");
+    assert_int_equal(cugl_live_objects(), objects);
+    cugl_memory_resource_release(closed);
     cugl_view_release(sv);
     cugl_view_release(dv);
     region_free(&rs);

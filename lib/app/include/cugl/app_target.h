@@ -182,10 +182,11 @@ CUGL_API void cugl_app_target_destroy(cugl_app_target *target);
  * fast cases. On a failure no target is left mapped.
  * @errors CUGL_ERROR_INVALID_ARGUMENT (NULL; count not 1 to
  *   CUGL_APP_TARGET_MAX_TURN; targets of different paths or contexts; a
- *   stream of a device the target does not take), CUGL_ERROR_INVALID_STATE
- *   (a target's CUDA turn is open already, or its GL turn is), the
- *   statuses of what it calls (CUGL_ERROR_CUDA, CUGL_ERROR_GL,
- *   CUGL_ERROR_CLOSED for a closed stream).
+ *   stream of a device the target does not take), CUGL_ERROR_CLOSED (a
+ *   closed stream), CUGL_ERROR_INVALID_STATE (a target's CUDA turn is open
+ *   already, or its GL turn is), the statuses of what it calls
+ *   (CUGL_ERROR_CUDA, CUGL_ERROR_GL). A refused turn changes nothing: no
+ *   turn is open after it.
  * @thread_safety The thread whose GL context made the targets, with it current.
  * @param targets The targets.
  * @param count How many.
@@ -303,7 +304,7 @@ CUGL_API cugl_status cugl_app_target_gl_end(cugl_app_target *target);
  *   target without a device; a source on another device than the target's
  *   memory and a stream not of the source's device; a CUGL_APP_FROM_GL
  *   target), CUGL_ERROR_CLOSED
- *   (the view), CUGL_ERROR_INVALID_STATE (a turn is open), and the statuses
+ *   (the view's buffer, or the stream), CUGL_ERROR_INVALID_STATE (a turn is open), and the statuses
  *   of a CUDA turn and of cugl_view_copy_from (of cugl_buffer_copy_from
  *   for a source on another device).
  * @thread_safety The thread whose GL context made the target, with it current.
