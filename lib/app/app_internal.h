@@ -135,6 +135,10 @@ cugl_status cugl__app_write_png(const char *who, const char *path, const uint8_t
 
 /* Helpers that report take `who`, the public function they work for. */
 
+/* gl_error.c: CUGL_ERROR_INVALID_ARGUMENT where a texture of this size (a
+ * 3-D one where depth is not 0) is past the current context's GL limits. */
+cugl_status cugl__app_check_texture_size(int width, int height, int depth, const char *who);
+
 /* window.c */
 cugl_status cugl__app_window_create(cugl_app_context *ctx, const cugl_app_context_desc *desc,
                                     bool report, const char *who);

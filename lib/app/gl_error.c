@@ -35,6 +35,21 @@ CUGL_API cugl_status cugl_app_check_gl(const char *function, const char *what)
     return cugl__fail(CUGL_ERROR_GL, function, "%s: GL error 0x%04x", what, e);
 }
 
+cugl_status cugl__app_check_texture_size(int width, int height, int depth, const char *who)
+{
+    GLint most = 0;
+    glGetIntegerv(depth ? GL_MAX_3D_TEXTURE_SIZE : GL_MAX_TEXTURE_SIZE, &most);
+    if (most <= 0 || (width <= most && height <= most && depth <= most))
+        return CUGL_OK;
+    char size[64];
+    int n = snprintf(size, sizeof size, "%d x %d", width, height);
+    if (depth && n > 0 && (size_t)n < sizeof size)
+        snprintf(size + n, sizeof size - (size_t)n, " x %d", depth);
+    return cugl__fail(CUGL_ERROR_INVALID_ARGUMENT, who,
+                      "size %s: GL here takes at most %d texels a side (%s)", size, (int)most,
+                      depth ? "GL_MAX_3D_TEXTURE_SIZE" : "GL_MAX_TEXTURE_SIZE");
+}
+
 cugl_status cugl__app_as_own(cugl_status st, const char *who)
 {
     if (st == CUGL_OK)

@@ -278,7 +278,11 @@ CUGL_API cugl_status cugl_app_context_record(cugl_app_context *ctx, const char *
     CUGL__CHECK_NOT_NULL(ctx);
     cugl_status st = CUGL_OK;
     if (ctx->record.file) {
-        /* The recording becomes the file now, whole, or not at all. */
+        /* The recording becomes the file now, whole, or not at all. Lines
+         * still buffered are written first: a full disk is a line that
+         * could not be written. */
+        if (fflush(ctx->record.file) != 0 || ferror(ctx->record.file))
+            ctx->record_failed = true;
         if (ctx->record_failed) {
             cugl__app_file_abandon(&ctx->record);
             st = cugl__fail(CUGL_ERROR_INVALID_STATE, __func__,

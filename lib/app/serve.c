@@ -1396,9 +1396,8 @@ static void *network_main(void *arg)
 /* ---- Create and destroy ------------------------------------------------------- */
 
 /* Why the numeric `address`:`port` cannot be listened on, from a bind of
- * our own. */
-static void bind_failure(char *why, size_t size, const char *address, int port,
-                         bool cert_given)
+ * our own; true where our bind worked (what failed was libwebsockets'). */
+static bool bind_failure(char *why, size_t size, const char *address, int port)
 {
     struct addrinfo hints = {.ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM,
                              .ai_flags = AI_NUMERICHOST | AI_NUMERICSERV}, *ai = NULL;
@@ -1407,18 +1406,36 @@ static void bind_failure(char *why, size_t size, const char *address, int port,
     int rc = getaddrinfo(address, service, &hints, &ai);
     if (rc != 0) {
         snprintf(why, size, "%s", gai_strerror(rc));
-        return;
+        return false;
     }
     int fd = socket(ai->ai_family, ai->ai_socktype, ai->ai_protocol);
-    if (fd < 0 || bind(fd, ai->ai_addr, ai->ai_addrlen) != 0 || listen(fd, 1) != 0)
+    bool bindable = fd >= 0 && bind(fd, ai->ai_addr, ai->ai_addrlen) == 0 && listen(fd, 1) == 0;
+    if (!bindable)
         snprintf(why, size, "%s%s", strerror(errno),
                  errno == EADDRNOTAVAIL ? " (not an address of this host)" : "");
     else
-        snprintf(why, size, "libwebsockets could not listen there%s",
-                 cert_given ? " (or refused the certificate and key)" : "");
+        snprintf(why, size, "libwebsockets could not listen there");
     if (fd >= 0)
         close(fd);
     freeaddrinfo(ai);
+    return bindable;
+}
+
+/* Whether `address` is the C library's numeric shorthand ("0", "2130706433",
+ * "127.1", "0x7f.1"), which getaddrinfo takes as an IPv4 address although it
+ * is neither a dotted address nor a name: "0" is every address of the
+ * host, and reads like a port. */
+static bool numeric_shorthand(const char *address)
+{
+    struct in_addr v4;
+    struct in6_addr v6;
+    if (inet_pton(AF_INET, address, &v4) == 1 || inet_pton(AF_INET6, address, &v6) == 1)
+        return false;
+    struct addrinfo hints = {.ai_family = AF_INET, .ai_flags = AI_NUMERICHOST}, *ai = NULL;
+    if (getaddrinfo(address, NULL, &hints, &ai) != 0)
+        return false;
+    freeaddrinfo(ai);
+    return true;
 }
 
 /* The numeric addresses `address` names: a literal itself, a host name
@@ -1478,12 +1495,19 @@ static struct lws_vhost *listen_on(cugl_app_server *s, int i, int port)
 static cugl_status listen_all(cugl_app_server *s, const char *who, const char *address, int port)
 {
     char why[256] = "";
+    if (numeric_shorthand(address))
+        return cugl__fail(CUGL_ERROR_INVALID_ARGUMENT, who,
+                          "cannot serve on %s: it is neither a dotted or colon address nor a "
+                          "name (every address of this host is 0.0.0.0, or :: with IPv6; "
+                          "loopback is 127.0.0.1)",
+                          address);
     int count = resolve(s, address, why, sizeof why);
     if (count == 0)
         return cugl__fail(CUGL_ERROR_INVALID_ARGUMENT, who, "cannot serve on %s: %s",
                           address, why);
     bool literal = count == 1 && strcmp(s->addresses[0], address) == 0;
     int bound = 0;
+    bool bindable = false;
     lws_set_log_level(0, NULL); /* its bind errors: ours say more */
     for (int i = 0; i < count; i++) {
         struct lws_vhost *vh = listen_on(s, i, s->port ? s->port : port);
@@ -1498,18 +1522,42 @@ static cugl_status listen_all(cugl_app_server *s, const char *who, const char *a
         if (vh)
             lws_vhost_destroy(vh);
         if (!why[0] || literal)
-            bind_failure(why, sizeof why, s->addresses[i], s->port ? s->port : port,
-                         s->cert[0] != 0);
+            bindable = bind_failure(why, sizeof why, s->addresses[i], s->port ? s->port : port);
         if (literal)
             break;
     }
     lws_set_log_level(LLL_ERR, NULL);
     s->address_count = bound;
+    if (bound == 0 && bindable && s->cert[0])
+        return cugl__fail(CUGL_ERROR_INVALID_ARGUMENT, who,
+                          "cannot serve HTTPS with the certificate %s and the key %s: "
+                          "libwebsockets could not load them (a key that does not match the "
+                          "certificate?); %s port %d itself can be bound",
+                          s->cert, s->key, s->addresses[0], s->port ? s->port : port);
     if (bound == 0)
         return cugl__fail(CUGL_ERROR_INVALID_STATE, who,
                           "cannot serve on %s%s%s%s port %d: %s", address,
                           literal ? "" : " (", literal ? "" : s->addresses[0],
                           literal ? "" : ")", port, why);
+    return CUGL_OK;
+}
+
+/* A PEM file of `what` (its marker within its first 64 KiB), readable. */
+static cugl_status check_pem(const char *path, const char *what, const char *marker,
+                             const char *who)
+{
+    FILE *f = strlen(path) < 512 ? fopen(path, "rb") : NULL;
+    if (!f)
+        return cugl__fail(CUGL_ERROR_INVALID_ARGUMENT, who, "cannot read the %s %s: %s", what,
+                          path, strlen(path) < 512 ? strerror(errno) : "the path is too long");
+    static _Thread_local char text[65536];
+    size_t n = fread(text, 1, sizeof text - 1, f);
+    fclose(f);
+    text[n] = '\0';
+    if (!strstr(text, marker))
+        return cugl__fail(CUGL_ERROR_INVALID_ARGUMENT, who,
+                          "the %s %s is not a PEM %s (no \"%s\" line)", what, path, what,
+                          marker);
     return CUGL_OK;
 }
 
@@ -1608,13 +1656,11 @@ CUGL_API cugl_status cugl_app_server_create(cugl_app_server **out, cugl_app_cont
                           "HTTPS needs a certificate and a key: %s is missing",
                           cert ? "the key" : "the certificate");
     for (int i = 0; cert && i < 2; i++) {
-        const char *path = i ? desc->key : desc->cert;
-        FILE *f = strlen(path) < 512 ? fopen(path, "rb") : NULL;
-        if (!f)
-            return cugl__fail(CUGL_ERROR_INVALID_ARGUMENT, __func__, "cannot read the %s %s: %s",
-                              i ? "key" : "certificate", path,
-                              strlen(path) < 512 ? strerror(errno) : "the path is too long");
-        fclose(f);
+        cugl_status st = check_pem(i ? desc->key : desc->cert, i ? "key" : "certificate",
+                                   i ? "PRIVATE KEY-----" : "-----BEGIN CERTIFICATE-----",
+                                   __func__);
+        if (st != CUGL_OK)
+            return st;
     }
     if (desc->codec < CUGL_APP_SERVE_CODEC_AUTO || desc->codec > CUGL_APP_SERVE_CODEC_VIDEO)
         return cugl__fail(CUGL_ERROR_INVALID_ARGUMENT, __func__,

@@ -270,6 +270,9 @@ static cugl_status texture_create(cugl_app_shared **out, cugl_device *device,
                           "(GL_R8, GL_RG8, GL_RGBA8, GL_R16F, GL_RG16F, GL_RGBA16F, "
                           "GL_R32F, GL_RG32F, GL_RGBA32F, GL_R32UI, GL_RGBA32UI)",
                           gl_internal_format);
+    cugl_status st = cugl__app_check_texture_size(width, height, 0, who);
+    if (st != CUGL_OK)
+        return st;
     /* Rows 256-byte aligned: what CUDA's pitched memory would use. */
     size_t row = (size_t)width * texture_formats[i].bytes;
     size_t pitch = (row + 255) / 256 * 256;
@@ -277,7 +280,7 @@ static cugl_status texture_create(cugl_app_shared **out, cugl_device *device,
         return cugl__fail(CUGL_ERROR_INVALID_ARGUMENT, who, "size %dx%d is too large",
                           width, height);
     cugl_app_shared *s = NULL;
-    cugl_status st = create(&s, device, pitch * (size_t)height, who);
+    st = create(&s, device, pitch * (size_t)height, who);
     if (st != CUGL_OK)
         return st;
     s->width = width;

@@ -221,10 +221,14 @@ static cugl_status check_desc(const cugl_app_target_desc *d, const char *who)
                               "format %d is no cugl_app_format", (int)d->format);
         bool volume = d->kind == CUGL_APP_TARGET_VOLUME;
         if (d->width < 1 || d->height < 1 || (volume && d->depth < 1) || d->width > 65536 ||
-            d->height > 65536 || d->depth > 65536)
+            d->height > 65536 || (volume && d->depth > 65536)) {
+            if (volume)
+                return cugl__fail(CUGL_ERROR_INVALID_ARGUMENT, who,
+                                  "size %d x %d x %d: each from 1 to 65536", d->width,
+                                  d->height, d->depth);
             return cugl__fail(CUGL_ERROR_INVALID_ARGUMENT, who,
-                              "size %d x %d%s%.0d: each from 1 to 65536", d->width,
-                              d->height, volume ? " x " : "", volume ? d->depth : 0);
+                              "size %d x %d: each from 1 to 65536", d->width, d->height);
+        }
         if (volume && d->direction == CUGL_APP_FROM_GL)
             return cugl__fail(CUGL_ERROR_INVALID_ARGUMENT, who,
                               "a volume is CUDA's to write (CUGL_APP_TO_GL)");
@@ -286,7 +290,7 @@ static cugl_status choose_without_cuda(cugl_app_target *t, const cugl_app_target
                                        const char *who)
 {
     if (desc->interop != CUGL_APP_INTEROP_AUTO && desc->interop != CUGL_APP_INTEROP_HOST)
-        return cugl__fail(CUGL_ERROR_INVALID_ARGUMENT, who,
+        return cugl__fail(CUGL_ERROR_NOT_SUPPORTED, who,
                           "the %s path needs a CUDA device, and the desc names none and "
                           "the context runs on none (cugl_app_context_desc.cuda_device)",
                           cugl_app_interop_name(desc->interop));
@@ -329,6 +333,13 @@ CUGL_API cugl_status cugl_app_target_create(cugl_app_target **out, cugl_app_cont
     if (!glad_glCreateTextures)
         return cugl__fail(CUGL_ERROR_INVALID_STATE, __func__,
                           "GL is not loaded: create the context first");
+    if (desc->kind != CUGL_APP_TARGET_BUFFER) {
+        bool volume = desc->kind == CUGL_APP_TARGET_VOLUME;
+        st = cugl__app_check_texture_size(desc->width, desc->height, volume ? desc->depth : 0,
+                                          __func__);
+        if (st != CUGL_OK)
+            return st;
+    }
     cugl_app_target *t = calloc(1, sizeof *t);
     if (!t)
         return cugl__fail(CUGL_ERROR_OUT_OF_MEMORY, __func__, "no memory for a target");

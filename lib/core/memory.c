@@ -596,6 +596,16 @@ cugl_status cugl__mr_allocate(cugl_memory_resource *mr, size_t size, cugl_stream
     if (size == 0)
         return CUGL_OK;
     CUGL__TRY(cugl__device_activate(mr->device, who));
+    if (mr->kind == CUGL_MEMORY_DEVICE || mr->kind == CUGL_MEMORY_EXPORTABLE) {
+        /* More than the device has is out of memory, not the driver's
+         * "invalid value" for a size it cannot round up. */
+        const cugl_device_properties *props = NULL;
+        CUGL__TRY(cugl__device_props(mr->device, who, &props));
+        if (props->total_memory && size > props->total_memory)
+            return cugl__fail(CUGL_ERROR_OUT_OF_MEMORY, who,
+                              "out of memory: %zu bytes is more than device %d has (%zu)", size,
+                              mr->device_id, props->total_memory);
+    }
     CUGL__TRY(mr->ops->allocate(mr, size, stream, ptr, who));
     cugl__live_add(&cugl__live_byte_count, (long long)size);
     return CUGL_OK;

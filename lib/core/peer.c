@@ -64,11 +64,14 @@ CUGL_API cugl_status cugl_device_can_access_peer(bool *out, cugl_device *device,
 
 CUGL_API cugl_status cugl_device_enable_peer_access(cugl_device *device, cugl_device *peer)
 {
-    CUGL__TRY(check_initialized(device, "device", __func__));
-    CUGL__TRY(check_initialized(peer, "peer", __func__));
+    /* The arguments first, then the devices' state. */
+    CUGL__CHECK_NOT_NULL(device);
+    CUGL__CHECK_NOT_NULL(peer);
     CUGL__CHECK_ARG(device->handle != peer->handle,
                     "device and peer are both device %d, which reaches its own memory",
                     device->ordinal);
+    CUGL__TRY(check_initialized(device, "device", __func__));
+    CUGL__TRY(check_initialized(peer, "peer", __func__));
     CUGL__TRY(check_path(device, peer, __func__));
     CUGL__TRY(cugl__device_activate(device, __func__));
     CUresult r = cugl__cu.cuCtxEnablePeerAccess(atomic_load(&peer->primary), 0);

@@ -275,11 +275,33 @@ static void refusals(void **state)
                                                       .interop = CUGL_APP_INTEROP_MAP,
                                                       .width = W,
                                                       .height = H}),
-                  CUGL_ERROR_INVALID_ARGUMENT);
+                  CUGL_ERROR_NOT_SUPPORTED);
     assert_string_equal(cugl_last_error(),
                         "cugl_app_target_create: the map path needs a CUDA device, and the desc "
                         "names none and the context runs on none "
                         "(cugl_app_context_desc.cuda_device)");
+    /* Past GL's own limit (below 65536 on every GL tried): refused as the
+     * header says, with GL's limit named, before any GL object is made. */
+    GLint most = 0;
+    glGetIntegerv(GL_MAX_TEXTURE_SIZE, &most);
+    if (most > 0 && most < 65536) {
+        assert_status(cugl_app_target_create(&t, ctx, &(cugl_app_target_desc){.width = most + 1,
+                                                                              .height = 4}),
+                      CUGL_ERROR_INVALID_ARGUMENT);
+        char want[200];
+        snprintf(want, sizeof want,
+                 "cugl_app_target_create: size %d x 4: GL here takes at most %d texels a side "
+                 "(GL_MAX_TEXTURE_SIZE)",
+                 most + 1, most);
+        assert_string_equal(cugl_last_error(), want);
+    }
+    assert_status(cugl_app_target_create(&t, ctx, &(cugl_app_target_desc){
+                                                      .kind = CUGL_APP_TARGET_VOLUME,
+                                                      .width = 4,
+                                                      .height = 4}),
+                  CUGL_ERROR_INVALID_ARGUMENT);
+    assert_string_equal(cugl_last_error(), "cugl_app_target_create: size 4 x 4 x 0: each from 1 "
+                                           "to 65536");
     assert_status(cugl_app_target_create(&t, ctx, &(cugl_app_target_desc){
                                                       .kind = (cugl_app_target_kind)7}),
                   CUGL_ERROR_INVALID_ARGUMENT);

@@ -47,7 +47,8 @@
 
 static void die(const char *what)
 {
-    fprintf(stderr, "serve_app: %s: %s\n", what, cugl_last_error());
+    fprintf(stderr, "serve_app: %s: %s (%s)\n", what, cugl_last_error(),
+            cugl_status_name(cugl_last_status()));
     exit(1);
 }
 

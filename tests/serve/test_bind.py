@@ -281,8 +281,14 @@ def main():
             else:
                 want_localhost.add(addr)
         check_bound('localhost', want_localhost)
-    check_refused('203.0.113.7', ['203.0.113.7', 'not an address of this host'])
-    check_refused('no-such-host.invalid', ['no-such-host.invalid'])
+    check_refused('203.0.113.7', ['203.0.113.7', 'not an address of this host',
+                                  'CUGL_ERROR_INVALID_STATE'])
+    check_refused('no-such-host.invalid', ['no-such-host.invalid', 'CUGL_ERROR_INVALID_ARGUMENT'])
+    # The C library's numeric shorthand is no address: "0" would bind every
+    # address of the host and reads like a port; "2130706433" is 127.0.0.1.
+    for shorthand in ('0', '2130706433', '127.1', '0x7f.1'):
+        check_refused(shorthand, [f'cannot serve on {shorthand}: it is neither a dotted or colon '
+                                  'address nor a name', '0.0.0.0', 'CUGL_ERROR_INVALID_ARGUMENT'])
     namespace_checks()
     return finish()
 

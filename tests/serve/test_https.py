@@ -156,16 +156,36 @@ def main():
         status = stop(proc)
         tap(status == 0, 'serve_app exits cleanly', f'exit {status}')
 
-        # Refusals: a certificate without a key; a certificate that is not there.
-        for extra, words, name in (
-                (['--cert', cert], 'needs a certificate and a key', 'a certificate without a key'),
-                (['--cert', cert + '.missing', '--key', key], 'cannot read the certificate',
-                 'a certificate that cannot be read')):
+        # Refusals, each an invalid argument as the header says: a
+        # certificate without a key; one that is not there; a file that is
+        # no certificate; a key of another certificate (PEM, but
+        # libwebsockets cannot load the pair: the address is not to blame).
+        garbage = os.path.join(tmp, 'garbage.pem')
+        with open(garbage, 'w') as f:
+            f.write('not a certificate\n')
+        other_key = os.path.join(tmp, 'other-key.pem')
+        r = subprocess.run(['openssl', 'genpkey', '-algorithm', 'RSA', '-pkeyopt',
+                            'rsa_keygen_bits:2048', '-out', other_key],
+                           capture_output=True, text=True)
+        refusals = [
+            (['--cert', cert], 'needs a certificate and a key', 'a certificate without a key'),
+            (['--cert', cert + '.missing', '--key', key], 'cannot read the certificate',
+             'a certificate that cannot be read'),
+            (['--cert', garbage, '--key', key], 'is not a PEM certificate',
+             'a file that is no certificate'),
+        ]
+        if r.returncode == 0:
+            refusals.append((['--cert', cert, '--key', other_key],
+                             'libwebsockets could not load them', 'a key of another certificate'))
+        else:
+            tap(True, 'a key of another certificate', 'SKIP openssl genpkey failed')
+        for extra, words, name in refusals:
             proc, line, port = serve(*extra)
             status = stop(proc)
             err = proc.stderr.read().decode()
-            tap(port == 0 and status == 1 and words in err, f'{name} is refused, saying so',
-                '' if words in err else err.strip())
+            ok = port == 0 and status == 1 and words in err and 'CUGL_ERROR_INVALID_ARGUMENT' in err
+            tap(ok, f'{name} is refused as an invalid argument, saying so',
+                '' if ok else err.strip())
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     return finish()

@@ -364,7 +364,8 @@ CUGL_API bool cugl_app_context_replay_done(const cugl_app_context *ctx);
  * first where that matters).
  * @errors CUGL_ERROR_INVALID_ARGUMENT (NULL ctx; the file cannot be made;
  *   stopping, when the file cannot be put in place), CUGL_ERROR_INVALID_STATE
- *   (stopping, when writing a line had failed), CUGL_ERROR_OUT_OF_MEMORY.
+ *   (stopping, when writing a line had failed: a full disk, say),
+ *   CUGL_ERROR_OUT_OF_MEMORY.
  * @thread_safety The thread that uses the context.
  * @param ctx the context.
  * @param path the file to write, or NULL to stop recording.

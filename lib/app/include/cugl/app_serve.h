@@ -19,9 +19,12 @@
  * a host name ("localhost") is resolved and each of its addresses that this
  * host has is bound (at least one must be); a literal that is not this
  * host's is refused with the system's reason. "0.0.0.0" or "::" listen on
- * every address of the host: anyone who can reach it can watch and drive
- * the program, so give a token then (and keep it off plain-HTTP networks
- * you do not trust). cugl_app_server_address names what was bound.
+ * every address of the host, and only they, said in full: the C library's
+ * numeric shorthand ("0", "2130706433", "127.1") is refused, "0" above all,
+ * which would mean everywhere and reads like a port. Listening everywhere,
+ * anyone who can reach the host can watch and drive the program, so give a
+ * token then (and keep it off plain-HTTP networks you do not trust).
+ * cugl_app_server_address names what was bound.
  *
  * The protocol, for writing a viewer of one's own (the page the server
  * serves is one):
@@ -223,8 +226,9 @@ typedef enum cugl_app_serve_codec {
 
 /** What cugl_app_server_create serves, and where. */
 typedef struct cugl_app_server_desc {
-    /** Where to listen: an IPv4 or IPv6 literal, or a host name (each of
-     * its addresses this host has); NULL or "": 127.0.0.1 alone. */
+    /** Where to listen: a dotted IPv4 or a colon IPv6 literal, or a host
+     * name (each of its addresses this host has); NULL or "": 127.0.0.1
+     * alone; "0.0.0.0" or "::": everywhere. */
     const char *address;
     /** The TCP port; 0: one the system picks (cugl_app_server_port says which). */
     int port;
@@ -272,7 +276,8 @@ typedef struct cugl_app_server_viewer_stats {
  * @errors CUGL_ERROR_INVALID_ARGUMENT (NULL; a port outside 0 to 65535, a
  *   quality, encoder count, window, encoder or codec out of range, a token too long or with other
  *   characters, a certificate without a key or the other way round, or one
- *   that cannot be read), CUGL_ERROR_NOT_SUPPORTED (this build has no server: it
+ *   that cannot be read or loaded: not PEM, a key of another certificate; an
+ *   address in numeric shorthand), CUGL_ERROR_NOT_SUPPORTED (this build has no server: it
  *   needs libwebsockets-dev and libturbojpeg0-dev), CUGL_ERROR_INVALID_STATE
  *   (the address cannot be bound: the message names it and the system's
  *   reason: not an address of this host, in use, ...), CUGL_ERROR_INVALID_ARGUMENT
