@@ -18,6 +18,10 @@ typedef struct bad_input_case {
     bool returns_status; /* a cugl_status: checked for a message naming the function */
     cugl_status (*call)(void);
     const char *args;    /* the call's arguments, as C */
+    /* What the function's header says (its @errors, errors_doc.py): */
+    unsigned documented;     /* 1u << each status it may return; ~0u: an open list */
+    cugl_status null_status; /* what it returns for a NULL; CUGL_OK: says nothing */
+    bool has_null, has_closed; /* the call holds a NULL, a closed object */
 } bad_input_case;
 
 extern const bad_input_case bad_input_cases[];

@@ -9,6 +9,11 @@
  * must return: no crash, no sanitizer report. Each one that returns a status other than CUGL_OK must
  * leave a message that starts with "<function>: ", and says something.
  * Calls that succeed are fine: a zeroed layout of 0 axes is a valid scalar.
+ *
+ * And each refusal must be as the function's header says (its @errors,
+ * read by errors_doc.py): a status the header lists; for a call that
+ * holds a NULL and no closed object, the status the header gives a NULL;
+ * and nothing left behind (cugl_live_objects as before the call).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -163,14 +168,25 @@ void *bad_object(const char *kind)
     return objects[i];
 }
 
+/* Why a refusal is not as the header says, or NULL. */
+static const char *against_header(const bad_input_case *c, cugl_status st)
+{
+    if (!(c->documented & (1u << st)))
+        return "a status its header does not list";
+    if (c->has_null && !c->has_closed && c->null_status != CUGL_OK && st != c->null_status)
+        return "not the status its header gives a NULL";
+    return NULL;
+}
+
 static void every_function_refuses_cleanly(void **state)
 {
     (void)state;
-    size_t refused = 0, failures = 0;
+    size_t refused = 0, failures = 0, undocumented = 0, left = 0;
     for (size_t i = 0; i < bad_input_count; i++) {
         const bad_input_case *c = &bad_input_cases[i];
         memset(scratch, 0, sizeof scratch);
         cugl_clear_error();
+        long long objects = cugl_live_objects();
         cugl_status st = c->call();
         if (!c->returns_status || st == CUGL_OK)
             continue;
@@ -183,12 +199,25 @@ static void every_function_refuses_cleanly(void **state)
                    cugl_status_name(st), msg);
             failures++;
         }
+        const char *why = against_header(c, st);
+        if (why) {
+            printf("# %s(%s) -> %s: %s (\"%s\")\n", c->function, c->args, cugl_status_name(st),
+                   why, msg);
+            undocumented++;
+        }
+        if (cugl_live_objects() != objects) {
+            printf("# %s(%s) -> %s, and %lld objects more alive than before it\n", c->function,
+                   c->args, cugl_status_name(st), cugl_live_objects() - objects);
+            left++;
+        }
     }
     printf("# %zu calls of bad input (%s), %zu refused with a status; %zu messages not naming "
-           "the function\n",
+           "the function, %zu refusals not as the header says, %zu leaving objects behind\n",
            bad_input_count, device() ? "a device is here: closed objects too" : "no device",
-           refused, failures);
+           refused, failures, undocumented, left);
     assert_int_equal(failures, 0);
+    assert_int_equal(undocumented, 0);
+    assert_int_equal(left, 0);
     assert_true(bad_input_count >= 100); /* the table is not empty: every header was read */
 }
 

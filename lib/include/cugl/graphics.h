@@ -205,6 +205,9 @@ CUGL_API cugl_status cugl_graphics_resource_buffer(cugl_buffer **out,
 
 /**
  * The same for one layer (or cube face) and mip level of a mapped image.
+ * @errors CUGL_ERROR_INVALID_ARGUMENT (NULL; a buffer resource; a layer or
+ *   level the image does not have), CUGL_ERROR_CLOSED, CUGL_ERROR_INVALID_STATE
+ *   (not mapped), CUGL_ERROR_CUDA.
  * @thread_safety Any thread; not concurrently with a map, unmap or close of the same resource.
  * @param[out] out receives the mapped image as an array; NULL on failure.
  * @param resource a mapped image resource.
@@ -350,7 +353,7 @@ CUGL_API cugl_device *cugl_graphics_resource_device(const cugl_graphics_resource
  * @errors CUGL_ERROR_INVALID_STATE (no GL context current),
  *   CUGL_ERROR_NOT_SUPPORTED (the GL context runs on no CUDA device; a driver without GL
  *   interop), CUGL_ERROR_INVALID_ARGUMENT (NULL count; NULL ordinals with a capacity above 0;
- *   negative capacity), CUGL_ERROR_CUDA.
+ *   negative capacity), CUGL_ERROR_NO_DRIVER, CUGL_ERROR_CUDA.
  * @thread_safety The thread whose current GL context owns the GL objects (registration, map and
  *   unmap talk to GL).
  * @param[out] ordinals receives up to capacity CUDA device ordinals; may be NULL with capacity 0.

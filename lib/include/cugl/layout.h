@@ -407,6 +407,7 @@ CUGL_API cugl_status cugl_layout_sliced(cugl_layout *out, const cugl_layout *lay
 
 /**
  * Check a layout built by hand; the message says what is wrong.
+ * @errors CUGL_ERROR_INVALID_ARGUMENT (NULL; what is wrong with the layout).
  * @thread_safety Any thread: layouts are values the caller owns.
  * @param layout the layout.
  * @return CUGL_OK for a valid layout, else CUGL_ERROR_INVALID_ARGUMENT with what is wrong.

@@ -122,6 +122,8 @@ CUGL_API cugl_status cugl_managed_memory_resource_create(cugl_memory_resource **
  * A synchronous pinned host memory resource (cuMemAllocHost). Its stream
  * arguments may be NULL: allocation and deallocation are immediate
  * (deallocation first waits for the stream, when one is given).
+ * @errors CUGL_ERROR_INVALID_ARGUMENT (NULL), CUGL_ERROR_INVALID_STATE (device
+ *   not initialized), CUGL_ERROR_OUT_OF_MEMORY, CUGL_ERROR_CUDA.
  * @thread_safety Any thread; an object must not be closed while another thread uses it.
  * @param[out] out receives the resource; NULL on failure.
  * @param device the device (initialized).
@@ -225,6 +227,7 @@ CUGL_API cugl_status cugl_memory_resource_pool_stats(cugl_memory_resource *mr,
  * Give the pool's unused reserved memory back to the system, keeping at
  * least `keep_bytes` reserved. Call after synchronising the streams that
  * freed memory. No-op (CUGL_OK) for resources without a pool.
+ * @errors CUGL_ERROR_INVALID_ARGUMENT (NULL), CUGL_ERROR_CLOSED, CUGL_ERROR_CUDA.
  * @thread_safety Any thread; an object must not be closed while another thread uses it.
  * @param mr a resource with a pool.
  * @param keep_bytes the reserved bytes to keep.

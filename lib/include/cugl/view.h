@@ -121,6 +121,7 @@ CUGL_API cugl_status cugl_view_from_dlpack(cugl_view **out, struct DLManagedTens
 
 /**
  * The same for DLPack 1.x's versioned tensor; its read-only flag is kept.
+ * @errors as cugl_view_from_dlpack.
  * @thread_safety Any thread; an object must not be closed while another thread uses it.
  * @param[out] out receives the view; NULL on failure.
  * @param tensor the tensor; the view takes it over on success only.
@@ -149,6 +150,7 @@ CUGL_API cugl_status cugl_view_to_dlpack(struct DLManagedTensor **out, cugl_view
 
 /** The same as DLPack 1.x's versioned tensor, with its read-only flag set
  * for read-only views.
+ * @errors as cugl_view_to_dlpack.
  * @thread_safety Any thread; an object must not be closed while another thread uses it.
  * @param[out] out receives the tensor; call its deleter when done.
  * @param view the view to export.
@@ -195,6 +197,7 @@ CUGL_API cugl_status cugl_view_copy_from(cugl_view *dst, cugl_view *src, cugl_st
 
 /**
  * The same with the views the other way round: copies `src` into `dst`.
+ * @errors as cugl_view_copy_from.
  * @thread_safety Any thread; an object must not be closed while another thread uses it.
  * @param src the view read.
  * @param dst the view written.

@@ -100,6 +100,8 @@ CUGL_API cugl_app_glproc cugl_app_gl_proc(const char *name);
 
 /**
  * Make the context current on this thread.
+ * @errors CUGL_ERROR_INVALID_ARGUMENT (NULL), CUGL_ERROR_GL (GLFW or EGL
+ *   cannot make it current: their reason is in the message).
  * @thread_safety The thread that uses the context, with it current where GL is called.
  * @param ctx the context.
  * @return CUGL_OK; CUGL_ERROR_INVALID_ARGUMENT for NULL; CUGL_ERROR_GL where GLFW or EGL
@@ -184,9 +186,12 @@ CUGL_API bool cugl_app_context_should_close(const cugl_app_context *ctx);
  * would otherwise queue frames without bound, and its picture would lag
  * its input by all of them); then apply the pushed events and the
  * replayed ones now due, and publish them all as the next frame's input.
+ * @errors CUGL_ERROR_INVALID_ARGUMENT (NULL), CUGL_ERROR_GL (the swap or
+ *   the wait for the GPU failed), the statuses of the recording of input
+ *   (cugl_app_context_record) where writing it failed.
  * @thread_safety The thread that uses the context, with it current where GL is called.
  * @param ctx the context.
- * @return CUGL_OK; CUGL_ERROR_INVALID_ARGUMENT for NULL.
+ * @return CUGL_OK, or an error status (see Errors).
  */
 CUGL_API cugl_status cugl_app_context_present(cugl_app_context *ctx);
 /**

@@ -32,6 +32,7 @@ CUGL_API cugl_status cugl_app_program(uint32_t *out, const char *name, const cha
                                       const char *fragment_src);
 /**
  * A compute program.
+ * @errors as cugl_app_program.
  * @thread_safety The thread that uses the context, with it current where GL is called.
  * @param[out] out the program's GL name; 0 on failure.
  * @param name the program's name in messages; NULL: "(unnamed)".

@@ -95,7 +95,8 @@ CUGL_API cugl_status cugl_app_read_png(uint8_t **rgba, int *width, int *height,
                                        const char *path);
 /**
  * read_pixels then write_png.
- * @errors theirs; CUGL_ERROR_INVALID_STATE for a 0 x 0 (minimised) window.
+ * @errors as cugl_app_read_pixels and cugl_app_write_png;
+ *   CUGL_ERROR_INVALID_STATE for a 0 x 0 (minimised) window.
  * @thread_safety The thread that uses the context, with it current where GL is called.
  * @param ctx the context, current on this thread.
  * @param path the PNG file to write (replaced).

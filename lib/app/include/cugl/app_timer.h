@@ -42,6 +42,7 @@ enum {
  * phase; the timer holds a reference to it. GL queries are made in the
  * context current at the phase's first use; destroy the timer with that
  * context current.
+ * @errors CUGL_ERROR_INVALID_ARGUMENT (NULL out), CUGL_ERROR_OUT_OF_MEMORY.
  * @thread_safety The thread that uses the context, with it current where GL is called.
  * @param[out] out the timer; NULL on failure.
  * @param stream the stream CUDA phases are timed on, or NULL.
