@@ -39,10 +39,29 @@ lib | lib/*) ;;
 *) find="$find -Dcugl_DIR=$(dirname "$config")" ;;
 esac
 
+# libcugl-mpi, where it was built: its .pc and its CMake component bring
+# MPI's flags (cugl/mpi.h includes <mpi.h>); a program is built with each.
+mpi_pc=$(find "$tmp/stage" -name cugl-mpi.pc | head -n 1)
+if [ -n "$mpi_pc" ]; then
+    find="$find -DCUGL_TEST_MPI=ON"
+    pc_path=$(dirname "$mpi_pc")${PKG_CONFIG_PATH:+:$PKG_CONFIG_PATH}
+    # shellcheck disable=SC2046 # the flags, a word each
+    run cc -std=c11 -o "$tmp/consumer_mpi_pc" "$source/tests/cmake/main_mpi.c" \
+        $(PKG_CONFIG_PATH=$pc_path pkg-config --cflags --libs cugl-mpi) ||
+        { echo "a program of cugl-mpi does not build with pkg-config's flags alone"; exit 1; }
+    echo "cugl-mpi.pc: a program of libcugl-mpi builds with its flags alone"
+else
+    echo "no cugl-mpi.pc: this build has no libcugl-mpi"
+fi
+
 # shellcheck disable=SC2086 # one option a word
 run cmake -G Ninja -S "$source/tests/cmake" -B "$tmp/build" $find >"$tmp/cmake.log" ||
     { cat "$tmp/cmake.log"; exit 1; }
 run cmake --build "$tmp/build" >"$tmp/build.log" || { cat "$tmp/build.log"; exit 1; }
+if [ -n "$mpi_pc" ]; then
+    [ -x "$tmp/build/consumer_mpi" ] || { echo "cugl::mpi built no consumer_mpi"; exit 1; }
+    echo "cugl::mpi: a program of libcugl-mpi builds with find_package(cugl COMPONENTS mpi)"
+fi
 run env LD_LIBRARY_PATH="$libdir" "$tmp/build/consumer_c"
 run env LD_LIBRARY_PATH="$libdir" "$tmp/build/consumer_cxx"
 
