@@ -117,11 +117,15 @@ double demo__measure_handover(demo *d, bool pipelined)
  * a GL compute shader: a small part of the GPU, so that nothing but the
  * two contexts' scheduling keeps them apart), each about OVERLAP_MS alone;
  * then both queued at once. Taking turns, both take the sum of the two;
- * side by side, the longer alone. Each figure is a median of OVERLAP_RUNS
- * runs less that of a run with (almost) no work, which carries the
- * launches and waits.
+ * side by side, the longer alone. Each figure is the fastest of
+ * OVERLAP_RUNS runs (other work on the GPU, other tests' among them, only
+ * ever adds to a run) less that of a run with (almost) no work, which
+ * carries the launches and waits. Where the work still reads as taking no
+ * time, the measurement is tried again, up to OVERLAP_TRIES times; then
+ * --bench says that it could not measure, and the floor takes the two as
+ * running side by side.
  */
-enum { OVERLAP_RUNS = 5 };
+enum { OVERLAP_RUNS = 7, OVERLAP_TRIES = 3 };
 #define OVERLAP_MS 1.0
 
 /* One warp: n dependent multiply-adds, the result to *out. */
@@ -202,15 +206,18 @@ static double spin_run(demo *d, spin *s, uint32_t cuda_n, uint32_t gl_n)
     return (demo__now_seconds() - t0) * 1e3;
 }
 
-/* The median of OVERLAP_RUNS runs; < 0 on failure. */
-static double spin_median(demo *d, spin *s, uint32_t cuda_n, uint32_t gl_n)
+/* The fastest of OVERLAP_RUNS runs; < 0 on failure. */
+static double spin_fastest(demo *d, spin *s, uint32_t cuda_n, uint32_t gl_n)
 {
-    double t[OVERLAP_RUNS];
-    for (int i = 0; i < OVERLAP_RUNS; i++)
-        if ((t[i] = spin_run(d, s, cuda_n, gl_n)) < 0)
+    double fastest = -1;
+    for (int i = 0; i < OVERLAP_RUNS; i++) {
+        double t = spin_run(d, s, cuda_n, gl_n);
+        if (t < 0)
             return -1;
-    qsort(t, OVERLAP_RUNS, sizeof t[0], cmp_double);
-    return t[OVERLAP_RUNS / 2];
+        if (fastest < 0 || t < fastest)
+            fastest = t;
+    }
+    return fastest;
 }
 
 /* n scaled so that a run of n takes about OVERLAP_MS, from a run of n0
@@ -233,35 +240,40 @@ double demo__measure_overlap(demo *d)
         why = cugl_last_error();
     else if (cugl_app_compute_program(&s.program, "overlap probe", spin_glsl) != CUGL_OK)
         why = cugl_last_error();
+    double cuda = 0, gl = 0, both = 0;
     if (!why) {
         s.n_location = glGetUniformLocation(s.program, "n");
         glCreateBuffers(1, &s.buffer);
         glNamedBufferData(s.buffer, 4, NULL, GL_DYNAMIC_DRAW);
+    }
+    for (int try = 0; !why && try < OVERLAP_TRIES && !(cuda > 0 && gl > 0); try++) {
         /* Warm both up, then size each side's work to about OVERLAP_MS. */
         const uint32_t n0 = 1u << 16;
-        double empty = spin_median(d, &s, 1, 1);
-        double c0 = spin_median(d, &s, n0, 1), g0 = spin_median(d, &s, 1, n0);
+        double empty = spin_fastest(d, &s, 1, 1);
+        double c0 = spin_fastest(d, &s, n0, 1), g0 = spin_fastest(d, &s, 1, n0);
         uint32_t cn = spin_scale(n0, c0, empty), gn = spin_scale(n0, g0, empty);
-        empty = spin_median(d, &s, 1, 1);
-        double cuda = spin_median(d, &s, cn, 1) - empty, gl = spin_median(d, &s, 1, gn) - empty;
-        double both = spin_median(d, &s, cn, gn) - empty;
+        empty = spin_fastest(d, &s, 1, 1);
+        cuda = spin_fastest(d, &s, cn, 1) - empty;
+        gl = spin_fastest(d, &s, 1, gn) - empty;
+        both = spin_fastest(d, &s, cn, gn) - empty;
         if (empty < 0 || c0 < 0 || g0 < 0 || cuda + empty < 0 || gl + empty < 0 ||
             both + empty < 0)
             why = cugl_last_error();
-        else if (cuda <= 0 || gl <= 0)
-            why = "the work took no measurable time";
-        else {
-            double shorter = cuda < gl ? cuda : gl;
-            overlap = (cuda + gl - both) / shorter;
-            overlap = overlap < 0 ? 0 : overlap > 1 ? 1 : overlap;
-            printf("GL and CUDA side by side: %.1f%% of the shorter overlapped (alone: GL %.3f "
-                   "ms, CUDA %.3f ms; both queued: %.3f ms)\n",
-                   overlap * 100, gl, cuda, both);
-        }
     }
-    if (why)
-        fprintf(stderr, "%s: --bench: cannot measure whether GL and CUDA overlap: %s\n",
-                d->info->program, why);
+    if (!why && !(cuda > 0 && gl > 0))
+        why = "the work took no measurable time";
+    if (!why) {
+        double shorter = cuda < gl ? cuda : gl;
+        overlap = (cuda + gl - both) / shorter;
+        overlap = overlap < 0 ? 0 : overlap > 1 ? 1 : overlap;
+        printf("GL and CUDA side by side: %.1f%% of the shorter overlapped (alone: GL %.3f "
+               "ms, CUDA %.3f ms; both queued: %.3f ms)\n",
+               overlap * 100, gl, cuda, both);
+    } else {
+        printf("GL and CUDA side by side: not measured: %s; the floor takes them as running "
+               "side by side\n",
+               why);
+    }
     if (s.buffer)
         glDeleteBuffers(1, &s.buffer);
     if (s.program)
