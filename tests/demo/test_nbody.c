@@ -391,15 +391,21 @@ static double step_ms(bool cpu_waits, double *fastest)
 static void bench_step_is_the_kernels_own(void **state)
 {
     (void)state;
-    double gpu_fastest, cpu_fastest;
-    double gpu = step_ms(false, &gpu_fastest), cpu = step_ms(true, &cpu_fastest);
-    printf("# a step of 65536 bodies: %.4f ms (fastest %.4f) with GPU waits, %.4f ms (fastest "
-           "%.4f) with CPU waits\n",
-           gpu, gpu_fastest, cpu, cpu_fastest);
-    if (fabs(gpu_fastest - cpu_fastest) > 0.03 * fmin(gpu_fastest, cpu_fastest))
-        fail_msg("the step's own time depends on how the turns wait: %.4f ms (GPU waits) "
-                 "against %.4f ms (CPU waits)",
-                 gpu_fastest, cpu_fastest);
+    /* Up to 3 tries: the GPU busy with other tests slows one run or the
+     * other, at random; the fault this holds slowed the GPU waits' every
+     * time. */
+    double gpu_fastest = 0, cpu_fastest = 0;
+    for (int attempt = 1; attempt <= 3; attempt++) {
+        double gpu = step_ms(false, &gpu_fastest), cpu = step_ms(true, &cpu_fastest);
+        printf("# try %d, a step of 65536 bodies: %.4f ms (fastest %.4f) with GPU waits, "
+               "%.4f ms (fastest %.4f) with CPU waits\n",
+               attempt, gpu, gpu_fastest, cpu, cpu_fastest);
+        if (fabs(gpu_fastest - cpu_fastest) <= 0.03 * fmin(gpu_fastest, cpu_fastest))
+            return;
+    }
+    fail_msg("the step's own time depends on how the turns wait: %.4f ms (GPU waits) against "
+             "%.4f ms (CPU waits), 3 times",
+             gpu_fastest, cpu_fastest);
 }
 
 static void bad_bodies(void **state)
