@@ -10,11 +10,15 @@ pool memory back (see fault_scenario.c).
 
 The site sweep, over the programs named by --test (the gpu suite's
 programs) and --demo (the demos' first frames, on each interop path): each
-runs once with nothing failed, which lists the driver call sites in libcugl
-it reaches (the shim's log), then once per call site with the first call
-from that site failed (CUGL_FAULT_SITE). A site is failed in at most
---per-site tests and --per-site demo runs (the first that reach it, in the
-order given). Such a
+runs once with nothing failed (all of them at once), which lists the
+driver call sites in libcugl it reaches (the shim's log), then once per
+call site with the first call from that site failed (CUGL_FAULT_SITE).
+Each site is failed in --per-site tests and --per-site demo runs: those
+that reach it with the fewest driver calls (the cheapest runs; the same
+choice every time for the same programs). Then --sample more runs, drawn
+from the other (site, program) pairs with the seed --seed (default
+CUGL_FAULT_SEED, else 1): a run of the same seed fails the same sites in
+the same programs, and another seed other ones. Such a
 run passes when it does not crash (no signal, no sanitizer report, no
 exception caught by the test framework) and does not hang; a test may fail
 its checks, since its call failed. A demo that exits non-zero must say
@@ -25,8 +29,12 @@ the call sites reached, the call sites in lib/ for comparison and those of
 them no run reached; exits 1
 when a run crashed or found a defect, 77 (skip) without a GPU.
 
+Each part prints its progress as it goes (a line every few seconds): a
+part that runs long shows where it is.
+
 usage: run_faults.py SCENARIO SHIM LIBCUGL SOURCE_DIR [RESULT ...]
-         [--test EXE ...] [--demo EXE ...] [--per-site K] [--jobs N] [--no-scenario]
+         [--test EXE ...] [--demo EXE ...] [--per-site K] [--sample N] [--seed S]
+         [--jobs N] [--no-scenario]
   RESULT: CUGL_FAULT_RESULT values for the scenario sweep (default: oom
   unknown); the site sweep uses the first.
 """
@@ -35,11 +43,13 @@ import concurrent.futures
 import glob
 import itertools
 import os
+import random
 import re
 import shutil
 import subprocess
 import sys
 import tempfile
+import time
 
 # What a crash or a sanitizer's finding leaves in a program's output.
 CRASH_MARKS = ('ERROR: AddressSanitizer', 'ERROR: LeakSanitizer', 'runtime error:',
@@ -50,6 +60,11 @@ DEMO_PATHS = ('map', 'shared', 'host')
 # Driver calls that release: what one of them failed to release stays the
 # driver's.
 RELEASES = re.compile(r'Destroy|Unregister|Release|Free|Unload|Unmap')
+
+
+def say(text):
+    """A line of progress, out at once (meson keeps the test's output)."""
+    print(text, flush=True)
 
 
 def run(cmd, env, timeout=120):
@@ -128,6 +143,28 @@ def drivers_leak(out):
     return summary[0].split('SUMMARY: AddressSanitizer: ')[1] if summary else 'memory'
 
 
+def choose_runs(programs, per_site, sample, seed):
+    """The site sweep's runs, as (site, program index), and those of them
+    chosen for the sites alone. programs: (is_demo, driver calls, sites)
+    of each program's run with nothing failed. Each site is failed in the
+    --per-site cheapest programs of each kind that reach it (fewest driver
+    calls; ties in the order given), and `sample` more runs are drawn from
+    the other (site, program) pairs with `seed`: the same runs for the same
+    seed."""
+    chosen = set()
+    for is_demo in (False, True):
+        by_site = {}
+        for i, (kind, calls, sites) in enumerate(programs):
+            if kind == is_demo:
+                for site in sites:
+                    by_site.setdefault(site, []).append((calls, i))
+        for site, reaching in by_site.items():
+            chosen |= {(site, i) for _, i in sorted(reaching)[:per_site]}
+    rest = sorted({(site, i) for i, p in enumerate(programs) for site in p[2]} - chosen)
+    drawn = random.Random(seed).sample(rest, min(sample, len(rest)))
+    return sorted(chosen | set(drawn), key=lambda r: (r[1], r[0])), chosen
+
+
 class Sweep:
     def __init__(self, args):
         self.args = args
@@ -151,6 +188,7 @@ class Sweep:
         self.release_kept = []  # runs whose failed release kept something
         self.addr2line = shutil.which('addr2line')
         self.site_cache = {}
+        self.started = self.last_said = time.monotonic()
 
     def once(self, cmd, extra, timeout=120):
         """Run cmd under the shim with `extra` in its environment: (exit
@@ -177,6 +215,13 @@ class Sweep:
         self.site_cache[caller] = loc
         return loc
 
+    def progress(self, done, total):
+        """A line now and then: how far the part has got."""
+        now = time.monotonic()
+        if done == total or now - self.last_said >= 10:
+            self.last_said = now
+            say('  %d of %d runs, %.0f s' % (done, total, now - self.started))
+
     def note_failed(self, failed):
         if failed:
             self.functions.add(failed[0])
@@ -188,8 +233,9 @@ class Sweep:
         with concurrent.futures.ThreadPoolExecutor(self.args.jobs) as pool:
             futures = [(pool.submit(self.once, cmd, extra), cmd, extra, judge)
                        for cmd, extra, judge in jobs]
-            for f, cmd, extra, judge in futures:
+            for done, (f, cmd, extra, judge) in enumerate(futures, 1):
                 rc, out, _, failed, _ = f.result()
+                self.progress(done, len(futures))
                 self.runs += 1
                 self.note_failed(failed)
                 wrong = judge(rc, out, failed)
@@ -214,7 +260,8 @@ class Sweep:
                   % (rc, calls))
             sys.exit(1)
         self.reached |= {self.where(s) for s in sites if s.startswith('libcugl')}
-        print('the scenario: a round makes %d driver calls' % calls)
+        say('the scenario: a round makes %d driver calls; each failed in turn, for %s'
+            % (calls, ' and '.join(a.results)))
         judge = self.judge_scenario
         jobs = [([a.scenario], {'CUGL_FAULT_CALL': str(n), 'CUGL_FAULT_RESULT': r}, judge)
                 for r in a.results for n in range(1, calls + 1)]
@@ -238,10 +285,12 @@ class Sweep:
 
     def site_sweep(self):
         a = self.args
-        taken = {}  # site: programs that failed it
-        jobs = []
-        for cmd, is_demo in self.programs():
-            rc, out, calls, _, sites = self.once(cmd, {}, timeout=600)
+        progs = self.programs()
+        say('the site sweep: %d programs run with nothing failed, side by side' % len(progs))
+        with concurrent.futures.ThreadPoolExecutor(a.jobs) as pool:
+            bases = list(pool.map(lambda p: self.once(p[0], {}, timeout=600), progs))
+        reach = []  # (cmd, is_demo, name, calls, its sites)
+        for (cmd, is_demo), (rc, out, calls, _, sites) in zip(progs, bases):
             name = os.path.basename(cmd[0]) + (' ' + cmd[7] if is_demo else '')
             if rc != 0:
                 self.failures.append('%s fails with nothing injected (exit %s):\n    %s'
@@ -249,21 +298,25 @@ class Sweep:
                 continue
             mine = sorted(s for s in sites if s.startswith('libcugl'))
             self.reached |= {self.where(s) for s in mine}
-            # Tests and demos count apart: each site is failed in up to
-            # --per-site of each.
-            chosen = [s for s in mine if len(taken.setdefault((is_demo, s), [])) < a.per_site]
-            for s in chosen:
-                taken[(is_demo, s)].append(name)
-            print('%s: %d driver calls from %d call sites, %d of them failed here'
-                  % (name, calls, len(mine), len(chosen)))
+            reach.append((cmd, is_demo, name, calls, mine))
+        runs, chosen = choose_runs([(kind, calls, mine) for _, kind, _, calls, mine in reach],
+                                   a.per_site, a.sample, a.seed)
+        say('%d runs: each of %d call sites failed in the cheapest of the programs that reach '
+            'it, and %d more drawn with seed %d'
+            % (len(runs), len({s for s, _ in chosen}), len(runs) - len(chosen), a.seed))
+        jobs = []
+        for site, i in runs:
+            cmd, is_demo, _, _, _ = reach[i]
             judge = self.judge_demo if is_demo else self.judge_test
-            extra = {'CUGL_FAULT_RESULT': a.results[0]}
+            extra = {'CUGL_FAULT_RESULT': a.results[0], 'CUGL_FAULT_SITE': site}
             if not is_demo:
                 # A test whose check failed leaves what it held (judge_test):
                 # leaks are looked for in its run with nothing failed only.
                 extra['ASAN_OPTIONS'] = self.base['ASAN_OPTIONS'].replace(
                     'detect_leaks=1', 'detect_leaks=0')
-            jobs += [(cmd, dict(extra, CUGL_FAULT_SITE=s), judge) for s in chosen]
+            jobs.append((cmd, extra, judge))
+        for cmd, is_demo, name, calls, mine in reach:
+            print('%s: %d driver calls from %d call sites' % (name, calls, len(mine)))
         self.parallel(jobs)
 
     @staticmethod
@@ -360,7 +413,9 @@ def main():
     ap.add_argument('results', nargs='*')
     ap.add_argument('--test', action='append', default=[])
     ap.add_argument('--demo', action='append', default=[])
-    ap.add_argument('--per-site', type=int, default=3)
+    ap.add_argument('--per-site', type=int, default=1)
+    ap.add_argument('--sample', type=int, default=0)
+    ap.add_argument('--seed', type=int, default=int(os.environ.get('CUGL_FAULT_SEED', '1')))
     ap.add_argument('--jobs', type=int, default=min(12, os.cpu_count() or 1))
     ap.add_argument('--no-scenario', action='store_true',
                     help='the site sweep alone (a run split in parts)')

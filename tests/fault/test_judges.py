@@ -141,5 +141,30 @@ class JudgeTest(unittest.TestCase):
         self.assertIn('crashed', sweep().judge_test(-11, out, ALLOC))
 
 
+class ChooseRunsTest(unittest.TestCase):
+    # Two tests (one cheap, one dear) and a demo, reaching sites a to d.
+    PROGRAMS = [(False, 900, ['a', 'b', 'c']), (False, 100, ['b', 'c', 'd']),
+                (True, 50, ['a', 'd'])]
+
+    def test_each_site_once_in_the_cheapest_of_each_kind(self):
+        runs, chosen = run_faults.choose_runs(self.PROGRAMS, 1, 0, 1)
+        self.assertEqual(runs, sorted(chosen, key=lambda r: (r[1], r[0])))
+        self.assertEqual(chosen, {('a', 0), ('b', 1), ('c', 1), ('d', 1), ('a', 2), ('d', 2)})
+
+    def test_a_sample_is_the_same_for_the_same_seed(self):
+        first, chosen = run_faults.choose_runs(self.PROGRAMS, 1, 2, 7)
+        again, _ = run_faults.choose_runs(self.PROGRAMS, 1, 2, 7)
+        self.assertEqual(first, again)
+        drawn = set(first) - chosen
+        self.assertEqual(len(drawn), 2)
+        self.assertTrue(drawn <= {('b', 0), ('c', 0)})
+        seeds = {tuple(run_faults.choose_runs(self.PROGRAMS, 1, 1, seed)[0]) for seed in range(8)}
+        self.assertEqual(len(seeds), 2)  # other seeds, other runs
+
+    def test_a_sample_larger_than_the_rest_takes_all(self):
+        runs, _ = run_faults.choose_runs(self.PROGRAMS, 1, 99, 1)
+        self.assertEqual(len(runs), 8)
+
+
 if __name__ == '__main__':
     unittest.main()
