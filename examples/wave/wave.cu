@@ -1,10 +1,9 @@
 // The wave's kernels: a step of the field, a drop, and the picture.
-#include "wave_math.h"
+// cugl's headers are plain C that nvcc reads too: the kernel takes the
+// cugl_app_access that cugl_app_target_cuda_begin filled, by value.
+#include <cugl/app_target.h>
 
-// cugl_app_access, as the kernel receives it by value (cugl/app_target.h).
-struct access {
-    unsigned long long ptr, pitch, slice, size, surface, texture;
-};
+#include "wave_math.h"
 
 extern "C" __global__ void wave_step(const float *prev, const float *cur, float *next, int w,
                                      int h)
@@ -23,7 +22,7 @@ extern "C" __global__ void wave_drop(float *field, int w, int h, int cx, int cy)
 
 // Row y of the image is row y of the field: the target's memory (ptr,
 // rows pitch bytes apart) or, on the map path, a surface object.
-extern "C" __global__ void wave_draw(access a, const float *field, int w, int h)
+extern "C" __global__ void wave_draw(cugl_app_access a, const float *field, int w, int h)
 {
     int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y * blockDim.y + threadIdx.y;
     if (x >= w || y >= h)

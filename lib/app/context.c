@@ -383,6 +383,18 @@ CUGL_API cugl_status cugl_app_context_present(cugl_app_context *ctx)
     return st;
 }
 
+CUGL_API cugl_status cugl_app_context_finish(cugl_app_context *ctx)
+{
+    CUGL__CHECK_NOT_NULL(ctx);
+    if (ctx != current)
+        return cugl__fail(CUGL_ERROR_INVALID_STATE, __func__,
+                          "the context is not the one current on this thread "
+                          "(cugl_app_context_make_current)");
+    cugl_app_drain_gl_errors();
+    glFinish();
+    return cugl_app_check_gl(__func__, "glFinish");
+}
+
 CUGL_API long cugl_app_context_frame(const cugl_app_context *ctx) { return ctx ? ctx->frame : 0; }
 
 CUGL_API void *cugl_app_context_window(cugl_app_context *ctx)

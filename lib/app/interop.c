@@ -30,6 +30,20 @@ CUGL_API const char *cugl_app_interop_name(cugl_app_interop interop)
                : "invalid";
 }
 
+CUGL_API cugl_status cugl_app_interop_from_name(cugl_app_interop *out, const char *name)
+{
+    CUGL__CHECK_NOT_NULL(out);
+    CUGL__CHECK_NOT_NULL(name);
+    size_t count = sizeof interop_names / sizeof interop_names[0];
+    for (size_t i = 0; i < count; i++)
+        if (strcmp(name, interop_names[i]) == 0) {
+            *out = (cugl_app_interop)i;
+            return CUGL_OK;
+        }
+    return cugl__fail(CUGL_ERROR_INVALID_ARGUMENT, __func__,
+                      "\"%.64s\" names no interop path (auto, map, shared, host)", name);
+}
+
 /* Whether GL runs on the CUDA device: GL_EXT_memory_object lists the
  * UUIDs of the devices the context uses. */
 static bool gl_runs_on(const cugl_device_properties *p)

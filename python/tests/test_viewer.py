@@ -424,7 +424,7 @@ def test_refusals_leave_the_viewer_usable(viewer):
 
 
 def test_the_paths_that_need_cuda_are_refused_with_the_c_message():
-    with pytest.raises(cugl.InvalidArgumentError) as info:
+    with pytest.raises(cugl.NotSupportedError) as info:
         make_viewer(interop="map")
     assert "the map path needs a CUDA device" in str(info.value)
     try:
@@ -494,6 +494,11 @@ def test_deleters_of_imported_tensors_are_called_once(viewer, what, versioned):
 SHOWS = 10_000
 
 
+def traced_blocks():
+    """The blocks Python has allocated and not freed, as tracemalloc sees them."""
+    return sum(stat.count for stat in tracemalloc.take_snapshot().statistics("filename"))
+
+
 @pytest.mark.parametrize("what", ["rgba8", "colour-map", "points"])
 def test_no_growth_over_10000_shows(what):
     """cugl's live objects and bytes, the package's held tensors and
@@ -509,19 +514,22 @@ def test_no_growth_over_10000_shows(what):
         tracemalloc.start()
         before = (cugl.live_objects(), cugl.live_bytes(), _dlpack.held_count(),
                   _dlpack.exports_count(), sys.getrefcount(source))
-        traced_before = tracemalloc.get_traced_memory()[0]
+        blocks_before = traced_blocks()
         for _ in range(SHOWS):
             v.show(source)
         gc.collect()
-        traced_after = tracemalloc.get_traced_memory()[0]
+        blocks_after = traced_blocks()
         after = (cugl.live_objects(), cugl.live_bytes(), _dlpack.held_count(),
                  _dlpack.exports_count(), sys.getrefcount(source))
     finally:
         tracemalloc.stop()
         v.close()
     assert after == before
-    # Less than a byte a show: nothing kept per call.
-    assert traced_after - traced_before < SHOWS, (traced_before, traced_after)
+    # Nothing kept per call: a show that kept anything would keep at least a
+    # block of Python's each time (10,000); caches of NumPy's and Python's
+    # own (their interned names, free lists) come and go by a few dozen,
+    # and by some kilobytes, which is why blocks are counted, not bytes.
+    assert blocks_after - blocks_before < SHOWS // 20, (blocks_before, blocks_after)
 
 
 # --- the GIL ---------------------------------------------------------------------------------

@@ -248,12 +248,19 @@ class Sweep:
 
     # --- the scenario sweep -------------------------------------------------
 
-    def scenario(self):
-        a = self.args
-        rc, out, calls, _, sites = self.once([a.scenario], {})
+    def scenario_round(self):
+        """The scenario once with nothing failed: (exit status, output, calls,
+        sites). Without a GPU, the sweep skips here (exit 77; 1 where
+        CUGL_TEST_NO_SKIP=1): every part starts with it."""
+        rc, out, calls, _, sites = self.once([self.args.scenario], {})
         if rc == 77:
             print('run_faults: skipped: ' + (out.strip().splitlines() or ['no GPU'])[-1])
             sys.exit(1 if os.environ.get('CUGL_TEST_NO_SKIP') == '1' else 77)
+        return rc, out, calls, sites
+
+    def scenario(self):
+        a = self.args
+        rc, out, calls, sites = self.scenario_round()
         if rc != 0 or calls == 0:
             print(out)
             print('run_faults: the scenario fails with nothing injected (exit %s, %d calls)'
@@ -372,6 +379,8 @@ def sweep(a, s):
     """Run the sweeps a asks for, print what they found; exit 1 on a failure."""
     if not a.no_scenario:
         s.scenario()
+    else:
+        s.scenario_round()  # a GPU is here, or the part skips
     scenario_sites = len(s.sites)
     if a.test or a.demo:
         s.site_sweep()

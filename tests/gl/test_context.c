@@ -56,6 +56,57 @@ static void headless_context(void **state)
     assert_ok(cugl_app_context_present(ctx));
 }
 
+/* The frame presented stays in a headless context's framebuffer (as its
+ * header says), read back after the present; cugl_app_context_finish waits
+ * for GL's work, and refuses a context not current here. */
+static void frame_kept_after_present(void **state)
+{
+    (void)state;
+    assert_ok(cugl_app_context_bind_framebuffer(ctx));
+    glClearColor(0.0f, 1.0f, 0.0f, 1.0f);
+    glClear(GL_COLOR_BUFFER_BIT);
+    assert_ok(cugl_app_context_finish(ctx));
+    assert_ok(cugl_app_context_present(ctx));
+    uint8_t *px = malloc((size_t)W * H * 4);
+    assert_non_null(px);
+    assert_ok(cugl_app_read_pixels(px, (size_t)W * H * 4, ctx));
+    for (int i = 0; i < W * H; i++)
+        if (px[4 * i] != 0 || px[4 * i + 1] != 255 || px[4 * i + 3] != 255)
+            fail_msg("pixel %d is %u %u %u %u after the present, not the green presented", i,
+                     px[4 * i], px[4 * i + 1], px[4 * i + 2], px[4 * i + 3]);
+    free(px);
+    assert_status(cugl_app_context_finish(NULL), CUGL_ERROR_INVALID_ARGUMENT);
+    cugl_app_context *other = NULL;
+    assert_ok(cugl_app_context_create(&other, &(cugl_app_context_desc){.mode = CUGL_APP_HEADLESS,
+                                                                       .width = 8,
+                                                                       .height = 8,
+                                                                       .cuda_device = -1}));
+    assert_status(cugl_app_context_finish(ctx), CUGL_ERROR_INVALID_STATE); /* other is current */
+    assert_string_equal(cugl_last_error(), "cugl_app_context_finish: the context is not the one "
+                                           "current on this thread "
+                                           "(cugl_app_context_make_current)");
+    cugl_app_context_destroy(other);
+    make_current();
+    assert_ok(cugl_app_context_finish(ctx));
+}
+
+/* An --interop flag's words, both ways. */
+static void interop_names_both_ways(void **state)
+{
+    (void)state;
+    for (int i = CUGL_APP_INTEROP_AUTO; i <= CUGL_APP_INTEROP_HOST; i++) {
+        cugl_app_interop back = (cugl_app_interop)-1;
+        assert_ok(cugl_app_interop_from_name(&back, cugl_app_interop_name((cugl_app_interop)i)));
+        assert_int_equal(back, i);
+    }
+    cugl_app_interop kept = CUGL_APP_INTEROP_MAP;
+    assert_status(cugl_app_interop_from_name(&kept, "Shared"), CUGL_ERROR_INVALID_ARGUMENT);
+    assert_string_equal(cugl_last_error(), "cugl_app_interop_from_name: \"Shared\" names no "
+                                           "interop path (auto, map, shared, host)");
+    assert_int_equal(kept, CUGL_APP_INTEROP_MAP);
+    assert_status(cugl_app_interop_from_name(&kept, NULL), CUGL_ERROR_INVALID_ARGUMENT);
+}
+
 /* A headless present bounds the frames queued: the GL work before a present
  * is done once CUGL_APP_FRAMES_AHEAD more presents have returned, with no
  * wait of the caller's (before, headless presents only flushed). Each
@@ -240,6 +291,8 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(headless_context),
+        cmocka_unit_test(frame_kept_after_present),
+        cmocka_unit_test(interop_names_both_ways),
         cmocka_unit_test(present_bounds_the_frames_queued),
         cmocka_unit_test(second_context_default_size),
         cmocka_unit_test(window_without_display),

@@ -38,17 +38,25 @@ typedef enum cugl_app_mode {
     CUGL_APP_HEADLESS = 2, /**< EGL, drawing into an offscreen framebuffer */
 } cugl_app_mode;
 
-/** What cugl_app_context_create makes; a zero field takes its default. */
+/** What cugl_app_context_create makes; a zero field takes its default
+ * (for cuda_device, device 0). */
 typedef struct cugl_app_context_desc {
     cugl_app_mode mode; /**< window, headless, or CUGL_APP_AUTO (0): whichever works */
     int width,          /**< framebuffer width in pixels; 0: 1024 */
         height;         /**< framebuffer height in pixels; 0: 768 */
     const char *title;  /**< window title; NULL: "cugl" */
     bool no_vsync;      /**< vsync is on unless this is set (windows only) */
-    /** The CUDA device (ordinal) that must run GL: headless contexts use the
-     * EGL device whose EGL_CUDA_DEVICE_NV is this ordinal. -1 (any negative
-     * value): any GL, an EGL device (those that run CUDA first), Mesa's
-     * surfaceless platform or the default display (GL-only use, no interop). */
+    /** The CUDA device (ordinal) whose output the context shows; 0: the
+     * first, as the default (a program with one GPU leaves it 0, and 0 is
+     * a device like any other, so that "none" takes -1 rather than 0).
+     * Headless, GL runs on it: the EGL device whose EGL_CUDA_DEVICE_NV is
+     * this ordinal. A window's GL runs where the display puts it (the
+     * X server's GPU; cugl_gl_devices says which CUDA devices those are):
+     * there the ordinal names the device targets take by default, and
+     * where GL is not on it, the target's path says so and copies (host).
+     * -1 (any negative value): no CUDA device; headless, any GL (an EGL
+     * device, those that run CUDA first, Mesa's surfaceless platform or
+     * the default display): GL-only use, targets of host memory alone. */
     int cuda_device;
     bool debug; /**< a debug context; GL errors go to stderr */
 } cugl_app_context_desc;
@@ -56,8 +64,12 @@ typedef struct cugl_app_context_desc {
 /**
  * Create a context, make it current on this thread and load GL with GLAD.
  * Headless contexts render into an FBO of the given size (RGBA8 colour,
- * depth 24) that cugl_app_context_framebuffer() names; windows render into
- * the default framebuffer.
+ * depth 24) that cugl_app_context_framebuffer() names, one FBO for the
+ * context's life (until a resize event makes it anew): after
+ * cugl_app_context_present it still holds the frame presented, until the
+ * program draws the next (cugl_app_read_pixels reads it then). Windows
+ * render into the default framebuffer, whose back buffer is undefined
+ * after a present (read it before).
  * @errors CUGL_ERROR_INVALID_ARGUMENT (NULL, negative size, a mode that is
  *   none of the three, a headless size past GL's largest framebuffer),
  *   CUGL_ERROR_NOT_SUPPORTED (no display for a window; no EGL display, or no
@@ -89,12 +101,17 @@ typedef void (*cugl_app_glproc)(void);
  * current), from its platform: glfwGetProcAddress for a window,
  * eglGetProcAddress headless. Load the program's own GL loader with it
  * once a context is made: with GLAD, gladLoadGL(cugl_app_gl_proc); with
- * libepoxy or GLEW, nothing is needed.
+ * libepoxy or GLEW, nothing is needed. Which functions the context has
+ * is GL's version and extensions to say, not this address: EGL and GLX
+ * give an address for any name that starts with "gl" (a stub of the
+ * driver's, which must not be called where the context lacks the function).
  * @errors none.
  * @thread_safety The thread whose context is current.
  * @param name the function's name, "glCreateBuffers" say.
- * @return the function, or NULL where there is none, no context was made
- *   current on this thread, or `name` is NULL.
+ * @return the function's address; also for a name the context lacks where
+ *   the platform makes stubs (EGL, GLX); NULL where the platform knows no
+ *   such name, no context was made current on this thread, or `name` is
+ *   NULL.
  */
 CUGL_API cugl_app_glproc cugl_app_gl_proc(const char *name);
 
@@ -194,6 +211,18 @@ CUGL_API bool cugl_app_context_should_close(const cugl_app_context *ctx);
  * @return CUGL_OK, or an error status (see Errors).
  */
 CUGL_API cugl_status cugl_app_context_present(cugl_app_context *ctx);
+
+/**
+ * Wait until the GPU has done all GL work queued so far in the context
+ * (glFinish), for a program without a GL loader of its own that reads
+ * what GL made by other means, or times it.
+ * @errors CUGL_ERROR_INVALID_ARGUMENT (NULL), CUGL_ERROR_INVALID_STATE (the
+ *   context is not the one current on this thread), CUGL_ERROR_GL.
+ * @thread_safety The thread whose current context is `ctx`.
+ * @param ctx the context.
+ * @return CUGL_OK, or an error status (see Errors).
+ */
+CUGL_API cugl_status cugl_app_context_finish(cugl_app_context *ctx);
 /**
  * The GLFWwindow * (NULL headless), for programs that want more input.
  * cugl_app_context_input() is fed by the window's framebuffer-size, cursor,

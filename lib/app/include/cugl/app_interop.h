@@ -49,6 +49,18 @@ typedef enum cugl_app_interop {
 CUGL_API const char *cugl_app_interop_name(cugl_app_interop interop);
 
 /**
+ * The path a name names: cugl_app_interop_name the other way ("auto",
+ * "map", "shared", "host"), for a program's own --interop flag.
+ * @errors CUGL_ERROR_INVALID_ARGUMENT (NULL; a name of no path: the
+ *   message lists the names).
+ * @thread_safety Any thread.
+ * @param[out] out the path; left as it was on failure.
+ * @param name the path's name, as cugl_app_interop_name gives it.
+ * @return CUGL_OK, or an error status (see Errors).
+ */
+CUGL_API cugl_status cugl_app_interop_from_name(cugl_app_interop *out, const char *name);
+
+/**
  * The fastest path that works between `device` and the current context
  * `ctx`, found by trying each on a small object: shared memory where GL
  * runs on the device and imports its memory, else map where CUDA registers

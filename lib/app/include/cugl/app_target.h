@@ -103,7 +103,9 @@ typedef enum cugl_app_format {
     CUGL_APP_FORMAT_R32F = 3,    /**< 4 bytes: one float (GL_R32F) */
 } cugl_app_format;
 
-/** What cugl_app_target_create makes; a zero field takes its default. */
+/** What cugl_app_target_create makes; a zero field takes its default
+ * where it has one: the size has none (width and height for images and
+ * volumes, depth for volumes, size for buffers must be set). */
 typedef struct cugl_app_target_desc {
     cugl_app_target_kind kind;     /**< image (0), buffer or volume */
     cugl_app_direction direction;  /**< CUDA writes (0), or GL does */
@@ -320,7 +322,10 @@ CUGL_API cugl_status cugl_app_target_copy_from(cugl_app_target *target, cugl_vie
  * Draw an image over the current viewport of the bound framebuffer, in a
  * GL turn of its own (gl_begin, the blit, gl_end): nearest-sampled, a
  * float image's values clamped to 0 .. 1, R32F as grey. On the shared path
- * an RGBA8 image is drawn straight from the memory CUDA wrote.
+ * an RGBA8 image is drawn straight from the memory CUDA wrote. Row 0 (the
+ * first row at cugl_app_access.ptr, or row 0 of its surface) is drawn at
+ * the bottom of the viewport, as GL's textures are: a kernel whose row 0
+ * is the top of its picture writes row height - 1 - y.
  * @errors CUGL_ERROR_INVALID_ARGUMENT (NULL; not an image: a buffer is
  *   drawn with cugl_app_target_draw_points, a volume by a shader of the
  *   program's own), CUGL_ERROR_INVALID_STATE (a turn is open), the
