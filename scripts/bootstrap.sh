@@ -231,6 +231,10 @@ test | setup)
 esac
 
 # --- configure and build ----------------------------------------------------
+# The kernels are the same in every build tree (only the host code differs
+# between the plain, ASan and TSan builds and the option combinations'):
+# each is compiled once (scripts/nvcc_cached.py).
+export CUGL_NVCC_CACHE="${CUGL_NVCC_CACHE:-$root/build/nvcc-cache}"
 # build/ serves both commands. The demo command makes it without the tests
 # and the API reference, the test command turns them on; a demo after a
 # test builds only the demos.
@@ -254,11 +258,11 @@ test | setup)
     build build
     arch_option build-sanitize
     # shellcheck disable=SC2046,SC2086
-    configure build-sanitize $(asan_options) $arch_opt -Ddocs=disabled $common
+    configure build-sanitize $(asan_options) $arch_opt -Ddocs=disabled $common $(asan_parts)
     build build-sanitize
     arch_option build-tsan
     # shellcheck disable=SC2046,SC2086
-    configure build-tsan $(tsan_options) $arch_opt -Ddocs=disabled $common
+    configure build-tsan $(tsan_options) $arch_opt -Ddocs=disabled $common $(tsan_parts)
     build build-tsan
     if ! wait "$tools"; then
         tail -n 25 "$tools_log" >&2

@@ -115,6 +115,8 @@ run() {
     "$@"
 }
 
+# Each kernel compiled once for every tree (scripts/nvcc_cached.py).
+export CUGL_NVCC_CACHE="${CUGL_NVCC_CACHE:-$PWD/build-gpu/nvcc-cache}"
 common="-Dtests=enabled -Ddemos=enabled -Dui=enabled -Dserve=enabled -Ddocs=disabled ${GPU_CHECK_MESON_ARGS:-}"
 status=0
 ran_logs=
@@ -141,13 +143,13 @@ fi
 if wanted asan; then
     arch_option build-gpu-sanitize
     # shellcheck disable=SC2046,SC2086
-    run configure build-gpu-sanitize $(asan_options) $common $arch_opt
+    run configure build-gpu-sanitize $(asan_options) $common $arch_opt $(asan_parts)
     trees="$trees build-gpu-sanitize"
 fi
 if wanted tsan; then
     arch_option build-gpu-tsan
     # shellcheck disable=SC2046,SC2086
-    run configure build-gpu-tsan $(tsan_options) $common $arch_opt
+    run configure build-gpu-tsan $(tsan_options) $common $arch_opt $(tsan_parts)
     trees="$trees build-gpu-tsan"
 fi
 # build_all TREE...: ninja in each at once, each tree's output in
