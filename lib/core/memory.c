@@ -50,6 +50,16 @@ static cugl_status pool_allocate(cugl_memory_resource *mr, size_t size, cugl_str
                           "out of memory: cannot allocate %zu bytes from the %s pool, which is "
                           "limited to %zu",
                           size, kind_name(mr->kind), mr->max_size);
+    /* More device memory than the device has is out of memory, as the
+     * exportable resource says it (the driver calls a size it cannot round
+     * up an invalid value). */
+    const cugl_device_properties *props = NULL;
+    if (mr->kind == CUGL_MEMORY_DEVICE && cugl__device_props(mr->device, who, &props) == CUGL_OK &&
+        props->total_memory && size > props->total_memory)
+        return cugl__fail(CUGL_ERROR_OUT_OF_MEMORY, who,
+                          "out of memory: cannot allocate %zu bytes from the device pool: device "
+                          "%d has %zu",
+                          size, mr->device_id, props->total_memory);
     /* The pool is named; the stream may be another device's. */
     CUGL__TRY(cugl__stream_enter(stream, who));
     CUresult r = cugl__cu.cuMemAllocFromPoolAsync(&p, size, mr->pool, stream->handle);
@@ -596,16 +606,6 @@ cugl_status cugl__mr_allocate(cugl_memory_resource *mr, size_t size, cugl_stream
     if (size == 0)
         return CUGL_OK;
     CUGL__TRY(cugl__device_activate(mr->device, who));
-    if (mr->kind == CUGL_MEMORY_DEVICE || mr->kind == CUGL_MEMORY_EXPORTABLE) {
-        /* More than the device has is out of memory, not the driver's
-         * "invalid value" for a size it cannot round up. */
-        const cugl_device_properties *props = NULL;
-        CUGL__TRY(cugl__device_props(mr->device, who, &props));
-        if (props->total_memory && size > props->total_memory)
-            return cugl__fail(CUGL_ERROR_OUT_OF_MEMORY, who,
-                              "out of memory: %zu bytes is more than device %d has (%zu)", size,
-                              mr->device_id, props->total_memory);
-    }
     CUGL__TRY(mr->ops->allocate(mr, size, stream, ptr, who));
     cugl__live_add(&cugl__live_byte_count, (long long)size);
     return CUGL_OK;

@@ -74,8 +74,8 @@ CUGL_API cugl_status cugl_app_shared_buffer_create(cugl_app_shared **out, cugl_d
  * GL_R32UI, GL_RGBA32UI) fed from exportable CUDA memory: CUDA writes rows
  * of cugl_app_shared_pitch() bytes (a multiple of 256) into
  * cugl_app_shared_buffer(); gl_begin copies them into the texture on the GPU.
- * @errors as cugl_app_shared_buffer_create; another format, a size not
- *   positive or too large (CUGL_ERROR_INVALID_ARGUMENT).
+ * @errors CUGL_ERROR_INVALID_ARGUMENT (another format; a size not positive
+ *   or too large: past GL's limits), and as cugl_app_shared_buffer_create.
  * @thread_safety The thread whose GL context is current; the object is used
  *   in that context.
  * @param[out] out the shared texture; NULL on failure.
