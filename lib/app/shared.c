@@ -450,8 +450,10 @@ static cugl_status cuda_begin(cugl_app_shared *s, cugl_stream *stream, const cha
     GLenum r = glClientWaitSync(sl->fence, GL_SYNC_FLUSH_COMMANDS_BIT, UINT64_MAX);
     glDeleteSync(sl->fence);
     sl->fence = NULL;
-    if (r == GL_WAIT_FAILED)
+    if (r == GL_WAIT_FAILED) {
+        s->cuda_open = false; /* refused: no turn began */
         return cugl__fail(CUGL_ERROR_GL, who, "glClientWaitSync failed");
+    }
     return CUGL_OK;
 }
 

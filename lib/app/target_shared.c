@@ -108,15 +108,19 @@ static cugl_status cuda_begin(cugl_app_target *const *targets, int n, cugl_strea
     (void)who;
     cugl__target_phase_begin(targets[0], CUGL_APP_PHASE_ACQUIRE, "wait-gl", true);
     cugl_status st = CUGL_OK;
-    for (int i = 0; i < n && st == CUGL_OK; i++) {
-        cugl__app_slot *s = cugl__cuda_slot(targets[i]);
-        if (takes_cuda_turn(targets[i]))
+    int begun = 0;
+    for (; begun < n; begun++) {
+        cugl__app_slot *s = cugl__cuda_slot(targets[begun]);
+        if (takes_cuda_turn(targets[begun]))
             st = cugl_app_shared_cuda_begin(s->shared, stream);
-        out[i].ptr = cugl_buffer_handle(cugl_app_shared_buffer(s->shared));
-        out[i].size = targets[i]->size;
+        if (st != CUGL_OK)
+            break;
+        out[begun].ptr = cugl_buffer_handle(cugl_app_shared_buffer(s->shared));
+        out[begun].size = targets[begun]->size;
     }
-    /* On a failure, the turns begun are ended again. */
-    for (int i = 0; st != CUGL_OK && i < n; i++) {
+    /* On a failure, the turns that began are ended again (and only they:
+     * the one that failed has no turn to end, and its message stays). */
+    for (int i = 0; st != CUGL_OK && i < begun; i++) {
         cugl__app_slot *s = cugl__cuda_slot(targets[i]);
         if (takes_cuda_turn(targets[i]))
             (void)cugl_app_shared_cuda_end(s->shared, stream);
