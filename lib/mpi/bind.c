@@ -66,7 +66,7 @@ static void library_name(char *out, size_t size)
     if (MPI_Get_library_version(text, &len) != MPI_SUCCESS)
         snprintf(text, sizeof text, "an MPI library");
     text[strcspn(text, "\n,")] = '\0';
-    snprintf(out, size, "%s", text);
+    snprintf(out, size, "%.*s", size > 0 ? (int)size - 1 : 0, text); /* cut to fit */
 }
 
 CUGL_API cugl_status cugl_mpi_cuda_aware(bool *aware, char *reason, size_t reason_size)
