@@ -1,7 +1,10 @@
 #!/usr/bin/env python3
 """The C examples of the README as a C file that the build compiles.
 
-usage: readme_examples.py README.md OUTPUT.c [--skip HEADER | --only HEADER]...
+usage: readme_examples.py MARKDOWN... OUTPUT.c [--skip HEADER | --only HEADER]...
+
+The README and the guides of docs/ alike: every C example a reader may copy
+compiles.
 
 Each ```c block becomes a function of its own: its #include lines go to the
 top of the file, the rest into the body. A block that includes the header
@@ -54,19 +57,29 @@ def includes_header(block, header):
 
 
 def main():
-    readme, output, rest = sys.argv[1], sys.argv[2], sys.argv[3:]
-    if len(rest) % 2 or any(flag not in ("--skip", "--only") for flag in rest[::2]):
-        sys.exit("usage: readme_examples.py README.md OUTPUT.c [--skip HEADER | --only HEADER]...")
-    with open(readme, encoding="utf-8") as f:
-        text = f.read()
-    blocks = re.findall(r"^```c\n(.*?)^```$", text, flags=re.S | re.M)
+    args = sys.argv[1:]
+    first_flag = next((i for i, a in enumerate(args) if a.startswith("--")), len(args))
+    files, rest = args[:first_flag], args[first_flag:]
+    if len(files) < 2 or len(rest) % 2 or \
+            any(flag not in ("--skip", "--only") for flag in rest[::2]):
+        sys.exit("usage: readme_examples.py MARKDOWN... OUTPUT.c [--skip HEADER | --only HEADER]...")
+    sources, output = files[:-1], files[-1]
+    found = []  # (file, its text, a block)
+    for source in sources:
+        with open(source, encoding="utf-8") as f:
+            text = f.read()
+        found += [(source, text, b)
+                  for b in re.findall(r"^```c\n(.*?)^```$", text, flags=re.S | re.M)]
     for flag, header in zip(rest[::2], rest[1::2]):
         keep = flag == "--only"
-        blocks = [b for b in blocks if includes_header(b, header) == keep]
-    if not blocks:
-        sys.exit(f"{readme}: no ```c examples" + (f" ({' '.join(rest)})" if rest else ""))
+        found = [f for f in found if includes_header(f[2], header) == keep]
+    if not found:
+        sys.exit(f"{' '.join(sources)}: no ```c examples" +
+                 (f" ({' '.join(rest)})" if rest else ""))
     includes, bodies = ["#include <stdio.h>", "#include <cugl/cugl.h>"], []
-    for i, block in enumerate(blocks):
+    for i, (source, text, block) in enumerate(found):
+        where = source.rsplit("/", 1)[-1] if source.endswith("README.md") else \
+            "docs/" + source.rsplit("/", 1)[-1]
         body = []
         program = re.search(r"^int main\(void\)$", block, flags=re.M) is not None
         for line in block.splitlines():
@@ -86,16 +99,16 @@ def main():
             name = f"readme_program_{i}"
             code = "\n".join(body).replace("int main(void)", f"int {name}(void)")
             macros = re.findall(r"^#define (\w+)", code, flags=re.M)
-            bodies.append(f"/* README.md, the program at line {start} */\n"
+            bodies.append(f"/* {where}, the program at line {start} */\n"
                           f"int {name}(void);\n{code}\n" +
                           "".join(f"#undef {m}\n" for m in macros))
             continue
-        bodies.append(f"/* README.md, the example at line {start} */\n"
+        bodies.append(f"/* {where}, the example at line {start} */\n"
                       f"int readme_example_{i}(void);\n"
                       f"int readme_example_{i}(void)\n{{\n" +
                       "\n".join(given_in(block) + body) + "\n    return 0;\n}\n")
     with open(output, "w", encoding="utf-8") as f:
-        f.write(f"/* Generated from {readme} by docs/readme_examples.py. */\n")
+        f.write(f"/* Generated from {' '.join(sources)} by docs/readme_examples.py. */\n")
         f.write("\n".join(includes) + "\n\n" + "\n".join(bodies))
 
 

@@ -10,10 +10,11 @@
 #          picture is julia.png there)
 #   test   install the rest (the tests' tools, the browser, doxygen), build
 #          build/ with the tests and the API reference, run every suite
-#          (ARGUMENTS go to that meson test), the window suite (on an Xvfb
-#          where there is no display), and the unit, gl, gpu and demo
-#          suites of build-sanitize/ (ASan + UBSan) and the unit and gl
-#          suites of build-tsan/ (TSan); each run keeps its own log
+#          (ARGUMENTS go to that meson test) while build-sanitize/ (ASan +
+#          UBSan) and build-tsan/ (TSan) build beside it, the window suite
+#          (on an Xvfb where there is no display), and the unit, gl, gpu
+#          and demo suites of build-sanitize/ side by side with the unit
+#          and gl suites of build-tsan/; each run keeps its own log
 #   setup  the test command's set-up and builds, nothing run
 #   help   this text
 #
@@ -255,15 +256,29 @@ demo)
 test | setup)
     # shellcheck disable=SC2086
     configure build -Dtests=enabled -Ddocs=enabled $common $arch_opt $meson_args
-    build build
     arch_option build-sanitize
     # shellcheck disable=SC2046,SC2086
     configure build-sanitize $(asan_options) $arch_opt -Ddocs=disabled $common $(asan_parts)
-    build build-sanitize
     arch_option build-tsan
     # shellcheck disable=SC2046,SC2086
     configure build-tsan $(tsan_options) $arch_opt -Ddocs=disabled $common $(tsan_parts)
-    build build-tsan
+    build build
+    if [ "$what" = setup ]; then
+        build build-sanitize
+        build build-tsan
+    else
+        # The sanitized trees build while the plain build's tests run, at
+        # the lowest priority: those tests wait on sockets, frames, child
+        # processes and single threads for much of their time, and the
+        # builds take what they leave (on 2 cores, most of a minute and a
+        # half of building goes unseen).
+        sanitized_log=$root/build-sanitize/background-build.log
+        say "building build-sanitize and build-tsan beside the tests, at the lowest priority" \
+            "(log: $sanitized_log)"
+        (nice -n 19 ninja -C build-sanitize && nice -n 19 ninja -C build-tsan) \
+            >"$sanitized_log" 2>&1 &
+        sanitized=$!
+    fi
     if ! wait "$tools"; then
         tail -n 25 "$tools_log" >&2
         rm -f "$tools_log"
@@ -287,15 +302,29 @@ test)
     ran_logs=
     status=0
     run_suites build main --num-processes 2 --no-suite window "$@" || status=1
+    if ! wait "$sanitized"; then
+        tail -n 30 "$sanitized_log" >&2
+        die "building the sanitized trees failed (the whole log: $sanitized_log)"
+    fi
     display_start 1
     # shellcheck disable=SC2086 # one assignment a word
     run_suites build window $display_vars --suite window || status=1
     display_stop
+    # The two sanitized builds' suites side by side, a test of each at a
+    # time: a sanitized test waits as much as it computes, the other's
+    # takes the time. The TSan run's output follows the ASan run's.
+    tsan_output=build-tsan/meson-logs/tsan-output.txt
+    mkdir -p build-tsan/meson-logs
     # shellcheck disable=SC2046
-    run_suites build-sanitize asan $(asan_vars) --num-processes 2 \
+    (run_suites build-tsan tsan $(tsan_vars) --num-processes 1 --suite unit --suite gl \
+        >"$tsan_output" 2>&1) &
+    tsan=$!
+    ran_logs="$ran_logs build-tsan/meson-logs/tsan.json"
+    # shellcheck disable=SC2046
+    run_suites build-sanitize asan $(asan_vars) --num-processes 1 \
         --suite unit --suite gl --suite gpu --suite demo || status=1
-    # shellcheck disable=SC2046
-    run_suites build-tsan tsan $(tsan_vars) --num-processes 2 --suite unit --suite gl || status=1
+    wait "$tsan" || status=1
+    cat "$tsan_output"
 
     summary '' || status=1
     say "$(($(date +%s) - start)) s of tests; the API reference: $root/build/docs/html/index.html"
