@@ -301,7 +301,18 @@ test)
     start=$(date +%s)
     ran_logs=
     status=0
-    run_suites build main --num-processes 2 --no-suite window "$@" || status=1
+    # The build-option combinations (the options suite: builds from
+    # scratch) beside everything else, at the lowest priority; its output
+    # follows the others'.
+    options_output=build/meson-logs/options-output.txt
+    say "testing build: the options suite beside the others, at the lowest priority" \
+        "(log: build/meson-logs/options.txt)"
+    rm -f build/meson-logs/options.json
+    nice -n 19 meson test -C build --no-rebuild --print-errorlogs --logbase options \
+        --suite options >"$options_output" 2>&1 &
+    options=$!
+    ran_logs="$ran_logs build/meson-logs/options.json"
+    run_suites build main --num-processes 2 --no-suite window --no-suite options "$@" || status=1
     if ! wait "$sanitized"; then
         tail -n 30 "$sanitized_log" >&2
         die "building the sanitized trees failed (the whole log: $sanitized_log)"
@@ -325,6 +336,8 @@ test)
         --suite unit --suite gl --suite gpu --suite demo || status=1
     wait "$tsan" || status=1
     cat "$tsan_output"
+    wait "$options" || status=1
+    cat "$options_output"
 
     summary '' || status=1
     say "$(($(date +%s) - start)) s of tests; the API reference: $root/build/docs/html/index.html"

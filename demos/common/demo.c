@@ -32,9 +32,18 @@ int demo_fail(const demo *d, const char *what)
 
 static int start(demo *d, const demo_info *info, int argc, char **argv);
 
+/* libcugl-app's notices (GL's debug output, the frame server's encoder
+ * falling back), on the terminal as the demo's own lines are. */
+static void print_notice(const char *message, void *user_data)
+{
+    const demo *d = user_data;
+    fprintf(stderr, "%s: %s\n", d->info->program, message);
+}
+
 int demo_start(demo *d, const demo_info *info, int argc, char **argv)
 {
     *d = (demo){.info = info, .rank_count = 1};
+    cugl_app_set_message_callback(print_notice, d, NULL, NULL);
     int rc = start(d, info, argc, argv);
     if (!d->mpi)
         return rc;
@@ -188,5 +197,6 @@ int demo_finish(demo *d, int status)
     cugl_module_release(d->module);
     cugl_stream_release(d->stream);
     cugl_app_context_destroy(d->ctx);
+    cugl_app_set_message_callback(NULL, NULL, NULL, NULL); /* d goes */
     return status;
 }

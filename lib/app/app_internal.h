@@ -15,41 +15,10 @@
 #define GLFW_INCLUDE_NONE
 #include <GLFW/glfw3.h>
 
-/* Errors, in the core's idiom (lib/core/internal.h), over the reporting
- * function libcugl exports: a failure is recorded as "<who>: <message>"
- * and its status returned, `who` being the public function it happened in
- * (__func__ there; helpers take it as their `who`). */
-#define cugl__fail cugl_report_error
-
-/* Argument checks that return from the calling function on failure. */
-#define CUGL__CHECK_ARG(cond, ...)                                                  \
-    do {                                                                            \
-        if (!(cond))                                                                \
-            return cugl__fail(CUGL_ERROR_INVALID_ARGUMENT, __func__, __VA_ARGS__);  \
-    } while (0)
-
-#define CUGL__CHECK_NOT_NULL(p) CUGL__CHECK_ARG((p) != NULL, "%s is NULL", #p)
-
-#define CUGL__TRY(expr)                    \
-    do {                                   \
-        cugl_status cugl__st = (expr);     \
-        if (cugl__st != CUGL_OK)           \
-            return cugl__st;               \
-    } while (0)
-
-/* CUGL__TRY for a call of libcugl's or of another public function: its
- * failure is reported as this function's (cugl__app_as_own). */
-#define CUGL__TRY_OWN(expr)                                          \
-    do {                                                             \
-        cugl_status cugl__st = (expr);                               \
-        if (cugl__st != CUGL_OK)                                     \
-            return cugl__app_as_own(cugl__st, __func__);             \
-    } while (0)
-
-/* st, with a failure's message prefixed by `who` where the call that failed
- * was another's (a libcugl call: its message names it and the driver's), so
- * that a public function's failure always names that function. */
-cugl_status cugl__app_as_own(cugl_status st, const char *who);
+/* Errors: the idiom of every library of cugl (lib/internal/check.h). */
+#include "check.h"
+/* GL state saved and put back, fences waited for (lib/internal/gl_state.h). */
+#include "gl_state.h"
 
 /* file.c: a file written beside its path and renamed over it when whole
  * (a device or pipe is written in place): open, write to `file`, then
@@ -133,6 +102,10 @@ void cugl__app_file_abandon(cugl__app_file *f);
 cugl_status cugl__app_write_png(const char *who, const char *path, const uint8_t *rgba,
                                 int width, int height);
 
+/* message.c: a notice to the program's message callback (none: dropped),
+ * "cugl_app_...: <text>" as the caller formats it. */
+void cugl__app_notice(const char *fmt, ...) CUGL__PRINTF(1, 2);
+
 /* Helpers that report take `who`, the public function they work for. */
 
 /* gl_error.c: CUGL_ERROR_INVALID_ARGUMENT where a texture of this size (a
@@ -203,7 +176,7 @@ void cugl__app_copy_fence_drop(EGLDisplay display, EGLSync *egl, GLsync *gl);
 bool cugl__app_copy_fence_wait(EGLDisplay display, EGLSync *egl);
 
 /* context.c: after a context is current and GL loaded, check GL >= 4.5 and
- * keep the renderer and vendor strings; `debug` routes GL messages to stderr. */
+ * keep the renderer and vendor strings; `debug` routes GL messages to the message callback. */
 cugl_status cugl__app_gl_init(cugl_app_context *ctx, int glad_version, bool debug,
                               const char *who);
 

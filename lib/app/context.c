@@ -24,7 +24,7 @@ static void GLAD_API_PTR debug_message(GLenum source, GLenum type, GLuint id, GL
     const char *level = severity == GL_DEBUG_SEVERITY_HIGH     ? "error"
                         : severity == GL_DEBUG_SEVERITY_MEDIUM ? "warning"
                                                                : "note";
-    fprintf(stderr, "cugl GL %s (type 0x%x): %.*s\n", level, type, (int)length, message);
+    cugl__app_notice("cugl GL %s (type 0x%x): %.*s", level, type, (int)length, message);
 }
 
 static void copy_gl_string(char *dst, size_t size, GLenum name)
@@ -282,7 +282,7 @@ cugl_status cugl__app_context_cuda_device(cugl_device **out, const cugl_app_cont
     if (st == CUGL_OK && !cugl_device_is_initialized(d))
         st = cugl_device_set_current(d);
     if (st != CUGL_OK)
-        return cugl__app_as_own(st, who);
+        return cugl__as_own(st, who);
     *out = d;
     return CUGL_OK;
 }

@@ -49,15 +49,3 @@ cugl_status cugl__app_check_texture_size(int width, int height, int depth, const
                       "size %s: GL here takes at most %d texels a side (%s)", size, (int)most,
                       depth ? "GL_MAX_3D_TEXTURE_SIZE" : "GL_MAX_TEXTURE_SIZE");
 }
-
-cugl_status cugl__app_as_own(cugl_status st, const char *who)
-{
-    if (st == CUGL_OK)
-        return st;
-    char msg[1024];
-    snprintf(msg, sizeof msg, "%s", cugl_last_error());
-    size_t n = strlen(who);
-    if (strncmp(msg, who, n) == 0 && msg[n] == ':')
-        return st;
-    return cugl__fail(st, who, "%s", msg);
-}

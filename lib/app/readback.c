@@ -35,19 +35,16 @@ static cugl_status read_pixels(const char *who, uint8_t *rgba, size_t size,
     if (need == 0)
         return CUGL_OK; /* a minimised window */
 
-    /* The caller's read framebuffer, pack buffer and alignment are restored. */
-    GLint read_fbo = 0, pack_buffer = 0, alignment = 4;
+    /* The caller's read framebuffer and pack state are restored. */
+    GLint read_fbo = 0;
     glGetIntegerv(GL_READ_FRAMEBUFFER_BINDING, &read_fbo);
-    glGetIntegerv(GL_PIXEL_PACK_BUFFER_BINDING, &pack_buffer);
-    glGetIntegerv(GL_PACK_ALIGNMENT, &alignment);
+    cugl__gl_pixels saved;
+    cugl__gl_pixels_set(&saved, true, 0, 1, 0, 0);
     cugl_app_drain_gl_errors();
     glBindFramebuffer(GL_READ_FRAMEBUFFER, ctx->fbo);
-    glBindBuffer(GL_PIXEL_PACK_BUFFER, 0);
-    glPixelStorei(GL_PACK_ALIGNMENT, 1);
     glReadPixels(0, 0, ctx->width, ctx->height, GL_RGBA, GL_UNSIGNED_BYTE, rgba);
     GLenum error = glGetError();
-    glPixelStorei(GL_PACK_ALIGNMENT, alignment);
-    glBindBuffer(GL_PIXEL_PACK_BUFFER, (GLuint)pack_buffer);
+    cugl__gl_pixels_restore(&saved);
     glBindFramebuffer(GL_READ_FRAMEBUFFER, (GLuint)read_fbo);
     if (error != GL_NO_ERROR)
         return cugl__fail(CUGL_ERROR_GL, who,

@@ -427,8 +427,8 @@ static frame *make_frame(cugl_app_server *s, tjhandle tj, const slot *sl, int le
         /* GL's rows run bottom to top. */
         if (tjCompress2(tj, pixels, w, 0, h, TJPF_RGBA, &jpeg, &jpeg_size, TJSAMP_420,
                         level_quality(s, level), TJFLAG_BOTTOMUP | TJFLAG_FASTDCT) != 0) {
-            fprintf(stderr, "cugl_app_server: JPEG of a %d x %d frame: %s\n", w, h,
-                    tjGetErrorStr2(tj));
+            cugl__app_notice("cugl_app_server: JPEG of a %d x %d frame: %s", w, h,
+                             tjGetErrorStr2(tj));
             tjFree(jpeg);
             return NULL;
         }
@@ -569,7 +569,7 @@ static void encode_video(cugl_app_server *s, const slot *sl)
             }
             free(bits);
         } else {
-            fprintf(stderr, "cugl_app_server: %s\n", why);
+            cugl__app_notice("cugl_app_server: %s", why);
         }
         pthread_mutex_lock(&s->lock);
         vs->busy = false;
@@ -1958,7 +1958,7 @@ static void gpu_give_up(cugl_app_server *s)
 {
     snprintf(s->encoder_why, sizeof s->encoder_why, "%s failed: %s",
              cugl__gpu_jpeg_name(s->gpu), cugl_last_error());
-    fprintf(stderr, "cugl_app_server: %s; JPEG on the CPU from now on\n", s->encoder_why);
+    cugl__app_notice("cugl_app_server: %s; JPEG on the CPU from now on", s->encoder_why);
     pthread_mutex_lock(&s->gpu_lock);
     for (int i = 0; i < GPU_FRAMES; i++)
         for (int l = 0; l <= LEVELS; l++)
@@ -2083,11 +2083,11 @@ CUGL_API cugl_status cugl_app_server_frame(cugl_app_server *s)
     if (use_gpu)
         describe(s, &gf->meta, width, height, shown, t);
 
-    /* The caller's read framebuffer, pack buffer and alignment are kept. */
-    GLint read_fbo = 0, pack_buffer = 0, alignment = 4;
+    /* The caller's read framebuffer and pack state are kept. */
+    GLint read_fbo = 0;
     glGetIntegerv(GL_READ_FRAMEBUFFER_BINDING, &read_fbo);
-    glGetIntegerv(GL_PIXEL_PACK_BUFFER_BINDING, &pack_buffer);
-    glGetIntegerv(GL_PACK_ALIGNMENT, &alignment);
+    cugl__gl_pixels saved;
+    cugl__gl_pixels_set(&saved, true, 0, 4, 0, 0);
     cugl_app_drain_gl_errors();
     cugl_status st = CUGL_OK, gpu_st = CUGL_OK;
     if (use_gpu) {
@@ -2103,13 +2103,11 @@ CUGL_API cugl_status cugl_app_server_frame(cugl_app_server *s)
         if (st == CUGL_OK) {
             glBindFramebuffer(GL_READ_FRAMEBUFFER, from);
             glBindBuffer(GL_PIXEL_PACK_BUFFER, sl->pbo);
-            glPixelStorei(GL_PACK_ALIGNMENT, 4);
             glReadPixels(0, 0, sl->width, sl->height, GL_RGBA, GL_UNSIGNED_BYTE, NULL);
             cugl__app_copy_fence(s->egl_display, &sl->egl_fence, &sl->fence);
         }
     }
-    glPixelStorei(GL_PACK_ALIGNMENT, alignment);
-    glBindBuffer(GL_PIXEL_PACK_BUFFER, (GLuint)pack_buffer);
+    cugl__gl_pixels_restore(&saved);
     glBindFramebuffer(GL_READ_FRAMEBUFFER, (GLuint)read_fbo);
     if (gpu_st != CUGL_OK)
         gpu_give_up(s);

@@ -619,11 +619,13 @@ cugl_status cugl__gpu_jpeg_start(cugl__gpu_jpeg *g, int index, GLuint from, GLui
             return cugl__fail(CUGL_ERROR_GL, who, "%s", why);
         return fence_job(g, index, who, "GL's JPEG encode");
     }
-    /* Packed as RGB into the CUDA memory: GL's copy on the GPU. */
+    /* Packed as RGB into the CUDA memory: GL's copy on the GPU; the
+     * program's pack state is put back. */
     glBindFramebuffer(GL_READ_FRAMEBUFFER, j->fbo);
-    glBindBuffer(GL_PIXEL_PACK_BUFFER, cugl_app_shared_gl_name(j->rgb));
-    glPixelStorei(GL_PACK_ALIGNMENT, 1);
+    cugl__gl_pixels saved;
+    cugl__gl_pixels_set(&saved, true, cugl_app_shared_gl_name(j->rgb), 1, 0, 0);
     glReadPixels(0, 0, j->width, j->height, GL_RGB, GL_UNSIGNED_BYTE, NULL);
+    cugl__gl_pixels_restore(&saved);
     return fence_job(g, index, who, "copying the frame for nvJPEG");
 }
 

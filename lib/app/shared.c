@@ -153,10 +153,7 @@ static void slot_destroy(slot *sl)
     for (int d = 0; d < DEVICES; d++)
         if (sl->written_on[d] && sl->recorded)
             cugl_event_sync(sl->written_on[d]);
-    if (sl->fence) {
-        glClientWaitSync(sl->fence, GL_SYNC_FLUSH_COMMANDS_BIT, UINT64_MAX);
-        glDeleteSync(sl->fence);
-    }
+    (void)cugl__gl_fence_wait(&sl->fence, "GL's last use", "cugl_app_shared_destroy");
     if (sl->gl_buffer)
         glDeleteBuffers(1, &sl->gl_buffer);
     if (sl->memory)
@@ -445,16 +442,10 @@ static cugl_status cuda_begin(cugl_app_shared *s, cugl_stream *stream, const cha
     }
     s->cuda_open = true;
     /* A fence: GL's use since its signal, or all of it (CPU waits). */
-    if (!sl->fence)
-        return CUGL_OK;
-    GLenum r = glClientWaitSync(sl->fence, GL_SYNC_FLUSH_COMMANDS_BIT, UINT64_MAX);
-    glDeleteSync(sl->fence);
-    sl->fence = NULL;
-    if (r == GL_WAIT_FAILED) {
+    cugl_status st = cugl__gl_fence_wait(&sl->fence, "GL's use of the memory", who);
+    if (st != CUGL_OK)
         s->cuda_open = false; /* refused: no turn began */
-        return cugl__fail(CUGL_ERROR_GL, who, "glClientWaitSync failed");
-    }
-    return CUGL_OK;
+    return st;
 }
 
 static cugl_status cuda_end(cugl_app_shared *s, cugl_stream *stream, const char *who)
@@ -554,19 +545,12 @@ cugl_status cugl__app_shared_fill(cugl_app_shared *s, const char *who)
         return fill_by_compute(s, sl, who);
     /* The texture takes the pixels CUDA wrote: a copy on the GPU. The
      * application's unpack state is put back afterwards. */
-    GLint bound = 0, alignment = 4, row_length = 0;
-    glGetIntegerv(GL_PIXEL_UNPACK_BUFFER_BINDING, &bound);
-    glGetIntegerv(GL_UNPACK_ALIGNMENT, &alignment);
-    glGetIntegerv(GL_UNPACK_ROW_LENGTH, &row_length);
+    cugl__gl_pixels saved;
+    cugl__gl_pixels_set(&saved, false, sl->gl_buffer, 1, (GLint)(s->pitch / s->texel), 0);
     cugl_app_drain_gl_errors();
-    glBindBuffer(GL_PIXEL_UNPACK_BUFFER, sl->gl_buffer);
-    glPixelStorei(GL_UNPACK_ALIGNMENT, 1);
-    glPixelStorei(GL_UNPACK_ROW_LENGTH, (GLint)(s->pitch / s->texel));
     glTextureSubImage2D(s->texture, 0, 0, 0, s->width, s->height, s->format, s->type, NULL);
     st = cugl_app_check_gl(who, "glTextureSubImage2D from the shared buffer");
-    glPixelStorei(GL_UNPACK_ROW_LENGTH, row_length);
-    glPixelStorei(GL_UNPACK_ALIGNMENT, alignment);
-    glBindBuffer(GL_PIXEL_UNPACK_BUFFER, (GLuint)bound);
+    cugl__gl_pixels_restore(&saved);
     return st;
 }
 
@@ -602,39 +586,39 @@ static cugl_status gl_end(cugl_app_shared *s, const char *who)
 CUGL_API cugl_status cugl_app_shared_buffer_create(cugl_app_shared **out, cugl_device *device,
                                                    size_t size)
 {
-    return cugl__app_as_own(create(out, device, size, __func__), __func__);
+    return cugl__as_own(create(out, device, size, __func__), __func__);
 }
 
 CUGL_API cugl_status cugl_app_shared_texture_create(cugl_app_shared **out, cugl_device *device,
                                                     uint32_t gl_internal_format, int width,
                                                     int height)
 {
-    return cugl__app_as_own(
+    return cugl__as_own(
         texture_create(out, device, gl_internal_format, width, height, __func__), __func__);
 }
 
 CUGL_API cugl_status cugl_app_shared_set_writers(cugl_app_shared *s,
                                                 cugl_device *const *devices, int count)
 {
-    return cugl__app_as_own(set_writers(s, devices, count, __func__), __func__);
+    return cugl__as_own(set_writers(s, devices, count, __func__), __func__);
 }
 
 CUGL_API cugl_status cugl_app_shared_cuda_begin(cugl_app_shared *s, cugl_stream *stream)
 {
-    return cugl__app_as_own(cuda_begin(s, stream, __func__), __func__);
+    return cugl__as_own(cuda_begin(s, stream, __func__), __func__);
 }
 
 CUGL_API cugl_status cugl_app_shared_cuda_end(cugl_app_shared *s, cugl_stream *stream)
 {
-    return cugl__app_as_own(cuda_end(s, stream, __func__), __func__);
+    return cugl__as_own(cuda_end(s, stream, __func__), __func__);
 }
 
 CUGL_API cugl_status cugl_app_shared_gl_begin(cugl_app_shared *s)
 {
-    return cugl__app_as_own(gl_begin(s, __func__), __func__);
+    return cugl__as_own(gl_begin(s, __func__), __func__);
 }
 
 CUGL_API cugl_status cugl_app_shared_gl_end(cugl_app_shared *s)
 {
-    return cugl__app_as_own(gl_end(s, __func__), __func__);
+    return cugl__as_own(gl_end(s, __func__), __func__);
 }

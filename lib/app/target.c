@@ -269,7 +269,7 @@ static cugl_status choose_path(cugl_app_target *t, cugl_app_interop asked, const
         cugl_status st = cugl_app_choose_interop(&chosen, t->reason, sizeof t->reason, t->ctx,
                                                  t->gl_device);
         if (st != CUGL_OK)
-            return cugl__app_as_own(st, who);
+            return cugl__as_own(st, who);
         /* Writers on other GPUs reach GL only through shared memory; one
          * writer on the GL GPU's own device may take any path. */
         if (t->writer_count > 0 && chosen != CUGL_APP_INTEROP_SHARED)
@@ -313,7 +313,7 @@ static cugl_status add_slot(cugl_app_target *t, const void *initial, const char 
         st = t->path->slot_create(t, &t->slots[t->slot_count], initial, stream, who);
     if (st != CUGL_OK) {
         t->path->slot_destroy(t, &t->slots[t->slot_count]);
-        return cugl__app_as_own(st, who);
+        return cugl__as_own(st, who);
     }
     t->slot_count++;
     return CUGL_OK;
@@ -516,7 +516,7 @@ CUGL_API cugl_status cugl_app_targets_cuda_begin(cugl_app_target *const *targets
     if (st != CUGL_OK) {
         for (int i = 0; i < count; i++)
             targets[i]->cuda_slot = slots_before[i]; /* refused: nothing changed */
-        return cugl__app_as_own(st, __func__);
+        return cugl__as_own(st, __func__);
     }
     for (int i = 0; i < count; i++) {
         targets[i]->cuda_open = true;
@@ -569,7 +569,7 @@ CUGL_API cugl_status cugl_app_targets_cuda_end(cugl_app_target *const *targets, 
         t->last_written = t->cuda_slot;
         t->slots[t->cuda_slot].filled = false;
     }
-    return cugl__app_as_own(st, __func__);
+    return cugl__as_own(st, __func__);
 }
 
 CUGL_API cugl_status cugl_app_targets_gl_begin(cugl_app_target *const *targets, int count)
@@ -591,7 +591,7 @@ CUGL_API cugl_status cugl_app_targets_gl_begin(cugl_app_target *const *targets, 
     }
     st = targets[0]->path->gl_begin(targets, count, __func__);
     if (st != CUGL_OK)
-        return cugl__app_as_own(st, __func__);
+        return cugl__as_own(st, __func__);
     for (int i = 0; i < count; i++)
         targets[i]->gl_open = true;
     return CUGL_OK;
@@ -614,29 +614,29 @@ CUGL_API cugl_status cugl_app_targets_gl_end(cugl_app_target *const *targets, in
         if (targets[i]->direction == CUGL_APP_FROM_GL)
             targets[i]->last_written = targets[i]->gl_slot;
     }
-    return cugl__app_as_own(st, __func__);
+    return cugl__as_own(st, __func__);
 }
 
 /* The one-target forms: a refusal names them, then the batch's words. */
 CUGL_API cugl_status cugl_app_target_cuda_begin(cugl_app_target *t, cugl_stream *stream,
                                                 cugl_app_access *out)
 {
-    return cugl__app_as_own(cugl_app_targets_cuda_begin(&t, 1, stream, out), __func__);
+    return cugl__as_own(cugl_app_targets_cuda_begin(&t, 1, stream, out), __func__);
 }
 
 CUGL_API cugl_status cugl_app_target_cuda_end(cugl_app_target *t, cugl_stream *stream)
 {
-    return cugl__app_as_own(cugl_app_targets_cuda_end(&t, 1, stream), __func__);
+    return cugl__as_own(cugl_app_targets_cuda_end(&t, 1, stream), __func__);
 }
 
 CUGL_API cugl_status cugl_app_target_gl_begin(cugl_app_target *t)
 {
-    return cugl__app_as_own(cugl_app_targets_gl_begin(&t, 1), __func__);
+    return cugl__as_own(cugl_app_targets_gl_begin(&t, 1), __func__);
 }
 
 CUGL_API cugl_status cugl_app_target_gl_end(cugl_app_target *t)
 {
-    return cugl__app_as_own(cugl_app_targets_gl_end(&t, 1), __func__);
+    return cugl__as_own(cugl_app_targets_gl_end(&t, 1), __func__);
 }
 
 /* ---- Drawing and questions ---------------------------------------------------- */
@@ -653,7 +653,7 @@ CUGL_API uint32_t cugl_app_target_gl_name(cugl_app_target *t)
     /* A shared image's texture holds CUDA's pixels once filled. */
     if (t->gl_open && s->shared && t->kind == CUGL_APP_TARGET_IMAGE &&
         t->direction == CUGL_APP_TO_GL && !s->filled) {
-        if (cugl__app_as_own(cugl__app_shared_fill(s->shared, __func__), __func__) !=
+        if (cugl__as_own(cugl__app_shared_fill(s->shared, __func__), __func__) !=
             CUGL_OK)
             return 0;
         s->filled = true;
@@ -674,7 +674,7 @@ CUGL_API cugl_status cugl_app_target_draw(cugl_app_target *t)
                           : "a shader of the program's own samples a volume");
     cugl_status st = cugl_app_target_gl_begin(t);
     if (st != CUGL_OK)
-        return cugl__app_as_own(st, __func__);
+        return cugl__as_own(st, __func__);
     cugl__app_slot *s = cugl__gl_slot(t);
     if (t->drawn_from_memory && !s->filled) {
         /* Shared memory: the pixels where CUDA wrote them, no texture between. */
@@ -685,7 +685,7 @@ CUGL_API cugl_status cugl_app_target_draw(cugl_app_target *t)
         st = name ? cugl_app_blit(t->ctx, name, false) : cugl_last_status();
     }
     cugl_status end = cugl_app_target_gl_end(t);
-    return cugl__app_as_own(st != CUGL_OK ? st : end, __func__);
+    return cugl__as_own(st != CUGL_OK ? st : end, __func__);
 }
 
 CUGL_API cugl_status cugl_app_target_draw_points(cugl_app_target *t, size_t count,
@@ -712,11 +712,11 @@ CUGL_API cugl_status cugl_app_target_draw_points(cugl_app_target *t, size_t coun
                           "point size %g: more than 0, at most 4096", (double)point_size);
     cugl_status st = cugl_app_target_gl_begin(t);
     if (st != CUGL_OK)
-        return cugl__app_as_own(st, __func__);
+        return cugl__as_own(st, __func__);
     st = cugl__app_draw_points(t->ctx, cugl_app_target_gl_name(t), count, components, matrix,
                                point_size, rgba, __func__);
     cugl_status end = cugl_app_target_gl_end(t);
-    return cugl__app_as_own(st != CUGL_OK ? st : end, __func__);
+    return cugl__as_own(st != CUGL_OK ? st : end, __func__);
 }
 
 CUGL_API cugl_app_interop cugl_app_target_interop(const cugl_app_target *t)
@@ -833,15 +833,8 @@ void cugl__target_upload_gl(const cugl_app_target *t, const cugl__app_slot *s, G
             glNamedBufferSubData(s->gl_name, 0, (GLsizeiptr)bytes, pixels);
         return;
     }
-    GLint bound = 0, alignment = 4, row_length = 0, image_height = 0;
-    glGetIntegerv(GL_PIXEL_UNPACK_BUFFER_BINDING, &bound);
-    glGetIntegerv(GL_UNPACK_ALIGNMENT, &alignment);
-    glGetIntegerv(GL_UNPACK_ROW_LENGTH, &row_length);
-    glGetIntegerv(GL_UNPACK_IMAGE_HEIGHT, &image_height);
-    glBindBuffer(GL_PIXEL_UNPACK_BUFFER, unpack);
-    glPixelStorei(GL_UNPACK_ALIGNMENT, 1);
-    glPixelStorei(GL_UNPACK_ROW_LENGTH, row_pixels);
-    glPixelStorei(GL_UNPACK_IMAGE_HEIGHT, t->height);
+    cugl__gl_pixels saved;
+    cugl__gl_pixels_set(&saved, false, unpack, 1, row_pixels, t->height);
     const void *from = unpack ? NULL : pixels; /* offset 0 of the unpack buffer */
     if (t->kind == CUGL_APP_TARGET_VOLUME)
         glTextureSubImage3D(s->gl_name, 0, 0, 0, 0, t->width, t->height, t->depth,
@@ -849,10 +842,7 @@ void cugl__target_upload_gl(const cugl_app_target *t, const cugl__app_slot *s, G
     else
         glTextureSubImage2D(s->gl_name, 0, 0, 0, t->width, t->height, t->pixel_format,
                             t->pixel_type, from);
-    glPixelStorei(GL_UNPACK_IMAGE_HEIGHT, image_height);
-    glPixelStorei(GL_UNPACK_ROW_LENGTH, row_length);
-    glPixelStorei(GL_UNPACK_ALIGNMENT, alignment);
-    glBindBuffer(GL_PIXEL_UNPACK_BUFFER, (GLuint)bound);
+    cugl__gl_pixels_restore(&saved);
 }
 
 /* Host memory straight into the GL object, rows tight. */
@@ -1037,7 +1027,7 @@ CUGL_API cugl_status cugl_app_target_copy_from(cugl_app_target *t, cugl_view *sr
     st = cugl_app_targets_cuda_begin(&t, 1, stream, &a);
     t->use = use;
     if (st != CUGL_OK)
-        return cugl__app_as_own(st, __func__);
+        return cugl__as_own(st, __func__);
     cugl__app_slot *s = cugl__cuda_slot(t);
     if (a.ptr) {
         cugl_view *dst = NULL;
@@ -1053,5 +1043,5 @@ CUGL_API cugl_status cugl_app_target_copy_from(cugl_app_target *t, cugl_view *sr
         st = copy_to_array(t, s->mapped_array, src, bytes, stream);
     }
     cugl_status end = cugl_app_targets_cuda_end(&t, 1, stream);
-    return cugl__app_as_own(st != CUGL_OK ? st : end, __func__);
+    return cugl__as_own(st != CUGL_OK ? st : end, __func__);
 }

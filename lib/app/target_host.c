@@ -102,10 +102,7 @@ static cugl_status slot_create(cugl_app_target *t, cugl__app_slot *s, const void
 
 static void slot_destroy(cugl_app_target *t, cugl__app_slot *s)
 {
-    if (s->gl_done) {
-        glClientWaitSync(s->gl_done, GL_SYNC_FLUSH_COMMANDS_BIT, UINT64_MAX);
-        glDeleteSync(s->gl_done);
-    }
+    (void)cugl__gl_fence_wait(&s->gl_done, "the staging buffer", "cugl_app_target_destroy");
     if (s->staged_done)
         (void)cugl_event_sync(s->staged_done);
     cugl_event_release(s->staged_done);
@@ -129,14 +126,7 @@ static void slot_destroy(cugl_app_target *t, cugl__app_slot *s)
  * on the CPU; long passed where the slots rotate). */
 static cugl_status wait_gl(cugl__app_slot *s, const char *who)
 {
-    if (!s->gl_done)
-        return CUGL_OK;
-    GLenum r = glClientWaitSync(s->gl_done, GL_SYNC_FLUSH_COMMANDS_BIT, UINT64_MAX);
-    glDeleteSync(s->gl_done);
-    s->gl_done = NULL;
-    if (r == GL_WAIT_FAILED)
-        return cugl__fail(CUGL_ERROR_GL, who, "glClientWaitSync on the staging buffer failed");
-    return CUGL_OK;
+    return cugl__gl_fence_wait(&s->gl_done, "the staging buffer", who);
 }
 
 /* A fence after GL's use of the slot's staging buffer. */
@@ -285,12 +275,9 @@ static cugl_status gl_end(cugl_app_target *const *targets, int n, const char *wh
     if (!any)
         return CUGL_OK;
     cugl__target_phase_begin(targets[0], CUGL_APP_PHASE_GL_COPY, "readback", false);
-    GLint bound = 0, alignment = 4, row_length = 0;
-    glGetIntegerv(GL_PIXEL_PACK_BUFFER_BINDING, &bound);
-    glGetIntegerv(GL_PACK_ALIGNMENT, &alignment);
-    glGetIntegerv(GL_PACK_ROW_LENGTH, &row_length);
+    cugl__gl_pixels saved;
+    cugl__gl_pixels_set(&saved, true, 0, 1, 0, 0);
     cugl_app_drain_gl_errors();
-    glPixelStorei(GL_PACK_ALIGNMENT, 1);
     cugl_status st = CUGL_OK;
     for (int i = 0; i < n && st == CUGL_OK; i++) {
         cugl_app_target *t = targets[i];
@@ -325,9 +312,7 @@ static cugl_status gl_end(cugl_app_target *const *targets, int n, const char *wh
     }
     if (st == CUGL_OK)
         st = cugl_app_check_gl(who, "a readback into host memory");
-    glPixelStorei(GL_PACK_ROW_LENGTH, row_length);
-    glPixelStorei(GL_PACK_ALIGNMENT, alignment);
-    glBindBuffer(GL_PIXEL_PACK_BUFFER, (GLuint)bound);
+    cugl__gl_pixels_restore(&saved);
     cugl__target_phase_end(targets[0], CUGL_APP_PHASE_GL_COPY);
     return st;
 }

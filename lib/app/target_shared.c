@@ -155,24 +155,15 @@ static bool rendered_by_gl(const cugl_app_target *t)
  * state is put back. */
 static cugl_status fill_volume(cugl_app_target *t, cugl__app_slot *s, const char *who)
 {
-    GLint bound = 0, alignment = 4, row_length = 0, image_height = 0;
-    glGetIntegerv(GL_PIXEL_UNPACK_BUFFER_BINDING, &bound);
-    glGetIntegerv(GL_UNPACK_ALIGNMENT, &alignment);
-    glGetIntegerv(GL_UNPACK_ROW_LENGTH, &row_length);
-    glGetIntegerv(GL_UNPACK_IMAGE_HEIGHT, &image_height);
+    cugl__gl_pixels saved;
+    cugl__gl_pixels_set(&saved, false, cugl_app_shared_gl_buffer(s->shared), 1,
+                        (GLint)(t->pitch / t->texel), t->height);
     cugl_app_drain_gl_errors();
-    glBindBuffer(GL_PIXEL_UNPACK_BUFFER, cugl_app_shared_gl_buffer(s->shared));
-    glPixelStorei(GL_UNPACK_ALIGNMENT, 1);
-    glPixelStorei(GL_UNPACK_ROW_LENGTH, (GLint)(t->pitch / t->texel));
-    glPixelStorei(GL_UNPACK_IMAGE_HEIGHT, t->height);
     glTextureSubImage3D(t->volume_texture, 0, 0, 0, 0, t->width, t->height, t->depth,
                         t->pixel_format, t->pixel_type, NULL);
     cugl_status st = cugl_app_check_gl(who,
                                        "the volume's texture from the shared memory");
-    glPixelStorei(GL_UNPACK_IMAGE_HEIGHT, image_height);
-    glPixelStorei(GL_UNPACK_ROW_LENGTH, row_length);
-    glPixelStorei(GL_UNPACK_ALIGNMENT, alignment);
-    glBindBuffer(GL_PIXEL_UNPACK_BUFFER, (GLuint)bound);
+    cugl__gl_pixels_restore(&saved);
     return st;
 }
 
@@ -213,19 +204,13 @@ static cugl_status copy_out(cugl_app_target *t, cugl__app_slot *s, const char *w
         st = cugl_app_pack_rgba8(t->ctx, s->gl_name, cugl_app_shared_gl_buffer(s->shared),
                                  t->width, t->height, t->pitch);
     } else {
-        GLint bound = 0, alignment = 4, row_length = 0;
-        glGetIntegerv(GL_PIXEL_PACK_BUFFER_BINDING, &bound);
-        glGetIntegerv(GL_PACK_ALIGNMENT, &alignment);
-        glGetIntegerv(GL_PACK_ROW_LENGTH, &row_length);
+        cugl__gl_pixels saved;
+        cugl__gl_pixels_set(&saved, true, cugl_app_shared_gl_buffer(s->shared), 1,
+                            (GLint)(t->pitch / t->texel), 0);
         cugl_app_drain_gl_errors();
-        glBindBuffer(GL_PIXEL_PACK_BUFFER, cugl_app_shared_gl_buffer(s->shared));
-        glPixelStorei(GL_PACK_ALIGNMENT, 1);
-        glPixelStorei(GL_PACK_ROW_LENGTH, (GLint)(t->pitch / t->texel));
         glGetTextureImage(s->gl_name, 0, t->pixel_format, t->pixel_type, (GLsizei)t->size, NULL);
         st = cugl_app_check_gl(who, "packing the image into shared memory");
-        glPixelStorei(GL_PACK_ROW_LENGTH, row_length);
-        glPixelStorei(GL_PACK_ALIGNMENT, alignment);
-        glBindBuffer(GL_PIXEL_PACK_BUFFER, (GLuint)bound);
+        cugl__gl_pixels_restore(&saved);
     }
     cugl_status end = cugl_app_shared_gl_end(s->shared);
     return st != CUGL_OK ? st : end;

@@ -228,11 +228,11 @@ CUGL_API cugl_status cugl_app_timer_begin(cugl_app_timer *t, int phase_index, co
                 cugl_status st = cugl_event_create(&s->events[phase_index][i],
                                                    cugl_stream_device(t->stream), &timing);
                 if (st != CUGL_OK)
-                    return cugl__app_as_own(st, __func__);
+                    return cugl__as_own(st, __func__);
             }
         cugl_status st = cugl_event_record(s->events[phase_index][0], t->stream);
         if (st != CUGL_OK)
-            return cugl__app_as_own(st, __func__);
+            return cugl__as_own(st, __func__);
     } else {
         if (!s->query[phase_index])
             glCreateQueries(GL_TIME_ELAPSED, 1, &s->query[phase_index]);
@@ -273,7 +273,7 @@ CUGL_API cugl_status cugl_app_timer_end(cugl_app_timer *t, int phase_index)
     if (ph->cuda) {
         cugl_status st = cugl_event_record(s->events[phase_index][1], t->stream);
         if (st != CUGL_OK)
-            return cugl__app_as_own(st, __func__);
+            return cugl__as_own(st, __func__);
     } else {
         glEndQuery(GL_TIME_ELAPSED);
         t->gl_open = -1;

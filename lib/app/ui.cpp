@@ -27,8 +27,8 @@
 #include <imgui.h>
 #include <backends/imgui_impl_opengl3.h>
 
-/* The app layer's error idiom (app_internal.h), in C++. */
-#define cugl__fail cugl_report_error
+/* The error idiom of every library of cugl, in C++. */
+#include "check.h"
 
 struct cugl_app_ui {
     cugl_app_context *ctx;

@@ -9,38 +9,13 @@
 #include "cugl/cugl.h"
 #include "driver.h"
 
-#if defined(__GNUC__)
-#define CUGL__PRINTF(fmt, args) __attribute__((format(printf, fmt, args)))
-#else
-#define CUGL__PRINTF(fmt, args)
-#endif
+/* The one check / report / propagate idiom of every library (cugl__fail,
+ * CUGL__CHECK_ARG, CUGL__CHECK_NOT_NULL, CUGL__TRY, CUGL__TRY_OWN). */
+#include "check.h"
 
-/*
- * Record a failure: sets the thread's last error to "<who>: <message>",
- * calls the error callback and returns `status`.
- */
-cugl_status cugl__fail(cugl_status status, const char *who, const char *fmt, ...)
-    CUGL__PRINTF(3, 4);
-
-/* The same, keeping the CUresult that caused it. */
+/* cugl__fail, keeping the CUresult that caused it. */
 cugl_status cugl__fail_cu(cugl_status status, int cu_result, const char *who,
                           const char *fmt, ...) CUGL__PRINTF(4, 5);
-
-/* Argument checks that return from the calling function on failure. */
-#define CUGL__CHECK_ARG(cond, ...)                                                  \
-    do {                                                                            \
-        if (!(cond))                                                                \
-            return cugl__fail(CUGL_ERROR_INVALID_ARGUMENT, __func__, __VA_ARGS__);  \
-    } while (0)
-
-#define CUGL__CHECK_NOT_NULL(p) CUGL__CHECK_ARG((p) != NULL, "%s is NULL", #p)
-
-#define CUGL__TRY(expr)                    \
-    do {                                   \
-        cugl_status cugl__st = (expr);     \
-        if (cugl__st != CUGL_OK)           \
-            return cugl__st;               \
-    } while (0)
 
 /* Reference counts: every object starts at 1; immortal objects use -1. */
 typedef struct cugl__ref {

@@ -13,15 +13,14 @@
 CUGL_API cugl_status cugl_mpi_bind(cugl_mpi_binding *out, MPI_Comm comm,
                                    const cugl_mpi_bind_desc *desc)
 {
-    static const char *const who = "cugl_mpi_bind";
     if (!out)
-        return cugl_report_error(CUGL_ERROR_INVALID_ARGUMENT, who, "out is NULL");
+        return cugl__fail(CUGL_ERROR_INVALID_ARGUMENT, __func__, "out is NULL");
     *out = (cugl_mpi_binding){0};
-    cugl_status st = cugl__mpi_check_ready(who);
+    cugl_status st = cugl__mpi_check_ready(__func__);
     if (st != CUGL_OK)
         return st;
     if (comm == MPI_COMM_NULL)
-        return cugl_report_error(CUGL_ERROR_INVALID_ARGUMENT, who, "comm is MPI_COMM_NULL");
+        return cugl__fail(CUGL_ERROR_INVALID_ARGUMENT, __func__, "comm is MPI_COMM_NULL");
     cugl_mpi_bind_desc d = desc ? *desc : (cugl_mpi_bind_desc){0};
 
     /* Every rank takes part in the split before anything else can fail, so
@@ -29,7 +28,7 @@ CUGL_API cugl_status cugl_mpi_bind(cugl_mpi_binding *out, MPI_Comm comm,
     MPI_Comm local = MPI_COMM_NULL;
     int err = MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &local);
     if (err != MPI_SUCCESS)
-        return cugl__mpi_fail(CUGL_ERROR_INVALID_STATE, who, err,
+        return cugl__mpi_fail(CUGL_ERROR_INVALID_STATE, __func__, err,
                               "MPI_Comm_split_type(MPI_COMM_TYPE_SHARED)");
     MPI_Comm_rank(comm, &out->rank);
     MPI_Comm_size(comm, &out->size);
@@ -38,20 +37,20 @@ CUGL_API cugl_status cugl_mpi_bind(cugl_mpi_binding *out, MPI_Comm comm,
     MPI_Comm_free(&local);
 
     if (d.device_count < 0)
-        return cugl_report_error(CUGL_ERROR_INVALID_ARGUMENT, who,
+        return cugl__fail(CUGL_ERROR_INVALID_ARGUMENT, __func__,
                                  "device_count %d is negative", d.device_count);
     int count = d.device_count;
     if (count == 0) {
         st = cugl_device_count(&count);
         if (st != CUGL_OK)
-            return cugl_report_error(st, who, "counting the devices: %s", cugl_last_error());
+            return cugl__fail(st, __func__, "counting the devices: %s", cugl_last_error());
         if (count == 0)
-            return cugl_report_error(CUGL_ERROR_NO_DEVICE, who,
+            return cugl__fail(CUGL_ERROR_NO_DEVICE, __func__,
                                      "the CUDA driver sees no device for local rank %d",
                                      out->local_rank);
     }
     if (d.fixed && (d.device < 0 || d.device >= count))
-        return cugl_report_error(CUGL_ERROR_INVALID_ARGUMENT, who,
+        return cugl__fail(CUGL_ERROR_INVALID_ARGUMENT, __func__,
                                  "device %d is not one of the %d devices (0 .. %d)", d.device,
                                  count, count - 1);
     out->device = d.fixed ? d.device : out->local_rank % count;
@@ -71,11 +70,10 @@ static void library_name(char *out, size_t size)
 
 CUGL_API cugl_status cugl_mpi_cuda_aware(bool *aware, char *reason, size_t reason_size)
 {
-    static const char *const who = "cugl_mpi_cuda_aware";
     if (!aware)
-        return cugl_report_error(CUGL_ERROR_INVALID_ARGUMENT, who, "aware is NULL");
+        return cugl__fail(CUGL_ERROR_INVALID_ARGUMENT, __func__, "aware is NULL");
     if (!reason && reason_size)
-        return cugl_report_error(CUGL_ERROR_INVALID_ARGUMENT, who,
+        return cugl__fail(CUGL_ERROR_INVALID_ARGUMENT, __func__,
                                  "reason is NULL with reason_size %zu", reason_size);
     char name[128];
     library_name(name, sizeof name);

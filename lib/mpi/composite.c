@@ -13,42 +13,6 @@
 
 #include "mpi_internal.h"
 
-static const char *const who = "cugl_mpi_compositor_composite";
-
-/* The pixel-store and binding state of glReadnPixels or glTextureSubImage2D. */
-typedef struct pixel_store {
-    GLenum buffer_binding, alignment, row_length, skip_rows, skip_pixels, swap_bytes;
-    GLint values[6];
-} pixel_store;
-
-static const pixel_store pack_store = {GL_PIXEL_PACK_BUFFER_BINDING, GL_PACK_ALIGNMENT,
-                                       GL_PACK_ROW_LENGTH, GL_PACK_SKIP_ROWS,
-                                       GL_PACK_SKIP_PIXELS, GL_PACK_SWAP_BYTES, {0}};
-static const pixel_store unpack_store = {GL_PIXEL_UNPACK_BUFFER_BINDING, GL_UNPACK_ALIGNMENT,
-                                         GL_UNPACK_ROW_LENGTH, GL_UNPACK_SKIP_ROWS,
-                                         GL_UNPACK_SKIP_PIXELS, GL_UNPACK_SWAP_BYTES, {0}};
-
-/* Save the state into s->values and set tight rows from client memory. */
-static void store_set(pixel_store *s, GLenum buffer_target)
-{
-    const GLenum names[6] = {s->buffer_binding, s->alignment, s->row_length,
-                             s->skip_rows, s->skip_pixels, s->swap_bytes};
-    for (int i = 0; i < 6; i++)
-        glGetIntegerv(names[i], &s->values[i]);
-    glBindBuffer(buffer_target, 0);
-    glPixelStorei(s->alignment, 4);
-    for (int i = 2; i < 6; i++)
-        glPixelStorei(names[i], 0);
-}
-
-static void store_restore(const pixel_store *s, GLenum buffer_target)
-{
-    const GLenum names[6] = {s->buffer_binding, s->alignment, s->row_length,
-                             s->skip_rows, s->skip_pixels, s->swap_bytes};
-    glBindBuffer(buffer_target, (GLuint)s->values[0]);
-    for (int i = 1; i < 6; i++)
-        glPixelStorei(names[i], s->values[i]);
-}
 
 /* The size of the framebuffer's read buffer (a window's: the context's). */
 static bool read_buffer_size(cugl_mpi_compositor *c, GLuint fb, int *w, int *h)
@@ -134,24 +98,24 @@ static cugl_status read_framebuffer(cugl_mpi_compositor *c, GLuint fb, char *why
     }
     GLint bound = 0;
     glGetIntegerv(GL_READ_FRAMEBUFFER_BINDING, &bound);
-    pixel_store s = pack_store;
-    store_set(&s, GL_PIXEL_PACK_BUFFER);
+    cugl__gl_pixels saved;
+    cugl__gl_pixels_set(&saved, true, 0, 4, 0, 0);
     glBindFramebuffer(GL_READ_FRAMEBUFFER, fb);
     cugl_status st = read_bound(c, fb, why, n);
     glBindFramebuffer(GL_READ_FRAMEBUFFER, (GLuint)bound);
-    store_restore(&s, GL_PIXEL_PACK_BUFFER);
+    cugl__gl_pixels_restore(&saved);
     return st;
 }
 
 /* The root: the composite into its texture, and blitted into `fb`. */
-static cugl_status write_framebuffer(cugl_mpi_compositor *c, GLuint fb)
+static cugl_status write_framebuffer(cugl_mpi_compositor *c, GLuint fb, const char *who)
 {
     cugl_app_drain_gl_errors();
-    pixel_store s = unpack_store;
-    store_set(&s, GL_PIXEL_UNPACK_BUFFER);
+    cugl__gl_pixels saved;
+    cugl__gl_pixels_set(&saved, false, 0, 4, 0, 0);
     glTextureSubImage2D(c->texture, 0, 0, 0, c->width, c->height, GL_RGBA, GL_UNSIGNED_BYTE,
                         c->image);
-    store_restore(&s, GL_PIXEL_UNPACK_BUFFER);
+    cugl__gl_pixels_restore(&saved);
     /* A blit passes the scissor test and sRGB conversion, and none at all
      * under rasterizer discard: all three off for it. */
     const GLenum caps[3] = {GL_SCISSOR_TEST, GL_FRAMEBUFFER_SRGB, GL_RASTERIZER_DISCARD};
@@ -167,7 +131,7 @@ static cugl_status write_framebuffer(cugl_mpi_compositor *c, GLuint fb)
             glEnable(caps[i]);
     GLenum err = glGetError();
     if (err != GL_NO_ERROR)
-        return cugl_report_error(CUGL_ERROR_GL, who,
+        return cugl__fail(CUGL_ERROR_GL, who,
                                  "writing the %d x %d composite into framebuffer %u: GL error "
                                  "0x%x", c->width, c->height, fb, err);
     return CUGL_OK;
@@ -175,7 +139,7 @@ static cugl_status write_framebuffer(cugl_mpi_compositor *c, GLuint fb)
 
 /* Meet every rank: who failed (the greatest such rank), with what, and the
  * composites' numbers (each rank's, greatest and least). */
-static cugl_status meet(cugl_mpi_compositor *c, cugl_status local)
+static cugl_status meet(cugl_mpi_compositor *c, cugl_status local, const char *who)
 {
     cugl__mpi_pending *p = c->meet;
     long frame = c->stats.composites;
@@ -197,12 +161,12 @@ static cugl_status meet(cugl_mpi_compositor *c, cugl_status local)
 CUGL_API cugl_status cugl_mpi_compositor_composite(cugl_mpi_compositor *c, uint32_t framebuffer)
 {
     if (!c)
-        return cugl_report_error(CUGL_ERROR_INVALID_ARGUMENT, who, "c is NULL");
+        return cugl__fail(CUGL_ERROR_INVALID_ARGUMENT, __func__, "c is NULL");
     if (c->broken)
-        return cugl_report_error(CUGL_ERROR_INVALID_STATE, who,
+        return cugl__fail(CUGL_ERROR_INVALID_STATE, __func__,
                                  "an earlier call of this compositor gave up waiting for the "
                                  "ranks and left a collective pending; make a new compositor");
-    cugl_status st = cugl__mpi_check_ready(who);
+    cugl_status st = cugl__mpi_check_ready(__func__);
     if (st != CUGL_OK)
         return st;
 
@@ -214,20 +178,20 @@ CUGL_API cugl_status cugl_mpi_compositor_composite(cugl_mpi_compositor *c, uint3
         cugl__mpi_pack_depth(c->send, c->colour, c->depth, n);
     double t1 = MPI_Wtime();
 
-    st = meet(c, local);
+    st = meet(c, local, __func__);
     if (st != CUGL_OK)
         return st;
     int *got = c->meet->recv;
     if (got[0] >= 0) {
         if (local != CUGL_OK)
-            return cugl_report_error(local, who, "%s", why);
-        return cugl_report_error((cugl_status)got[1], who,
+            return cugl__fail(local, __func__, "%s", why);
+        return cugl__fail((cugl_status)got[1], __func__,
                                  "rank %d of %d could not take part (%s; its own message says "
                                  "why): no composite on any rank",
                                  got[0], c->size, cugl_status_name((cugl_status)got[1]));
     }
     if (got[2] != -got[3])
-        return cugl_report_error(CUGL_ERROR_INVALID_STATE, who,
+        return cugl__fail(CUGL_ERROR_INVALID_STATE, __func__,
                                  "the ranks are at different composites (%d to %d) of this "
                                  "compositor",
                                  -got[3], got[2]);
@@ -235,7 +199,7 @@ CUGL_API cugl_status cugl_mpi_compositor_composite(cugl_mpi_compositor *c, uint3
     uint64_t reduced = cugl__mpi_reduced_bytes();
     int err = MPI_Reduce_scatter(c->send, c->piece, c->counts, c->pixel, c->op, c->comm);
     if (err != MPI_SUCCESS)
-        return cugl__mpi_fail(CUGL_ERROR_INVALID_STATE, who, err, "MPI_Reduce_scatter");
+        return cugl__mpi_fail(CUGL_ERROR_INVALID_STATE, __func__, err, "MPI_Reduce_scatter");
     reduced = cugl__mpi_reduced_bytes() - reduced;
     int mine = c->counts[c->rank];
     if (c->mode == CUGL_MPI_COMPOSITE_DEPTH)
@@ -243,12 +207,12 @@ CUGL_API cugl_status cugl_mpi_compositor_composite(cugl_mpi_compositor *c, uint3
     err = MPI_Gatherv(c->piece, mine, MPI_UINT32_T, c->image, c->counts, c->displs,
                       MPI_UINT32_T, c->root, c->comm);
     if (err != MPI_SUCCESS)
-        return cugl__mpi_fail(CUGL_ERROR_INVALID_STATE, who, err, "MPI_Gatherv");
+        return cugl__mpi_fail(CUGL_ERROR_INVALID_STATE, __func__, err, "MPI_Gatherv");
     double t2 = MPI_Wtime();
 
     if (c->rank == c->root) {
         c->have_image = true;
-        st = write_framebuffer(c, framebuffer);
+        st = write_framebuffer(c, framebuffer, __func__);
     }
     double t3 = MPI_Wtime();
 

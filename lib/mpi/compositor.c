@@ -18,7 +18,6 @@
 
 #include "mpi_internal.h"
 
-static const char *const who = "cugl_mpi_compositor_create";
 
 /* What each rank brings to the meeting, MINLOC and MAXLOC over (value, rank). */
 enum { F_FAILED, F_STATUS, F_WIDTH, F_HEIGHT, F_MODE, F_ROOT, F_COUNT };
@@ -107,7 +106,7 @@ static void make_gl(cugl_mpi_compositor *c, local_outcome *o)
 /* Check this rank's arguments and make what it can alone. */
 static cugl_mpi_compositor *prepare(MPI_Comm comm, cugl_app_context *ctx,
                                     const cugl_mpi_compositor_desc *desc, int values[F_COUNT],
-                                    local_outcome *o)
+                                    local_outcome *o, const char *who)
 {
     cugl_mpi_compositor_desc d = desc ? *desc : (cugl_mpi_compositor_desc){0};
     int rank = 0, size = 1;
@@ -233,17 +232,17 @@ CUGL_API cugl_status cugl_mpi_compositor_create(cugl_mpi_compositor **out, MPI_C
 {
     if (out)
         *out = NULL;
-    cugl_status st = cugl__mpi_check_ready(who);
+    cugl_status st = cugl__mpi_check_ready(__func__);
     if (st != CUGL_OK)
         return st;
     if (comm == MPI_COMM_NULL)
-        return cugl_report_error(CUGL_ERROR_INVALID_ARGUMENT, who, "comm is MPI_COMM_NULL");
+        return cugl__fail(CUGL_ERROR_INVALID_ARGUMENT, __func__, "comm is MPI_COMM_NULL");
     if (!out)
-        return cugl_report_error(CUGL_ERROR_INVALID_ARGUMENT, who, "out is NULL");
+        return cugl__fail(CUGL_ERROR_INVALID_ARGUMENT, __func__, "out is NULL");
 
     local_outcome o = {.status = CUGL_OK};
     int values[F_COUNT] = {0};
-    cugl_mpi_compositor *c = prepare(comm, ctx, desc, values, &o);
+    cugl_mpi_compositor *c = prepare(comm, ctx, desc, values, &o, __func__);
     double timeout = c ? c->timeout
                        : (desc && desc->timeout_seconds != 0 && !isnan(desc->timeout_seconds)
                               ? desc->timeout_seconds
@@ -255,7 +254,7 @@ CUGL_API cugl_status cugl_mpi_compositor_create(cugl_mpi_compositor **out, MPI_C
     cugl__mpi_pending *p = c ? c->meet : calloc(1, sizeof *p);
     if (!p) {
         discard(c);
-        return cugl_report_error(o.status ? o.status : CUGL_ERROR_OUT_OF_MEMORY, who, "%s",
+        return cugl__fail(o.status ? o.status : CUGL_ERROR_OUT_OF_MEMORY, __func__, "%s",
                                  o.status ? o.why : "no memory for the meeting's buffers");
     }
     if (c)
@@ -265,9 +264,9 @@ CUGL_API cugl_status cugl_mpi_compositor_create(cugl_mpi_compositor **out, MPI_C
     if (err != MPI_SUCCESS) {
         discard(c);
         free(p);
-        return cugl__mpi_fail(CUGL_ERROR_INVALID_STATE, who, err, "MPI_Comm_idup");
+        return cugl__mpi_fail(CUGL_ERROR_INVALID_STATE, __func__, err, "MPI_Comm_idup");
     }
-    st = cugl__mpi_wait(&p->request, timeout, size, who, "duplicating the communicator");
+    st = cugl__mpi_wait(&p->request, timeout, size, __func__, "duplicating the communicator");
     if (st != CUGL_OK) {
         discard(c); /* p stays: MPI may still write the new communicator into it */
         return st;
@@ -290,10 +289,10 @@ CUGL_API cugl_status cugl_mpi_compositor_create(cugl_mpi_compositor **out, MPI_C
         discard(c);
         MPI_Comm_free(&p->comm);
         free(p);
-        return cugl__mpi_fail(CUGL_ERROR_INVALID_STATE, who, err, "MPI_Iallreduce");
+        return cugl__mpi_fail(CUGL_ERROR_INVALID_STATE, __func__, err, "MPI_Iallreduce");
     }
     for (int i = 0; i < 2 && st == CUGL_OK; i++)
-        st = cugl__mpi_wait(&req[i], timeout, size, who, "comparing the ranks' arguments");
+        st = cugl__mpi_wait(&req[i], timeout, size, __func__, "comparing the ranks' arguments");
     if (st != CUGL_OK) {
         discard(c); /* p and its communicator stay with the abandoned collective */
         return st;
@@ -302,15 +301,15 @@ CUGL_API cugl_status cugl_mpi_compositor_create(cugl_mpi_compositor **out, MPI_C
     char differs[1024];
     if (hi[2 * F_FAILED] != 0) {
         if (o.status != CUGL_OK)
-            st = cugl_report_error(o.status, who, "%s", o.why);
+            st = cugl__fail(o.status, __func__, "%s", o.why);
         else
-            st = cugl_report_error((cugl_status)hi[2 * F_STATUS], who,
+            st = cugl__fail((cugl_status)hi[2 * F_STATUS], __func__,
                                    "rank %d of %d refused (%s; its own message says why): no "
                                    "rank made a compositor",
                                    hi[2 * F_STATUS + 1], size,
                                    cugl_status_name((cugl_status)hi[2 * F_STATUS]));
     } else if (disagreement(differs, sizeof differs, lo, hi)) {
-        st = cugl_report_error(CUGL_ERROR_INVALID_ARGUMENT, who, "%s", differs);
+        st = cugl__fail(CUGL_ERROR_INVALID_ARGUMENT, __func__, "%s", differs);
     }
     if (st != CUGL_OK) {
         discard(c);
@@ -343,11 +342,11 @@ CUGL_API cugl_status cugl_mpi_compositor_stats(cugl_mpi_composite_stats *out,
                                                const cugl_mpi_compositor *c)
 {
     if (!out)
-        return cugl_report_error(CUGL_ERROR_INVALID_ARGUMENT, "cugl_mpi_compositor_stats",
+        return cugl__fail(CUGL_ERROR_INVALID_ARGUMENT, "cugl_mpi_compositor_stats",
                                  "out is NULL");
     if (!c) {
         *out = (cugl_mpi_composite_stats){0};
-        return cugl_report_error(CUGL_ERROR_INVALID_ARGUMENT, "cugl_mpi_compositor_stats",
+        return cugl__fail(CUGL_ERROR_INVALID_ARGUMENT, "cugl_mpi_compositor_stats",
                                  "c is NULL");
     }
     *out = c->stats;

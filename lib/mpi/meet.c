@@ -23,7 +23,7 @@ cugl_status cugl__mpi_fail(cugl_status status, const char *who, int err, const c
     if (MPI_Error_string(err, text, &len) != MPI_SUCCESS)
         snprintf(text, sizeof text, "MPI error %d", err);
     MPI_Error_class(err, &cls);
-    return cugl_report_error(status, who, "%s: %s (MPI error class %d)", what, text, cls);
+    return cugl__fail(status, who, "%s: %s (MPI error class %d)", what, text, cls);
 }
 
 cugl_status cugl__mpi_check_ready(const char *who)
@@ -32,10 +32,10 @@ cugl_status cugl__mpi_check_ready(const char *who)
     MPI_Initialized(&initialized);
     MPI_Finalized(&finalized);
     if (!initialized)
-        return cugl_report_error(CUGL_ERROR_INVALID_STATE, who,
+        return cugl__fail(CUGL_ERROR_INVALID_STATE, who,
                                  "MPI is not initialised: call MPI_Init first");
     if (finalized)
-        return cugl_report_error(CUGL_ERROR_INVALID_STATE, who, "MPI has been finalised");
+        return cugl__fail(CUGL_ERROR_INVALID_STATE, who, "MPI has been finalised");
     return CUGL_OK;
 }
 
@@ -52,7 +52,7 @@ cugl_status cugl__mpi_wait(MPI_Request *req, double timeout, int size, const cha
             return CUGL_OK;
         double waited = MPI_Wtime() - start;
         if (timeout >= 0 && waited >= timeout)
-            return cugl_report_error(
+            return cugl__fail(
                 CUGL_ERROR_NOT_READY, who,
                 "%s: not every rank of the %d joined within %.1f s (a rank that never calls, "
                 "is stuck elsewhere or has died); the collective is abandoned",
@@ -65,19 +65,18 @@ cugl_status cugl__mpi_wait(MPI_Request *req, double timeout, int size, const cha
 CUGL_API cugl_status cugl_mpi_wait(MPI_Request *req, MPI_Comm comm, double timeout_seconds,
                                    const char *what)
 {
-    static const char *const who = "cugl_mpi_wait";
     if (!req || !what)
-        return cugl_report_error(CUGL_ERROR_INVALID_ARGUMENT, who, "%s is NULL",
+        return cugl__fail(CUGL_ERROR_INVALID_ARGUMENT, __func__, "%s is NULL",
                                  !req ? "req" : "what");
     if (isnan(timeout_seconds))
-        return cugl_report_error(CUGL_ERROR_INVALID_ARGUMENT, who, "%s: the timeout is NaN",
+        return cugl__fail(CUGL_ERROR_INVALID_ARGUMENT, __func__, "%s: the timeout is NaN",
                                  what);
-    cugl_status st = cugl__mpi_check_ready(who);
+    cugl_status st = cugl__mpi_check_ready(__func__);
     if (st != CUGL_OK)
         return st;
     int size = 0;
     if (comm == MPI_COMM_NULL || MPI_Comm_size(comm, &size) != MPI_SUCCESS)
-        return cugl_report_error(CUGL_ERROR_INVALID_ARGUMENT, who,
+        return cugl__fail(CUGL_ERROR_INVALID_ARGUMENT, __func__,
                                  "%s: comm is not a communicator", what);
-    return cugl__mpi_wait(req, timeout_seconds, size, who, what);
+    return cugl__mpi_wait(req, timeout_seconds, size, __func__, what);
 }

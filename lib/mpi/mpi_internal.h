@@ -12,6 +12,11 @@
 
 #include "cugl/mpi.h"
 
+/* Errors: the idiom of every library of cugl (lib/internal/check.h). */
+#include "check.h"
+/* GL state saved and put back, fences waited for (lib/internal/gl_state.h). */
+#include "gl_state.h"
+
 /* How long create and composite wait for every rank when the desc says 0. */
 #define CUGL__MPI_DEFAULT_TIMEOUT 60.0
 

@@ -58,7 +58,7 @@ typedef struct cugl_app_context_desc {
      * device, those that run CUDA first, Mesa's surfaceless platform or
      * the default display): GL-only use, targets of host memory alone. */
     int cuda_device;
-    bool debug; /**< a debug context; GL errors go to stderr */
+    bool debug; /**< a debug context; GL's messages go to cugl_app_set_message_callback's callback */
 } cugl_app_context_desc;
 
 /**
@@ -91,6 +91,33 @@ CUGL_API cugl_status cugl_app_context_create(cugl_app_context **out,
  * @param ctx the context, or NULL.
  */
 CUGL_API void cugl_app_context_destroy(cugl_app_context *ctx);
+
+/* ---- Notices ------------------------------------------------------------- */
+
+/**
+ * A notice of libcugl-app's that is no failure of a call: GL's debug
+ * output of a debug context ("cugl GL error (type 0x824c): ..."), the
+ * frame server falling back from its GPU encoder to the CPU's, a frame it
+ * could not encode. Called on the thread that has the notice (the frame
+ * server's encoder threads too). `message` lives until the callback returns.
+ * @param message the notice, one line, naming what it comes from.
+ * @param user_data what cugl_app_set_message_callback was given.
+ */
+typedef void (*cugl_app_message_callback)(const char *message, void *user_data);
+
+/**
+ * Where libcugl-app's notices go: `callback` (NULL: nowhere, the default).
+ * The library never writes to stderr itself; a program that wants the
+ * notices on its terminal prints them here (the demos do).
+ * @thread_safety Any thread; the callback in effect when a notice comes is called.
+ * @param callback the callback, or NULL.
+ * @param user_data passed to it.
+ * @param[out] previous receives the callback replaced, or NULL.
+ * @param[out] previous_user_data receives its user data, or NULL.
+ */
+CUGL_API void cugl_app_set_message_callback(cugl_app_message_callback callback, void *user_data,
+                                            cugl_app_message_callback *previous,
+                                            void **previous_user_data);
 
 /** A GL entry point, as loaders take them (GLAD's GLADapiproc). */
 typedef void (*cugl_app_glproc)(void);
