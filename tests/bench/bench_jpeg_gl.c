@@ -1,6 +1,6 @@
 /*
  * bench_jpeg_gl.c - the frame server's JPEG encoder in GL compute shaders
- * (lib/app/jpeg_gl.c) on this GL context's GPU, against libjpeg-turbo on
+ * (lib/app/serve/jpeg_gl.c) on this GL context's GPU, against libjpeg-turbo on
  * one CPU thread, for a picture with a simulation's detail at 1920x1080
  * and 3840x2160, quality 85: encodes back to back (four in flight, as the
  * server has them), the GPU's time of each pass and of the whole encode

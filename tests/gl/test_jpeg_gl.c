@@ -1,6 +1,6 @@
 /*
  * test_jpeg_gl.c - the frame server's JPEG encoder in GL compute shaders
- * (lib/app/jpeg_gl.c), on the suite's context: its JPEGs decoded by
+ * (lib/app/serve/jpeg_gl.c), on the suite's context: its JPEGs decoded by
  * libjpeg-turbo against the picture and against libjpeg-turbo's own JPEG
  * of it (quality and size within a margin) for sizes that are and are not
  * whole MCUs and several qualities; the markers (a restart interval of 4

@@ -19,7 +19,7 @@ CUGL_BEGIN_DECLS
  * The interop paths, one row each: the name after CUGL_APP_INTEROP_, its
  * value, its name in words (cugl_app_interop_name, a command line's
  * --interop) and one line about it. A new path is a row here, a table of
- * functions of its own (lib/app/target_*.c), and nothing else.
+ * functions of its own (lib/app/interop/target_*.c), and nothing else.
  */
 #define CUGL_APP_INTEROP_LIST(X)                                                              \
     X(AUTO, 0, "auto", "the fastest that works here (cugl_app_choose_interop)")              \
