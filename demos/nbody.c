@@ -613,12 +613,6 @@ static cugl_status keep_velocities(nbody *s, cugl_buffer **saved, bool back)
  */
 enum { STEPS_ALONE = 9 };
 
-static int by_value(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 static cugl_status time_step_alone(nbody *s, demo *d, double *ms, double *fastest)
 {
     *ms = *fastest = 0;
@@ -645,7 +639,7 @@ static cugl_status time_step_alone(nbody *s, demo *d, double *ms, double *fastes
         t[k] = elapsed;
     }
     if (st == CUGL_OK) {
-        qsort(t, STEPS_ALONE, sizeof t[0], by_value);
+        qsort(t, STEPS_ALONE, sizeof t[0], demo_cmp_double);
         *ms = t[STEPS_ALONE / 2];
         *fastest = t[0];
     }

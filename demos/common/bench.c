@@ -32,7 +32,7 @@ void demo_phase_end(demo *d, int phase)
         timer_result(d, cugl_app_timer_end(d->timer, phase));
 }
 
-static int cmp_double(const void *a, const void *b)
+int demo_cmp_double(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;
     return (x > y) - (x < y);
@@ -107,7 +107,7 @@ double demo__measure_handover(demo *d, bool pipelined)
                 cugl_last_error());
         return -1;
     }
-    qsort(batch, BATCHES, sizeof batch[0], cmp_double);
+    qsort(batch, BATCHES, sizeof batch[0], demo_cmp_double);
     return batch[BATCHES / 2];
 }
 
@@ -331,7 +331,7 @@ static int open_files(void)
  */
 void demo__soak_line(demo *d)
 {
-    qsort(d->soak_ms, (size_t)d->soak_count, sizeof d->soak_ms[0], cmp_double);
+    qsort(d->soak_ms, (size_t)d->soak_count, sizeof d->soak_ms[0], demo_cmp_double);
     double median = d->soak_count ? d->soak_ms[d->soak_count / 2] : 0;
     size_t free_bytes = 0, total_bytes = 0;
     bool mem = cugl_device_memory_info(d->gl_device, &free_bytes, &total_bytes) == CUGL_OK;

@@ -192,6 +192,9 @@ int demo_fail(const demo *d, const char *what);
 
 /** Timer phases (no-ops without --bench, and outside the frame loop). */
 void demo_phase_begin(demo *d, int phase, const char *name, bool cuda);
+
+/* qsort's order of doubles, smallest first (--bench's medians). */
+int demo_cmp_double(const void *a, const void *b);
 void demo_phase_end(demo *d, int phase);
 
 /**

@@ -1550,11 +1550,16 @@ static cugl_status check_pem(const char *path, const char *what, const char *mar
     if (!f)
         return cugl__fail(CUGL_ERROR_INVALID_ARGUMENT, who, "cannot read the %s %s: %s", what,
                           path, strlen(path) < 512 ? strerror(errno) : "the path is too long");
-    static _Thread_local char text[65536];
-    size_t n = fread(text, 1, sizeof text - 1, f);
+    enum { HEAD = 65536 };
+    char *text = malloc(HEAD);
+    size_t n = text ? fread(text, 1, HEAD - 1, f) : 0;
     fclose(f);
+    if (!text)
+        return cugl__fail(CUGL_ERROR_OUT_OF_MEMORY, who, "no memory to read the %s", what);
     text[n] = '\0';
-    if (!strstr(text, marker))
+    bool pem = strstr(text, marker) != NULL;
+    free(text);
+    if (!pem)
         return cugl__fail(CUGL_ERROR_INVALID_ARGUMENT, who,
                           "the %s %s is not a PEM %s (no \"%s\" line)", what, path, what,
                           marker);
