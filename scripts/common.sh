@@ -322,5 +322,5 @@ tree_state() {
 # "no-skip", any was skipped).
 summary() {
     # shellcheck disable=SC2086 # one log a word
-    python3 scripts/test_summary.py --prefix "$prog: " ${1:+--$1} $ran_logs
+    python3 scripts/test_summary.py --prefix "$prog: " --slowest 15 ${1:+--$1} $ran_logs
 }
