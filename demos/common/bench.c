@@ -1,6 +1,6 @@
 /*
- * bench.c - the demo's measurements: timer phases, --bench's hand-over
- * probe and floor, and --soak's resource lines.
+ * bench.c - the demo's measurements: --bench's hand-over probe and floor,
+ * and --soak's resource lines (the timer's phases: base.c).
  */
 #include "demo_internal.h"
 
@@ -10,27 +10,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-
-/* Timing is a side line: a refusal is reported once and the frame goes on. */
-static void timer_result(demo *d, cugl_status st)
-{
-    if (st != CUGL_OK && !d->timer_failed) {
-        fprintf(stderr, "%s: frame timer: %s\n", d->info->program, cugl_last_error());
-        d->timer_failed = true;
-    }
-}
-
-void demo_phase_begin(demo *d, int phase, const char *name, bool cuda)
-{
-    if (d->timing)
-        timer_result(d, cugl_app_timer_begin(d->timer, phase, name, cuda));
-}
-
-void demo_phase_end(demo *d, int phase)
-{
-    if (d->timing)
-        timer_result(d, cugl_app_timer_end(d->timer, phase));
-}
 
 int demo_cmp_double(const void *a, const void *b)
 {

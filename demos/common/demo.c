@@ -1,34 +1,13 @@
 /*
  * demo.c - a demo's life: demo_start sets up (the command line, the devices,
  * the GL context, the panel, the server, input replay), demo_finish tears down.
- * The rest, by subject: devices.c, live.c, loop.c, bench.c.
+ * The rest, by subject: devices.c, live.c, loop.c, bench.c; what every file
+ * uses (the clock, failures, timer phases): base.c.
  */
 #include "demo_internal.h"
 
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
-
-double demo__now_seconds(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-static char last_failure[1024];
-
-const char *demo__last_failure(void)
-{
-    return last_failure;
-}
-
-int demo_fail(const demo *d, const char *what)
-{
-    snprintf(last_failure, sizeof last_failure, "%s: %s", what, cugl_last_error());
-    fprintf(stderr, "%s: %s\n", d->info->program, last_failure);
-    return 1;
-}
 
 static int start(demo *d, const demo_info *info, int argc, char **argv);
 

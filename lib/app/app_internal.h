@@ -152,7 +152,11 @@ cugl_status cugl__app_draw_points(cugl_app_context *ctx, GLuint buffer, size_t c
                                   int components, const float *matrix, float size,
                                   const float *rgba, const char *who);
 
-/* context.c: the headless framebuffer at a new size (the context current). */
+/* gl_setup.c: the headless framebuffer (RGBA8 colour, 24-bit depth) made at
+ * the context's size, bound and in the viewport; freed; at a new size (the
+ * context current). */
+cugl_status cugl__app_offscreen_make(cugl_app_context *ctx, const char *who);
+void cugl__app_offscreen_free(cugl_app_context *ctx);
 cugl_status cugl__app_offscreen_resize(cugl_app_context *ctx, int width, int height,
                                        const char *who);
 
@@ -175,8 +179,9 @@ void cugl__app_copy_fence_drop(EGLDisplay display, EGLSync *egl, GLsync *gl);
  * ended. */
 bool cugl__app_copy_fence_wait(EGLDisplay display, EGLSync *egl);
 
-/* context.c: after a context is current and GL loaded, check GL >= 4.5 and
- * keep the renderer and vendor strings; `debug` routes GL messages to the message callback. */
+/* gl_setup.c: after a context is current and GL loaded, check GL >= 4.5 and
+ * keep the renderer and vendor strings; `debug` routes GL messages to the
+ * message callback. */
 cugl_status cugl__app_gl_init(cugl_app_context *ctx, int glad_version, bool debug,
                               const char *who);
 

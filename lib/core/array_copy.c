@@ -421,6 +421,53 @@ static cugl_status fast_copy(const cugl_copy_endpoint *dst, const cugl_copy_endp
                        who);
 }
 
+/* The driver's 3-D copy of `extent` elements between the sides `d` and
+ * `s` (one of them `array`, the destination where dst_is_array), queued on
+ * `stream`. */
+static cugl_status memcpy_3d(const cugl_array *array, bool dst_is_array, cu_side *d, cu_side *s,
+                             const size_t extent[3], cugl_stream *stream, const char *who)
+{
+    /* A layered 1-D array: the driver steps from one layer's row to the
+     * next by the pitch times the copy's height (1), not the linear side's
+     * rows. Its rows become the pitch, its offsets the address. */
+    if (array->desc.ndim == 1 && array->desc.layers) {
+        cu_side *l = dst_is_array ? s : d;
+        size_t skip = (l->z * l->height + l->y) * l->pitch;
+        if (l->type == CU_MEMORYTYPE_HOST)
+            l->host = (char *)l->host + skip;
+        else
+            l->device += skip;
+        l->pitch *= l->height;
+        l->height = 1;
+        l->y = l->z = 0;
+    }
+
+    CUDA_MEMCPY3D p;
+    memset(&p, 0, sizeof p);
+    p.srcMemoryType = s->type;
+    p.srcHost = s->host;
+    p.srcDevice = s->device;
+    p.srcArray = s->array;
+    p.srcPitch = s->pitch;
+    p.srcHeight = s->height;
+    p.srcXInBytes = s->x_bytes;
+    p.srcY = s->y;
+    p.srcZ = s->z;
+    p.dstMemoryType = d->type;
+    p.dstHost = d->host;
+    p.dstDevice = d->device;
+    p.dstArray = d->array;
+    p.dstPitch = d->pitch;
+    p.dstHeight = d->height;
+    p.dstXInBytes = d->x_bytes;
+    p.dstY = d->y;
+    p.dstZ = d->z;
+    p.WidthInBytes = extent[0] * array->element_size;
+    p.Height = extent[1];
+    p.Depth = extent[2];
+    return CUGL_CU_AS(who, cuMemcpy3DAsync, &p, stream->handle);
+}
+
 /* Validate a region copy completely, then run it. */
 static cugl_status copy_region(const cugl_copy_endpoint *dst, const cugl_copy_endpoint *src,
                                const size_t extent[3], cugl_stream *stream, const char *who)
@@ -474,45 +521,7 @@ static cugl_status copy_region(const cugl_copy_endpoint *dst, const cugl_copy_en
     cugl_status st = fast_copy(dst, src, &d, &s, extent, stream, who);
     if (st != CUGL_ERROR_NOT_SUPPORTED)
         return st;
-    /* A layered 1-D array: the driver steps from one layer's row to the
-     * next by the pitch times the copy's height (1), not the linear side's
-     * rows. Its rows become the pitch, its offsets the address. */
-    if (array->desc.ndim == 1 && array->desc.layers) {
-        cu_side *l = dst->array ? &s : &d;
-        size_t skip = (l->z * l->height + l->y) * l->pitch;
-        if (l->type == CU_MEMORYTYPE_HOST)
-            l->host = (char *)l->host + skip;
-        else
-            l->device += skip;
-        l->pitch *= l->height;
-        l->height = 1;
-        l->y = l->z = 0;
-    }
-
-    CUDA_MEMCPY3D p;
-    memset(&p, 0, sizeof p);
-    p.srcMemoryType = s.type;
-    p.srcHost = s.host;
-    p.srcDevice = s.device;
-    p.srcArray = s.array;
-    p.srcPitch = s.pitch;
-    p.srcHeight = s.height;
-    p.srcXInBytes = s.x_bytes;
-    p.srcY = s.y;
-    p.srcZ = s.z;
-    p.dstMemoryType = d.type;
-    p.dstHost = d.host;
-    p.dstDevice = d.device;
-    p.dstArray = d.array;
-    p.dstPitch = d.pitch;
-    p.dstHeight = d.height;
-    p.dstXInBytes = d.x_bytes;
-    p.dstY = d.y;
-    p.dstZ = d.z;
-    p.WidthInBytes = extent[0] * array->element_size;
-    p.Height = extent[1];
-    p.Depth = extent[2];
-    return CUGL_CU_AS(who, cuMemcpy3DAsync, &p, stream->handle);
+    return memcpy_3d(array, dst->array != NULL, &d, &s, extent, stream, who);
 }
 
 CUGL_API cugl_status cugl_array_copy_region(const cugl_copy_endpoint *dst,

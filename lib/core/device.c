@@ -188,17 +188,9 @@ CUGL_API cugl_status cugl_device_memory_info(cugl_device *device, size_t *free_b
     return CUGL_OK;
 }
 
-static cugl_status load_props(cugl_device *device, const char *who, cugl_device_properties *p)
+/* The integer attributes of `p`. */
+static cugl_status load_ints(CUdevice d, const char *who, cugl_device_properties *p)
 {
-    CUdevice d = device->handle;
-    memset(p, 0, sizeof *p);
-    CUGL__TRY(CUGL_CU_AS(who, cuDeviceGetName, p->name, (int)sizeof p->name, d));
-    CUuuid uuid;
-    CUGL__TRY(CUGL_CU_AS(who, cuDeviceGetUuid, &uuid, d));
-    memcpy(p->uuid, uuid.bytes, sizeof p->uuid);
-    CUGL__TRY(CUGL_CU_AS(who, cuDeviceGetPCIBusId, p->pci_bus_id, (int)sizeof p->pci_bus_id, d));
-    CUGL__TRY(CUGL_CU_AS(who, cuDeviceTotalMem, &p->total_memory, d));
-
     struct {
         CUdevice_attribute attr;
         int *value;
@@ -240,7 +232,12 @@ static cugl_status load_props(cugl_device *device, const char *who, cugl_device_
     };
     for (size_t i = 0; i < sizeof ints / sizeof ints[0]; i++)
         CUGL__TRY(CUGL_CU_AS(who, cuDeviceGetAttribute, ints[i].value, ints[i].attr, d));
+    return CUGL_OK;
+}
 
+/* The sizes of `p`, and its flags (attributes newer than the driver: "no"). */
+static cugl_status load_sizes_and_flags(CUdevice d, const char *who, cugl_device_properties *p)
+{
     struct {
         CUdevice_attribute attr;
         size_t *value;
@@ -290,9 +287,14 @@ static cugl_status load_props(cugl_device *device, const char *who, cugl_device_
         pool_handles = 0;
     p->memory_pool_posix_fd_supported =
         (pool_handles & CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR) != 0;
+    return CUGL_OK;
+}
 
-    /* The priority range is a property of a context; the primary context's
-     * range is the device's. Without one, read it through a temporary retain. */
+/* The stream priority range: a property of a context; the primary
+ * context's range is the device's. Without one, read it through a
+ * temporary retain. */
+static cugl_status load_priority_range(CUdevice d, const char *who, cugl_device_properties *p)
+{
     CUcontext ctx = NULL;
     CUGL__TRY(CUGL_CU_AS(who, cuDevicePrimaryCtxRetain, &ctx, d));
     CUcontext prev = NULL;
@@ -306,6 +308,21 @@ static cugl_status load_props(cugl_device *device, const char *who, cugl_device_
     }
     cugl__cu.cuDevicePrimaryCtxRelease(d);
     return st;
+}
+
+static cugl_status load_props(cugl_device *device, const char *who, cugl_device_properties *p)
+{
+    CUdevice d = device->handle;
+    memset(p, 0, sizeof *p);
+    CUGL__TRY(CUGL_CU_AS(who, cuDeviceGetName, p->name, (int)sizeof p->name, d));
+    CUuuid uuid;
+    CUGL__TRY(CUGL_CU_AS(who, cuDeviceGetUuid, &uuid, d));
+    memcpy(p->uuid, uuid.bytes, sizeof p->uuid);
+    CUGL__TRY(CUGL_CU_AS(who, cuDeviceGetPCIBusId, p->pci_bus_id, (int)sizeof p->pci_bus_id, d));
+    CUGL__TRY(CUGL_CU_AS(who, cuDeviceTotalMem, &p->total_memory, d));
+    CUGL__TRY(load_ints(d, who, p));
+    CUGL__TRY(load_sizes_and_flags(d, who, p));
+    return load_priority_range(d, who, p);
 }
 
 cugl_status cugl__device_props(cugl_device *device, const char *who,

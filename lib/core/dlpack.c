@@ -96,83 +96,61 @@ static void release_versioned(void *owner)
         t->deleter(t);
 }
 
-static cugl_status import(cugl_view **out, const DLTensor *t, bool readonly, void *owner,
-                          void (*owner_release)(void *), const cugl_dlpack_import_desc *desc,
-                          const char *who)
+/* Where the tensor's memory is, as cugl's buffers say it: on a device
+ * (its ordinal, or -1 where any device reaches it), on the host, both. */
+static cugl_status memory_of(const DLTensor *t, cugl__memory_access *m, const char *who)
 {
-    cugl_dlpack_import_desc d = desc ? *desc : (cugl_dlpack_import_desc){0};
-    if (t->ndim < 0 || t->ndim > CUGL_LAYOUT_MAX_NDIM)
-        return cugl__fail(CUGL_ERROR_INVALID_ARGUMENT, who,
-                          "the tensor has %d dimensions; cugl handles 0 to %d", (int)t->ndim,
-                          CUGL_LAYOUT_MAX_NDIM);
-    if (t->ndim > 0 && !t->shape)
-        return cugl__fail(CUGL_ERROR_INVALID_ARGUMENT, who, "the tensor's shape is NULL");
-    bool dev = false, host = false, managed = false;
-    int device_id = -1;
+    *m = (cugl__memory_access){-1, false, false, false};
     switch ((int)t->device.device_type) {
     case kDLCPU:
-        host = true;
-        break;
+        m->host = true;
+        return CUGL_OK;
     case kDLCUDA:
-        dev = true;
-        device_id = t->device.device_id;
-        break;
+        m->device = true;
+        m->device_id = t->device.device_id;
+        return CUGL_OK;
     case kDLCUDAHost:
-        dev = host = true;
-        break;
+        m->device = m->host = true;
+        return CUGL_OK;
     case kDLCUDAManaged:
-        dev = host = managed = true;
-        device_id = t->device.device_id;
-        break;
+        m->device = m->host = m->managed = true;
+        m->device_id = t->device.device_id;
+        return CUGL_OK;
     default:
         return cugl__fail(CUGL_ERROR_NOT_SUPPORTED, who,
                           "DLPack device type %d is not supported (kDLCPU, kDLCUDA, "
                           "kDLCUDAHost and kDLCUDAManaged are)",
                           (int)t->device.device_type);
     }
-    if (t->dtype.bits == 0 || t->dtype.bits % 8 != 0 || t->dtype.lanes == 0)
+}
+
+/* A device that does not exist is refused now, not at the first copy. */
+static cugl_status check_device(int device_id, const char *who)
+{
+    int count = 0;
+    if (!cugl__driver_available() || !cugl__driver_has_devices() ||
+        cugl__cu.cuDeviceGetCount(&count) != CUDA_SUCCESS)
+        count = 0;
+    if (count == 0)
         return cugl__fail(CUGL_ERROR_INVALID_ARGUMENT, who,
-                          "the tensor's dtype has %u bits x %u lanes; cugl views need whole "
-                          "bytes",
-                          t->dtype.bits, t->dtype.lanes);
-    cugl_dtype dtype = {t->dtype.code, t->dtype.bits, t->dtype.lanes};
-    int64_t itemsize = (int64_t)(dtype.bits / 8) * dtype.lanes;
-    cugl_layout l;
-    CUGL__TRY(cugl__layout_init(&l, t->ndim, t->shape, t->strides, itemsize, who));
+                          "the tensor is on CUDA device %d; this machine has no CUDA "
+                          "device",
+                          device_id);
+    if (device_id < 0 || device_id >= count)
+        return cugl__fail(CUGL_ERROR_INVALID_ARGUMENT, who,
+                          "the tensor is on CUDA device %d; this machine has %d (0 to %d)",
+                          device_id, count, count - 1);
+    return CUGL_OK;
+}
 
-    if (dev && (int)t->device.device_type != kDLCUDAHost && !d.no_sync) {
-        if (!d.consumer_stream)
-            return cugl__fail(CUGL_ERROR_INVALID_ARGUMENT, who,
-                              "consumer_stream is NULL: a CUDA tensor needs the stream that "
-                              "will use it (or no_sync when you order the work yourself)");
-        CUGL__TRY(cugl__stream_check(d.consumer_stream, who));
-        if (d.producer_stream)
-            CUGL__TRY(cugl__stream_check(d.producer_stream, who));
-        if (d.producer_stream && !cugl__same_stream(d.producer_stream, d.consumer_stream))
-            CUGL__TRY(cugl_stream_wait_stream(d.consumer_stream, d.producer_stream));
-    }
-
-    if (device_id >= 0 || (dev && !host)) {
-        /* A device that does not exist is refused now, not at the first copy. */
-        int count = 0;
-        if (!cugl__driver_available() || !cugl__driver_has_devices() ||
-            cugl__cu.cuDeviceGetCount(&count) != CUDA_SUCCESS)
-            count = 0;
-        if (count == 0)
-            return cugl__fail(CUGL_ERROR_INVALID_ARGUMENT, who,
-                              "the tensor is on CUDA device %d; this machine has no CUDA "
-                              "device",
-                              device_id);
-        if (device_id < 0 || device_id >= count)
-            return cugl__fail(CUGL_ERROR_INVALID_ARGUMENT, who,
-                              "the tensor is on CUDA device %d; this machine has %d (0 to %d)",
-                              device_id, count, count - 1);
-    }
-
-    /* The buffer spans exactly the elements, so that negative strides work:
-     * it starts at the lowest element, which the slice offset steps over. */
+/* The bytes the tensor's elements span: exactly them, so that negative
+ * strides work (the buffer starts at the lowest element, which the slice
+ * offset of `l` steps over). */
+static cugl_status span_of(const DLTensor *t, cugl_layout *l, int64_t itemsize, uint64_t *start,
+                           size_t *size, const char *who)
+{
     int64_t lo = 0, hi = -1;
-    CUGL__TRY(cugl__layout_check(&l, who, &lo, &hi));
+    CUGL__TRY(cugl__layout_check(l, who, &lo, &hi));
     if (hi >= lo && !t->data)
         return cugl__fail(CUGL_ERROR_INVALID_ARGUMENT, who,
                           "the tensor's data is NULL, yet it has %lld elements",
@@ -191,14 +169,55 @@ static cugl_status import(cugl_view **out, const DLTensor *t, bool readonly, voi
                           "the tensor's elements at 0x%llx run past the end of the address "
                           "space",
                           (unsigned long long)base);
-    uint64_t start = hi < lo ? base : base + (uint64_t)(lo * itemsize);
-    size_t size = hi < lo ? 0 : (size_t)((hi - lo + 1) * itemsize);
-    l.slice_offset = hi < lo ? 0 : -lo;
+    *start = hi < lo ? base : base + (uint64_t)(lo * itemsize);
+    *size = hi < lo ? 0 : (size_t)((hi - lo + 1) * itemsize);
+    l->slice_offset = hi < lo ? 0 : -lo;
+    return CUGL_OK;
+}
+
+static cugl_status import(cugl_view **out, const DLTensor *t, bool readonly, void *owner,
+                          void (*owner_release)(void *), const cugl_dlpack_import_desc *desc,
+                          const char *who)
+{
+    cugl_dlpack_import_desc d = desc ? *desc : (cugl_dlpack_import_desc){0};
+    if (t->ndim < 0 || t->ndim > CUGL_LAYOUT_MAX_NDIM)
+        return cugl__fail(CUGL_ERROR_INVALID_ARGUMENT, who,
+                          "the tensor has %d dimensions; cugl handles 0 to %d", (int)t->ndim,
+                          CUGL_LAYOUT_MAX_NDIM);
+    if (t->ndim > 0 && !t->shape)
+        return cugl__fail(CUGL_ERROR_INVALID_ARGUMENT, who, "the tensor's shape is NULL");
+    cugl__memory_access m;
+    CUGL__TRY(memory_of(t, &m, who));
+    if (t->dtype.bits == 0 || t->dtype.bits % 8 != 0 || t->dtype.lanes == 0)
+        return cugl__fail(CUGL_ERROR_INVALID_ARGUMENT, who,
+                          "the tensor's dtype has %u bits x %u lanes; cugl views need whole "
+                          "bytes",
+                          t->dtype.bits, t->dtype.lanes);
+    cugl_dtype dtype = {t->dtype.code, t->dtype.bits, t->dtype.lanes};
+    int64_t itemsize = (int64_t)(dtype.bits / 8) * dtype.lanes;
+    cugl_layout l;
+    CUGL__TRY(cugl__layout_init(&l, t->ndim, t->shape, t->strides, itemsize, who));
+
+    if (m.device && (int)t->device.device_type != kDLCUDAHost && !d.no_sync) {
+        if (!d.consumer_stream)
+            return cugl__fail(CUGL_ERROR_INVALID_ARGUMENT, who,
+                              "consumer_stream is NULL: a CUDA tensor needs the stream that "
+                              "will use it (or no_sync when you order the work yourself)");
+        CUGL__TRY(cugl__stream_check(d.consumer_stream, who));
+        if (d.producer_stream)
+            CUGL__TRY(cugl__stream_check(d.producer_stream, who));
+        if (d.producer_stream && !cugl__same_stream(d.producer_stream, d.consumer_stream))
+            CUGL__TRY(cugl_stream_wait_stream(d.consumer_stream, d.producer_stream));
+    }
+
+    if (m.device_id >= 0 || (m.device && !m.host))
+        CUGL__TRY(check_device(m.device_id, who));
+    uint64_t start = 0;
+    size_t size = 0;
+    CUGL__TRY(span_of(t, &l, itemsize, &start, &size, who));
 
     cugl_buffer *b = NULL;
-    CUGL__TRY(cugl__buffer_wrap(&b, start, size,
-                                &(cugl__memory_access){device_id, dev, host, managed},
-                                (cugl__owner){0}, who));
+    CUGL__TRY(cugl__buffer_wrap(&b, start, size, &m, (cugl__owner){0}, who));
     cugl_status st = cugl__view_new(out, b, &l, dtype, readonly, who);
     if (st == CUGL_OK) {
         /* Only now does the buffer take the tensor: on failure it stays the caller's. */

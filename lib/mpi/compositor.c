@@ -226,6 +226,50 @@ static bool disagreement(char *out, size_t size, const int *lo, const int *hi)
     return used > 0;
 }
 
+/* Every rank's outcome and arguments (`values`) compared over the meeting's
+ * communicator: the first refusal of any rank, or where the ranks' arguments
+ * differ, what differs; CUGL_OK where all agree. `*abandoned` where a
+ * collective timed out: p and its communicator then stay with it. */
+static cugl_status agree(cugl__mpi_pending *p, int values[F_COUNT], const local_outcome *o,
+                         int rank, int size, double timeout, bool *abandoned, const char *who)
+{
+    *abandoned = false;
+    values[F_FAILED] = o->status != CUGL_OK;
+    values[F_STATUS] = (int)o->status;
+    for (int f = 0; f < F_COUNT; f++) {
+        p->send[2 * f] = values[f];
+        p->send[2 * f + 1] = rank;
+    }
+    int *lo = p->recv, *hi = p->recv + 2 * F_COUNT;
+    _Static_assert(sizeof p->recv >= 4 * F_COUNT * sizeof(int), "room for MINLOC and MAXLOC");
+    MPI_Request req[2];
+    int err = MPI_Iallreduce(p->send, lo, F_COUNT, MPI_2INT, MPI_MINLOC, p->comm, &req[0]);
+    if (err == MPI_SUCCESS)
+        err = MPI_Iallreduce(p->send, hi, F_COUNT, MPI_2INT, MPI_MAXLOC, p->comm, &req[1]);
+    if (err != MPI_SUCCESS)
+        return cugl__mpi_fail(CUGL_ERROR_INVALID_STATE, who, err, "MPI_Iallreduce");
+    cugl_status st = CUGL_OK;
+    for (int i = 0; i < 2 && st == CUGL_OK; i++)
+        st = cugl__mpi_wait(&req[i], timeout, size, who, "comparing the ranks' arguments");
+    if (st != CUGL_OK) {
+        *abandoned = true;
+        return st;
+    }
+    char differs[1024];
+    if (hi[2 * F_FAILED] != 0) {
+        if (o->status != CUGL_OK)
+            return cugl__fail(o->status, who, "%s", o->why);
+        return cugl__fail((cugl_status)hi[2 * F_STATUS], who,
+                          "rank %d of %d refused (%s; its own message says why): no rank made "
+                          "a compositor",
+                          hi[2 * F_STATUS + 1], size,
+                          cugl_status_name((cugl_status)hi[2 * F_STATUS]));
+    }
+    if (disagreement(differs, sizeof differs, lo, hi))
+        return cugl__fail(CUGL_ERROR_INVALID_ARGUMENT, who, "%s", differs);
+    return CUGL_OK;
+}
+
 CUGL_API cugl_status cugl_mpi_compositor_create(cugl_mpi_compositor **out, MPI_Comm comm,
                                                 cugl_app_context *ctx,
                                                 const cugl_mpi_compositor_desc *desc)
@@ -273,48 +317,14 @@ CUGL_API cugl_status cugl_mpi_compositor_create(cugl_mpi_compositor **out, MPI_C
     }
     MPI_Comm_set_errhandler(p->comm, MPI_ERRORS_RETURN);
 
-    values[F_FAILED] = o.status != CUGL_OK;
-    values[F_STATUS] = (int)o.status;
-    for (int f = 0; f < F_COUNT; f++) {
-        p->send[2 * f] = values[f];
-        p->send[2 * f + 1] = rank;
-    }
-    int *lo = p->recv, *hi = p->recv + 2 * F_COUNT;
-    _Static_assert(sizeof p->recv >= 4 * F_COUNT * sizeof(int), "room for MINLOC and MAXLOC");
-    MPI_Request req[2];
-    err = MPI_Iallreduce(p->send, lo, F_COUNT, MPI_2INT, MPI_MINLOC, p->comm, &req[0]);
-    if (err == MPI_SUCCESS)
-        err = MPI_Iallreduce(p->send, hi, F_COUNT, MPI_2INT, MPI_MAXLOC, p->comm, &req[1]);
-    if (err != MPI_SUCCESS) {
-        discard(c);
-        MPI_Comm_free(&p->comm);
-        free(p);
-        return cugl__mpi_fail(CUGL_ERROR_INVALID_STATE, __func__, err, "MPI_Iallreduce");
-    }
-    for (int i = 0; i < 2 && st == CUGL_OK; i++)
-        st = cugl__mpi_wait(&req[i], timeout, size, __func__, "comparing the ranks' arguments");
-    if (st != CUGL_OK) {
-        discard(c); /* p and its communicator stay with the abandoned collective */
-        return st;
-    }
-
-    char differs[1024];
-    if (hi[2 * F_FAILED] != 0) {
-        if (o.status != CUGL_OK)
-            st = cugl__fail(o.status, __func__, "%s", o.why);
-        else
-            st = cugl__fail((cugl_status)hi[2 * F_STATUS], __func__,
-                                   "rank %d of %d refused (%s; its own message says why): no "
-                                   "rank made a compositor",
-                                   hi[2 * F_STATUS + 1], size,
-                                   cugl_status_name((cugl_status)hi[2 * F_STATUS]));
-    } else if (disagreement(differs, sizeof differs, lo, hi)) {
-        st = cugl__fail(CUGL_ERROR_INVALID_ARGUMENT, __func__, "%s", differs);
-    }
+    bool abandoned = false;
+    st = agree(p, values, &o, rank, size, timeout, &abandoned, __func__);
     if (st != CUGL_OK) {
         discard(c);
-        MPI_Comm_free(&p->comm);
-        free(p);
+        if (!abandoned) { /* else p and its communicator stay with the abandoned collective */
+            MPI_Comm_free(&p->comm);
+            free(p);
+        }
         return st;
     }
     c->comm = p->comm;

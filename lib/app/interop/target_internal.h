@@ -129,26 +129,28 @@ static inline cugl__app_slot *cugl__gl_slot(cugl_app_target *t)
     return &t->slots[t->gl_slot];
 }
 
-/* target.c: what CUDA does with the target this turn, the default resolved. */
+/* What the paths share (target_common.c). */
+
+/* What CUDA does with the target this turn, the default resolved. */
 cugl_app_cuda_use cugl__target_use(const cugl_app_target *t);
 
-/* target.c: a phase of the target's timer (no-ops without one). */
+/* A phase of the target's timer (no-ops without one). */
 void cugl__target_phase_begin(cugl_app_target *t, int phase, const char *name, bool cuda);
 void cugl__target_phase_end(cugl_app_target *t, int phase);
 
-/* target.c: a GL texture of the target's kind, format and size (2-D or
+/* A GL texture of the target's kind, format and size (2-D or
  * 3-D, nearest, clamped), or a buffer of its size with `flags` and
  * `initial` contents. */
 cugl_status cugl__target_gl_texture(cugl_app_target *t, GLuint *name, const char *who);
 cugl_status cugl__target_gl_buffer(cugl_app_target *t, GLuint *name, GLbitfield flags,
                                    const void *initial, const char *who);
 
-/* target.c: `size` bytes of host memory into the start of `dst`, on
+/* `size` bytes of host memory into the start of `dst`, on
  * `stream`, waited for. */
 cugl_status cugl__target_upload(cugl_stream *stream, cugl_buffer *dst, const void *data,
                                 size_t size);
 
-/* target.c: host memory into slot `s`'s GL object, from `pixels` on the
+/* Host memory into slot `s`'s GL object, from `pixels` on the
  * CPU or from offset 0 of the GL buffer `unpack` (not 0) on the GPU:
  * `bytes` at a buffer's start, or an image of the target's size whose
  * rows are `row_pixels` apart (0: tight). The unpack state is put back;
@@ -156,7 +158,10 @@ cugl_status cugl__target_upload(cugl_stream *stream, cugl_buffer *dst, const voi
 void cugl__target_upload_gl(const cugl_app_target *t, const cugl__app_slot *s, GLuint unpack,
                             const void *pixels, size_t bytes, GLint row_pixels);
 
-/* target.c: release these texture and surface objects once the work
+/* The textures and surfaces of a retired set released; the set empty. */
+void cugl__target_free_retired(cugl__app_retired *r);
+
+/* Release these texture and surface objects once the work
  * queued on `stream` so far has run. */
 cugl_status cugl__target_retire(cugl_app_target *t, cugl_stream *stream,
                                 cugl_texture *const *textures, cugl_surface *const *surfaces,

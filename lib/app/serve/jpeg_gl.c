@@ -344,25 +344,12 @@ static void restore(const bindings *b)
         glBindBufferBase(GL_SHADER_STORAGE_BUFFER, i, (GLuint)b->storage[i]);
 }
 
-bool cugl__jpeg_gl_encode(cugl__jpeg_gl *e, cugl__jpeg_gl_out *out, GLuint texture, int width,
-                          int height, bool bottom_up, int quality, char *why, size_t why_size)
+/* `out` with room for the JPEG of a width x height picture (or twice what
+ * overflowed last time) and its header, and the encoder's buffers for its
+ * MCUs and restart intervals. */
+static bool make_room(cugl__jpeg_gl *e, cugl__jpeg_gl_out *out, const tables *t, int width,
+                      int height, int mcus, int intervals, char *why, size_t why_size)
 {
-    if (width < 1 || height < 1 || width > 65535 || height > 65535 || quality < 1 ||
-        quality > 100) {
-        snprintf(why, why_size, "a JPEG of %d x %d at quality %d: out of range", width, height,
-                 quality);
-        return false;
-    }
-    const tables *t = tables_of(e, quality, why, why_size);
-    if (!t)
-        return false;
-    int mcus_x = (width + 15) / 16, mcus_y = (height + 15) / 16, mcus = mcus_x * mcus_y;
-    int intervals = (mcus + INTERVAL - 1) / INTERVAL;
-    if (intervals > 65535) { /* a dispatch's work groups, at least as GL has them */
-        snprintf(why, why_size, "a JPEG of %d x %d: over 65,535 restart intervals of %d MCUs",
-                 width, height, INTERVAL);
-        return false;
-    }
     /* 4 bits a pixel (64 KB at least), or twice what overflowed: a
      * JPEG at quality 85 takes 0.6 bits a pixel of a detailed 4K picture,
      * where 12 bits a pixel pinned 12 MB of host memory a job. */
@@ -391,9 +378,18 @@ bool cugl__jpeg_gl_encode(cugl__jpeg_gl *e, cugl__jpeg_gl_out *out, GLuint textu
     make_header(out, t, width, height);
     out->width = width;
     out->height = height;
+    return true;
+}
 
-    bindings saved;
-    save(&saved);
+/* The passes, queued: coefficients, each interval's codes into its slot,
+ * their places, those that did not fit again in place, all into `out`'s
+ * host memory; a timestamp after each, and the first and last into the
+ * header (words 4-7) once the GPU has them, for collect() on any thread. */
+static void queue_passes(cugl__jpeg_gl *e, cugl__jpeg_gl_out *out, const tables *t,
+                         GLuint texture, int width, int height, bool bottom_up, int quality)
+{
+    int mcus_x = (width + 15) / 16, mcus_y = (height + 15) / 16, mcus = mcus_x * mcus_y;
+    int intervals = (mcus + INTERVAL - 1) / INTERVAL;
     glQueryCounter(out->queries[0], GL_TIMESTAMP);
     /* Coefficients. */
     glUseProgram(e->dct);
@@ -454,6 +450,32 @@ bool cugl__jpeg_gl_encode(cugl__jpeg_gl *e, cugl__jpeg_gl_out *out, GLuint textu
     glGetQueryObjectui64v(out->queries[0], GL_QUERY_RESULT, (GLuint64 *)(uintptr_t)16);
     glGetQueryObjectui64v(out->queries[JPEG_GL_PASSES], GL_QUERY_RESULT,
                           (GLuint64 *)(uintptr_t)24);
+}
+
+bool cugl__jpeg_gl_encode(cugl__jpeg_gl *e, cugl__jpeg_gl_out *out, GLuint texture, int width,
+                          int height, bool bottom_up, int quality, char *why, size_t why_size)
+{
+    if (width < 1 || height < 1 || width > 65535 || height > 65535 || quality < 1 ||
+        quality > 100) {
+        snprintf(why, why_size, "a JPEG of %d x %d at quality %d: out of range", width, height,
+                 quality);
+        return false;
+    }
+    const tables *t = tables_of(e, quality, why, why_size);
+    if (!t)
+        return false;
+    int mcus_x = (width + 15) / 16, mcus_y = (height + 15) / 16, mcus = mcus_x * mcus_y;
+    int intervals = (mcus + INTERVAL - 1) / INTERVAL;
+    if (intervals > 65535) { /* a dispatch's work groups, at least as GL has them */
+        snprintf(why, why_size, "a JPEG of %d x %d: over 65,535 restart intervals of %d MCUs",
+                 width, height, INTERVAL);
+        return false;
+    }
+    if (!make_room(e, out, t, width, height, mcus, intervals, why, why_size))
+        return false;
+    bindings saved;
+    save(&saved);
+    queue_passes(e, out, t, texture, width, height, bottom_up, quality);
     restore(&saved);
     GLenum error = glGetError();
     if (error != GL_NO_ERROR) {

@@ -1,8 +1,8 @@
 /*
  * serve_internal.h - the frame server's JPEG encoders on the GPU
  * (serve_nvjpeg.c: GL compute shaders, jpeg_gl.c, or nvJPEG), and its
- * video codec (serve_video.c), for serve.c. The JPEG encoders' functions
- * are called on the render thread, the GL context current, but for is_done
+ * video codec (serve_video.c), for the server's files (server.h). The JPEG
+ * encoders' functions are called on the render thread, the GL context current, but for is_done
  * and take (any thread); what waits for the GPU waits on a thread of their
  * own (cugl-gpu-jpeg).
  */

@@ -1,5 +1,5 @@
 /*
- * serve_nvjpeg.c - the frame server's JPEG encoders on the GPU (serve.c):
+ * serve_nvjpeg.c - the frame server's JPEG encoders on the GPU (server.h):
  * GL compute shaders (jpeg_gl.c), the default where GL runs on a GPU, or
  * NVIDIA's nvJPEG where asked for, loaded at run time as libcugl loads
  * libcuda, so neither the build nor a machine without it needs nvJPEG. The

@@ -1,5 +1,5 @@
 /*
- * serve_video.c - the frame server's video codec (serve.c): VP8 by libvpx,
+ * serve_video.c - the frame server's video codec (server.h): VP8 by libvpx,
  * one stream a viewer, for links too narrow for JPEG. Real time and low
  * latency: one frame in, one frame out (no lag, no B-frames: VP8 has
  * none), rate control to the bitrate the viewer's link carries, a key
