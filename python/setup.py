@@ -1,6 +1,6 @@
 """Installs the cugl Python package: pure Python over libcugl, no compiler.
 
-    CUGL_LIBRARY=<build>/lib/libcugl.so pip install ./python
+    CUGL_LIBRARY=<build>/lib/core/libcugl.so pip install ./python
 
 names the libcugl the installed package uses (a file, a directory holding
 it, or a Meson build directory): it is written into the package as

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
+#include "core_internal.h"
 
 static const struct {
     const char *id; /* "CUGL_FORMAT_U8" */

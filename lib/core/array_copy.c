@@ -17,7 +17,7 @@
 #include <string.h>
 
 #include "array_copy.h"
-#include "internal.h"
+#include "core_internal.h"
 
 extern const unsigned char cugl_array_copy_fatbin[];
 extern const size_t cugl_array_copy_fatbin_size;

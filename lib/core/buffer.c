@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
+#include "core_internal.h"
 
 cugl_status cugl__buffer_check(const cugl_buffer *buffer, const char *who)
 {

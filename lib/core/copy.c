@@ -19,7 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
+#include "core_internal.h"
 #include "strided_copy.h"
 
 extern const unsigned char cugl_strided_copy_fatbin[];

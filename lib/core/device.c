@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
+#include "core_internal.h"
 
 static pthread_once_t table_once = PTHREAD_ONCE_INIT;
 static cugl_device *table;

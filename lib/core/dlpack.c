@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
+#include "core_internal.h"
 
 /* DLPack 1.x's versioned tensor, for headers older than 1.0 (Debian 12 has
  * 0.6). The layout is the one the DLPack 1.0 specification fixes. */

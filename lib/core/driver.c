@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
+#include "core_internal.h"
 
 cugl__driver_table cugl__cu;
 

@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "internal.h"
+#include "core_internal.h"
 
 enum { CUGL__MESSAGE_MAX = 4096 };
 

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
+#include "core_internal.h"
 
 cugl_status cugl__event_check(const cugl_event *event, const char *who)
 {

@@ -10,7 +10,7 @@
  */
 #include <stdlib.h>
 
-#include "internal.h"
+#include "core_internal.h"
 
 typedef struct link link;
 

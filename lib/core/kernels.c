@@ -4,7 +4,7 @@
  */
 #include <pthread.h>
 
-#include "internal.h"
+#include "core_internal.h"
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 

@@ -10,7 +10,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "internal.h"
+#include "core_internal.h"
 
 #define MAXD CUGL_LAYOUT_MAX_NDIM
 

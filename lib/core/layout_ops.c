@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "internal.h"
+#include "core_internal.h"
 #include "layout_internal.h"
 
 /* `shape` (ndim extents, one of them -1 at most: inferred) as the extents

@@ -1,7 +1,7 @@
 /*
  * live.c - the counts of what this process holds through libcugl.
  */
-#include "internal.h"
+#include "core_internal.h"
 
 atomic_llong cugl__live_object_count;
 atomic_llong cugl__live_byte_count;

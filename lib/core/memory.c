@@ -8,7 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "internal.h"
+#include "core_internal.h"
 
 static const char *kind_name(cugl_memory_kind kind)
 {

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
+#include "core_internal.h"
 
 static cugl_status mipmap_check(const cugl_mipmapped_array *m, const char *who)
 {

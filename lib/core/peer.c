@@ -9,7 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "internal.h"
+#include "core_internal.h"
 
 /* A device argument that is initialized: its primary context exists. */
 static cugl_status check_initialized(const cugl_device *d, const char *name, const char *who)

@@ -5,7 +5,7 @@
  */
 #include <stdlib.h>
 
-#include "internal.h"
+#include "core_internal.h"
 
 struct cugl_semaphore {
     cugl__ref ref;

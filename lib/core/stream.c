@@ -4,7 +4,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 
-#include "internal.h"
+#include "core_internal.h"
 
 cugl_status cugl__stream_check(const cugl_stream *stream, const char *who)
 {

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
+#include "core_internal.h"
 
 struct cugl_texture {
     cugl__ref ref;

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
+#include "core_internal.h"
 
 static int64_t dtype_size(cugl_dtype d) { return (int64_t)(d.bits / 8) * d.lanes; }
 

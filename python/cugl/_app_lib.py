@@ -170,10 +170,14 @@ def _candidates():
     yield (ENV, None, "not set")
     core_dir = os.path.dirname(_lib.library_path())
     if core_dir:
-        path = _in_directory(core_dir)
+        # Installed, beside it; in a Meson build directory, lib/core/'s
+        # sibling lib/app/.
+        sibling = os.path.join(os.path.dirname(core_dir), "app")
+        path = _in_directory(core_dir) or _loader.in_directory(
+            sibling, ("libcugl-app.so", SONAME), ())
         yield ("next to libcugl (%s)" % core_dir, path,
-               None if path else "no libcugl-app.so in %s or %s" % (
-                   core_dir, os.path.join(core_dir, "app")))
+               None if path else "no libcugl-app.so in %s, %s or %s" % (
+                   core_dir, os.path.join(core_dir, "app"), sibling))
     yield from _loader.installed_candidates("cugl-app", SONAME, _in_directory)
 
 

@@ -32,7 +32,7 @@ STATUS = "status"  # marks a function that returns cugl_status: failures raise
 P = c_void_p  # every opaque handle, and out-parameters passed with byref()
 
 # name: (restype, argtypes). Only what the package calls; each row is the
-# declaration in lib/include/cugl/<module>.h (tests/test_abi.py compares them).
+# declaration in lib/core/include/cugl/<module>.h (tests/test_abi.py compares them).
 PROTOTYPES = {
     # error.h
     "cugl_status_name": (c_char_p, [c_int]),
@@ -235,8 +235,8 @@ def _declare(cdll):
 
 
 def _in_directory(directory):
-    """libcugl in a directory, or in a Meson build directory's lib/."""
-    return _loader.in_directory(directory, ("libcugl.so", SONAME), ("lib",))
+    """libcugl in a directory, or in a Meson build directory's lib/core/."""
+    return _loader.in_directory(directory, ("libcugl.so", SONAME), (os.path.join("lib", "core"),))
 
 
 def _installed_config():
@@ -288,7 +288,7 @@ def load():
         raise _errors.LibraryNotFoundError(
             "cannot load libcugl; tried, in order:\n  " + "\n  ".join(tried) +
             "\nBuild cugl (meson setup build && ninja -C build) and set "
-            "%s=<build>/lib/libcugl.so, or install it (meson install)." % ENV)
+            "%s=<build>/lib/core/libcugl.so, or install it (meson install)." % ENV)
 
 
 def library_path():

@@ -1,6 +1,6 @@
 """The C structs of libcugl's public headers, as ctypes structures.
 
-Each mirrors one typedef of lib/include/cugl/*.h field for field; the
+Each mirrors one typedef of lib/core/include/cugl/*.h field for field; the
 python suite compiles a probe against the headers and compares every size
 and offset (tests/test_abi.py), so a header change that is not made here
 fails a test instead of corrupting memory.

@@ -15,7 +15,7 @@ from cugl._app_structs import OPTIONAL_HEADER
 from cugl._structs import BY_C_NAME, DType
 
 ROOT = os.environ["CUGL_SOURCE_ROOT"]
-HEADERS = os.path.join(ROOT, "lib", "include", "cugl")
+HEADERS = os.path.join(ROOT, "lib", "core", "include", "cugl")
 APP_HEADERS = os.path.join(ROOT, "lib", "app", "include", "cugl")
 
 

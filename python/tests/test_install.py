@@ -15,8 +15,9 @@ import cugl
 
 PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(cugl.__file__)))
 BUILD_LIBRARY = os.path.realpath(os.environ["CUGL_LIBRARY"])
-BUILD_APP_LIBRARY = os.path.realpath(os.path.join(os.path.dirname(BUILD_LIBRARY), "app",
-                                                  "libcugl-app.so"))
+# A build directory's libraries: lib/core/libcugl.so, lib/app/libcugl-app.so.
+BUILD_APP_LIBRARY = os.path.realpath(os.path.join(os.path.dirname(os.path.dirname(BUILD_LIBRARY)),
+                                                  "app", "libcugl-app.so"))
 
 PROBE = """
 import os, numpy, cugl
@@ -98,7 +99,9 @@ def probe(venv, **env):
 
 
 def test_install_names_the_build_tree(venv):
-    out = pip_install(venv, CUGL_LIBRARY=os.path.dirname(os.path.dirname(BUILD_LIBRARY)))
+    # The build directory: libcugl is in its lib/core/.
+    build_dir = os.path.dirname(os.path.dirname(os.path.dirname(BUILD_LIBRARY)))
+    out = pip_install(venv, CUGL_LIBRARY=build_dir)
     assert out.returncode == 0, out.stdout + out.stderr
     where, library, counts, app_library = probe(venv)
     assert where.startswith(str(venv / "venv"))  # the installed copy, not the source

@@ -38,8 +38,9 @@ def test_the_library_in_use_is_the_one_named():
 @pytest.mark.parametrize("form", ["file", "directory", "build directory"])
 def test_cugl_library_names_a_file_a_directory_or_a_build_directory(form):
     lib_dir = os.path.dirname(os.environ["CUGL_LIBRARY"])
+    # A build directory keeps libcugl in lib/core/.
     value = {"file": os.environ["CUGL_LIBRARY"], "directory": lib_dir,
-             "build directory": os.path.dirname(lib_dir)}[form]
+             "build directory": os.path.dirname(os.path.dirname(lib_dir))}[form]
     out = run_child("import cugl, os; print(os.path.realpath(cugl.library_path()))",
                     CUGL_LIBRARY=value)
     assert out.returncode == 0, out.stderr
@@ -69,7 +70,7 @@ except cugl.LibraryNotFoundError as e:
     assert lines[1].startswith("  CUGL_LIBRARY=/nonexistent/libcugl.so: "
                                "/nonexistent/libcugl.so: ")
     assert not lines[2].startswith("  ")
-    assert "CUGL_LIBRARY=<build>/lib/libcugl.so" in lines[2]
+    assert "CUGL_LIBRARY=<build>/lib/core/libcugl.so" in lines[2]
 
 
 def test_not_a_libcugl_is_refused_with_what_it_lacks():

@@ -9,7 +9,7 @@
  * NaNs with payloads, infinities and subnormals, which must survive.
  */
 #include "gpu_kernels.h"
-#include "internal.h"
+#include "core_internal.h"
 
 static cugl_device *dev;
 static cugl_stream *stream;

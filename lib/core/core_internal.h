@@ -1,5 +1,5 @@
 /*
- * internal.h - what the files of libcugl share and users never see.
+ * core_internal.h - what the files of libcugl share and users never see.
  */
 #ifndef CUGL_CORE_INTERNAL_H
 #define CUGL_CORE_INTERNAL_H
