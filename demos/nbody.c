@@ -679,12 +679,13 @@ static int print_rates(nbody *s, demo *d)
            "GPU after the run, CUDA events: the median; the fastest %.4f ms; in the frames "
            "%.4f ms, the mean of %ld, %s)\n",
            program, s->n, STEPS_ALONE, ms,
-           d->mpi ? " kernel on the slowest rank"
+           d->mpi              ? " kernel on the slowest rank"
            : s->part_count > 1 ? " on every device, fork to join"
                                : " kernel",
            slowest[3], slowest[2], s->steps_timed,
-           d->gpu_waits ? "the turns waiting on the GPU, so GL's work of the frame may be in it"
-                        : "GL's work waited for on the CPU");
+           demo_turns_wait_on_gpu(d)
+               ? "the turns waiting on the GPU, so GL's work of the frame may be in it"
+               : "GL's work waited for on the CPU");
     printf("%s: %.4g interactions/s, %.1f GFLOP/s at %d flops an interaction\n", program,
            per_second, gflops, NBODY_FLOPS_PER_INTERACTION);
     if (frame_ms > 0)

@@ -11,6 +11,8 @@
 #include <string.h>
 #include <unistd.h>
 
+enum { SOAK_KEPT = 1 << 16 }; /* --soak: frame times kept for a line's median */
+
 int demo_cmp_double(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;
@@ -33,7 +35,7 @@ double demo__measure_handover(demo *d, bool pipelined)
     cugl_app_target *tp = NULL;
     bool keep = d->pipelined;
     d->pipelined = pipelined;
-    d->handover_probe = true;
+    demo__turns_probe(d, true);
     cugl_status st = demo_target_create_buffer(&tp, d, 4096, CUGL_APP_TO_GL, NULL);
     if (st == CUGL_OK && pipelined)
         st = demo_target_pipeline(tp, d);
@@ -44,7 +46,7 @@ double demo__measure_handover(demo *d, bool pipelined)
                cugl_app_target_reason(tp));
         cugl_app_target_destroy(tp);
         d->pipelined = keep;
-        d->handover_probe = false;
+        demo__turns_probe(d, false);
         return -1;
     }
     double batch[BATCHES];
@@ -80,7 +82,7 @@ double demo__measure_handover(demo *d, bool pipelined)
     }
     cugl_app_target_destroy(tp);
     d->pipelined = keep;
-    d->handover_probe = false;
+    demo__turns_probe(d, false);
     if (st != CUGL_OK) {
         fprintf(stderr, "%s: --bench: cannot measure the hand-over: %s\n", d->info->program,
                 cugl_last_error());
@@ -310,8 +312,9 @@ static int open_files(void)
  */
 void demo__soak_line(demo *d)
 {
-    qsort(d->soak_ms, (size_t)d->soak_count, sizeof d->soak_ms[0], demo_cmp_double);
-    double median = d->soak_count ? d->soak_ms[d->soak_count / 2] : 0;
+    qsort(d->bench.soak_ms, (size_t)d->bench.soak_count, sizeof d->bench.soak_ms[0],
+          demo_cmp_double);
+    double median = d->bench.soak_count ? d->bench.soak_ms[d->bench.soak_count / 2] : 0;
     size_t free_bytes = 0, total_bytes = 0;
     bool mem = cugl_device_memory_info(d->gl_device, &free_bytes, &total_bytes) == CUGL_OK;
     long long objects = cugl_live_objects(), bytes = cugl_live_bytes();
@@ -320,9 +323,9 @@ void demo__soak_line(demo *d)
            "cugl %lld objects %lld bytes, frame %.3f ms (median of %ld), hand-over %.3f ms\n",
            d->frame + 1, resident_kib(), heap_bytes(), open_files(),
            mem ? (double)(total_bytes - free_bytes) / (1 << 20) : -1.0, objects, bytes, median,
-           d->soak_count, handover);
+           d->bench.soak_count, handover);
     fflush(stdout);
-    d->soak_count = 0;
+    d->bench.soak_count = 0;
 }
 
 /* Phases that hand the frame from one API to the other (map, unmap,
@@ -340,7 +343,7 @@ static bool handover_phase(int phase)
  * ahead), so that the median frame of a run lands on either side. */
 static double mean_frame_ms(const demo *d, const cugl_app_frame_summary *fr)
 {
-    return d->wall_frames ? d->wall_sum_ms / d->wall_frames : fr->wall.median_ms;
+    return d->bench.wall_frames ? d->bench.wall_sum_ms / d->bench.wall_frames : fr->wall.median_ms;
 }
 
 /*
@@ -373,13 +376,14 @@ void demo__print_floor(demo *d)
             gl += ph[p].gpu.median_ms;
     }
     /* Pipelined where every turn but the kept frame's was. */
-    bool pipelined = d->pipelined && d->handover_pipelined_ms >= 0 && d->lockstep_frames <= 1;
+    bool pipelined =
+        d->pipelined && d->bench.handover_pipelined_ms >= 0 && demo__turns_lockstep_frames(d) <= 1;
     printf("work (GPU, medians): GL %.3f ms, CUDA %.3f ms%s; hand-over phases %.3f ms "
            "(waiting for the other API included)\n",
            gl, cuda, host ? " (the host copies included)" : "", waits);
-    if (d->handover_ms < 0)
+    if (d->bench.handover_ms < 0)
         return;
-    if (d->gpu_waits) {
+    if (demo_turns_wait_on_gpu(d)) {
         /* A GPU-side wait is timed as part of the work queued after it. */
         printf("floor: not taken: the turns wait on the GPU, and the phases' GPU times "
                "include that waiting (CUGL_APP_CPU_WAITS=1 waits on the CPU)\n"
@@ -389,18 +393,18 @@ void demo__print_floor(demo *d)
                fr.outside.median_ms);
         return;
     }
-    double lock = gl + cuda + d->handover_ms;
-    printf("hand-over before the first frame: %.3f ms lockstep", d->handover_ms);
-    if (d->handover_pipelined_ms >= 0)
-        printf(", %.3f ms pipelined (not waited for)", d->handover_pipelined_ms);
+    double lock = gl + cuda + d->bench.handover_ms;
+    printf("hand-over before the first frame: %.3f ms lockstep", d->bench.handover_ms);
+    if (d->bench.handover_pipelined_ms >= 0)
+        printf(", %.3f ms pipelined (not waited for)", d->bench.handover_pipelined_ms);
     printf("\nfloor: lockstep %.3f ms", lock);
     double floor = lock;
-    if (d->handover_pipelined_ms >= 0) {
+    if (d->bench.handover_pipelined_ms >= 0) {
         /* The longer side's work, the part of the shorter's that does not
          * run beside it, and a hand-over. */
         double longer = gl > cuda ? gl : cuda, shorter = gl > cuda ? cuda : gl;
-        double overlap = d->overlap >= 0 ? d->overlap : 1;
-        double pipe = longer + (1 - overlap) * shorter + d->handover_pipelined_ms;
+        double overlap = d->bench.overlap >= 0 ? d->bench.overlap : 1;
+        double pipe = longer + (1 - overlap) * shorter + d->bench.handover_pipelined_ms;
         printf(", pipelined %.3f ms", pipe);
         if (pipelined)
             floor = pipe;
@@ -410,4 +414,50 @@ void demo__print_floor(demo *d)
            "CPU in no phase %.3f ms\n",
            fr.wall.median_ms, fr.wall.p10_ms, fr.wall.p90_ms, mean, mean / floor,
            pipelined ? "pipelined" : "lockstep", fr.outside.median_ms);
+}
+
+int demo__bench_start(demo *d)
+{
+    demo_measures *m = &d->bench;
+    m->handover_ms = m->handover_pipelined_ms = m->overlap = -1;
+    m->wall_sum_ms = 0;
+    m->wall_frames = 0;
+    if (d->opt.bench) {
+        m->handover_ms = demo__measure_handover(d, false);
+        if (!d->remote) /* -1 where the path does not pipeline */
+            m->handover_pipelined_ms = demo__measure_handover(d, true);
+        if (m->handover_pipelined_ms >= 0)
+            m->overlap = demo__measure_overlap(d);
+        /* The frames count from here. */
+        demo__turns_count_from_here(d);
+    }
+    if (d->opt.soak) {
+        long n = d->opt.soak < SOAK_KEPT ? d->opt.soak : SOAK_KEPT;
+        m->soak_ms = malloc((size_t)n * sizeof *m->soak_ms);
+        if (!m->soak_ms)
+            return demo_fail(d, "--soak: out of host memory");
+    }
+    return 0;
+}
+
+void demo__bench_frame(demo *d, double frame_ms, bool counted)
+{
+    demo_measures *m = &d->bench;
+    if (d->opt.bench && counted) {
+        m->wall_sum_ms += frame_ms;
+        m->wall_frames++;
+    }
+    if (m->soak_ms) {
+        /* Past SOAK_KEPT frames a line, the median is of the first. */
+        if (m->soak_count < SOAK_KEPT)
+            m->soak_ms[m->soak_count++] = frame_ms;
+        if ((d->frame + 1) % d->opt.soak == 0)
+            demo__soak_line(d);
+    }
+}
+
+void demo__bench_end(demo *d)
+{
+    free(d->bench.soak_ms);
+    d->bench.soak_ms = NULL;
 }

@@ -109,7 +109,7 @@ static int start(demo *d, const demo_info *info, int argc, char **argv)
         return demo_finish(d, demo_fail(d, "cannot create a CUDA stream"));
     if ((rc = demo__set_up_panel(d)) != DEMO_RUN)
         return demo_finish(d, rc);
-    if ((d->opt.bench || d->ui || d->opt.serve) &&
+    if ((d->opt.bench || demo__live_panel(d) || d->opt.serve) &&
         cugl_app_timer_create(&d->timer, d->stream) != CUGL_OK)
         return demo_finish(d, demo_fail(d, "cannot create the frame timer"));
     if ((rc = demo__set_up_server(d)) != DEMO_RUN)
@@ -144,17 +144,9 @@ int demo_finish(demo *d, int status)
     }
     demo_recorder_close(&d->recorder);
     free(d->record_pixels);
-    free(d->soak_ms);
-    d->soak_ms = NULL;
     d->record_pixels = NULL;
-#if CUGL_APP_HAS_UI
-    cugl_app_ui_destroy(d->ui);
-    d->ui = NULL;
-#endif
-#if CUGL_APP_HAS_SERVE
-    cugl_app_server_destroy(d->server);
-    d->server = NULL;
-#endif
+    demo__bench_end(d);
+    demo__live_end(d);
     if (d->timer) {
         if (status == 0 && d->opt.bench && d->rank == 0) {
             printf("%s: --interop %s, %dx%d on %s\n", d->info->program,

@@ -56,6 +56,50 @@ typedef struct cugl_app_ui cugl_app_ui;
 typedef struct cugl_app_server cugl_app_server;
 struct demo_ranks;
 
+/* What CUDA's turns on the targets did: target.c's (demo__turns_*,
+ * demo_internal.h; a demo reads demo_turns_wait_on_gpu). */
+typedef struct demo_turns {
+    bool handover_probe; /* --bench measures a hand-over: the map path pipelines when asked to */
+    /* Frames in which a shared target took its turn in lockstep, and the
+     * frame + 1 last counted: a pipelined run has at most one (the kept
+     * frame's). */
+    long lockstep_frames, lockstep_mark;
+    bool gpu_waits; /* a turn waited on the GPU (cugl_app_target_waits_on_gpu) */
+} demo_turns;
+
+/* What --bench and --soak measure: bench.c's (demo__bench_*,
+ * demo_internal.h). */
+typedef struct demo_measures {
+    /* --bench: a hand-over on this path with nothing else to do, measured
+     * before the first frame (ms, median of a run of turns): in lockstep,
+     * and pipelined where the path pipelines (else < 0). */
+    double handover_ms, handover_pipelined_ms;
+    /* --bench: how much of GL's and CUDA's GPU work ran side by side when
+     * both were queued (0: the GPU took turns between them, 1: wholly
+     * side by side; < 0: not measured), before the first frame. */
+    double overlap;
+    /* --bench: the frames' wall times summed, and how many (past the first
+     * DEMO_WARMUP_FRAMES where the run is longer than twice that, and not
+     * the kept one): the mean frame. */
+    double wall_sum_ms;
+    long wall_frames;
+    /* --soak: the wall times of the frames since the last line (ms). */
+    double *soak_ms;
+    long soak_count;
+} demo_measures;
+
+/* The panel and the frame server: live.c's (demo_internal.h: demo__live_*,
+ * demo__serve_*). */
+typedef struct demo_live {
+    cugl_app_ui *ui;       /* the panel; NULL where it is not built or wanted */
+    cugl_app_server *server; /* --serve; NULL without */
+    bool server_failed;    /* serving a frame failed (said once) */
+    bool ui_shown;         /* F1 toggles it */
+    bool ui_failed;        /* drawing it failed (said once) */
+    float plot[DEMO_PLOT_FRAMES]; /* frame times in ms, oldest first */
+    long plot_frame;              /* the timer's frame last plotted */
+} demo_live;
+
 typedef struct demo {
     const demo_info *info;
     demo_options opt;
@@ -71,13 +115,7 @@ typedef struct demo {
     cugl_module *module;
     cugl_app_context *ctx;
     cugl_app_timer *timer; /* NULL without --bench or the panel */
-    cugl_app_ui *ui;       /* the panel; NULL where it is not built or wanted */
-    cugl_app_server *server; /* --serve; NULL without */
-    bool server_failed;    /* serving a frame failed (said once) */
-    bool ui_shown;         /* F1 toggles it */
-    bool ui_failed;        /* drawing it failed (said once) */
-    float plot[DEMO_PLOT_FRAMES]; /* frame times in ms, oldest first */
-    long plot_frame;              /* the timer's frame last plotted */
+    demo_live live;        /* the panel and the server: live.c's */
     bool timing;           /* within a timed frame */
     bool timer_failed;     /* a timer call failed (said once) */
     bool headless;
@@ -94,28 +132,8 @@ typedef struct demo {
      * its own output, which ends the pipelining. */
     bool pipelined;
     bool exact_frame;
-    /* --bench: a hand-over on this path with nothing else to do, measured
-     * before the first frame (ms, median of a run of turns): in lockstep,
-     * and pipelined where the path pipelines (else < 0). */
-    double handover_ms, handover_pipelined_ms;
-    bool handover_probe; /* measuring it: the map path pipelines when asked to */
-    /* --bench: how much of GL's and CUDA's GPU work ran side by side when
-     * both were queued (0: the GPU took turns between them, 1: wholly
-     * side by side; < 0: not measured), before the first frame. */
-    double overlap;
-    /* --bench: the frames' wall times summed, and how many (past the first
-     * DEMO_WARMUP_FRAMES where the run is longer than twice that, and not
-     * the kept one): the mean frame. */
-    double wall_sum_ms;
-    long wall_frames;
-    /* Frames in which a shared target took its turn in lockstep, and the
-     * frame + 1 last counted: a pipelined run has at most one (the kept
-     * frame's). */
-    long lockstep_frames, lockstep_mark;
-    bool gpu_waits; /* a turn waited on the GPU (cugl_app_target_waits_on_gpu) */
-    /* --soak: the wall times of the frames since the last line (ms). */
-    double *soak_ms;
-    long soak_count;
+    demo_turns turns;    /* what CUDA's turns did: target.c's */
+    demo_measures bench; /* --bench's and --soak's measurements: bench.c's */
     long frame;      /* the frame being rendered, from 0 */
     float time;      /* its time in seconds */
     float dt;        /* seconds since the previous frame */
@@ -189,6 +207,10 @@ int demo_run(demo *d, const demo_callbacks *callbacks, void *user);
 
 /** Print "<program>: <what>: <cugl_last_error()>" on stderr; returns 1. */
 int demo_fail(const demo *d, const char *what);
+
+/** Whether a turn on the targets waited on the GPU (cugl_app_target_waits_on_gpu): a GPU
+ * time of a phase may then hold GL's work of the frame. */
+bool demo_turns_wait_on_gpu(const demo *d);
 
 /** Timer phases (no-ops without --bench, and outside the frame loop). */
 void demo_phase_begin(demo *d, int phase, const char *name, bool cuda);

@@ -48,24 +48,27 @@ extern volatile sig_atomic_t demo__stop_asked;
 void demo__stop_on_signals(void);
 /* The UI panel: in windows, and headless with --ui. */
 int demo__set_up_panel(demo *d);
-#if CUGL_APP_HAS_UI
-/* The panel over the finished frame: the demo's path and size, the frame
- * phases of the last timed frame with a plot of frame times, and the
- * demo's own widgets. */
+/* Whether there is a panel. */
+bool demo__live_panel(const demo *d);
+/* F1 hides and shows the panel. */
+void demo__live_keys(demo *d);
+/* The panel over the finished frame, where there is one and it is shown:
+ * the demo's path and size, the frame phases of the last timed frame with
+ * a plot of frame times, and the demo's own widgets. */
 void demo__draw_panel(demo *d, const demo_callbacks *cb, void *user);
-#endif
 
 /* --serve: the frames to web browsers, their input back. */
 int demo__set_up_server(demo *d);
-#if CUGL_APP_HAS_SERVE
-/* The frame to the viewers, with the timer's phases as the page's text. */
+/* The frame to the viewers where there are, with the timer's phases as the
+ * page's text (timed as the --mpi exchange's phase where there is none). */
 void demo__serve_frame(demo *d);
-#endif
+/* The panel and the server ended. */
+void demo__live_end(demo *d);
 
 /* --input replays a file of events; --save-input records this run's. */
 int demo__set_up_input(demo *d);
-/* A served headless demo (no vsync) shows DEMO_SERVE_HZ frames a second,
- * not as many as the GPU makes. */
+/* A served headless demo (no vsync, no --bench) shows DEMO_SERVE_HZ frames
+ * a second, not as many as the GPU makes; others are not paced here. */
 void demo__serve_pace(demo *d, double *next_s);
 
 /* bench.c */
@@ -97,5 +100,21 @@ void demo__soak_line(demo *d);
  * first frame, the work as the medians of the phases' GPU times.
  */
 void demo__print_floor(demo *d);
+/* --bench's and --soak's run: the hand-over and overlap probes before the
+ * first frame and the counts reset (with --bench), the frame times' room
+ * (with --soak); 0, or the exit status of a failure. */
+int demo__bench_start(demo *d);
+/* A frame took frame_ms; `counted`: it counts toward --bench's mean (past
+ * the warm-up, not the kept frame). With --soak, a line every opt.soak. */
+void demo__bench_frame(demo *d, double frame_ms, bool counted);
+/* What the measurements hold, freed. */
+void demo__bench_end(demo *d);
+
+/* target.c: what CUDA's turns did. The hand-over probe runs (its scratch
+ * target pipelines where the path can, and is not timed); lockstep turns
+ * count from here; how many frames had one. */
+void demo__turns_probe(demo *d, bool probing);
+void demo__turns_count_from_here(demo *d);
+long demo__turns_lockstep_frames(const demo *d);
 
 #endif /* CUGL_DEMO_INTERNAL_H */

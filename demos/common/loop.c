@@ -173,18 +173,8 @@ int demo_run(demo *d, const demo_callbacks *cb, void *user)
     int rc = apply_view(d, cb, user);
     if (rc != 0)
         return rc;
-    d->handover_ms = d->handover_pipelined_ms = d->overlap = -1;
-    d->wall_sum_ms = 0;
-    d->wall_frames = 0;
-    if (d->opt.bench) {
-        d->handover_ms = demo__measure_handover(d, false);
-        if (!d->remote) /* -1 where the path does not pipeline */
-            d->handover_pipelined_ms = demo__measure_handover(d, true);
-        if (d->handover_pipelined_ms >= 0)
-            d->overlap = demo__measure_overlap(d);
-        /* The frames count from here. */
-        d->lockstep_frames = d->lockstep_mark = 0;
-    }
+    if ((rc = demo__bench_start(d)) != 0)
+        return rc;
     if (d->mpi && (rc = d->mpi->run_begin(d)) != 0)
         return rc;
     rc = run_frames(d, cb, user);
@@ -197,13 +187,6 @@ int demo_run(demo *d, const demo_callbacks *cb, void *user)
 
 static int run_frames(demo *d, const demo_callbacks *cb, void *user)
 {
-    enum { SOAK_KEPT = 1 << 16 };
-    if (d->opt.soak) {
-        long n = d->opt.soak < SOAK_KEPT ? d->opt.soak : SOAK_KEPT;
-        d->soak_ms = malloc((size_t)n * sizeof *d->soak_ms);
-        if (!d->soak_ms)
-            return demo_fail(d, "--soak: out of host memory");
-    }
     d->start_s = demo__now_seconds();
     double next_s = 0;
     double previous_s = d->start_s;
@@ -229,8 +212,7 @@ static int run_frames(demo *d, const demo_callbacks *cb, void *user)
             cugl_app_timer_frame_begin(d->timer);
             d->timing = true;
         }
-        if (cugl_app_key_presses(d->ctx, CUGL_APP_KEY_F1) % 2) /* hides and shows it */
-            d->ui_shown = !d->ui_shown;
+        demo__live_keys(d);
         /* With --mpi, rank 0's input moves every rank's view. */
         if (cb->update && d->rank == 0)
             cb->update(d, user);
@@ -240,22 +222,10 @@ static int run_frames(demo *d, const demo_callbacks *cb, void *user)
         snprintf(what, sizeof what, "frame %ld", d->frame);
         if (render_frame(d, cb, user) != CUGL_OK)
             return demo_fail(d, what);
-#if CUGL_APP_HAS_UI
-        if (d->ui && d->ui_shown && d->width > 0 && d->height > 0)
-            demo__draw_panel(d, cb, user);
-#endif
+        demo__draw_panel(d, cb, user);
         if (d->opt.record && d->width > 0 && d->height > 0 && record_frame(d) != CUGL_OK)
             return demo_fail(d, "--record: cannot write the frame");
-#if CUGL_APP_HAS_SERVE
-        if (d->server) {
-            /* Timed as the phase --mpi's exchange takes where there is none. */
-            if (!d->mpi)
-                demo_phase_begin(d, DEMO_PHASE_EXCHANGE, "serve", false);
-            demo__serve_frame(d);
-            if (!d->mpi)
-                demo_phase_end(d, DEMO_PHASE_EXCHANGE);
-        }
-#endif
+        demo__serve_frame(d);
         if (d->keeps_last && d->frame == d->frames - 1) {
             if (d->screenshot && write_screenshot(d) != CUGL_OK)
                 return demo_fail(d, "cannot write the screenshot");
@@ -274,19 +244,8 @@ static int run_frames(demo *d, const demo_callbacks *cb, void *user)
          * every frame. */
         bool warm = d->frame >= DEMO_WARMUP_FRAMES ||
                     (d->frames > 0 && d->frames <= 2 * DEMO_WARMUP_FRAMES);
-        if (d->opt.bench && warm && !d->exact_frame) {
-            d->wall_sum_ms += (demo__now_seconds() - now_s) * 1e3;
-            d->wall_frames++;
-        }
-        if (d->server && d->headless && !d->opt.bench)
-            demo__serve_pace(d, &next_s);
-        if (d->soak_ms) {
-            /* Past SOAK_KEPT frames a line, the median is of the first. */
-            if (d->soak_count < SOAK_KEPT)
-                d->soak_ms[d->soak_count++] = (demo__now_seconds() - now_s) * 1e3;
-            if ((d->frame + 1) % d->opt.soak == 0)
-                demo__soak_line(d);
-        }
+        demo__bench_frame(d, (demo__now_seconds() - now_s) * 1e3, warm && !d->exact_frame);
+        demo__serve_pace(d, &next_s);
     }
     if (d->keeps_last && !shot && !demo__stop_asked) {
         /* The window closed first: what was shown is gone with the swap, so

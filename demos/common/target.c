@@ -2,6 +2,7 @@
  * target.c - see target.h.
  */
 #include "target.h"
+#include "demo_internal.h"
 
 #include <stdlib.h>
 
@@ -13,7 +14,7 @@ static cugl_app_target_desc base_desc(demo *d, cugl_device **writers)
         .interop = d->opt.interop,
         .device = d->device,
         /* The hand-over probe runs before the frames are timed. */
-        .timer = d->handover_probe ? NULL : d->timer,
+        .timer = d->turns.handover_probe ? NULL : d->timer,
     };
     if (d->opt.interop == CUGL_APP_INTEROP_SHARED) {
         for (int i = 0; i < d->device_count; i++)
@@ -34,7 +35,7 @@ static bool pipelines(const demo *d)
     if (!d->pipelined)
         return false;
     if (d->opt.interop == CUGL_APP_INTEROP_MAP || d->opt.interop == CUGL_APP_INTEROP_HOST)
-        return d->opt.pipelined || d->handover_probe;
+        return d->opt.pipelined || d->turns.handover_probe;
     return d->opt.interop == CUGL_APP_INTEROP_SHARED;
 }
 
@@ -84,7 +85,7 @@ cugl_status demo_targets_cuda_begin(demo *d, cugl_app_target *const *targets, in
                 return st;
         }
         lockstep = lockstep || !cugl_app_target_is_pipelined(targets[i]);
-        d->gpu_waits = d->gpu_waits || cugl_app_target_waits_on_gpu(targets[i]);
+        d->turns.gpu_waits = d->turns.gpu_waits || cugl_app_target_waits_on_gpu(targets[i]);
     }
     cugl_app_access access[DEMO_MAX_TARGETS];
     cugl_status st = cugl_app_targets_cuda_begin(targets, count, d->stream, access);
@@ -92,10 +93,11 @@ cugl_status demo_targets_cuda_begin(demo *d, cugl_app_target *const *targets, in
         return st;
     /* Frames with a turn in lockstep, for the --bench floor: a pipelined
      * run has at most one (the kept frame's). */
+    demo_turns *t = &d->turns;
     if (lockstep && cugl_app_target_interop(targets[0]) != CUGL_APP_INTEROP_HOST &&
-        d->lockstep_mark != d->frame + 1) {
-        d->lockstep_mark = d->frame + 1;
-        d->lockstep_frames++;
+        t->lockstep_mark != d->frame + 1) {
+        t->lockstep_mark = d->frame + 1;
+        t->lockstep_frames++;
     }
     for (int i = 0; i < count; i++)
         io[i] = (demo_io){
@@ -183,4 +185,24 @@ int demo_target_fail(const demo *d, cugl_status status, const char *what)
     snprintf(msg, sizeof msg, "cannot create %s (--interop %s)", what,
              demo_interop_name(d->opt.interop));
     return demo_fail(d, msg);
+}
+
+void demo__turns_probe(demo *d, bool probing)
+{
+    d->turns.handover_probe = probing;
+}
+
+void demo__turns_count_from_here(demo *d)
+{
+    d->turns.lockstep_frames = d->turns.lockstep_mark = 0;
+}
+
+long demo__turns_lockstep_frames(const demo *d)
+{
+    return d->turns.lockstep_frames;
+}
+
+bool demo_turns_wait_on_gpu(const demo *d)
+{
+    return d->turns.gpu_waits;
 }
