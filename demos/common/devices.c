@@ -67,49 +67,19 @@ static const char *device_name(cugl_device *device, cugl_device_properties *p)
 }
 
 /*
- * CUDA on GPUs other than the GL GPU: which paths reach GL from there. The
- * map path maps for the GL GPU only; shared memory needs a peer path from
- * each device to the GL GPU; host copies suit one device. Writes why not
+ * CUDA on GPUs other than the GL GPU: which paths reach GL from there, by
+ * libcugl-app's one rule (cugl_app_choose_interop_for). Writes why not
  * into `why` and returns false.
  */
 bool demo__path_reaches_gl(demo *d, demo_interop path, char *why, size_t size)
 {
-    if (!d->remote)
-        return true;
-    switch (path) {
-    case CUGL_APP_INTEROP_AUTO:
+    if (!d->remote || path == CUGL_APP_INTEROP_AUTO)
         return true; /* demo__choose_interop picks one that does */
-    case CUGL_APP_INTEROP_MAP:
-        snprintf(why, size,
-                 "--interop map maps GL objects for CUDA on the GL GPU (device %d) only; with "
-                 "CUDA on another device use --interop shared (or host)",
-                 d->opt.device);
-        return false;
-    case CUGL_APP_INTEROP_SHARED:
-        for (int i = 0; i < d->device_count; i++) {
-            bool peer = true;
-            if (d->opt.compute[i] == d->opt.device)
-                continue;
-            if (cugl_device_can_access_peer(&peer, d->devices[i], d->gl_device) != CUGL_OK ||
-                !peer) {
-                snprintf(why, size,
-                         "device %d has no peer path to the GL GPU (device %d), so it cannot "
-                         "write the memory GL draws from; %s",
-                         d->opt.compute[i], d->opt.device,
-                         d->device_count == 1 ? "--interop host copies through host memory"
-                                              : "leave it out of --devices");
-                return false;
-            }
-        }
+    cugl_app_interop checked;
+    if (cugl_app_choose_interop_for(&checked, NULL, 0, d->ctx, d->gl_device, d->devices,
+                                    d->device_count, path) == CUGL_OK)
         return true;
-    case CUGL_APP_INTEROP_HOST:
-        if (d->device_count == 1)
-            return true;
-        snprintf(why, size, "--interop host copies from one device only; --devices with %d "
-                            "devices needs --interop shared",
-                 d->device_count);
-        return false;
-    }
+    snprintf(why, size, "--interop %s: %s", demo_interop_name(path), cugl_last_error());
     return false;
 }
 
@@ -119,39 +89,16 @@ int demo__choose_interop(demo *d)
 {
     cugl_app_interop choice;
     char reason[768];
-    if (cugl_app_choose_interop(&choice, reason, sizeof reason, d->ctx, d->gl_device) != CUGL_OK)
-        return demo_fail(d, "cannot choose the interop path");
-    d->opt.interop = choice;
-    if (d->remote) {
-        /* The choice for the GL GPU; from another device, shared memory if
-         * GL imports it there and a peer path leads to it, else host. */
-        char why[1024];
-        cugl_device_properties p;
-        if (d->opt.interop == CUGL_APP_INTEROP_MAP)
-            /* Shared memory was tried first and refused; a mapping is the
-             * GL GPU's alone. */
-            snprintf(why, sizeof why,
-                     "GL cannot import memory here (%s), and a mapping serves only CUDA on the "
-                     "GL GPU (device %d); drawing through host copies",
-                     reason, d->opt.device);
-        if (d->opt.interop == CUGL_APP_INTEROP_SHARED &&
-            demo__path_reaches_gl(d, CUGL_APP_INTEROP_SHARED, why, sizeof why)) {
-            snprintf(reason, sizeof reason,
-                     "CUDA on device %d writes memory of the GL GPU (device %d, %s) over their "
-                     "peer path, and GL imports it",
-                     d->opt.compute[0], d->opt.device, device_name(d->gl_device, &p));
-        } else if (d->device_count == 1) {
-            /* A reason longer than the line holds is cut. */
-            if (d->opt.interop != CUGL_APP_INTEROP_HOST &&
-                snprintf(reason, sizeof reason, "%s", why) >= (int)sizeof reason)
-                reason[sizeof reason - 1] = '\0';
-            d->opt.interop = CUGL_APP_INTEROP_HOST;
-        } else {
-            fprintf(stderr, "%s: --devices: no interop path reaches GL: %s\n", d->info->program,
-                    d->opt.interop == CUGL_APP_INTEROP_HOST ? reason : why);
-            return 1;
-        }
+    if (cugl_app_choose_interop_for(&choice, reason, sizeof reason, d->ctx, d->gl_device,
+                                    d->devices, d->device_count,
+                                    CUGL_APP_INTEROP_AUTO) != CUGL_OK) {
+        if (!d->remote)
+            return demo_fail(d, "cannot choose the interop path");
+        fprintf(stderr, "%s: --devices: no interop path reaches GL: %s\n", d->info->program,
+                cugl_last_error());
+        return 1;
     }
+    d->opt.interop = choice;
     printf("%s: --interop auto: %s: %s\n", d->info->program, demo_interop_name(d->opt.interop),
            reason);
     return DEMO_RUN;

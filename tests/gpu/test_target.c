@@ -425,6 +425,45 @@ static void auto_says_why(void **state)
     cugl_app_target_destroy(t);
 }
 
+/* The one rule for CUDA on other GPUs: with GL's own device as the only
+ * writer it chooses as cugl_app_choose_interop does, and says the same;
+ * a path asked for is taken as it is; bad arguments are refused by name.
+ * (Writers on another GPU: the multi-gpu suite, through the demos.) */
+static void one_rule_on_one_gpu(void **state)
+{
+    (void)state;
+    cugl_app_interop plain = CUGL_APP_INTEROP_AUTO, ruled = CUGL_APP_INTEROP_AUTO;
+    char why_plain[768], why_ruled[768];
+    assert_ok(cugl_app_choose_interop(&plain, why_plain, sizeof why_plain, ctx, dev));
+    assert_ok(cugl_app_choose_interop_for(&ruled, why_ruled, sizeof why_ruled, ctx, dev, &dev, 1,
+                                          CUGL_APP_INTEROP_AUTO));
+    assert_int_equal(ruled, plain);
+    assert_string_equal(why_ruled, why_plain);
+    assert_ok(cugl_app_choose_interop_for(&ruled, NULL, 0, ctx, dev, NULL, 0,
+                                          CUGL_APP_INTEROP_AUTO));
+    assert_int_equal(ruled, plain);
+    for (size_t i = 0; i < sizeof paths / sizeof paths[0]; i++) {
+        assert_ok(cugl_app_choose_interop_for(&ruled, why_ruled, sizeof why_ruled, ctx, dev, &dev,
+                                              1, paths[i]));
+        assert_int_equal(ruled, paths[i]);
+        assert_non_null(strstr(why_ruled, "asked for"));
+    }
+    ruled = CUGL_APP_INTEROP_HOST;
+    assert_status(cugl_app_choose_interop_for(&ruled, NULL, 0, ctx, dev, &dev, -1,
+                                              CUGL_APP_INTEROP_AUTO),
+                  CUGL_ERROR_INVALID_ARGUMENT);
+    assert_string_equal(cugl_last_error(), "cugl_app_choose_interop_for: -1 writers; 0 to 17");
+    assert_status(cugl_app_choose_interop_for(&ruled, NULL, 0, ctx, dev, NULL, 1,
+                                              CUGL_APP_INTEROP_AUTO),
+                  CUGL_ERROR_INVALID_ARGUMENT);
+    assert_status(cugl_app_choose_interop_for(&ruled, NULL, 0, ctx, dev, &dev, 1,
+                                              (cugl_app_interop)42),
+                  CUGL_ERROR_INVALID_ARGUMENT);
+    assert_string_equal(cugl_last_error(),
+                        "cugl_app_choose_interop_for: asked is 42, no cugl_app_interop");
+    assert_int_equal(ruled, CUGL_APP_INTEROP_HOST); /* left as it was */
+}
+
 /* Turns out of order are refused with a message, and nothing is left open. */
 static void turns_in_order(void **state)
 {
@@ -524,6 +563,7 @@ int main(void)
         cmocka_unit_test(two_targets_one_turn),
         cmocka_unit_test(pipelining),
         cmocka_unit_test(auto_says_why),
+        cmocka_unit_test(one_rule_on_one_gpu),
         cmocka_unit_test(turns_in_order),
         cmocka_unit_test(no_leaks),
     };

@@ -1,6 +1,7 @@
 /*
  * interop.c - which way CUDA's output can reach this GL context
- * (cugl_app_choose_interop, cugl/app.h). Each way is tried for real, in
+ * (cugl_app_choose_interop; from other GPUs than GL's, or several,
+ * cugl_app_choose_interop_for: the one rule). Each way is tried for real, in
  * order of speed, on a small object: where a driver refuses, the next
  * one is tried, and the reason names what refused.
  *
@@ -132,5 +133,134 @@ CUGL_API cugl_status cugl_app_choose_interop(cugl_app_interop *out, char *reason
                  "drawing through host copies",
                  cugl_app_context_vendor(ctx), cugl_app_context_renderer(ctx), p.name, why_not[1]);
     cugl_clear_error();
+    return CUGL_OK;
+}
+
+/* The writers that are not `device`, in `remote` (at most `max`); how many. */
+static int other_gpus(cugl_device *device, cugl_device *const *writers, int n,
+                      cugl_device **remote, int max)
+{
+    int count = 0;
+    for (int i = 0; i < n && count < max; i++)
+        if (writers[i] && writers[i] != device)
+            remote[count++] = writers[i];
+    return count;
+}
+
+/* Whether `path` reaches GL on `device` from the `remote` GPUs (of
+ * `writer_devices` writing devices in all): CUGL_OK, or NOT_SUPPORTED
+ * saying why and what would. */
+static cugl_status reaches_from(cugl_app_interop path, cugl_device *device,
+                                cugl_device *const *remote, int remote_count, int writer_devices,
+                                const char *who)
+{
+    cugl_device_properties gl, other;
+    CUGL__TRY_OWN(cugl_device_get_properties(device, &gl));
+    switch (path) {
+    case CUGL_APP_INTEROP_MAP:
+        CUGL__TRY_OWN(cugl_device_get_properties(remote[0], &other));
+        return cugl__fail(CUGL_ERROR_NOT_SUPPORTED, who,
+                          "the map path maps GL's objects for CUDA on the GL GPU (device %d, "
+                          "%s) alone, and CUDA on device %d (%s) writes; the shared path "
+                          "reaches GL from there (or, for one writer, host copies)",
+                          cugl_device_ordinal(device), gl.name, cugl_device_ordinal(remote[0]),
+                          other.name);
+    case CUGL_APP_INTEROP_SHARED:
+        for (int i = 0; i < remote_count; i++) {
+            bool peer = false;
+            cugl_status st = cugl_device_can_access_peer(&peer, remote[i], device);
+            if (st != CUGL_OK)
+                return cugl__as_own(st, who);
+            if (!peer)
+                return cugl__fail(CUGL_ERROR_NOT_SUPPORTED, who,
+                                  "device %d has no peer path to the GL GPU (device %d, %s), so "
+                                  "it cannot write the memory GL draws from; %s",
+                                  cugl_device_ordinal(remote[i]), cugl_device_ordinal(device),
+                                  gl.name,
+                                  writer_devices == 1 ? "host copies reach GL from there"
+                                                      : "leave it out of the writers");
+        }
+        return CUGL_OK;
+    case CUGL_APP_INTEROP_HOST:
+        if (writer_devices == 1)
+            return CUGL_OK;
+        return cugl__fail(CUGL_ERROR_NOT_SUPPORTED, who,
+                          "the host path copies from one device, and %d write; the shared "
+                          "path takes several",
+                          writer_devices);
+    default:
+        return CUGL_OK;
+    }
+}
+
+CUGL_API cugl_status cugl_app_choose_interop_for(cugl_app_interop *out, char *reason,
+                                                 size_t reason_size, cugl_app_context *ctx,
+                                                 cugl_device *device,
+                                                 cugl_device *const *writers, int writer_count,
+                                                 cugl_app_interop asked)
+{
+    if (!out || !ctx || !device || (!reason && reason_size))
+        return cugl__fail(CUGL_ERROR_INVALID_ARGUMENT, __func__, "%s is NULL",
+                          !out ? "out" : !ctx ? "ctx" : !device ? "device" : "reason");
+    CUGL__CHECK_ARG(writer_count >= 0 && writer_count <= CUGL_APP_SHARED_MAX_WRITERS + 1,
+                    "%d writers; 0 to %d", writer_count, CUGL_APP_SHARED_MAX_WRITERS + 1);
+    CUGL__CHECK_ARG(writer_count == 0 || writers, "writers is NULL, and writer_count is %d",
+                    writer_count);
+    CUGL__CHECK_ARG((unsigned)asked < sizeof interop_names / sizeof interop_names[0],
+                    "asked is %d, no cugl_app_interop", (int)asked);
+    for (int i = 0; i < writer_count; i++)
+        CUGL__CHECK_ARG(writers[i], "writers[%d] is NULL", i);
+    cugl_device *remote[CUGL_APP_SHARED_MAX_WRITERS + 1];
+    int remote_count = other_gpus(device, writers, writer_count, remote,
+                                  CUGL_APP_SHARED_MAX_WRITERS + 1);
+    int writer_devices = writer_count ? writer_count : 1;
+    if (asked != CUGL_APP_INTEROP_AUTO) {
+        if (remote_count)
+            CUGL__TRY(reaches_from(asked, device, remote, remote_count, writer_devices,
+                                   __func__));
+        if (reason_size)
+            snprintf(reason, reason_size, "%s: asked for", cugl_app_interop_name(asked));
+        *out = asked;
+        return CUGL_OK;
+    }
+    cugl_app_interop chosen;
+    char here[768];
+    CUGL__TRY_OWN(cugl_app_choose_interop(&chosen, here, sizeof here, ctx, device));
+    if (remote_count == 0) {
+        if (reason_size)
+            snprintf(reason, reason_size, "%s", here);
+        *out = chosen;
+        return CUGL_OK;
+    }
+    /* From other GPUs: shared memory where GL imports it and each has a
+     * peer path to GL's device; else host copies for one writer. */
+    cugl_device_properties gl;
+    CUGL__TRY_OWN(cugl_device_get_properties(device, &gl));
+    cugl_status st = chosen == CUGL_APP_INTEROP_SHARED
+                         ? reaches_from(CUGL_APP_INTEROP_SHARED, device, remote, remote_count,
+                                        writer_devices, __func__)
+                         : cugl__fail(CUGL_ERROR_NOT_SUPPORTED, __func__,
+                                      "GL cannot import memory here (%s), and a mapping serves "
+                                      "only CUDA on the GL GPU (device %d)",
+                                      here, cugl_device_ordinal(device));
+    if (st == CUGL_OK) {
+        *out = CUGL_APP_INTEROP_SHARED;
+        if (reason_size)
+            snprintf(reason, reason_size,
+                     "CUDA on device %d writes memory of the GL GPU (device %d, %s) over "
+                     "their peer path, and GL imports it",
+                     cugl_device_ordinal(remote[0]), cugl_device_ordinal(device), gl.name);
+        return CUGL_OK;
+    }
+    if (writer_devices > 1 || st != CUGL_ERROR_NOT_SUPPORTED)
+        return st; /* its message says why */
+    const char *why = cugl_last_error();
+    size_t n = strlen(__func__);
+    if (strncmp(why, __func__, n) == 0 && strncmp(why + n, ": ", 2) == 0)
+        why += n + 2;
+    if (reason_size)
+        snprintf(reason, reason_size, "%s; drawing through host copies", why);
+    cugl_clear_error();
+    *out = CUGL_APP_INTEROP_HOST;
     return CUGL_OK;
 }

@@ -132,25 +132,20 @@ static void linear_layout(cugl_app_target *t)
     t->size = t->slice * (size_t)(t->kind == CUGL_APP_TARGET_VOLUME ? t->depth : 1);
 }
 
-/* The path: the one asked for, or the fastest that works here. */
+/* The path: the one asked for, or the fastest that works here, by the
+ * one rule for CUDA on other GPUs than GL's (cugl_app_choose_interop_for):
+ * the target's own device and its writers write it. */
 static cugl_status choose_path(cugl_app_target *t, cugl_app_interop asked, const char *who)
 {
+    cugl_device *writers[CUGL_APP_SHARED_MAX_WRITERS + 1] = {t->device};
+    for (int i = 0; i < t->writer_count; i++)
+        writers[1 + i] = t->writers[i];
     cugl_app_interop chosen = asked;
-    if (asked == CUGL_APP_INTEROP_AUTO) {
-        cugl_status st = cugl_app_choose_interop(&chosen, t->reason, sizeof t->reason, t->ctx,
-                                                 t->gl_device);
-        if (st != CUGL_OK)
-            return cugl__as_own(st, who);
-        /* Writers on other GPUs reach GL only through shared memory; one
-         * writer on the GL GPU's own device may take any path. */
-        if (t->writer_count > 0 && chosen != CUGL_APP_INTEROP_SHARED)
-            return cugl__fail(CUGL_ERROR_NOT_SUPPORTED, who,
-                              "CUDA on other GPUs writes the target, which only the "
-                              "shared path allows; here: %s",
-                              t->reason);
-    } else {
-        snprintf(t->reason, sizeof t->reason, "%s: asked for", cugl_app_interop_name(asked));
-    }
+    cugl_status st = cugl_app_choose_interop_for(&chosen, t->reason, sizeof t->reason, t->ctx,
+                                                 t->gl_device, writers, 1 + t->writer_count,
+                                                 asked);
+    if (st != CUGL_OK)
+        return cugl__as_own(st, who);
     t->path = paths[chosen];
     return CUGL_OK;
 }

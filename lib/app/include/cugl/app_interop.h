@@ -10,6 +10,7 @@
 #define CUGL_APP_INTEROP_H
 
 #include "cugl/app_context.h"
+#include "cugl/app_shared.h"
 
 CUGL_BEGIN_DECLS
 
@@ -81,6 +82,44 @@ CUGL_API cugl_status cugl_app_interop_from_name(cugl_app_interop *out, const cha
 CUGL_API cugl_status cugl_app_choose_interop(cugl_app_interop *out, char *reason,
                                              size_t reason_size, cugl_app_context *ctx,
                                              cugl_device *device);
+
+/**
+ * The path that reaches the current context `ctx` from CUDA on the
+ * `writers`: the one rule for a program whose kernels run on another GPU
+ * than GL's, or on several. `device` is the CUDA device GL runs on (as for
+ * cugl_app_choose_interop); a writer that is `device` is no other GPU.
+ * With no other GPU among the writers, as cugl_app_choose_interop (or the
+ * path asked for, as it is). With others: the shared path, where GL
+ * imports CUDA's memory and each of them has a peer path to `device` (the
+ * memory is `device`'s; they write it over the link); else, for a single
+ * writer, host copies; the map path never (a mapping serves CUDA on GL's
+ * device alone). `asked` CUGL_APP_INTEROP_AUTO chooses; another path is
+ * checked: the same rule refuses it where it cannot reach GL.
+ * @errors CUGL_ERROR_INVALID_ARGUMENT (NULL; writer_count outside 0 to
+ *   CUGL_APP_SHARED_MAX_WRITERS + 1, or writers NULL with writers to name;
+ *   `asked` no cugl_app_interop), CUGL_ERROR_NOT_SUPPORTED (no path
+ *   reaches GL from the writers, or the one asked for does not: the
+ *   message says why and what would), the statuses of
+ *   cugl_device_get_properties.
+ * @thread_safety The thread whose current GL context is `ctx`.
+ * @param[out] out the path; left as it was on failure.
+ * @param[out] reason where the sentence goes: what was chosen and why
+ *   (NUL-terminated, cut to fit), or NULL.
+ * @param reason_size the bytes of reason; 0 when reason is NULL.
+ * @param ctx the context, current on this thread.
+ * @param device the CUDA device GL runs on.
+ * @param writers the CUDA devices whose kernels write what GL draws; NULL
+ *   with 0: `device` alone.
+ * @param writer_count how many; 0 to CUGL_APP_SHARED_MAX_WRITERS + 1 (the
+ *   memory's own device and the writers shared memory takes besides it).
+ * @param asked CUGL_APP_INTEROP_AUTO, or the path to check.
+ * @return CUGL_OK, or an error status (see Errors).
+ */
+CUGL_API cugl_status cugl_app_choose_interop_for(cugl_app_interop *out, char *reason,
+                                                 size_t reason_size, cugl_app_context *ctx,
+                                                 cugl_device *device,
+                                                 cugl_device *const *writers, int writer_count,
+                                                 cugl_app_interop asked);
 
 CUGL_END_DECLS
 

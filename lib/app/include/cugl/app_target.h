@@ -109,7 +109,10 @@ typedef enum cugl_app_format {
 typedef struct cugl_app_target_desc {
     cugl_app_target_kind kind;     /**< image (0), buffer or volume */
     cugl_app_direction direction;  /**< CUDA writes (0), or GL does */
-    cugl_app_interop interop;      /**< the path; CUGL_APP_INTEROP_AUTO (0): the fastest here */
+    /** The path; CUGL_APP_INTEROP_AUTO (0): the fastest here. With `device`
+     * or `writers` on other GPUs than GL's, the rule of
+     * cugl_app_choose_interop_for chooses, or refuses what cannot reach GL. */
+    cugl_app_interop interop;
     cugl_app_format format;        /**< images and volumes: RGBA8 (0) or a float format */
     int width,                     /**< images and volumes: texels a row, >= 1 */
         height,                    /**< images and volumes: rows, >= 1 */
@@ -155,7 +158,8 @@ typedef struct cugl_app_access {
  *   format that is none of the enum's; a size not positive or past GL's
  *   limits; writers with a path other than shared, or more than
  *   CUGL_APP_SHARED_MAX_WRITERS), CUGL_ERROR_NOT_SUPPORTED (the path asked
- *   for does not work here: the message says why and which would),
+ *   for does not work here, or none reaches GL from the writing devices:
+ *   the message says why and which would),
  *   CUGL_ERROR_OUT_OF_MEMORY, CUGL_ERROR_GL, CUGL_ERROR_CUDA; a device
  *   without a driver: CUGL_ERROR_NO_DRIVER. Nothing is left behind.
  * @thread_safety The thread whose GL context is `ctx`.
