@@ -66,6 +66,7 @@ bool demo__live_panel(const demo *d)
 
 void demo__live_end(demo *d)
 {
+    (void)d; /* with neither the panel nor the server built */
 #if CUGL_APP_HAS_UI
     cugl_app_ui_destroy(d->live.ui);
     d->live.ui = NULL;
