@@ -303,34 +303,52 @@ static inline int level_quality(const cugl_app_server *s, int level)
                                                           : s->quality;
 }
 
-/* encoders.c (the encoder threads) */
+/* encoders.c (the encoder threads). A frame of the slot's header fields
+ * and, at `level` (-1: the header alone), `size` bytes of JPEG of a w x h
+ * picture; NULL without memory. */
 frame *cugl__serve_wrap_frame(cugl_app_server *s, const slot *sl, int level, uint64_t hash,
                               const unsigned char *jpeg, size_t size, int w, int h,
                               double encode_ms, const char *encoder);
+/* The size frames of `level` are expected to have (under the lock): as
+ * seen lately, else level 0's guessed down; 0 before any frame. */
 double cugl__serve_predict_bytes(const cugl_app_server *s, int level, double now);
+/* A frame's JPEGs (made[l] at level l, or NULL) and header as the newest;
+ * the sizes seen kept (under the lock). */
 void cugl__serve_publish_frames(cugl_app_server *s, frame *made[LEVELS], frame *header,
                                 uint64_t hash);
+/* A video stream and its encoder, freed. */
 void cugl__serve_video_stream_free(video_stream *vs);
+/* The viewer's video stream out of the server's list (under the lock):
+ * freed now, or by the encoder thread that holds it. */
 void cugl__serve_drop_video(cugl_app_server *s, viewer *v);
+/* An encoder thread (cugl-encoder): slots queued, encoded, published. */
 void *cugl__serve_encoder_main(void *arg);
 
-/* http.c (HTTP) */
+/* http.c. The server a connection belongs to. */
 cugl_app_server *cugl__serve_server_of(struct lws *wsi);
+/* The HTTP status that refuses an upgrade, with why; 0 where its path,
+ * token, origin, subprotocol and the viewer count all allow it. */
 unsigned cugl__serve_upgrade_refusal(cugl_app_server *s, struct lws *wsi, const char **why);
+/* libwebsockets' callback of HTTP: the page, and the upgrade's checks. */
 int cugl__serve_http_callback(struct lws *wsi, enum lws_callback_reasons reason, void *user,
                               void *in, size_t len);
 
-/* viewers.c (the viewers) */
+/* viewers.c. libwebsockets' callback of the frames' protocol: a viewer
+ * starts, is sent frames, acknowledges them, sends input, ends. */
 int cugl__serve_ws_callback(struct lws *wsi, enum lws_callback_reasons reason, void *user, void *in,
                             size_t len);
+/* The network thread (cugl-network): libwebsockets' service loop. */
 void *cugl__serve_network_main(void *arg);
 
-/* frames.c (the frames) */
+/* frames.c. A slot's buffer freed (its fences are the caller's). */
 void cugl__serve_free_slot(slot *sl);
+/* The GPU encoder's thread finished a job: its frame goes out now. */
 void cugl__serve_gpu_job_done(void *user);
 
 /* model.c: `text` as the inside of a JSON string, cut to fit `size`. */
 void cugl__serve_json_escape(char *out, size_t size, const char *text);
-extern const struct lws_protocols cugl__serve_protocols[3]; /* http, frames, the end */
+
+/* viewers.c: the protocols listened with: http, frames, the end. */
+extern const struct lws_protocols cugl__serve_protocols[3];
 
 #endif /* CUGL_APP_SERVE_SERVER_H */
