@@ -6,19 +6,20 @@ libcugl-app is looked for, in this order:
 1. the environment variable CUGL_APP_LIBRARY: a path to libcugl-app.so, a
    directory holding it, or a Meson build directory; when it is set nothing
    else is tried;
-2. next to the libcugl this process loaded (the same directory, or its
-   app/ subdirectory, where a Meson build tree keeps it), so that whatever
-   names libcugl (CUGL_LIBRARY, the install-time choice, the system's
-   search) names libcugl-app too;
+2. next to the libcugl this process loaded (the same directory, its app/
+   subdirectory, or, in a Meson build directory, lib/core/'s sibling
+   lib/app/), so that whatever names libcugl (CUGL_LIBRARY, the
+   install-time choice, the system's search) names libcugl-app too;
 3. the installed library: pkg-config's libdir of `cugl-app`, then the
    system's search.
 
-libcugl is loaded first: libcugl-app needs it, and the dynamic loader then
-reuses that one (same soname) rather than finding another.
+_loader.Library does the looking (as for libcugl); this module says where,
+and declares the prototypes. libcugl is loaded first: libcugl-app needs it,
+and the dynamic loader then reuses that one (same soname) rather than
+finding another.
 """
 import ctypes
 import os
-import threading
 from ctypes import POINTER, c_bool, c_char_p, c_float, c_int, c_long, c_size_t, c_uint32
 
 from . import _errors, _lib, _loader
@@ -153,39 +154,28 @@ def _declare(cdll):
     return parts
 
 
-def _in_directory(directory):
-    """libcugl-app in a directory, its app/ subdirectory, or a Meson build
-    directory's lib/app/."""
-    return _loader.in_directory(directory, ("libcugl-app.so", SONAME),
-                                ("app", os.path.join("lib", "app")))
-
-
-def _candidates():
-    """(where, path or None, why it was skipped) in the order they are tried."""
-    env = os.environ.get(ENV)
-    if env:
-        path = _in_directory(env) if os.path.isdir(env) else env
-        yield ("%s=%s" % (ENV, env), path, None if path else "no libcugl-app.so there")
-        return
-    yield (ENV, None, "not set")
+def _next_to_libcugl():
+    """The candidate between CUGL_APP_LIBRARY and the installed library:
+    installed, beside libcugl; in a Meson build directory, lib/core/'s
+    sibling lib/app/."""
     core_dir = os.path.dirname(_lib.library_path())
     if core_dir:
-        # Installed, beside it; in a Meson build directory, lib/core/'s
-        # sibling lib/app/.
         sibling = os.path.join(os.path.dirname(core_dir), "app")
-        path = _in_directory(core_dir) or _loader.in_directory(
-            sibling, ("libcugl-app.so", SONAME), ())
+        path = _Loaded.in_directory(core_dir) or _loader.in_directory(sibling, _Loaded.names, ())
         yield ("next to libcugl (%s)" % core_dir, path,
                None if path else "no libcugl-app.so in %s, %s or %s" % (
                    core_dir, os.path.join(core_dir, "app"), sibling))
-    yield from _loader.installed_candidates("cugl-app", SONAME, _in_directory)
 
 
-class _Loaded:
-    lock = threading.Lock()
-    cdll = None
-    path = None
-    parts = None
+# libcugl-app (in a directory, its app/ subdirectory, or a Meson build
+# directory's lib/app/), and once loaded its CDLL (_Loaded.cdll), path and
+# parts (_Loaded.declared).
+_Loaded = _loader.Library(
+    ("libcugl-app.so", SONAME), ENV, ("app", os.path.join("lib", "app")), "cugl-app",
+    _declare, more=_next_to_libcugl,
+    title="libcugl-app (cugl's GL side, which the viewer needs)",
+    advice="Build cugl with libcugl-app (its GLFW, cglm, libpng and GLAD dependencies; "
+           "see the README) or set %s=<build>/lib/app/libcugl-app.so." % ENV)
 
 
 def load():
@@ -194,20 +184,7 @@ def load():
     if _Loaded.cdll is not None:
         return _Loaded.cdll
     _lib.load()
-    with _Loaded.lock:
-        if _Loaded.cdll is not None:
-            return _Loaded.cdll
-        cdll, path, parts, tried = _loader.load_first(_candidates(), ENV, _declare)
-        if cdll is not None:
-            _Loaded.path = _loader.mapped_file("libcugl-app.so", path)
-            _Loaded.parts = parts
-            _Loaded.cdll = cdll
-            return cdll
-        raise _errors.LibraryNotFoundError(
-            "cannot load libcugl-app (cugl's GL side, which the viewer needs); tried, in "
-            "order:\n  " + "\n  ".join(tried) +
-            "\nBuild cugl with libcugl-app (its GLFW, cglm, libpng and GLAD dependencies; "
-            "see the README) or set %s=<build>/lib/app/libcugl-app.so." % ENV)
+    return _Loaded.load()
 
 
 def library_path():
@@ -220,4 +197,4 @@ def has(part):
     """Whether the loaded libcugl-app was built with `part`: "ui" (the
     panel, Dear ImGui) or "serve" (the frame server)."""
     load()
-    return _Loaded.parts[part]
+    return _Loaded.declared[part]

@@ -3,19 +3,19 @@
 The library is looked for, in this order:
 
 1. the environment variable CUGL_LIBRARY: a path to libcugl.so (or to a
-   directory holding it, or to a Meson build directory whose lib/ does);
-   when it is set nothing else is tried;
+   directory holding it, or to a Meson build directory whose lib/core/
+   does); when it is set nothing else is tried;
 2. the library named when the package was installed (CUGL_LIBRARY at
    `pip install` time is written into the installed package);
 3. the installed library: pkg-config's libdir of the `cugl` package, then
    the system's search (ctypes.util.find_library, the dynamic loader).
 
-Loading happens at the first call that needs libcugl, so `import cugl`
-always works; `cugl.library_path()` loads it and says which file it is.
+_loader.Library does the looking (as for libcugl-app); this module says
+where, and declares the prototypes. Loading happens at the first call that
+needs libcugl, so `import cugl` always works; `cugl.library_path()` loads
+it and says which file it is.
 """
-import ctypes
 import os
-import threading
 from ctypes import (POINTER, c_bool, c_char_p, c_float, c_int, c_int64, c_size_t, c_uint,
                     c_uint32, c_uint64, c_void_p)
 
@@ -234,11 +234,6 @@ def _declare(cdll):
             getattr(cdll, name).errcheck = raise_on_failure
 
 
-def _in_directory(directory):
-    """libcugl in a directory, or in a Meson build directory's lib/core/."""
-    return _loader.in_directory(directory, ("libcugl.so", SONAME), (os.path.join("lib", "core"),))
-
-
 def _installed_config():
     try:
         from . import _install_config
@@ -247,15 +242,8 @@ def _installed_config():
     return getattr(_install_config, "LIBRARY", None)
 
 
-def _candidates():
-    """(where, path or None, why it was skipped) in the order they are tried."""
-    env = os.environ.get(ENV)
-    if env:
-        path = _in_directory(env) if os.path.isdir(env) else env
-        yield ("%s=%s" % (ENV, env), path, None if path else "no libcugl.so in that directory")
-        return  # an explicit choice: nothing else is tried
-    yield (ENV, None, "not set")
-
+def _named_at_install():
+    """The candidate between CUGL_LIBRARY and the installed library."""
     recorded = _installed_config()
     if recorded:
         yield ("the library named at install time", recorded,
@@ -264,31 +252,21 @@ def _candidates():
         yield ("the library named at install time", None,
                "none was named (set %s when running pip install)" % ENV)
 
-    yield from _loader.installed_candidates("cugl", SONAME, _in_directory)
 
+# libcugl, and once loaded its CDLL (_Loaded.cdll) and path.
+_Loaded = _loader.Library(
+    ("libcugl.so", SONAME), ENV, (os.path.join("lib", "core"),), "cugl", _declare,
+    more=_named_at_install,
+    advice="Build cugl (meson setup build && ninja -C build) and set "
+           "%s=<build>/lib/core/libcugl.so, or install it (meson install)." % ENV)
 
-class _Loaded:
-    lock = threading.Lock()
-    cdll = None
-    path = None
+# libcugl in a directory, or in a Meson build directory's lib/core/ (setup.py's too).
+_in_directory = _Loaded.in_directory
 
 
 def load():
     """The loaded libcugl (a ctypes.CDLL with prototypes), loading it once."""
-    if _Loaded.cdll is not None:
-        return _Loaded.cdll
-    with _Loaded.lock:
-        if _Loaded.cdll is not None:
-            return _Loaded.cdll
-        cdll, path, _, tried = _loader.load_first(_candidates(), ENV, _declare)
-        if cdll is not None:
-            _Loaded.path = _loader.mapped_file("libcugl.so", path)
-            _Loaded.cdll = cdll
-            return cdll
-        raise _errors.LibraryNotFoundError(
-            "cannot load libcugl; tried, in order:\n  " + "\n  ".join(tried) +
-            "\nBuild cugl (meson setup build && ninja -C build) and set "
-            "%s=<build>/lib/core/libcugl.so, or install it (meson install)." % ENV)
+    return _Loaded.load()
 
 
 def library_path():

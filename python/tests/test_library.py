@@ -123,3 +123,36 @@ except cugl.LibraryNotFoundError as e:
         assert lines[3].startswith("  pkg-config cugl: pkg-config could not run (")
     assert lines[4] == "  ctypes.util.find_library('cugl'): found nothing"
     assert lines[5].startswith("  the dynamic loader's search for libcugl.so.0: libcugl.so.0: ")
+
+
+def test_a_wrong_cugl_app_library_is_an_error_that_says_so(tmp_path):
+    out = run_child("""
+import cugl
+for value in ("/nonexistent/libcugl-app.so", %r):
+    import os
+    os.environ["CUGL_APP_LIBRARY"] = value
+    from cugl import _app_lib
+    try:
+        _app_lib.load()
+    except cugl.LibraryNotFoundError as e:
+        print(e)
+""" % str(tmp_path), CUGL_APP_LIBRARY=None)
+    assert out.returncode == 0, out.stderr
+    lines = out.stdout.splitlines()
+    assert lines[0] == ("cannot load libcugl-app (cugl's GL side, which the viewer needs); "
+                        "tried, in order:")
+    assert lines[1].startswith("  CUGL_APP_LIBRARY=/nonexistent/libcugl-app.so: "
+                               "/nonexistent/libcugl-app.so: ")
+    assert "CUGL_APP_LIBRARY=<build>/lib/app/libcugl-app.so" in lines[2]
+    assert lines[4] == "  CUGL_APP_LIBRARY=%s: no libcugl-app.so in that directory" % tmp_path
+
+
+@pytest.mark.parametrize("form", ["next to libcugl", "build directory"])
+def test_cugl_app_library_is_found_in_a_build_directory(form):
+    build_dir = os.path.dirname(os.path.dirname(os.path.dirname(BUILD_LIBRARY)))
+    value = {"next to libcugl": None, "build directory": build_dir}[form]
+    out = run_child("import cugl, os; print(os.path.realpath(cugl.app_library_path()))",
+                    CUGL_APP_LIBRARY=value)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == os.path.realpath(
+        os.path.join(build_dir, "lib", "app", "libcugl-app.so"))
