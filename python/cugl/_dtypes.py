@@ -5,8 +5,6 @@ where NumPy is installed), as one of the names below, or as a
 (code, bits, lanes) tuple. NumPy is optional for the package: without it
 names and tuples work, and `StridedMemoryView.dtype` needs it.
 """
-import sys
-
 from . import _dlpack as dl
 
 # name -> (code, bits): the scalar types DLPack and NumPy share, and bfloat16.
@@ -20,9 +18,6 @@ SCALARS = {
     "complex64": (dl.COMPLEX, 64), "complex128": (dl.COMPLEX, 128),
 }
 NAMES = {v: k for k, v in SCALARS.items()}
-
-# Array-interface type kinds (typestr's second character) -> DLPack code.
-_KINDS = {"b": dl.BOOL, "i": dl.INT, "u": dl.UINT, "f": dl.FLOAT, "c": dl.COMPLEX}
 
 UNTYPED = (0, 0, 0)  # a zero cugl_dtype: opaque bytes of the layout's item size
 
@@ -52,25 +47,6 @@ def from_any(dtype):
         return (dl.OPAQUE, 8, d.itemsize)
     raise TypeError("dtype %s has no DLPack equivalent (cugl views take %s, or void "
                     "bytes)" % (d, ", ".join(SCALARS)))
-
-
-def from_typestr(typestr):
-    """(code, bits, lanes) of an array interface's typestr, e.g. '<f4'."""
-    if not isinstance(typestr, str) or len(typestr) < 3:
-        raise BufferError("typestr %r is not an array-interface type string" % (typestr,))
-    order, kind, size = typestr[0], typestr[1], typestr[2:]
-    if not size.isdigit():
-        raise BufferError("typestr %r is not an array-interface type string" % typestr)
-    nbytes = int(size)
-    native = "<" if sys.byteorder == "little" else ">"
-    if order not in ("|", "=", native) and nbytes > 1:
-        raise BufferError("typestr %r is not in the machine's byte order" % typestr)
-    if kind == "V":
-        return (dl.OPAQUE, 8, nbytes)
-    if kind not in _KINDS:
-        raise BufferError("typestr %r: kind %r has no DLPack equivalent (b, i, u, f, c or "
-                          "V)" % (typestr, kind))
-    return (_KINDS[kind], 8 * nbytes, 1)
 
 
 def itemsize(dtype):

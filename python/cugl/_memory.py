@@ -269,9 +269,8 @@ class Buffer(Owned):
             device = _interop.buffer_device(out.value)
         finally:
             lib.cugl_buffer_release(out.value)
-        from ._view import _import_tensor
-        view = _import_tensor(dl.owned_tensor(ptr, (size,), None, (dl.UINT, 8, 1), device,
-                                              owner), True, None)
+        from ._tensor import import_owned
+        view = import_owned(ptr, (size,), None, (dl.UINT, 8, 1), device, owner)
         buf = view.buffer
         buf._owner = owner
         return buf

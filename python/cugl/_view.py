@@ -1,17 +1,17 @@
 """Strided memory views: cuda.core's StridedMemoryView over view.h and
 layout.h, made from DLPack, the CUDA array interface, the NumPy array
-interface or a Buffer, and exported with DLPack."""
+interface (each read by _tensor.import_tensor) or a Buffer, and exported
+with DLPack (_interop)."""
 from ctypes import byref, c_int, c_int64, c_void_p
 
-from . import _dlpack as dl
 from . import _dtypes
 from . import _errors
 from . import _interop
-from ._device import Device
+from . import _tensor
 from ._handle import Owned
 from ._lib import load
-from ._stream import as_stream, stream_ptr
-from ._structs import DLPackImportDesc, DType, Layout, Slice, ViewCopyDesc
+from ._stream import stream_ptr
+from ._structs import DType, Layout, Slice, ViewCopyDesc
 
 # cugl_blocking (view.h)
 _BLOCKING = {None: 0, True: 1, False: 2}
@@ -21,44 +21,6 @@ def _release_view(ptr):
     load().cugl_view_release(ptr)
 
 
-def _consumer(stream, device_id):
-    """The consumer stream of an import from `device_id`'s memory: the
-    stream given (a Stream or an object with __cuda_stream__), for None the
-    device's default stream; None for -1 (the caller orders the work)."""
-    if isinstance(stream, int) and not isinstance(stream, bool) and stream == -1:
-        return None
-    device = Device(device_id)
-    device.set_current()
-    if stream is None:
-        return device.default_stream
-    return as_stream(stream)
-
-
-def _import_tensor(address, versioned, consumer, producer=None, no_sync=False,
-                   exporting_obj=None):
-    """A view that takes over the DLPack tensor at `address` (made in
-    Python: on failure its deleter is called here)."""
-    try:
-        ptr = _from_tensor(address, versioned, consumer, producer, no_sync)
-    except BaseException:
-        dl.call_deleter(address, versioned)
-        raise
-    return StridedMemoryView._wrap(ptr, exporting_obj, consumer)
-
-
-def _from_tensor(address, versioned, consumer, producer, no_sync):
-    desc = DLPackImportDesc(consumer_stream=consumer._ptr if consumer is not None else None,
-                            producer_stream=producer._ptr if producer is not None else None,
-                            no_sync=no_sync or consumer is None)
-    out = c_void_p()
-    lib = load()
-    if versioned:
-        lib.cugl_view_from_dlpack_versioned(byref(out), address, byref(desc))
-    else:
-        lib.cugl_view_from_dlpack(byref(out), address, byref(desc))
-    return out.value
-
-
 def _layout_of(ndim, shape, strides, itemsize):
     layout = Layout()
     n = max(ndim, 1)
@@ -66,29 +28,6 @@ def _layout_of(ndim, shape, strides, itemsize):
     strides_arr = None if strides is None else (c_int64 * n)(*strides)
     load().cugl_layout_init(byref(layout), ndim, shape_arr, strides_arr, itemsize)
     return layout
-
-
-def _device_of_pointer(ptr):
-    """The DLPack device libcugl sees for memory at `ptr` (host without a driver)."""
-    lib = load()
-    out = c_void_p()
-    lib.cugl_buffer_from_handle(byref(out), ptr, 0, None)
-    try:
-        return _interop.buffer_device(out.value)
-    finally:
-        lib.cugl_buffer_release(out.value)
-
-
-def _element_strides(byte_strides, itemsize, what):
-    if byte_strides is None:
-        return None
-    strides = []
-    for s in byte_strides:
-        if s % itemsize:
-            raise BufferError("%s: stride %d bytes is not a multiple of the item size (%d "
-                              "bytes)" % (what, s, itemsize))
-        strides.append(s // itemsize)
-    return strides
 
 
 class StridedMemoryView(Owned):
@@ -125,102 +64,32 @@ class StridedMemoryView(Owned):
 
     # --- constructors ---
 
+    # Each reads its protocol through _tensor.import_tensor, the one place
+    # an object becomes a view.
+
     @classmethod
     def from_dlpack(cls, obj, stream=None):
         """A view of an object with __dlpack__ and __dlpack_device__ (DLPack
         1.x, or 0.x where the producer offers no more)."""
-        try:
-            device = obj.__dlpack_device__()
-        except AttributeError:
-            raise BufferError("%s has no __dlpack_device__" % type(obj).__name__) from None
-        device_type, device_id = int(device[0]), int(device[1])
-        kwargs = {}
-        consumer = None
-        if device_type in (dl.CUDA, dl.CUDA_MANAGED):
-            consumer = _consumer(stream, device_id)
-            kwargs["stream"] = -1 if consumer is None else consumer.handle
-        try:
-            capsule = obj.__dlpack__(max_version=dl.VERSION, **kwargs)
-        except TypeError:
-            capsule = obj.__dlpack__(**kwargs)  # a producer of DLPack 0.x
-        address, versioned = dl.capsule_tensor(capsule)
-        ptr = _from_tensor(address, versioned, consumer, None, consumer is None)
-        # Taken over: the capsule must no longer call the deleter.
-        dl.mark_consumed(capsule, versioned)
-        return cls._wrap(ptr, obj, consumer)
+        return _tensor.import_tensor(obj, stream, _tensor.DLPACK, cls).view
 
     @classmethod
     def from_cuda_array_interface(cls, obj, stream=None):
         """A view of an object with __cuda_array_interface__ (version 2 or 3;
         v3's `stream` is waited for on the consumer's stream)."""
-        cai = obj.__cuda_array_interface__
-        version = cai.get("version")
-        if version not in (2, 3):
-            raise BufferError("__cuda_array_interface__ version %r; cugl reads 2 and 3"
-                              % (version,))
-        if cai.get("mask") is not None:
-            raise BufferError("__cuda_array_interface__ with a mask is not supported")
-        dtype = _dtypes.from_typestr(cai["typestr"])
-        shape = tuple(int(x) for x in cai["shape"])
-        strides = _element_strides(cai.get("strides"), _dtypes.itemsize(dtype),
-                                   "__cuda_array_interface__")
-        ptr, readonly = cai["data"]
-        if ptr:
-            device = _device_of_pointer(ptr)
-        else:
-            device = (dl.CUDA, Device().device_id)  # no memory: any device will do
-        producer_handle = cai.get("stream")
-        if producer_handle == 0:
-            raise BufferError("__cuda_array_interface__ stream 0 is disallowed (ambiguous)")
-        consumer = producer = None
-        if device[0] != dl.CPU:
-            consumer = _consumer(stream, max(device[1], 0))
-            if consumer is not None and producer_handle is not None:
-                from ._stream import Stream
-                producer = Stream.from_handle(int(producer_handle))
-        address = dl.owned_tensor(ptr, shape, strides, dtype, device, obj, readonly=readonly)
-        return _import_tensor(address, True, consumer, producer, consumer is None, obj)
+        return _tensor.import_tensor(obj, stream, _tensor.CUDA_ARRAY_INTERFACE, cls).view
 
     @classmethod
     def from_array_interface(cls, obj):
         """A view of host memory described by __array_interface__ (NumPy's)."""
-        ai = obj.__array_interface__
-        if ai.get("mask") is not None:
-            raise BufferError("__array_interface__ with a mask is not supported")
-        dtype = _dtypes.from_typestr(ai["typestr"])
-        shape = tuple(int(x) for x in ai["shape"])
-        strides = _element_strides(ai.get("strides"), _dtypes.itemsize(dtype),
-                                   "__array_interface__")
-        data = ai.get("data")
-        if not isinstance(data, tuple):
-            raise BufferError("__array_interface__ without a (pointer, read-only) data "
-                              "tuple is not supported")
-        ptr, readonly = data
-        offset = int(ai.get("offset", 0) or 0)
-        address = dl.owned_tensor(ptr, shape, strides, dtype, (dl.CPU, 0), obj,
-                                  readonly=readonly, byte_offset=offset)
-        return _import_tensor(address, True, None, None, True, obj)
+        return _tensor.import_tensor(obj, None, _tensor.ARRAY_INTERFACE, cls).view
 
     @classmethod
     def from_any_interface(cls, obj, stream=None):
         """DLPack first, then the CUDA array interface, then the NumPy array
         interface (also where DLPack refuses a host array, as NumPy 1.x does
-        read-only ones)."""
-        if isinstance(obj, StridedMemoryView):
-            return obj
-        if hasattr(obj, "__dlpack__"):
-            try:
-                return cls.from_dlpack(obj, stream)
-            except BufferError:
-                if not hasattr(obj, "__array_interface__"):
-                    raise
-                return cls.from_array_interface(obj)
-        if hasattr(obj, "__cuda_array_interface__"):
-            return cls.from_cuda_array_interface(obj, stream)
-        if hasattr(obj, "__array_interface__"):
-            return cls.from_array_interface(obj)
-        raise BufferError("the input object does not support any data exchange protocol "
-                          "(__dlpack__, __cuda_array_interface__, __array_interface__)")
+        read-only ones); a view is returned as it is."""
+        return _tensor.import_tensor(obj, stream, _tensor.ANY, cls).view
 
     @classmethod
     def from_buffer(cls, buffer, shape, strides=None, *, itemsize=None, dtype=None,

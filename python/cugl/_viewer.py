@@ -31,7 +31,8 @@ from ._app_structs import AppAccess, AppContextDesc, AppEvent, AppServerDesc, Ap
 from ._device import Device, device_count
 from ._lib import load
 from ._structs import DType, Layout
-from ._view import StridedMemoryView, from_dlpack
+from ._tensor import import_tensor
+from ._view import StridedMemoryView
 
 # cugl_app_mode, cugl_app_target_kind, cugl_app_format (the headers' values)
 _AUTO, _WINDOW, _HEADLESS = 0, 1, 2
@@ -478,26 +479,25 @@ class Viewer:
         self._res.targets[role] = _Target(ptr, key)
         return ptr
 
-    def _copy_in(self, target, view, owned):
-        """One copy of `view` into `target` (cugl_app_target_copy_from). A
-        source of device memory is held until the viewer's stream has run
-        the copy (its producer may free it as soon as we let go); `owned`:
-        the view is ours to close, else the caller's (a reference of our
-        own is held)."""
+    def _copy_in(self, target, src):
+        """One copy of `src` (a _tensor.Tensor) into `target`
+        (cugl_app_target_copy_from). A source of device memory is held until
+        the viewer's stream has run the copy (its producer may free it as
+        soon as we let go); a view src.owned is ours to close, else the
+        caller's (a reference of our own is held)."""
         res = self._res
+        view = src.view
         stream = res.stream._ptr if res.stream is not None else None
         try:
             _app_lib.load().cugl_app_target_copy_from(target, view._ptr, stream)
         except BaseException:
-            if owned:
-                view.close()
+            src.close()
             raise
         self.copies += 1
         if res.stream is None:
-            if owned:
-                view.close()  # without a device the copy is done
+            src.close()  # without a device the copy is done
             return
-        if not owned:
+        if not src.owned:
             view = StridedMemoryView._wrap(load().cugl_view_retain(view._ptr),
                                            view._exporting_obj, view._stream)
         res.retire()
@@ -544,55 +544,44 @@ class Viewer:
         work (DLPack's stream handshake) and held until the copy has run.
         """
         self._enter("show")
-        view = from_dlpack(x, stream=self._res.stream if self._res.stream is not None else -1)
-        owned = view is not x
+        src = import_tensor(x, self._res.stream if self._res.stream is not None else -1)
         try:
-            shape = view.shape
+            shape = src.shape
             if points is None:
                 points = (len(shape) == 2 and shape[1] in (3, 4) and
-                          _dtypes.name(view.dlpack_dtype) in ("float32", "float64"))
+                          src.name in ("float32", "float64"))
             if points:
-                draw = self._points(x, view, owned, point_size, color, matrix)
+                draw = self._points(src, point_size, color, matrix)
             else:
-                draw = self._image(x, view, owned, vmin, vmax, cmap)
+                draw = self._image(src, vmin, vmax, cmap)
         except BaseException:
-            if owned and not view.is_closed:
-                view.close()
+            src.close()
             raise
         self._draw = draw
         self._finish(draw)
 
-    def _host_array(self, x, view):
-        import numpy as np
-        if isinstance(x, np.ndarray):
-            return x
-        if hasattr(x, "__array_interface__"):
-            return np.asarray(x)
-        return np.from_dlpack(view)
-
-    def _image(self, x, view, owned, vmin, vmax, cmap):
-        shape = view.shape
+    def _image(self, src, vmin, vmax, cmap):
+        shape = src.shape
         if len(shape) == 2:
             shape = shape + (1,)
         if len(shape) != 3 or shape[2] not in (1, 3, 4):
             raise ValueError("Viewer.show: an image is (height, width, 1, 3 or 4 channels) or "
-                             "(height, width); this array has shape %s" % (view.shape,))
+                             "(height, width); this array has shape %s" % (src.shape,))
         height, width, channels = shape
-        name = _dtypes.name(view.dlpack_dtype)
+        name = src.name
         res = self._res
         if channels == 4 and name in _FORMAT_OF:
             t = self._target("image", _IMAGE, _FORMAT_OF[name], width, height)
-            self._copy_in(t, view, owned)
+            self._copy_in(t, src)
             return _image_drawer(res)
-        if view.device_id >= 0:
+        if src.device_id >= 0:
             if name not in _PROGRAM_TYPE:
                 raise TypeError("Viewer.show: device memory of %s; images are uint8, float16 "
                                 "or float32" % name)
-            return self._program_image(view, owned, height, width, channels, name, vmin,
-                                       vmax, cmap)
+            return self._program_image(src, height, width, channels, name, vmin, vmax, cmap)
         # Host memory: made RGBA with NumPy, then one copy.
         import numpy as np
-        a = self._host_array(x, view).reshape(height, width, channels)
+        a = src.numpy().reshape(height, width, channels)
         if channels == 1:
             rgba = _colormap.colormap(a[..., 0], vmin, vmax, cmap)
         else:
@@ -608,13 +597,12 @@ class Viewer:
                 rgba[..., 3] = 255 if name == "uint8" else 1
             else:
                 rgba = a
-        if owned:
-            view.close()  # what is copied is rgba
+        src.close()  # what is copied is rgba
         t = self._target("image", _IMAGE, _FORMAT_OF[rgba.dtype.name], width, height)
-        self._copy_in(t, from_dlpack(rgba), True)
+        self._copy_in(t, import_tensor(rgba))
         return _image_drawer(res)
 
-    def _program_image(self, view, owned, height, width, channels, name, vmin, vmax, cmap):
+    def _program_image(self, src, height, width, channels, name, vmin, vmax, cmap):
         """Device memory of 1 or 3 channels (and, for the tests, host
         memory): copied as it is into a buffer target, drawn by the viewer's
         GL program (cugl/_gl.py)."""
@@ -622,7 +610,7 @@ class Viewer:
         nbytes = height * width * channels * itemsize
         size = (nbytes + 3) // 4 * 4
         t = self._target("program", _BUFFER, size=size)
-        self._copy_in(t, view, owned)
+        self._copy_in(t, src)
         if channels == 1:
             lo_default, hi_default = _colormap.default_range(name)
             lo = lo_default if vmin is None else float(vmin)
@@ -648,20 +636,20 @@ class Viewer:
         flat = a.reshape(-1).view(np.uint8)
         padded = np.zeros((flat.size + 3) // 4 * 4, np.uint8)
         padded[:flat.size] = flat
-        draw = self._program_image(from_dlpack(padded), True, height, width, channels,
+        draw = self._program_image(import_tensor(padded), height, width, channels,
                                    a.dtype.name, vmin, vmax, cmap)
         self._draw = draw
         self._finish(draw)
 
     # --- points ----------------------------------------------------------------------------
 
-    def _points(self, x, view, owned, point_size, color, matrix):
-        shape = view.shape
+    def _points(self, src, point_size, color, matrix):
+        shape = src.shape
         if len(shape) != 2 or shape[1] not in (3, 4):
             raise ValueError("Viewer.show: a point set is (N, 3) or (N, 4); this array has "
                              "shape %s" % (shape,))
         count, components = shape
-        name = _dtypes.name(view.dlpack_dtype)
+        name = src.name
         if len(color) != 4:
             raise ValueError("Viewer.show: color is (r, g, b, a), 4 numbers from 0 to 1")
         rgba = (c_float * 4)(*[float(c) for c in color])
@@ -671,21 +659,19 @@ class Viewer:
             if len(rows) != 4 or any(len(r) != 4 for r in rows):
                 raise ValueError("Viewer.show: matrix is 4x4")
             m = (c_float * 16)(*[rows[r][c] for c in range(4) for r in range(4)])
-        if name == "float64" and view.device_id < 0:
+        if name == "float64" and src.device_id < 0:
             import numpy as np
-            a = self._host_array(x, view).astype(np.float32)
-            if owned:
-                view.close()
-            view, owned, name = from_dlpack(a), True, "float32"
+            a = src.numpy().astype(np.float32)
+            src.close()
+            src, name = import_tensor(a), "float32"
         if name != "float32":
             raise TypeError("Viewer.show: points are float32 (host memory: float64 too), "
                             "not %s" % name)
         if count == 0:
-            if owned:
-                view.close()
+            src.close()
             return _nothing
         t = self._target("points", _BUFFER, size=count * components * 4)
-        self._copy_in(t, view, owned)
+        self._copy_in(t, src)
         return _points_drawer(self._res, count, components, m, float(point_size), rgba)
 
     # --- frame() ----------------------------------------------------------------------------

@@ -185,3 +185,37 @@ def test_a_view_keeps_its_numpy_array_alive():
     gc.collect()
     assert view.ptr == ptr + 20
     np.testing.assert_array_equal(np.from_dlpack(view), np.arange(10, 20, dtype=np.int16))
+
+
+def test_every_protocol_is_read_in_one_place():
+    """_tensor.import_tensor: what the constructors and Viewer.show() get."""
+    from cugl import _tensor
+
+    class Described:
+        def __init__(self, a):
+            self.a = a
+            self.__array_interface__ = a.__array_interface__
+
+    a = np.arange(12, dtype=np.float32).reshape(3, 4)
+    for obj, protocol in [(a, _tensor.ANY), (a, _tensor.DLPACK),
+                          (Described(a), _tensor.ANY), (Described(a), _tensor.ARRAY_INTERFACE)]:
+        t = _tensor.import_tensor(obj, -1, protocol)
+        assert t.owned and t.view.exporting_obj is obj and t.stream is None
+        expect_same(t.view, a)
+        assert (t.dtype, t.name, t.shape, t.device_id) == ((2, 32, 1), "float32", (3, 4), -1)
+        assert t.numpy().ctypes.data == a.ctypes.data
+        t.close()
+        assert t.view.is_closed
+    view = cugl.from_dlpack(a)
+    t = _tensor.import_tensor(view)
+    assert t.view is view and not t.owned
+    t.close()  # not made there: left open
+    assert not view.is_closed
+    with pytest.raises(BufferError) as e:
+        _tensor.import_tensor(object())
+    assert "does not support any data exchange protocol" in str(e.value)
+    with pytest.raises(ValueError):
+        _tensor.import_tensor(a, protocol="__buffer__")
+    assert _tensor.from_typestr("<f4") == (2, 32, 1)
+    with pytest.raises(BufferError):
+        _tensor.from_typestr(">f4" if np.little_endian else "<f4")
