@@ -58,7 +58,7 @@ setup(
     long_description=long_description,
     long_description_content_type="text/markdown",
     license="MIT",
-    packages=["cugl"],
+    packages=["cugl", "cugl._viewer"],
     python_requires=">=3.9",
     cmdclass={"build_py": BuildPyWithLibrary},
 )

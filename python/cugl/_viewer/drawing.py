@@ -1,0 +1,101 @@
+"""Drawing: what _finish calls to draw the picture, as functions of a
+viewer's _Resources alone (a closure over the viewer would hold it in a
+cycle through its last picture). A drawer marked `covers` writes every
+pixel of the viewport, and _finish then skips the clear."""
+from ctypes import byref, c_int, c_uint32
+
+from .. import _app_lib
+from .. import _gl
+
+def _nothing():
+    pass
+
+
+def _covering(draw):
+    """`draw`, marked as writing every pixel of the viewport (a triangle over
+    it, no blending, no discard): _finish then skips the clear."""
+    draw.covers = True
+    return draw
+
+
+def _image_drawer(res):
+    def draw():
+        _app_lib.load().cugl_app_target_draw(res.targets["image"].ptr)
+    return _covering(draw)
+
+
+def _points_drawer(res, count, components, matrix, size, rgba):
+    def draw():
+        _app_lib.load().cugl_app_target_draw_points(res.targets["points"].ptr, count,
+                                                    components, matrix, size, rgba)
+    return draw
+
+
+def _frame_drawer(res, mapped, width, height):
+    app = _app_lib.load()
+    if not mapped:
+        def draw():
+            app.cugl_app_target_draw(res.targets["frame"].ptr)
+        return _covering(draw)
+
+    def draw_buffer():
+        # The map path's frame is a buffer: blitted from GL's buffer itself.
+        t = res.targets["frame"].ptr
+        app.cugl_app_target_gl_begin(t)
+        try:
+            app.cugl_app_blit_rgba8_buffer(res.ctx, app.cugl_app_target_gl_name(t), width,
+                                           height, width * 4)
+        finally:
+            app.cugl_app_target_gl_end(t)
+    return _covering(draw_buffer)
+
+
+def _program(res):
+    """The viewer's GL program (cugl/_gl.py), made at its first use."""
+    if not res.program:
+        out = c_uint32()
+        _app_lib.load().cugl_app_program(byref(out), b"cugl-viewer", _gl.VERTEX, _gl.FRAGMENT)
+        res.program = out.value
+        res.vao = res.gl.vertex_array()
+        res.uniforms = {name: res.gl.glGetUniformLocation(res.program, name.encode())
+                        for name in _gl.UNIFORMS}
+    return res.program
+
+
+def _program_drawer(res, uniforms, words):
+    width, height, channels, dtype, lo, scale = uniforms
+
+    def draw():
+        app, gl = _app_lib.load(), res.gl
+        program = _program(res)
+        if words is not None and words != res.lut_words:
+            if not res.lut:
+                res.lut = gl.buffer(words, len(words))
+            else:
+                gl.glNamedBufferSubData(res.lut, 0, len(words), words)
+            res.lut_words = words
+        t = res.targets["program"].ptr
+        vw, vh = c_int(), c_int()
+        app.cugl_app_context_size(res.ctx, byref(vw), byref(vh))
+        app.cugl_app_drain_gl_errors()
+        app.cugl_app_target_gl_begin(t)
+        try:
+            u = res.uniforms
+            gl.glUseProgram(program)
+            gl.glUniform4i(u["u_viewport"], 0, 0, vw.value, vh.value)
+            gl.glUniform2i(u["u_size"], width, height)
+            gl.glUniform1i(u["u_channels"], channels)
+            gl.glUniform1i(u["u_type"], dtype)
+            gl.glUniform1f(u["u_lo"], lo)
+            gl.glUniform1f(u["u_scale"], scale)
+            gl.glBindBufferBase(_gl.GL_SHADER_STORAGE_BUFFER, 0, app.cugl_app_target_gl_name(t))
+            if res.lut:
+                gl.glBindBufferBase(_gl.GL_SHADER_STORAGE_BUFFER, 1, res.lut)
+            gl.glBindVertexArray(res.vao)
+            gl.glDrawArrays(_gl.GL_TRIANGLES, 0, 3)
+            gl.glBindVertexArray(0)
+            gl.glUseProgram(0)
+            app.cugl_app_check_gl(b"Viewer.show", b"drawing through the viewer's program")
+        finally:
+            app.cugl_app_target_gl_end(t)
+    return _covering(draw)
