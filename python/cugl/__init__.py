@@ -32,6 +32,7 @@ from ._memory import (Buffer, DeviceMemoryResource, DeviceMemoryResourceOptions,
                       ExportableMemoryResource, LegacyPinnedMemoryResource,
                       ManagedMemoryResource, ManagedMemoryResourceOptions, MemoryResource,
                       PinnedMemoryResource, PinnedMemoryResourceOptions, PoolStatistics)
+from ._notices import AppNotice
 from ._stream import Event, EventOptions, Stream, StreamOptions
 from ._version import __version__
 from ._view import StridedMemoryView, from_dlpack
@@ -50,5 +51,6 @@ __all__ = [
     "StridedMemoryView", "__version__", "device_count", "driver_version", "from_dlpack",
     "last_error", "library_path", "live_bytes", "live_objects",
     # the live part, over libcugl-app
-    "Input", "InputEvent", "Viewer", "app_library_path", "colormap", "colormap_table",
+    "AppNotice", "Input", "InputEvent", "Viewer", "app_library_path", "colormap",
+    "colormap_table",
 ]

@@ -22,7 +22,7 @@ import ctypes
 import os
 from ctypes import POINTER, c_bool, c_char_p, c_float, c_int, c_long, c_size_t, c_uint32
 
-from . import _errors, _lib, _loader
+from . import _errors, _lib, _loader, _notices
 from ._app_structs import (AppAccess, AppContextDesc, AppEvent, AppInput, AppServerDesc,
                            AppTargetDesc)
 
@@ -49,6 +49,9 @@ PROTOTYPES = {
     "cugl_app_context_framebuffer": (c_uint32, [P]),
     "cugl_app_context_should_close": (c_bool, [P]),
     "cugl_app_context_present": (STATUS, [P]),
+    # (callback, user_data, previous, previous_user_data): the callback is
+    # a cugl_app_message_callback (_notices.MESSAGE_CALLBACK), passed as a pointer
+    "cugl_app_set_message_callback": (None, [P, P, P, P]),
     # app_input.h
     "cugl_app_context_input": (POINTER(AppInput), [P]),
     "cugl_app_key_down": (c_bool, [P, c_int]),
@@ -151,6 +154,7 @@ def _declare(cdll):
         fn.restype = c_int if restype == STATUS else restype
         if restype == STATUS:
             fn.errcheck = raise_on_failure
+    _notices.install(cdll)  # its notices become warnings (cugl.AppNotice)
     return parts
 
 

@@ -88,7 +88,7 @@ def c_type(decl, is_param):
         words = words[:-1]  # the parameter's name
     if words == ["void"]:
         return None
-    if words == ["cugl_app_glproc"]:
+    if words in (["cugl_app_glproc"], ["cugl_app_message_callback"]):
         return "pointer"  # a function pointer typedef
     return SCALARS[" ".join(words)]
 

@@ -14,13 +14,14 @@ import threading
 import tracemalloc
 import urllib.error
 import urllib.request
+import warnings
 from ctypes import byref, c_void_p, create_string_buffer
 
 import numpy as np
 import pytest
 
 import cugl
-from cugl import _app_lib, _dlpack
+from cugl import _app_lib, _dlpack, _notices
 from cugl._app_structs import AppEvent, AppTargetDesc
 
 from dlpack_producer import Producer
@@ -673,3 +674,94 @@ def test_the_numpy_example_runs_headless():
     # The poke (pushed mouse events) moved the water.
     energy = float(out.stdout.split("field energy ")[1].split()[0])
     assert energy > 0, out.stdout
+
+
+# --- libcugl-app's notices: Python warnings (cugl.AppNotice) ------------------------
+
+
+def notices(caught):
+    return [str(w.message) for w in caught if issubclass(w.category, cugl.AppNotice)]
+
+
+def test_gl_debug_output_comes_as_warnings():
+    bad = 0xFFFFFFFF  # no buffer bits: GL_INVALID_VALUE
+    with make_viewer() as plain:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            plain._res.gl.glClear(bad)  # no debug context: no debug output
+        _app_lib.load().cugl_app_drain_gl_errors()
+        assert notices(caught) == []
+    with make_viewer(debug=True) as v:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            v._res.gl.glClear(bad)
+        _app_lib.load().cugl_app_drain_gl_errors()
+        said = notices(caught)
+        assert len(said) == 1, [str(w.message) for w in caught]
+        assert said[0].startswith("cugl GL error (type 0x824c): ")
+        assert "GL_INVALID_VALUE" in said[0]
+        w = [w for w in caught if issubclass(w.category, cugl.AppNotice)][0]
+        assert issubclass(w.category, UserWarning) and w.filename == "libcugl-app"
+        # An error filter cannot raise through C: the exception goes to
+        # sys.unraisablehook, and the call goes on.
+        unraisable = []
+        hook, sys.unraisablehook = sys.unraisablehook, unraisable.append
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("error", cugl.AppNotice)
+                v._res.gl.glClear(bad)
+        finally:
+            sys.unraisablehook = hook
+        _app_lib.load().cugl_app_drain_gl_errors()
+        assert [type(u.exc_value) for u in unraisable] == [cugl.AppNotice]
+        assert "GL_INVALID_VALUE" in str(unraisable[0].exc_value)
+        v.show(image(np.uint8, 4))  # usable after
+        assert (v.read_pixels()[::-1] == image(np.uint8, 4)).all()
+
+
+def installed_callback(app):
+    """The message callback libcugl-app has now (its address), left in place."""
+    previous, data = c_void_p(), c_void_p()
+    app.cugl_app_set_message_callback(None, None, byref(previous), byref(data))
+    app.cugl_app_set_message_callback(previous, data, None, None)
+    return previous.value
+
+
+def test_notices_from_threads_python_never_saw():
+    app = _app_lib.load()
+    callback = installed_callback(app)
+    assert callback == _notices.address()  # set when the package loaded libcugl-app
+    # The frame server's encoders call it on threads of libcugl-app's own:
+    # here threads made with pthread_create, calling the callback with each
+    # its message (user_data is not read), all at once.
+    libc = ctypes.CDLL(None)
+    libc.pthread_create.argtypes = [ctypes.POINTER(ctypes.c_ulong), c_void_p, c_void_p,
+                                    c_void_p]
+    libc.pthread_join.argtypes = [ctypes.c_ulong, c_void_p]
+    texts = [b"cugl_app_server: notice %d of a thread of C's" % i for i in range(8)]
+    buffers = [create_string_buffer(t) for t in texts]
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        threads = []
+        for b in buffers:
+            tid = ctypes.c_ulong()
+            assert libc.pthread_create(byref(tid), None, callback, ctypes.addressof(b)) == 0
+            threads.append(tid)
+        for tid in threads:
+            assert libc.pthread_join(tid, None) == 0
+    assert sorted(notices(caught)) == sorted(t.decode() for t in texts)
+
+
+def test_a_programs_own_notice_callback_is_left_in_place():
+    app = _app_lib.load()
+    seen = []
+    own = _notices.MESSAGE_CALLBACK(lambda message, data: seen.append(message))
+    previous = c_void_p()
+    app.cugl_app_set_message_callback(own, None, byref(previous), None)
+    try:
+        assert previous.value == _notices.address()
+        assert not _notices.install(app)  # the program's stays
+        assert installed_callback(app) == ctypes.cast(own, c_void_p).value
+    finally:
+        app.cugl_app_set_message_callback(previous, None, None, None)
+    assert _notices.install(app) and installed_callback(app) == _notices.address()

@@ -31,7 +31,7 @@ class Viewer(_Images, _Points, _Frames, _Inputs, _Panel, _Serving):
 
     Viewer(width=1024, height=768, *, serve=None, headless=None, device=None,
            compute_device=None, title="cugl", interop="auto", pipelined=False,
-           vsync=True, address=None, token=None)
+           vsync=True, address=None, token=None, debug=False)
 
     width, height: the framebuffer's size in pixels.
     serve: a TCP port to serve the frames on (0: any free one; None: not
@@ -50,6 +50,16 @@ class Viewer(_Images, _Points, _Frames, _Inputs, _Panel, _Serving):
         or "host".
     pipelined: GL shows a frame one turn late and neither side waits for
         the other (shared and map paths).
+    debug: a debug GL context, whose debug output (errors, warnings) comes
+        as notices.
+
+    libcugl-app's notices (GL's debug output, the frame server falling
+    back to another encoder, a frame it could not encode) are Python
+    warnings of category cugl.AppNotice, issued on whichever thread has
+    them (the frame server's encoders have threads of their own): filter
+    them as any warning; under the default filter each text shows once (an
+    "error" filter cannot raise through C: sys.unraisablehook gets it).
+    cugl/_notices.py says why warnings rather than logging.
 
     The viewer is a context manager; close() frees everything it holds,
     once (as collecting it does).
@@ -57,7 +67,7 @@ class Viewer(_Images, _Points, _Frames, _Inputs, _Panel, _Serving):
 
     def __init__(self, width=1024, height=768, *, serve=None, headless=None, device=None,
                  compute_device=None, title="cugl", interop="auto", pipelined=False,
-                 vsync=True, address=None, token=None):
+                 vsync=True, address=None, token=None, debug=False):
         app = _app_lib.load()
         if interop not in _INTEROP:
             raise ValueError("interop %r is none of %s" % (interop, ", ".join(_INTEROP)))
@@ -81,6 +91,7 @@ class Viewer(_Images, _Points, _Frames, _Inputs, _Panel, _Serving):
         desc = AppContextDesc(mode={None: _AUTO, True: _HEADLESS, False: _WINDOW}[headless],
                               width=int(width), height=int(height),
                               title=self._title.encode(), no_vsync=not vsync,
+                              debug=bool(debug),
                               cuda_device=gl_ordinal)
         out = c_void_p()
         try:
