@@ -732,23 +732,15 @@ def test_notices_from_threads_python_never_saw():
     callback = installed_callback(app)
     assert callback == _notices.address()  # set when the package loaded libcugl-app
     # The frame server's encoders call it on threads of libcugl-app's own:
-    # here threads made with pthread_create, calling the callback with each
-    # its message (user_data is not read), all at once.
-    libc = ctypes.CDLL(None)
-    libc.pthread_create.argtypes = [ctypes.POINTER(ctypes.c_ulong), c_void_p, c_void_p,
-                                    c_void_p]
-    libc.pthread_join.argtypes = [ctypes.c_ulong, c_void_p]
+    # here threads of C's (notice_threads.c), all at once.
+    helper = ctypes.CDLL(os.environ["CUGL_TEST_NOTICE_THREADS"])
+    helper.notices_from_threads.argtypes = [c_void_p, c_void_p, ctypes.POINTER(ctypes.c_char_p),
+                                            ctypes.c_int]
     texts = [b"cugl_app_server: notice %d of a thread of C's" % i for i in range(8)]
-    buffers = [create_string_buffer(t) for t in texts]
+    messages = (ctypes.c_char_p * len(texts))(*texts)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        threads = []
-        for b in buffers:
-            tid = ctypes.c_ulong()
-            assert libc.pthread_create(byref(tid), None, callback, ctypes.addressof(b)) == 0
-            threads.append(tid)
-        for tid in threads:
-            assert libc.pthread_join(tid, None) == 0
+        assert helper.notices_from_threads(callback, None, messages, len(texts)) == 0
     assert sorted(notices(caught)) == sorted(t.decode() for t in texts)
 
 
