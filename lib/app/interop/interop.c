@@ -151,11 +151,10 @@ static int other_gpus(cugl_device *device, cugl_device *const *writers, int n,
  * `writer_devices` writing devices in all): CUGL_OK, or NOT_SUPPORTED
  * saying why and what would. */
 static cugl_status reaches_from(cugl_app_interop path, cugl_device *device,
-                                cugl_device *const *remote, int remote_count, int writer_devices,
-                                const char *who)
+                                const cugl_device_properties *gl, cugl_device *const *remote,
+                                int remote_count, int writer_devices, const char *who)
 {
-    cugl_device_properties gl, other;
-    CUGL__TRY_OWN(cugl_device_get_properties(device, &gl));
+    cugl_device_properties other;
     switch (path) {
     case CUGL_APP_INTEROP_MAP:
         CUGL__TRY_OWN(cugl_device_get_properties(remote[0], &other));
@@ -163,7 +162,7 @@ static cugl_status reaches_from(cugl_app_interop path, cugl_device *device,
                           "the map path maps GL's objects for CUDA on the GL GPU (device %d, "
                           "%s) alone, and CUDA on device %d (%s) writes; the shared path "
                           "reaches GL from there (or, for one writer, host copies)",
-                          cugl_device_ordinal(device), gl.name, cugl_device_ordinal(remote[0]),
+                          cugl_device_ordinal(device), gl->name, cugl_device_ordinal(remote[0]),
                           other.name);
     case CUGL_APP_INTEROP_SHARED:
         for (int i = 0; i < remote_count; i++) {
@@ -176,7 +175,7 @@ static cugl_status reaches_from(cugl_app_interop path, cugl_device *device,
                                   "device %d has no peer path to the GL GPU (device %d, %s), so "
                                   "it cannot write the memory GL draws from; %s",
                                   cugl_device_ordinal(remote[i]), cugl_device_ordinal(device),
-                                  gl.name,
+                                  gl->name,
                                   writer_devices == 1 ? "host copies reach GL from there"
                                                       : "leave it out of the writers");
         }
@@ -214,9 +213,12 @@ CUGL_API cugl_status cugl_app_choose_interop_for(cugl_app_interop *out, char *re
     int remote_count = other_gpus(device, writers, writer_count, remote,
                                   CUGL_APP_SHARED_MAX_WRITERS + 1);
     int writer_devices = writer_count ? writer_count : 1;
+    cugl_device_properties gl;
+    if (remote_count)
+        CUGL__TRY_OWN(cugl_device_get_properties(device, &gl));
     if (asked != CUGL_APP_INTEROP_AUTO) {
         if (remote_count)
-            CUGL__TRY(reaches_from(asked, device, remote, remote_count, writer_devices,
+            CUGL__TRY(reaches_from(asked, device, &gl, remote, remote_count, writer_devices,
                                    __func__));
         if (reason_size)
             snprintf(reason, reason_size, "%s: asked for", cugl_app_interop_name(asked));
@@ -234,11 +236,9 @@ CUGL_API cugl_status cugl_app_choose_interop_for(cugl_app_interop *out, char *re
     }
     /* From other GPUs: shared memory where GL imports it and each has a
      * peer path to GL's device; else host copies for one writer. */
-    cugl_device_properties gl;
-    CUGL__TRY_OWN(cugl_device_get_properties(device, &gl));
     cugl_status st = chosen == CUGL_APP_INTEROP_SHARED
-                         ? reaches_from(CUGL_APP_INTEROP_SHARED, device, remote, remote_count,
-                                        writer_devices, __func__)
+                         ? reaches_from(CUGL_APP_INTEROP_SHARED, device, &gl, remote,
+                                        remote_count, writer_devices, __func__)
                          : cugl__fail(CUGL_ERROR_NOT_SUPPORTED, __func__,
                                       "GL cannot import memory here (%s), and a mapping serves "
                                       "only CUDA on the GL GPU (device %d)",

@@ -172,15 +172,11 @@ static cugl_status cuda_begin(cugl_app_target *const *targets, int n, cugl_strea
         st = map_object(targets[i], cugl__cuda_slot(targets[i]), &out[i], who);
     if (st != CUGL_OK && n > 0 && cugl_graphics_resource_is_mapped(resources[0])) {
         for (int i = 0; i < n; i++) {
-            cugl__app_slot *s = cugl__cuda_slot(targets[i]);
-            cugl_buffer_release(s->mapped);
-            cugl_surface_release(s->surface);
-            cugl_texture_release(s->sampler);
-            cugl_array_release(s->mapped_array);
-            s->mapped = NULL;
-            s->surface = NULL;
-            s->sampler = NULL;
-            s->mapped_array = NULL;
+            cugl_texture *texture = NULL;
+            cugl_surface *surface = NULL;
+            take_objects(cugl__cuda_slot(targets[i]), &texture, &surface);
+            cugl_surface_release(surface); /* never used: nothing was queued */
+            cugl_texture_release(texture);
         }
         cugl_graphics_unmap(resources, (size_t)n, stream);
     }
