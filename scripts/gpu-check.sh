@@ -20,7 +20,8 @@
 # also written to build-gpu/gpu-check.txt. Exits 0 only when every test ran
 # and passed; without a GPU it says so and exits 1.
 #
-#   scripts/gpu-check.sh [--only PARTS] [--skip PARTS] [--allow-skips] [--dry-run]
+#   scripts/gpu-check.sh [--only PARTS] [--skip PARTS] [--allow-skips]
+#                        [--build-only] [--dry-run]
 #
 #   PARTS           comma-separated, of: main (build-gpu's suites but window and
 #                   fault), window, asan, tsan, and fault; by default all but
@@ -28,6 +29,8 @@
 #   --allow-skips   run without CUGL_TEST_NO_SKIP and without a GPU, where
 #                   skips are no failure: to try the flow on any machine (it
 #                   is then no GPU check, and says so)
+#   --build-only    configure and build the trees the parts need, test
+#                   nothing: so that a later check's time is its tests'
 #   --dry-run       say what would run, run nothing
 #
 # Needs the project's build dependencies (meson, ninja, the -dev packages),
@@ -42,7 +45,7 @@ usage() {
 }
 
 all_parts="main window fault asan tsan"
-parts="main window asan tsan" skip='' allow_skips='' dry_run='' display_vars=''
+parts="main window asan tsan" skip='' allow_skips='' dry_run='' build_only='' display_vars=''
 while [ $# -gt 0 ]; do
     case $1 in
     --only) parts=$(echo "${2:?--only needs PARTS}" | tr , ' ') && shift ;;
@@ -51,6 +54,7 @@ while [ $# -gt 0 ]; do
     --skip=*) skip=$(echo "${1#--skip=}" | tr , ' ') ;;
     --allow-skips) allow_skips=yes ;;
     --dry-run) dry_run=yes ;;
+    --build-only) build_only=yes ;;
     -h | --help)
         usage
         exit 0
@@ -183,6 +187,10 @@ t_build=$(date +%s)
 # shellcheck disable=SC2086
 build_all $trees
 [ -n "$dry_run" ] || parts_time="$parts_time build $(($(date +%s) - t_build))s"
+if [ -n "$build_only" ]; then
+    say "--build-only: built$trees in $(($(date +%s) - t_build)) s; no test ran"
+    exit 0
+fi
 # The suites of each part, as meson test's arguments, and its settings.
 leave_out="--no-suite window --no-suite fault --no-suite browser"
 [ -n "$multi" ] || leave_out="$leave_out --no-suite multi-gpu"
