@@ -139,8 +139,8 @@ class _Frames:
     def _turn_stream(self, stream):
         """frame()'s stream: `stream` where it is one of the viewer's
         device, else the device's legacy default stream."""
-        from ._interop import default_stream
-        from ._stream import as_stream
+        from .._interop import default_stream
+        from .._stream import as_stream
         res = self._res
         if isinstance(stream, int) and not isinstance(stream, bool):
             handle = stream if stream in (1, 2) else 1
@@ -152,7 +152,7 @@ class _Frames:
         return default_stream(self._device, 1, res.consumer_streams)
 
     def _frame_view(self, target, ptr, pitch, size, width, height, mapped, consumers, turn):
-        from ._memory import Buffer
+        from .._memory import Buffer
         lib = load()
         if mapped:
             pitch = width * 4
@@ -181,8 +181,8 @@ class _Frames:
         (stream, device) pairs, the stream a Stream, an object with
         __cuda_stream__ or a DLPack stream int (None or 1: the legacy
         default stream, 2: the per-thread one, of that device; -1: none)."""
-        from ._interop import default_stream
-        from ._stream import as_stream
+        from .._interop import default_stream
+        from .._stream import as_stream
         res = self._res
         waited = False
         for s, device_id in consumers:
