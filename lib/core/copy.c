@@ -8,6 +8,10 @@
  *
  *   device to device   one cuMemcpy when the plan is one contiguous run;
  *                      otherwise the strided copy kernels (kernels/lib)
+ *   two devices        one cuMemcpyPeer across, each side gathered or
+ *                      scattered by the kernels on its own device where
+ *                      it is not dense, the other device's on a stream of
+ *                      cugl's own ordered with the caller's
  *   host and device    one cuMemcpy, or cuMemcpy2D/3D when the plan is
  *                      pitched; otherwise the host side is packed by the
  *                      CPU into a dense staging buffer in the plan's order,
@@ -499,6 +503,135 @@ static cugl_status device_to_host(const plan *p, cugl_stream *stream, cugl_memor
     return st;
 }
 
+/* --- between two devices --- */
+
+/* A copy between the memory of `stream`'s device and another's: the other
+ * device's share of the work (gathering its side dense, or scattering
+ * into it) runs on a stream of cugl's own there, `away`, ordered with
+ * `stream` both ways; the crossing itself is one driver copy on `stream`. */
+typedef struct across {
+    cugl_stream *stream, *away;
+    cugl_device *src_device, *dst_device;
+    cugl_memory_resource *mr;
+    const char *who;
+} across;
+
+/* One driver copy of `bytes` from one device's memory to the other's, on
+ * x->stream: a peer copy between the two primary contexts, which needs no
+ * access of either device to the other's memory (nor its pool's). */
+static cugl_status across_move(const across *x, uint64_t dst, uint64_t src, size_t bytes)
+{
+    CUGL__TRY(cugl__device_activate(x->stream->device, x->who));
+    return CUGL_CU_AS(x->who, cuMemcpyPeerAsync, (CUdeviceptr)dst,
+                      atomic_load(&x->dst_device->primary), (CUdeviceptr)src,
+                      atomic_load(&x->src_device->primary), bytes, x->stream->handle);
+}
+
+/* Device temporaries on `s`'s device: from the allocator where it is that
+ * device's, else the device's current pool. */
+static cugl_status across_alloc(const across *x, cugl_stream *s, size_t size, uint64_t *ptr)
+{
+    bool own = x->mr && x->mr->device_id == s->device->ordinal;
+    CUGL__TRY(cugl__device_activate(s->device, x->who));
+    return temp_alloc(own ? x->mr : NULL, size, s, ptr, x->who);
+}
+
+static void across_free(const across *x, cugl_stream *s, uint64_t ptr, size_t size)
+{
+    if (!ptr)
+        return;
+    bool own = x->mr && x->mr->device_id == s->device->ordinal;
+    cugl__device_activate(s->device, x->who);
+    temp_free(own ? x->mr : NULL, ptr, size, s, x->who);
+}
+
+/* `stream` waits for `other`'s work so far; nothing where there is no
+ * `away` stream (nothing runs on the other device). */
+static cugl_status across_wait(const across *x, cugl_stream *stream, cugl_stream *other)
+{
+    return x->away ? cugl__stream_wait(stream, other, x->who) : CUGL_OK;
+}
+
+/* `p` on `s`, a stream of the device whose memory both of p's sides are. */
+static cugl_status across_kernel(const across *x, cugl_stream *s, const plan *p)
+{
+    CUGL__TRY(cugl__device_activate(s->device, x->who));
+    return device_copy(p, s, x->who);
+}
+
+/*
+ * `p`'s source is on `src_stream`'s device, its destination on
+ * `dst_stream`'s (x->stream or x->away; x->stream for both where the
+ * other device has nothing to do). The source is
+ * gathered dense on its device where it is not; one driver copy moves it
+ * across on x->stream, into the destination where that is dense, else into
+ * a dense temporary scattered on the destination's device.
+ */
+static cugl_status across_steps(const across *x, const plan *p, cugl_stream *src_stream,
+                                cugl_stream *dst_stream)
+{
+    size_t bytes = (size_t)(plan_volume(p) * p->itemsize);
+    bool src_away = src_stream == x->away;
+    uint64_t gathered = 0, landed = 0, from = p->src;
+    cugl_status st = CUGL_OK;
+    if (!src_dense(p)) {
+        st = across_alloc(x, src_stream, bytes, &gathered);
+        plan gather = with_dense_side(p, gathered, false);
+        if (st == CUGL_OK)
+            st = across_kernel(x, src_stream, &gather);
+        if (st == CUGL_OK && src_away)
+            st = across_wait(x, x->stream, x->away);
+        from = gathered;
+    }
+    if (st == CUGL_OK && !dst_dense(p)) {
+        st = across_alloc(x, dst_stream, bytes, &landed);
+        if (st == CUGL_OK && !src_away)
+            st = across_wait(x, x->stream, x->away);
+    }
+    if (st == CUGL_OK)
+        st = across_move(x, landed ? landed : p->dst, from, bytes);
+    /* What x->away does next reads or frees what the crossing used. */
+    cugl_status handed = across_wait(x, x->away, x->stream);
+    if (st == CUGL_OK)
+        st = handed;
+    if (st == CUGL_OK && landed) {
+        plan scatter = with_dense_side(p, landed, true);
+        st = across_kernel(x, dst_stream, &scatter);
+    }
+    across_free(x, dst_stream, landed, bytes);
+    across_free(x, src_stream, gathered, bytes);
+    return st;
+}
+
+static cugl_status copy_across(const plan *p, cugl_stream *stream, cugl_memory_resource *mr,
+                               int src_device, int dst_device, const char *who)
+{
+    bool src_here = src_device == stream->device->ordinal;
+    cugl_device *other = NULL;
+    CUGL__TRY(cugl_device_get(&other, src_here ? dst_device : src_device));
+    across x = {.stream = stream,
+                .mr = mr,
+                .who = who,
+                .src_device = src_here ? stream->device : other,
+                .dst_device = src_here ? other : stream->device};
+    if (one_run(p))
+        return across_move(&x, p->dst, p->src, (size_t)(p->n[0] * p->itemsize));
+    /* The other device's side, where it is not dense, is its work. */
+    if (src_here ? dst_dense(p) : src_dense(p))
+        return across_steps(&x, p, stream, stream);
+    CUGL__TRY(cugl_stream_create(&x.away, other, NULL));
+    /* The other device starts after what `stream` has queued so far. */
+    cugl_status st = cugl__stream_wait(x.away, stream, who);
+    if (st == CUGL_OK)
+        st = across_steps(&x, p, src_here ? stream : x.away, src_here ? x.away : stream);
+    /* And `stream`'s next work after all of it. The stream is released at
+     * once: the driver destroys it when its work is done. */
+    cugl_status end = cugl__stream_wait(stream, x.away, who);
+    cugl_stream_release(x.away);
+    cugl__device_activate(stream->device, who);
+    return st != CUGL_OK ? st : end;
+}
+
 cugl_status cugl__strided_copy(const cugl__copy_side *dst, const cugl__copy_side *src,
                                cugl_stream *stream, cugl_memory_resource *allocator,
                                cugl_blocking blocking, const char *who)
@@ -519,7 +652,10 @@ cugl_status cugl__strided_copy(const cugl__copy_side *dst, const cugl__copy_side
                  (!src->device_accessible || !dst->device_accessible));
     CUGL__TRY(cugl__device_activate(stream->device, who));
     cugl_status st;
-    if (src->device_accessible && dst->device_accessible) {
+    if (src->device_accessible && dst->device_accessible && src->device_id >= 0 &&
+        dst->device_id >= 0 && src->device_id != dst->device_id) {
+        st = copy_across(&p, stream, allocator, src->device_id, dst->device_id, who);
+    } else if (src->device_accessible && dst->device_accessible) {
         st = device_copy(&p, stream, who);
     } else if (dst->device_accessible) {
         st = host_to_device(&p, stream, allocator, who);

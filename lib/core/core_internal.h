@@ -131,6 +131,9 @@ cugl_status cugl__stream_enter(const cugl_stream *stream, const char *who);
 /* Whether two stream objects order work on the same driver stream (two
  * devices' default streams share a handle but are not the same stream). */
 bool cugl__same_stream(const cugl_stream *a, const cugl_stream *b);
+/* `stream` waits for the work queued on `other` so far (either device's),
+ * failures reported as `who`. */
+cugl_status cugl__stream_wait(cugl_stream *stream, cugl_stream *other, const char *who);
 
 /* Events (event.c). */
 struct cugl_event {
@@ -351,6 +354,7 @@ typedef struct cugl__copy_side {
     cugl_layout layout;
     uint64_t base;
     bool device_accessible;
+    int device_id; /* the memory's device; -1: none (host memory) */
 } cugl__copy_side;
 
 /* The library's own kernels (kernels/lib): one fatbin, loaded once per

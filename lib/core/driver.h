@@ -82,6 +82,7 @@
     X(cuMemAllocManaged, 6000)              \
     X(cuMemFree, 3020)                      \
     X(cuMemcpyAsync, 4000)                  \
+    X(cuMemcpyPeerAsync, 4000)              \
     X(cuMemcpy2DAsync, 3020)                \
     X(cuMemcpy3DAsync, 3020)                \
     X(cuMemsetD8Async, 3020)                \

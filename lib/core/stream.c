@@ -166,22 +166,27 @@ CUGL_API cugl_status cugl_stream_wait_event(cugl_stream *stream, cugl_event *eve
     return CUGL_CU(cuStreamWaitEvent, stream->handle, event->handle, 0);
 }
 
+cugl_status cugl__stream_wait(cugl_stream *stream, cugl_stream *other, const char *who)
+{
+    CUGL__TRY(cugl__device_activate(other->device, who));
+    CUevent ev;
+    CUGL__TRY(CUGL_CU_AS(who, cuEventCreate, &ev, CU_EVENT_DISABLE_TIMING));
+    cugl_status st = CUGL_CU_AS(who, cuEventRecord, ev, other->handle);
+    if (st == CUGL_OK)
+        st = cugl__stream_enter(stream, who);
+    if (st == CUGL_OK)
+        st = CUGL_CU_AS(who, cuStreamWaitEvent, stream->handle, ev, 0);
+    /* Destroying a recorded event is safe: the wait keeps what it needs. */
+    cugl__cu.cuEventDestroy(ev);
+    return st;
+}
+
 CUGL_API cugl_status cugl_stream_wait_stream(cugl_stream *stream, cugl_stream *other)
 {
     CUGL__TRY(cugl__stream_check(stream, __func__));
     CUGL__TRY(cugl__stream_check(other, __func__));
     CUGL__CHECK_ARG(!cugl__same_stream(stream, other), "a stream cannot wait on itself");
-    CUGL__TRY(cugl__device_activate(other->device, __func__));
-    CUevent ev;
-    CUGL__TRY(CUGL_CU(cuEventCreate, &ev, CU_EVENT_DISABLE_TIMING));
-    cugl_status st = CUGL_CU(cuEventRecord, ev, other->handle);
-    if (st == CUGL_OK)
-        st = cugl__stream_enter(stream, __func__);
-    if (st == CUGL_OK)
-        st = CUGL_CU(cuStreamWaitEvent, stream->handle, ev, 0);
-    /* Destroying a recorded event is safe: the wait keeps what it needs. */
-    cugl__cu.cuEventDestroy(ev);
-    return st;
+    return cugl__stream_wait(stream, other, __func__);
 }
 
 CUGL_API cugl_status cugl_stream_record(cugl_stream *stream, cugl_event *event)

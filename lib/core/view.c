@@ -197,6 +197,39 @@ static int elements_overlap(const cugl_view *a, const cugl_view *b)
     return found;
 }
 
+/* The devices of a copy: views on one device take its stream; on two,
+ * either's, and the other must be initialized too. */
+static cugl_status check_devices(const cugl_buffer *sb, const cugl_buffer *db,
+                                 const cugl_stream *stream, const char *who)
+{
+    if (sb->device_accessible && db->device_accessible && sb->device_id >= 0 &&
+        db->device_id >= 0 && sb->device_id != db->device_id) {
+        /* Two devices: the stream is either's; the other works too. */
+        int here = stream->device->ordinal;
+        if (here != sb->device_id && here != db->device_id)
+            return cugl__fail(CUGL_ERROR_INVALID_ARGUMENT, who,
+                              "the source is on device %d and the destination on device %d: "
+                              "the stream must be one of theirs, not device %d's",
+                              sb->device_id, db->device_id, here);
+        int other = here == sb->device_id ? db->device_id : sb->device_id;
+        cugl_device *o = NULL;
+        if (cugl_device_get(&o, other) != CUGL_OK || !cugl_device_is_initialized(o))
+            return cugl__fail(CUGL_ERROR_INVALID_STATE, who,
+                              "the copy works on device %d too, which is not initialized; "
+                              "call cugl_device_set_current() first",
+                              other);
+        return CUGL_OK;
+    }
+    int on = db->device_accessible && db->device_id >= 0   ? db->device_id
+             : sb->device_accessible && sb->device_id >= 0 ? sb->device_id
+                                                           : -1;
+    if (on >= 0 && stream && on != stream->device->ordinal)
+        return cugl__fail(CUGL_ERROR_INVALID_ARGUMENT, who,
+                          "the stream is on device %d but the views are on device %d",
+                          stream->device->ordinal, on);
+    return CUGL_OK;
+}
+
 static cugl_status copy(cugl_view *dst, cugl_view *src, cugl_stream *stream,
                         const cugl_view_copy_desc *desc, const char *who)
 {
@@ -240,18 +273,7 @@ static cugl_status copy(cugl_view *dst, cugl_view *src, cugl_stream *stream,
                           "broadcast); a copy into it would be ambiguous");
 
     const cugl_buffer *sb = src->buffer, *db = dst->buffer;
-    if (sb->device_accessible && db->device_accessible && sb->device_id >= 0 &&
-        db->device_id >= 0 && sb->device_id != db->device_id)
-        return cugl__fail(CUGL_ERROR_INVALID_ARGUMENT, who,
-                          "the views are on different devices (%d and %d)", sb->device_id,
-                          db->device_id);
-    int on = db->device_accessible && db->device_id >= 0   ? db->device_id
-             : sb->device_accessible && sb->device_id >= 0 ? sb->device_id
-                                                           : -1;
-    if (on >= 0 && stream && on != stream->device->ordinal)
-        return cugl__fail(CUGL_ERROR_INVALID_ARGUMENT, who,
-                          "the stream is on device %d but the views are on device %d",
-                          stream->device->ordinal, on);
+    CUGL__TRY(check_devices(sb, db, stream, who));
 
     uint64_t s0, s1, d0, d1;
     byte_range(src, &s0, &s1);
@@ -275,8 +297,14 @@ static cugl_status copy(cugl_view *dst, cugl_view *src, cugl_stream *stream,
         return cugl__fail(CUGL_ERROR_INVALID_ARGUMENT, who,
                           "the allocator's memory is not reachable from the device");
 
-    cugl__copy_side ds = {.layout = *dl, .base = db->ptr, .device_accessible = db->device_accessible};
-    cugl__copy_side ss = {.layout = *sl, .base = sb->ptr, .device_accessible = sb->device_accessible};
+    cugl__copy_side ds = {.layout = *dl,
+                          .base = db->ptr,
+                          .device_accessible = db->device_accessible,
+                          .device_id = db->device_id};
+    cugl__copy_side ss = {.layout = *sl,
+                          .base = sb->ptr,
+                          .device_accessible = sb->device_accessible,
+                          .device_id = sb->device_id};
     return cugl__strided_copy(&ds, &ss, stream, d.allocator, d.blocking, who);
 }
 

@@ -1,9 +1,10 @@
 /*
  * Several GPUs: peer queries and access, memory of device 0 written by
  * device 1 (a device pool opened to it, exportable memory mapped for it),
- * copies between the two devices' buffers, a stream of device 0
- * waiting for an event of device 1, and each device's objects used with
- * the other device's streams; each refusal with its message.
+ * copies between the two devices' buffers and strided views (on either
+ * device's stream), a stream of device 0 waiting for an event of device
+ * 1, and each device's objects used with the other device's streams; each
+ * refusal with its message.
  * Skipped (77) with fewer than two CUDA devices (CUGL_TEST_NO_SKIP=1: a
  * failure), so it runs in its own suite, multi-gpu.
  */
@@ -297,6 +298,160 @@ static void stream_of_the_other_device(void **state)
     cugl_memory_resource_release(pool);
 }
 
+/*
+ * cugl_view_copy_from between the two devices' memory, each way, on
+ * either device's stream: dense to dense (one driver copy), a transposed
+ * source (gathered on its own device), every other column of the
+ * destination (scattered on its own), and both at once; element by
+ * element against the CPU, the destination's gaps untouched. The
+ * destination is filled just before and read back just after, ordered
+ * with the copy's stream by stream waits alone: the copy is ordered with
+ * the stream's work on both sides. Nothing is left alive by a copy, and a
+ * blocking copy has finished when it returns.
+ */
+enum { ROWS = 300, COLS = 200 };
+static const uint32_t GAP = 0xFFFFFFFFu;
+
+/* The ROWS x COLS source's element (r, c). */
+static uint32_t at(int64_t r, int64_t c) { return (uint32_t)(r * 1000 + c); }
+
+typedef struct shaped {
+    const char *name;
+    bool transposed_src, stepped_dst;
+} shaped;
+
+/* How many of the destination's elements (in `host`, rows x cols, twice
+ * as wide where stepped) are not what the copy of kind `k` leaves. */
+static int64_t wrong_elements(const uint32_t *host, const shaped *k, int64_t rows, int64_t cols,
+                              int64_t *first_r, int64_t *first_c)
+{
+    int64_t wrong = 0, width = cols * (k->stepped_dst ? 2 : 1);
+    for (int64_t r = 0; r < rows; r++)
+        for (int64_t c = 0; c < width; c++) {
+            uint32_t want = GAP;
+            if (!k->stepped_dst || c % 2 == 0) {
+                int64_t j = k->stepped_dst ? c / 2 : c;
+                want = k->transposed_src ? at(j, r) : at(r, j);
+            }
+            if (host[r * width + c] != want && wrong++ == 0) {
+                *first_r = r;
+                *first_c = c;
+            }
+        }
+    return wrong;
+}
+
+static void copy_between(cugl_buffer *src_buf, cugl_buffer *dst_buf, const shaped *k,
+                         cugl_stream *s, cugl_blocking blocking, cugl_memory_resource *mr,
+                         uint32_t *host)
+{
+    /* The destination's own stream fills it and reads it back (its pool is
+     * not open to the other device); `s` waits for the one and the other
+     * for `s`. */
+    cugl_stream *own = cugl_buffer_device_id(dst_buf) == 0 ? stream0 : stream1;
+    int on = cugl_device_ordinal(cugl_stream_device(s));
+    /* The source: A (ROWS x COLS), or A's transpose (COLS x ROWS). */
+    int64_t rows = k->transposed_src ? COLS : ROWS, cols = k->transposed_src ? ROWS : COLS;
+    cugl_layout sl, dl;
+    assert_ok(cugl_layout_init(&sl, 2, (int64_t[]){rows, cols},
+                               k->transposed_src ? (int64_t[]){1, COLS} : NULL, 4));
+    /* The destination: dense, or every other column of a twice-wide array. */
+    assert_ok(cugl_layout_init(&dl, 2, (int64_t[]){rows, cols},
+                               k->stepped_dst ? (int64_t[]){2 * cols, 2} : NULL, 4));
+    cugl_view *src = NULL, *dst = NULL;
+    assert_ok(cugl_view_from_buffer(&src, src_buf, &sl, CUGL_DTYPE_U32, true));
+    assert_ok(cugl_view_from_buffer(&dst, dst_buf, &dl, CUGL_DTYPE_U32, false));
+    size_t span = (size_t)rows * (size_t)cols * 4 * (k->stepped_dst ? 2 : 1);
+    cugl_buffer *span_buf = NULL, *h = NULL;
+    assert_ok(cugl_buffer_from_handle(&span_buf, cugl_buffer_handle(dst_buf), span, NULL));
+    assert_ok(cugl_buffer_from_handle(&h, (uint64_t)(uintptr_t)host, span, NULL));
+    assert_ok(cugl_buffer_fill(span_buf, &GAP, sizeof GAP, own));
+    if (own != s)
+        assert_ok(cugl_stream_wait_stream(s, own));
+
+    int64_t live = cugl_live_objects();
+    cugl_status st = cugl_view_copy_from(
+        dst, src, s, &(cugl_view_copy_desc){.allocator = mr, .blocking = blocking});
+    if (st != CUGL_OK)
+        fail_msg("%s on device %d's stream: %s", k->name, on, cugl_last_error());
+    assert_int_equal(cugl_live_objects(), live);
+    if (blocking == CUGL_BLOCKING_YES) {
+        bool done = false;
+        assert_ok(cugl_stream_query(s, &done));
+        assert_true(done);
+    }
+    if (own != s)
+        assert_ok(cugl_stream_wait_stream(own, s));
+    assert_ok(cugl_buffer_copy_from(h, span_buf, own));
+    assert_ok(cugl_stream_sync(own));
+    int64_t first_r = -1, first_c = -1;
+    int64_t wrong = wrong_elements(host, k, rows, cols, &first_r, &first_c);
+    if (wrong)
+        fail_msg("%s on device %d's stream (device %d to %d): %lld elements wrong, the first at "
+                 "(%lld, %lld)",
+                 k->name, on, cugl_buffer_device_id(src_buf), cugl_buffer_device_id(dst_buf),
+                 (long long)wrong, (long long)first_r, (long long)first_c);
+    print_message("# %s, device %d to %d on device %d's stream: %d x %d elements\n", k->name,
+                  cugl_buffer_device_id(src_buf), cugl_buffer_device_id(dst_buf), on, (int)rows,
+                  (int)cols);
+    cugl_buffer_release(h);
+    cugl_buffer_release(span_buf);
+    cugl_view_release(src);
+    cugl_view_release(dst);
+}
+
+static void views_copied_between_devices(void **state)
+{
+    (void)state;
+    static const shaped kinds[] = {
+        {"dense to dense", false, false},
+        {"a transposed source", true, false},
+        {"every other column of the destination", false, true},
+        {"a transposed source into every other column", true, true},
+    };
+    size_t bytes = (size_t)ROWS * COLS * 4, wide = 2 * bytes;
+    uint32_t *host = malloc(wide);
+    assert_non_null(host);
+    for (int64_t r = 0; r < ROWS; r++)
+        for (int64_t c = 0; c < COLS; c++)
+            host[r * COLS + c] = at(r, c);
+    cugl_device *devs[2] = {dev0, dev1};
+    cugl_stream *streams[2] = {stream0, stream1};
+    cugl_memory_resource *mrs[2] = {NULL, NULL};
+    cugl_buffer *a[2] = {NULL, NULL}, *out[2] = {NULL, NULL};
+    for (int d = 0; d < 2; d++) {
+        assert_ok(cugl_device_set_current(devs[d]));
+        assert_ok(cugl_device_memory_resource_create(&mrs[d], devs[d], NULL));
+        assert_ok(cugl_memory_resource_allocate(&a[d], mrs[d], bytes, streams[d]));
+        assert_ok(cugl_memory_resource_allocate(&out[d], mrs[d], wide, streams[d]));
+        cugl_buffer *h = NULL;
+        assert_ok(cugl_buffer_from_handle(&h, (uint64_t)(uintptr_t)host, bytes, NULL));
+        assert_ok(cugl_buffer_copy_from(a[d], h, streams[d]));
+        assert_ok(cugl_stream_sync(streams[d]));
+        cugl_buffer_release(h);
+    }
+    for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; k++)
+        for (int from = 0; from < 2; from++)
+            for (int on = 0; on < 2; on++)
+                copy_between(a[from], out[1 - from], &kinds[k], streams[on], CUGL_BLOCKING_DEFAULT,
+                             NULL, host);
+    /* Blocking, with the allocator of the destination's device (the
+     * source's temporaries then come from its own device's pool). */
+    copy_between(a[1], out[0], &kinds[3], stream1, CUGL_BLOCKING_YES, mrs[0], host);
+    copy_between(a[0], out[1], &kinds[3], stream1, CUGL_BLOCKING_YES, mrs[1], host);
+
+    for (int d = 0; d < 2; d++) {
+        assert_ok(cugl_buffer_close(a[d], streams[d]));
+        assert_ok(cugl_buffer_close(out[d], streams[d]));
+        assert_ok(cugl_stream_sync(streams[d]));
+        cugl_buffer_release(a[d]);
+        cugl_buffer_release(out[d]);
+        cugl_memory_resource_release(mrs[d]);
+    }
+    free(host);
+    assert_ok(cugl_device_set_current(dev0));
+}
+
 int main(void)
 {
     int count = 0;
@@ -340,6 +495,7 @@ int main(void)
         cmocka_unit_test(exportable_memory_for_the_other_device),
         cmocka_unit_test(streams_wait_for_the_other_device),
         cmocka_unit_test(stream_of_the_other_device),
+        cmocka_unit_test(views_copied_between_devices),
     };
     int failed = cugl_test_run(tests);
     cugl_stream_release(stream0);

@@ -796,47 +796,20 @@ static cugl_status copy_to_array(cugl_app_target *t, cugl_array *array, cugl_vie
     return st;
 }
 
-/* A source on another device than the target's linear memory at `ptr`
- * (a tensor on a compute device, the target's memory on GL's, open to it
- * as a writer): the source's device copies it across on `stream`, which
- * must be that device's. One copy where both sides are dense; else the
- * source is packed on its own device first, and its rows cross one by one
- * into the target's pitched rows. */
-static cugl_status copy_across(cugl_app_target *t, uint64_t ptr, int to_device, cugl_view *src,
-                               size_t bytes, cugl_stream *stream, const char *who)
+/* A source on another device than the target's linear memory (a tensor on
+ * a compute device, the target's memory on GL's, open to it as a writer)
+ * is copied across by the source's device: `stream` must be that device's. */
+static cugl_status check_across(cugl_view *dst, cugl_view *src, cugl_stream *stream,
+                                const char *who)
 {
-    int from_device = cugl_view_device_id(src);
-    if (cugl_device_ordinal(cugl_stream_device(stream)) != from_device)
+    int to = cugl_view_device_id(dst), from = cugl_view_device_id(src);
+    bool across = cugl_view_is_device_accessible(src) && from >= 0 && to >= 0 && from != to;
+    if (across && cugl_device_ordinal(cugl_stream_device(stream)) != from)
         return cugl__fail(CUGL_ERROR_INVALID_ARGUMENT, who,
                           "the source is on device %d and the target's memory on device %d: "
                           "the stream must be device %d's, which copies it across",
-                          from_device, to_device, from_device);
-    cugl_buffer *packed = NULL, *from = NULL;
-    cugl_status st = CUGL_OK;
-    if (cugl_layout_is_contiguous_c(cugl_view_layout(src))) {
-        st = cugl_buffer_from_handle(&from, cugl_view_ptr(src), bytes, NULL);
-    } else {
-        st = pack_on_device(&packed, cugl_stream_device(stream), src, bytes, stream);
-        from = cugl_buffer_retain(packed);
-    }
-    /* Rows of an image or a volume (its slices are whole rows apart). */
-    size_t row = t->kind == CUGL_APP_TARGET_BUFFER ? bytes : (size_t)t->width * t->texel;
-    bool dense = t->kind == CUGL_APP_TARGET_BUFFER || t->pitch == row;
-    size_t pieces = dense ? 1 : bytes / row, piece = dense ? bytes : row;
-    size_t step = dense ? 0 : t->pitch;
-    for (size_t r = 0; st == CUGL_OK && r < pieces; r++) {
-        cugl_buffer *to = NULL, *part = NULL;
-        st = cugl_buffer_from_handle(&to, ptr + r * step, piece, NULL);
-        if (st == CUGL_OK)
-            st = cugl_buffer_from_handle(&part, cugl_buffer_handle(from) + r * piece, piece, NULL);
-        if (st == CUGL_OK)
-            st = cugl_buffer_copy_from(to, part, stream);
-        cugl_buffer_release(part);
-        cugl_buffer_release(to);
-    }
-    cugl_buffer_release(from);
-    drop_packed(packed, stream);
-    return st;
+                          from, to, from);
+    return CUGL_OK;
 }
 
 CUGL_API cugl_status cugl_app_target_copy_from(cugl_app_target *t, cugl_view *src,
@@ -869,11 +842,9 @@ CUGL_API cugl_status cugl_app_target_copy_from(cugl_app_target *t, cugl_view *sr
     if (a.ptr) {
         cugl_view *dst = NULL;
         st = linear_view(&dst, t, a.ptr, src);
-        int to = cugl_view_device_id(dst), from = cugl_view_device_id(src);
-        bool across = cugl_view_is_device_accessible(src) && from >= 0 && to >= 0 && from != to;
-        if (st == CUGL_OK && across)
-            st = copy_across(t, a.ptr, to, src, bytes, stream, __func__);
-        else if (st == CUGL_OK)
+        if (st == CUGL_OK)
+            st = check_across(dst, src, stream, __func__);
+        if (st == CUGL_OK)
             st = cugl_view_copy_from(dst, src, stream, NULL);
         cugl_view_release(dst);
     } else {

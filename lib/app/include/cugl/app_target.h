@@ -311,8 +311,7 @@ CUGL_API cugl_status cugl_app_target_gl_end(cugl_app_target *target);
  *   memory and a stream not of the source's device; a CUGL_APP_FROM_GL
  *   target), CUGL_ERROR_CLOSED
  *   (the view's buffer, or the stream), CUGL_ERROR_INVALID_STATE (a turn is open), and the statuses
- *   of a CUDA turn and of cugl_view_copy_from (of cugl_buffer_copy_from
- *   for a source on another device).
+ *   of a CUDA turn and of cugl_view_copy_from.
  * @thread_safety The thread whose GL context made the target, with it current.
  * @param target The target.
  * @param src What to show.

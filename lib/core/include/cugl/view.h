@@ -180,13 +180,20 @@ typedef struct cugl_view_copy_desc {
  * Contiguous pairs take one cuMemcpy, pitched ones cuMemcpy2D/3D, the rest
  * cugl's strided copy kernel (tiled through shared memory for transposes);
  * host memory that needs packing is packed by the CPU around one transfer.
+ * Views on two devices (both initialized) take a stream of either: one
+ * driver copy crosses between them (no peer access needed), and a side
+ * that is not dense is gathered or scattered on its own device first, the
+ * other device's on a stream of cugl's own that waits for `stream`'s work
+ * so far and that `stream` waits for; its temporaries come from `desc`'s
+ * allocator where it is that device's, else the device's current pool.
  * @param stream may be NULL for a copy between two views of host memory.
  * @param desc NULL for the defaults.
  * @errors CUGL_ERROR_INVALID_ARGUMENT (NULL; `dst` read-only; shape or dtype
- *   mismatch; the views on different devices, or the stream on another
- *   device; device-to-device views whose memory overlaps, which would corrupt
- *   the data), CUGL_ERROR_CLOSED, CUGL_ERROR_OUT_OF_MEMORY (temporaries),
- *   CUGL_ERROR_CUDA.
+ *   mismatch; the stream on another device than the views', or for views
+ *   on two devices on neither; device-to-device views whose memory
+ *   overlaps, which would corrupt the data), CUGL_ERROR_INVALID_STATE (views
+ *   on two devices, one not initialized), CUGL_ERROR_CLOSED,
+ *   CUGL_ERROR_OUT_OF_MEMORY (temporaries), CUGL_ERROR_CUDA.
  * @thread_safety Any thread.
  * @param dst the view written.
  * @param src the view read.
