@@ -72,8 +72,10 @@ def run_pytest(args):
     # pytest's own temporary folders (tmp_path) in one of this run's, gone
     # after a run that passed; pytest would keep them in /tmp/pytest-of-USER.
     basetemp = tempfile.mkdtemp(prefix="cugl-pytest-")
-    status = pytest.main(["-v", "-rs", "-p", "no:cacheprovider", "--basetemp", basetemp] + args,
-                         plugins=[outcomes])
+    # --durations: the slowest tests in the log, to split a suite by (on
+    # the GPU machine python-gpu-viewer is its command's longest test).
+    status = pytest.main(["-v", "-rs", "--durations=12", "-p", "no:cacheprovider",
+                          "--basetemp", basetemp] + args, plugins=[outcomes])
     if status == 0:
         shutil.rmtree(basetemp, ignore_errors=True)
     else:
