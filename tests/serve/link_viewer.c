@@ -22,9 +22,12 @@
  * With --no-psnr (a program other than serve_app --animate) no PSNR. With
  * --video it tells the server it decodes VP8 ("codecs vp8", as a page with
  * WebCodecs does) and decodes it with libvpx (where this build has it).
+ * With --ack-delay MS each ack leaves MS after its frame arrived, the
+ * time it reports held unchanged: a browser's unreported wait for its
+ * next animation frame (ws_client_set_ack_delay).
  *
  * usage: link_viewer ADDRESS PORT [--warmup S] [--periods N] [--period S] [--no-psnr]
- *                    [--video]
+ *                    [--video] [--ack-delay MS]
  */
 #include <math.h>
 #include <pthread.h>
@@ -368,10 +371,10 @@ int main(int argc, char **argv)
 {
     if (argc < 3) {
         fprintf(stderr, "usage: link_viewer ADDRESS PORT [--warmup S] [--periods N] "
-                        "[--period S]\n");
+                        "[--period S] [--ack-delay MS]\n");
         return 2;
     }
-    double warmup = 2, length = 3;
+    double warmup = 2, length = 3, ack_delay_ms = 0;
     int periods = 3;
     bool psnr = true, video = false;
     for (int i = 3; i < argc; i += 2) {
@@ -387,8 +390,12 @@ int main(int argc, char **argv)
             periods = atoi(argv[i + 1]);
         else if (strcmp(argv[i], "--period") == 0)
             length = atof(argv[i + 1]);
+        else if (strcmp(argv[i], "--ack-delay") == 0)
+            ack_delay_ms = atof(argv[i + 1]);
     }
     ws_client *c = ws_client_open_at(argv[1], atoi(argv[2]), NULL);
+    if (c)
+        ws_client_set_ack_delay(c, ack_delay_ms / 1e3);
     if (!c || !ws_client_wait_frames(c, 1, 20)) {
         fprintf(stderr, "link_viewer: no frame from %s:%s\n", argv[1], argv[2]);
         ws_client_close(c);

@@ -42,6 +42,7 @@ struct ws_client {
     ws_ack_mode ack_mode;
     long ack_frame;
     double ack_held_ms;
+    double ack_delay_s, ack_due_s; /* unreported time before an ack goes, and when it goes */
     ws_frame_fn *on_frame;
     void *on_frame_user;
 };
@@ -83,7 +84,11 @@ static void take_message(ws_client *c, struct lws *wsi)
     if (c->ack_mode == WS_ACK_EACH && frame >= 0) {
         c->ack_frame = (long)frame;
         c->ack_held_ms = (now_s() - t0) * 1e3;
-        lws_callback_on_writable(wsi);
+        /* A delayed ack waits for the loop (service) once it is due. */
+        if (c->ack_delay_s > 0 && c->ack_due_s <= 0)
+            c->ack_due_s = t0 + c->ack_delay_s;
+        else if (c->ack_delay_s <= 0)
+            lws_callback_on_writable(wsi);
     }
 }
 
@@ -142,6 +147,7 @@ static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
             unsigned char buf[LWS_PRE + 64];
             memcpy(buf + LWS_PRE, ack, (size_t)n);
             c->ack_frame = -1;
+            c->ack_due_s = 0;
             if (lws_write(wsi, buf + LWS_PRE, (size_t)n, LWS_WRITE_TEXT) < n)
                 return -1;
             if (c->pending_count)
@@ -237,6 +243,11 @@ void ws_client_set_acks(ws_client *c, ws_ack_mode mode)
         c->ack_frame = -1;
 }
 
+void ws_client_set_ack_delay(ws_client *c, double seconds)
+{
+    c->ack_delay_s = seconds > 0 ? seconds : 0;
+}
+
 void ws_client_on_frame(ws_client *c, ws_frame_fn *fn, void *user)
 {
     c->on_frame = fn;
@@ -248,8 +259,18 @@ void ws_client_on_frame(ws_client *c, ws_frame_fn *fn, void *user)
  * the wait when nothing comes. */
 static void service(ws_client *c)
 {
+    lws_usec_t wait = 10000;
+    if (c->wsi && c->ack_frame >= 0 && c->ack_due_s > 0) {
+        /* A timer that comes due before lws_service polls leaves the poll
+         * unbounded: an ack due within 2 ms goes now. */
+        double left = c->ack_due_s - now_s();
+        if (left <= 0.002)
+            lws_callback_on_writable(c->wsi);
+        else if (left < 0.01)
+            wait = (lws_usec_t)(left * 1e6);
+    }
     if (c->wsi)
-        lws_set_timer_usecs(c->wsi, 10000);
+        lws_set_timer_usecs(c->wsi, wait);
     lws_service(c->lws, 0);
 }
 

@@ -28,6 +28,13 @@ ws_client *ws_client_open_at(const char *address, int port, const char *token);
 typedef enum ws_ack_mode { WS_ACK_EACH, WS_ACK_NEVER } ws_ack_mode;
 void ws_client_set_acks(ws_client *c, ws_ack_mode mode);
 
+/* Each ack sent `seconds` after its frame arrived, and its HELD the same
+ * as without: time the page spends that it does not report, as a
+ * browser's, whose ack waits for its next animation frame and event loop
+ * turn. A frame that arrives meanwhile is acked in its place (acks are
+ * cumulative). 0, the default: at once. */
+void ws_client_set_ack_delay(ws_client *c, double seconds);
+
 /* Called with each whole message received (header and picture, as sent),
  * before it is acknowledged. */
 typedef void ws_frame_fn(void *user, const uint8_t *message, size_t size);

@@ -43,6 +43,7 @@ enum {
     SNDBUF_BYTES = 1 << 20,
     NOTSENT_LOWAT = 64 << 10,
     HELD_MAX_MS = 60000, /* a page that held a frame longer is lying */
+    RATE_BUCKETS = 4,    /* of RATE_BUCKET_S: the link rate's window */
     GPU_FRAMES = 4,      /* frames the GPU's encoder encodes at once */
     VIDEO_WANT = 1 << 10, /* in the want masks: a video viewer has room (LEVELS is 10) */
     PROBE = LEVELS,      /* a GPU frame's job for its hash: half size, every texel */
@@ -66,6 +67,23 @@ enum {
 #define HEADROOM 0.8         /* of the measured bytes a second, what frames may use */
 #define LEVEL_UP_S 0.5       /* a level goes up at most this often */
 #define RTT_WINDOW_S 10.0    /* the round trip: the least over this time */
+/* A viewer's link rate: the best of the kernel's delivery-rate samples
+ * taken while TCP had data to send (not application-limited), over
+ * RATE_BUCKETS buckets of RATE_BUCKET_S; a sample below RATE_DROP of it
+ * while frames queue is the link slowing down, and replaces it. */
+#define RATE_BUCKET_S 0.5
+#define RATE_DROP 0.6
+/* Without such a sample for PROBE_S (small frames never fill the link,
+ * and a page's unreported time reads as a slow one), a level better at
+ * most every PROBE_S while frames take at most PROBE_QUEUE_S beyond the
+ * least: the link is found by using it. */
+#define PROBE_S 0.25
+#define PROBE_QUEUE_S 0.008
+/* ... and, once found, tried again (one level better) after PROBE_IDLE_S
+ * without such a sample: a level that fits leaves the link idle between
+ * frames, so TCP's samples there are all application-limited. */
+#define PROBE_IDLE_S 2.0
+#define RATE_DROP_QUEUE_S 0.03 /* frames this late beyond the least: queued */
 /* Frames read for the viewers: at most CAPTURE_HZ a second, in bursts of up
  * to CAPTURE_BURST (a program held up renders the frames it owes back to
  * back: with bursts of 2, one at 60 a second on average had 40 read). Not
@@ -189,6 +207,12 @@ typedef struct viewer {
 
     double rtt_s, rtt_min_s, rtt_min_at; /* the least delivery less transfer, and when */
     double throughput;       /* bytes a second; 0: not measured yet */
+    double rate_max[RATE_BUCKETS]; /* the best link-limited sample of each bucket */
+    long rate_bucket[RATE_BUCKETS]; /* which bucket (time / RATE_BUCKET_S) each holds */
+    double rate_s;           /* when the last link-limited sample came; 0: none */
+    bool kernel_rate;        /* its socket gives TCP's delivery rate (TCP_INFO) */
+    bool probed;             /* its level went up to find the link, no rate since */
+    double queued_s;         /* the last frame's delivery beyond the least */
     double last_arrival_s;   /* the previous frame's, on this clock plus the way back */
     double input_s;          /* when its first event not yet shown arrived; 0: none */
     long input_events;       /* the event count that shows it */

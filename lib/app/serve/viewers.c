@@ -5,6 +5,7 @@
  * bitrate, its input, and the network thread's WebSocket callback.
  */
 #include <math.h>
+#include <stddef.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -12,7 +13,7 @@
 #include <string.h>
 #include <strings.h>
 #include <netinet/in.h>
-#include <netinet/tcp.h>
+#include <linux/tcp.h>
 #include <linux/sockios.h>
 #include <sys/ioctl.h>
 #include <sys/prctl.h>
@@ -51,17 +52,39 @@ static int refine_level(const cugl_app_server *s, const viewer *v, double now)
     return l < v->level ? l : v->level;
 }
 
+/* Whether `v`'s link is to be found by using it (under the lock): its
+ * kernel gives link rates, and its last step up brought none (frames that
+ * still leave the link idle), or none came for PROBE_IDLE_S; and its
+ * frames do not queue. */
+static bool probing(const viewer *v, double now)
+{
+    if (!v->kernel_rate || v->level == 0 || v->queued_s > PROBE_QUEUE_S ||
+        now - v->level_s < PROBE_S)
+        return false;
+    return v->probed || now - v->rate_s >= PROBE_IDLE_S;
+}
+
 /* `v`'s level from its measured link (under the lock): worse at once,
- * better at most every LEVEL_UP_S and with a margin. */
+ * better at most every LEVEL_UP_S and with a margin; one better where the
+ * link is to be found (probing). */
 static void adapt(cugl_app_server *s, viewer *v, double now)
 {
-    if (v->throughput <= 0)
+    if (probing(v, now)) {
+        v->level--;
+        v->level_s = now;
+        v->probed = true;
+        return;
+    }
+    /* A link rate from before the last change of level says nothing of
+     * the level: only a newer one moves it. */
+    if (v->throughput <= 0 || (v->kernel_rate && v->rate_s < v->level_s))
         return;
     double budget = v->throughput * HEADROOM / target_fps(s, v, now);
     int best = level_for(s, budget, now);
     if (best > v->level) {
         v->level = best;
         v->level_s = now;
+        v->probed = false;
     } else if (best < v->level && now - v->level_s >= LEVEL_UP_S) {
         int up = level_for(s, budget / 1.2, now);
         if (up < v->level) {
@@ -337,6 +360,70 @@ static void choose_codec(cugl_app_server *s, viewer *v, double now)
     }
 }
 
+/* TCP's latest delivery rate on `v`'s socket, in *rate, where it was taken
+ * while TCP had data to send: the link's own rate. False where it was
+ * application-limited (frames that leave the link idle, or pass a
+ * shaper's burst at the interface's speed), and where the kernel does not
+ * say (*known false). */
+static bool link_limited_rate(const viewer *v, double *rate, bool *known)
+{
+    struct tcp_info ti;
+    socklen_t size = sizeof ti;
+    int fd = lws_get_socket_fd(v->wsi);
+    *known = fd >= 0 && getsockopt(fd, IPPROTO_TCP, TCP_INFO, &ti, &size) == 0 &&
+             size >= offsetof(struct tcp_info, tcpi_delivery_rate) + sizeof ti.tcpi_delivery_rate;
+    if (!*known || ti.tcpi_delivery_rate_app_limited || ti.tcpi_delivery_rate == 0)
+        return false;
+    *rate = (double)ti.tcpi_delivery_rate;
+    return true;
+}
+
+/* A link-limited rate into `v`'s window of them, its throughput the best
+ * there seen in two of its buckets (a single high reading, ACKs that came
+ * back bunched, is passed over); `slower` (a rate well below it while
+ * frames queue): the link slowed, and the window starts again from this
+ * one. */
+static void rate_sample(viewer *v, double rate, double now, bool slower)
+{
+    long bucket = (long)(now / RATE_BUCKET_S);
+    for (int i = 0; i < RATE_BUCKETS; i++)
+        if (slower || v->rate_bucket[i] <= bucket - RATE_BUCKETS)
+            v->rate_max[i] = 0;
+    int at = (int)(bucket % RATE_BUCKETS);
+    if (v->rate_bucket[at] != bucket) {
+        v->rate_bucket[at] = bucket;
+        v->rate_max[at] = 0;
+    }
+    v->rate_max[at] = fmax(v->rate_max[at], rate);
+    double best = 0, second = 0;
+    for (int i = 0; i < RATE_BUCKETS; i++) {
+        if (v->rate_max[i] > best) {
+            second = best;
+            best = v->rate_max[i];
+        } else {
+            second = fmax(second, v->rate_max[i]);
+        }
+    }
+    v->throughput = second > 0 ? second : best;
+    v->rate_s = now;
+    v->probed = false;
+}
+
+/* The old measure, where the kernel gives no rates: a frame's time on the
+ * link from the previous frame's arrival if it was still on its way when
+ * this one was sent, else from its sending less the round trip. A page's
+ * unreported time reads as a slow link here. */
+static void ack_rate(viewer *v, const in_flight *e, double arrival, double delivery, bool first)
+{
+    double rtt = v->rtt_min_at > 0 ? v->rtt_min_s : 0;
+    double busy = v->last_arrival_s > e->sent_s ? arrival - v->last_arrival_s : delivery - rtt;
+    /* The first frame's time holds the page's start: not a measure. */
+    if (busy > 1e-3 && !first && (!v->video || e->bytes >= VIDEO_SAMPLE_MIN_BYTES)) {
+        double rate = (double)e->bytes / busy;
+        v->throughput = v->throughput > 0 ? 0.7 * v->throughput + 0.3 * rate : rate;
+    }
+}
+
 /* "ack N HELD": frame N and those before it are shown, N HELD ms after it
  * arrived. Measures `v`'s link and adapts its level. False: an ack of a
  * frame never sent to it, or a HELD out of range; the viewer goes. */
@@ -363,18 +450,20 @@ static bool take_ack(cugl_app_server *s, viewer *v, long number, double held_ms)
     /* On this clock, the frame's arrival at the page plus the way back. */
     double now = now_s(), arrival = now - held_ms / 1e3;
     double delivery = arrival - e.sent_s;
-    /* Its time on the link: from the previous frame's arrival if it was
-     * still on its way when this one was sent, else from its sending less
-     * the round trip. */
-    double rtt = v->rtt_min_at > 0 ? v->rtt_min_s : 0;
-    double busy = v->last_arrival_s > e.sent_s ? arrival - v->last_arrival_s
-                                               : delivery - rtt;
-    /* The first frame's time holds the page's start: not a measure. */
-    if (busy > 1e-3 && v->acked_count > k + 1 &&
-        (!v->video || e.bytes >= VIDEO_SAMPLE_MIN_BYTES)) {
-        double rate = (double)e.bytes / busy;
-        v->throughput = v->throughput > 0 ? 0.7 * v->throughput + 0.3 * rate : rate;
-    }
+    /* The link's rate: the kernel's, taken while the link was full; else
+     * from the acks. */
+    v->queued_s = v->rtt_min_at > 0 ? fmax(delivery - v->rtt_min_s, 0) : 0;
+    double rate = 0;
+    bool known = false;
+    /* A video viewer's frames are the bitrate's size, not the link's: its
+     * link is measured from its acks, its bitrate set by their delay. */
+    if (!v->video && link_limited_rate(v, &rate, &known))
+        rate_sample(v, rate, now,
+                    v->throughput > 0 && rate < RATE_DROP * v->throughput &&
+                        v->queued_s > RATE_DROP_QUEUE_S);
+    else if (!known || v->video)
+        ack_rate(v, &e, arrival, delivery, v->acked_count == k + 1);
+    v->kernel_rate = known && !v->video;
     v->last_arrival_s = arrival;
     double rtt_sample = delivery - (v->throughput > 0 ? (double)e.bytes / v->throughput : 0);
     rtt_sample = fmax(rtt_sample, 0);
