@@ -36,7 +36,7 @@ enum {
     SLOTS = 4,        /* framebuffer copies in flight or being encoded */
     JSON_MAX = 2 * CUGL_APP_SERVE_MAX_STATS + 768, /* escaped stats, name and numbers */
     VIEWER_JSON_MAX = 384 + 2 * 192,               /* a viewer's own fields */
-    LEVELS = 10,
+    LEVELS = 12,
     /* The kernel's send buffer for a viewer: frames wait for their turn in
      * this server, not in the kernel; and unsent bytes wake the server
      * only once below NOTSENT_LOWAT. */
@@ -45,7 +45,7 @@ enum {
     HELD_MAX_MS = 60000, /* a page that held a frame longer is lying */
     RATE_BUCKETS = 4,    /* of RATE_BUCKET_S: the link rate's window */
     GPU_FRAMES = 4,      /* frames the GPU's encoder encodes at once */
-    VIDEO_WANT = 1 << 10, /* in the want masks: a video viewer has room (LEVELS is 10) */
+    VIDEO_WANT = 1 << LEVELS, /* in the want masks: a video viewer has room */
     PROBE = LEVELS,      /* a GPU frame's job for its hash: half size, every texel */
     /* A viewer's events waiting for a present, at most (its moves merge):
      * all viewers' together fit CUGL_APP_EVENT_MAX_PENDING. */
