@@ -25,7 +25,10 @@ above the first's by more than half (latency does not grow with time).
 And at 50 Mbit/s with a viewer whose acks leave ACK_DELAY_MS after its
 frames arrived, that time unreported (a browser's wait for its next
 animation frame): the server's measure of the link is at least
-LINK_FOUND of it (or the viewer gets the best picture already).
+LINK_FOUND of it (or the viewer gets the best picture already). And one
+viewer while the link goes from 50 to 5 Mbit/s and back, 3 s each
+(changes()): the level follows down and up within 2 s each way, and no
+picture is older than the narrow link's bound for the wide one's frames.
 
 Under ASan or TSan (their options in the environment): 20 Mbit/s, and 5
 with the viewer that decodes VP8 where the build has video (5 with JPEG
@@ -57,6 +60,8 @@ SLACK_MS = 200
 # unshaped loopback it measured 1.3 and sent quarter-size frames.
 ACK_DELAY_MS = 16
 LINK_FOUND = 0.7
+# The link's rates in turn, each for CHANGE_S seconds, with one viewer.
+CHANGES, CHANGE_S, CHANGE_SIZE = (50, 5, 50), 3, '1280x720'
 
 WINDOW = 2
 # Under the sanitizers every thread runs several times slower.
@@ -203,8 +208,11 @@ def main():
         if why:
             skip(f'cannot make a shaped link here ({why})')
         results, ok_all = [], True
+        # And a link that changes under the viewer (not under the sanitizers:
+        # their slowness is the machine's, not the link's).
+        changing = not SANITIZED
         if not bench:
-            print(f'1..{len(RUNS)}')
+            print(f'1..{len(RUNS) + changing}')
         for i, (mbit, size, video, *late) in enumerate(RUNS):
             ack_delay = late[0] if late else 0
             why = link.shape(mbit)
@@ -223,12 +231,90 @@ def main():
                   f'{"a viewer that decodes VP8" if video else "JPEG"}'
                   f'{f", acks {ack_delay} ms late" if ack_delay else ""}: {"; ".join(notes)}')
             sys.stdout.flush()
+        if changing:
+            ok, notes = changes(link)
+            ok_all &= ok
+            print(f'{"" if bench else "ok " if ok else "not ok "}'
+                  f'{"" if bench else f"{len(RUNS) + 1} - "}{CHANGE_SIZE}, the link '
+                  f'{" -> ".join(str(m) for m in CHANGES)} Mbit/s every {CHANGE_S} s: '
+                  f'{"; ".join(notes)}')
+            sys.stdout.flush()
         if bench:
             table(results)
             return 0
         return 0 if ok_all else 1
     finally:
         link.remove()
+
+
+def changes(link):
+    """The viewer watches while the link goes from CHANGES[0] to each next
+    rate every CHANGE_S seconds: in 1 s periods, the level follows down
+    within 2 s (the second period at the low rate has no picture older than
+    that rate's bound) and back up within 2 s (the second period after the
+    return receives at least 70% of what the first rate's periods did); no
+    picture is older than the low rate's bound for frames of the high
+    rate's size."""
+    why = link.shape(CHANGES[0])
+    if why:
+        raise RuntimeError(why)
+    proc, port = serve(link.near_ip, CHANGE_SIZE)
+    n = len(CHANGES) * CHANGE_S
+    viewer = subprocess.Popen(['ip', 'netns', 'exec', link.ns, LINK_VIEWER, link.near_ip,
+                               str(port), '--warmup', '2', '--periods', str(n), '--period', '1'],
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    # Each change as the viewer ends a period (its line printed).
+    periods, deadline = [], time.monotonic() + n + 30
+    while len(periods) < n and time.monotonic() < deadline:
+        ready, _, _ = select.select([viewer.stdout], [], [], 1)
+        line = viewer.stdout.readline() if ready else ''
+        if ready and not line:
+            break
+        if not line.startswith('{'):
+            continue
+        periods.append(json.loads(line))
+        if len(periods) % CHANGE_S == 0 and len(periods) < n:
+            why = link.shape(CHANGES[len(periods) // CHANGE_S])
+            if why:
+                viewer.kill()
+                raise RuntimeError(why)
+    try:
+        _, err = viewer.communicate(timeout=30)
+    except subprocess.TimeoutExpired:
+        viewer.kill()
+        _, err = viewer.communicate()
+    status = stop(proc)
+    if viewer.returncode != 0 or len(periods) != n or status != 0:
+        return False, [f'link_viewer exited {viewer.returncode} with {len(periods)} periods of '
+                       f'{n}, serve_app {status}: {err.strip()[-500:]}']
+    high, low = CHANGES[0], CHANGES[1]
+    first = periods[:CHANGE_S]
+    high_mbit = sum(p['mbit_s'] for p in first) / len(first)
+    high_bytes = max(p['mbit_s'] / max(p['fps'], 0.1) for p in first) * 1e6 / 8
+
+    def bound(frame_bytes, mbit):
+        return (WINDOW + 1) * frame_bytes * 8 / (mbit * 1e6) * 1e3 + 50 + 1000 / 60 + SLACK_MS
+
+    settled = periods[CHANGE_S + 1]
+    low_bytes = settled['mbit_s'] / max(settled['fps'], 0.1) * 1e6 / 8
+    back = periods[2 * CHANGE_S + 1]
+    worst = max(p['age_worst_ms'] for p in periods)
+    ok, notes = True, [
+        'Mbit/s received by period ' + ', '.join(f'{p["mbit_s"]:.1f}' for p in periods),
+        'worst picture age by period ' + ', '.join(f'{p["age_worst_ms"]:.0f}' for p in periods) +
+        ' ms']
+    if worst > bound(high_bytes, low):
+        ok = False
+        notes.append(f'FAILED: a picture {worst:.0f} ms old (bound {bound(high_bytes, low):.0f} ms)')
+    if settled['age_worst_ms'] > bound(low_bytes, low):
+        ok = False
+        notes.append(f'FAILED: 1 to 2 s after the drop to {low} Mbit/s a picture was '
+                     f'{settled["age_worst_ms"]:.0f} ms old (bound {bound(low_bytes, low):.0f})')
+    if back['mbit_s'] < 0.7 * high_mbit:
+        ok = False
+        notes.append(f'FAILED: 1 to 2 s after the return to {high} Mbit/s the viewer received '
+                     f'{back["mbit_s"]:.1f} Mbit/s, not 70% of the {high_mbit:.1f} before')
+    return ok, notes
 
 
 def summary(periods):

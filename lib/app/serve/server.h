@@ -74,15 +74,15 @@ enum {
 #define RATE_BUCKET_S 0.5
 #define RATE_DROP 0.6
 /* Without such a sample for PROBE_S (small frames never fill the link,
- * and a page's unreported time reads as a slow one), a level better at
- * most every PROBE_S while frames take at most PROBE_QUEUE_S beyond the
- * least: the link is found by using it. */
-#define PROBE_S 0.25
+ * and a page's unreported time reads as a slow one), a better level (up to
+ * twice the bytes) at most every PROBE_S while frames wait at most
+ * PROBE_QUEUE_S behind others: the link is found by using it. */
+#define PROBE_S 0.15
 #define PROBE_QUEUE_S 0.008
 /* ... and, once found, tried again (one level better) after PROBE_IDLE_S
  * without such a sample: a level that fits leaves the link idle between
  * frames, so TCP's samples there are all application-limited. */
-#define PROBE_IDLE_S 2.0
+#define PROBE_IDLE_S 0.5
 #define RATE_DROP_QUEUE_S 0.03 /* frames this late beyond the least: queued */
 /* Frames read for the viewers: at most CAPTURE_HZ a second, in bursts of up
  * to CAPTURE_BURST (a program held up renders the frames it owes back to

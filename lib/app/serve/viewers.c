@@ -65,12 +65,17 @@ static bool probing(const viewer *v, double now)
 }
 
 /* `v`'s level from its measured link (under the lock): worse at once,
- * better at most every LEVEL_UP_S and with a margin; one better where the
- * link is to be found (probing). */
+ * better at most every LEVEL_UP_S and with a margin; where the link is to
+ * be found (probing), the best whose frames are at most twice the size. */
 static void adapt(cugl_app_server *s, viewer *v, double now)
 {
     if (probing(v, now)) {
-        v->level--;
+        /* Frames up to twice the size: the link is found in a few steps. */
+        double twice = 2 * cugl__serve_predict_bytes(s, v->level, now);
+        int l = v->level - 1;
+        while (l > 0 && cugl__serve_predict_bytes(s, l - 1, now) <= twice)
+            l--;
+        v->level = l;
         v->level_s = now;
         v->probed = true;
         return;
@@ -81,7 +86,12 @@ static void adapt(cugl_app_server *s, viewer *v, double now)
         return;
     double budget = v->throughput * HEADROOM / target_fps(s, v, now);
     int best = level_for(s, budget, now);
-    if (best > v->level) {
+    if (best > v->level && v->kernel_rate && v->queued_s <= PROBE_QUEUE_S) {
+        /* A rate too low for frames that the link takes without a queue is
+         * TCP's window still growing (after a narrow stretch, say), not the
+         * link: the level stays, and the link is looked for further. */
+        v->probed = true;
+    } else if (best > v->level) {
         v->level = best;
         v->level_s = now;
         v->probed = false;
@@ -380,7 +390,8 @@ static bool link_limited_rate(const viewer *v, double *rate, bool *known)
 
 /* A link-limited rate into `v`'s window of them, its throughput the best
  * there seen in two of its buckets (a single high reading, ACKs that came
- * back bunched, is passed over); `slower` (a rate well below it while
+ * back bunched, is passed over), or the best where it follows a step up to
+ * find the link (the link may have got faster); `slower` (a rate well below it while
  * frames queue): the link slowed, and the window starts again from this
  * one. */
 static void rate_sample(viewer *v, double rate, double now, bool slower)
@@ -404,7 +415,8 @@ static void rate_sample(viewer *v, double rate, double now, bool slower)
             second = fmax(second, v->rate_max[i]);
         }
     }
-    v->throughput = second > 0 ? second : best;
+    /* After a step up to find the link, the rate it found is the link's. */
+    v->throughput = second > 0 && !v->probed ? second : best;
     v->rate_s = now;
     v->probed = false;
 }
@@ -452,7 +464,10 @@ static bool take_ack(cugl_app_server *s, viewer *v, long number, double held_ms)
     double delivery = arrival - e.sent_s;
     /* The link's rate: the kernel's, taken while the link was full; else
      * from the acks. */
-    v->queued_s = v->rtt_min_at > 0 ? fmax(delivery - v->rtt_min_s, 0) : 0;
+    /* Its wait behind others: its delivery beyond the least and its own
+     * time on the link as last measured. */
+    double own = v->throughput > 0 ? (double)e.bytes / v->throughput : 0;
+    v->queued_s = v->rtt_min_at > 0 ? fmax(delivery - v->rtt_min_s - own, 0) : 0;
     double rate = 0;
     bool known = false;
     /* A video viewer's frames are the bitrate's size, not the link's: its
