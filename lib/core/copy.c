@@ -527,22 +527,25 @@ static cugl_status across_move(const across *x, uint64_t dst, uint64_t src, size
                       atomic_load(&x->src_device->primary), bytes, x->stream->handle);
 }
 
-/* Device temporaries on `s`'s device: from the allocator where it is that
- * device's, else the device's current pool. */
+/* Where temporaries on `s`'s device come from: the allocator where it is
+ * that device's, else (NULL) the device's current pool. */
+static cugl_memory_resource *across_mr(const across *x, const cugl_stream *s)
+{
+    return x->mr && x->mr->device_id == s->device->ordinal ? x->mr : NULL;
+}
+
 static cugl_status across_alloc(const across *x, cugl_stream *s, size_t size, uint64_t *ptr)
 {
-    bool own = x->mr && x->mr->device_id == s->device->ordinal;
     CUGL__TRY(cugl__device_activate(s->device, x->who));
-    return temp_alloc(own ? x->mr : NULL, size, s, ptr, x->who);
+    return temp_alloc(across_mr(x, s), size, s, ptr, x->who);
 }
 
 static void across_free(const across *x, cugl_stream *s, uint64_t ptr, size_t size)
 {
     if (!ptr)
         return;
-    bool own = x->mr && x->mr->device_id == s->device->ordinal;
     cugl__device_activate(s->device, x->who);
-    temp_free(own ? x->mr : NULL, ptr, size, s, x->who);
+    temp_free(across_mr(x, s), ptr, size, s, x->who);
 }
 
 /* `stream` waits for `other`'s work so far; nothing where there is no
@@ -614,9 +617,8 @@ static cugl_status copy_across(const plan *p, cugl_stream *stream, cugl_memory_r
                 .who = who,
                 .src_device = src_here ? stream->device : other,
                 .dst_device = src_here ? other : stream->device};
-    if (one_run(p))
-        return across_move(&x, p->dst, p->src, (size_t)(p->n[0] * p->itemsize));
-    /* The other device's side, where it is not dense, is its work. */
+    /* The other device's side, where it is not dense, is its work (none
+     * where both are: one driver copy). */
     if (src_here ? dst_dense(p) : src_dense(p))
         return across_steps(&x, p, stream, stream);
     CUGL__TRY(cugl_stream_create(&x.away, other, NULL));

@@ -294,9 +294,6 @@ def changes(link):
     high_mbit = sum(p['mbit_s'] for p in first) / len(first)
     high_bytes = max(p['mbit_s'] / max(p['fps'], 0.1) for p in first) * 1e6 / 8
 
-    def bound(frame_bytes, mbit):
-        return (WINDOW + 1) * frame_bytes * 8 / (mbit * 1e6) * 1e3 + 50 + 1000 / 60 + SLACK_MS
-
     settled = periods[CHANGE_S + 1]
     low_bytes = settled['mbit_s'] / max(settled['fps'], 0.1) * 1e6 / 8
     back = max(periods[2 * CHANGE_S + 1:2 * CHANGE_S + 3], key=lambda p: p['mbit_s'])
@@ -305,13 +302,14 @@ def changes(link):
         'Mbit/s received by period ' + ', '.join(f'{p["mbit_s"]:.1f}' for p in periods),
         'worst picture age by period ' + ', '.join(f'{p["age_worst_ms"]:.0f}' for p in periods) +
         ' ms']
-    if worst > bound(high_bytes, low):
+    if worst > age_bound(high_bytes, low):
         ok = False
-        notes.append(f'FAILED: a picture {worst:.0f} ms old (bound {bound(high_bytes, low):.0f} ms)')
-    if settled['age_worst_ms'] > bound(low_bytes, low):
+        notes.append(f'FAILED: a picture {worst:.0f} ms old '
+                     f'(bound {age_bound(high_bytes, low):.0f} ms)')
+    if settled['age_worst_ms'] > age_bound(low_bytes, low):
         ok = False
         notes.append(f'FAILED: 1 to 2 s after the drop to {low} Mbit/s a picture was '
-                     f'{settled["age_worst_ms"]:.0f} ms old (bound {bound(low_bytes, low):.0f})')
+                     f'{settled["age_worst_ms"]:.0f} ms old (bound {age_bound(low_bytes, low):.0f})')
     if back['mbit_s'] < 0.6 * high_mbit:
         ok = False
         notes.append(f'FAILED: 1 to 3 s after the return to {high} Mbit/s the viewer received '
@@ -334,15 +332,22 @@ def summary(periods):
             'measured_mbit_s': med('throughput_mbit_s')}
 
 
+def age_bound(frame_bytes, mbit, rtt_ms=0):
+    """The oldest a picture may be, in ms: WINDOW + 1 frames of
+    `frame_bytes` on a link of `mbit`, the round trip, the tbf queue (50
+    ms), a frame interval and SLACK_MS for this machine's own load."""
+    tx_ms = frame_bytes * 8 / (mbit * 1e6) * 1e3
+    return (WINDOW + 1) * tx_ms + max(rtt_ms, 0) + 50 + 1000 / 60 + SLACK_MS
+
+
 def check(mbit, periods, rc, err, status, video, ack_delay=0):
     if rc != 0 or len(periods) != PERIODS or status != 0:
         return False, [f'link_viewer exited {rc} with {len(periods)} periods of {PERIODS}, '
                        f'serve_app {status}: {err}']
     s = summary(periods)
-    # A picture's transmission at the link's rate, from what was received.
+    # A picture's size, from what was received.
     frame_bytes = max(p['mbit_s'] / max(p['fps'], 0.1) for p in periods) * 1e6 / 8
-    tx_ms = frame_bytes * 8 / (mbit * 1e6) * 1e3
-    bound = (WINDOW + 1) * tx_ms + max(s['rtt_ms'], 0) + 50 + 1000 / 60 + SLACK_MS
+    bound = age_bound(frame_bytes, mbit, s['rtt_ms'])
     first, last = periods[0]['age_median_ms'], periods[-1]['age_median_ms']
     notes = [f'{s["fps"]:.1f} frames/s of the program\'s {s["program_fps"]:.1f}, '
              f'{s["mbit_s"]:.1f} Mbit/s received',
