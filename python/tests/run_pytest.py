@@ -1,11 +1,13 @@
 #!/usr/bin/env python3
-"""Runs pytest for Meson: run_pytest.py [--prefer=MODULE] PYTEST_ARGS...
+"""Runs pytest for Meson: run_pytest.py [--prefer=MODULE] [--shard=K/N] PYTEST_ARGS...
 
 The Python is the first that has pytest and NumPy of: CUGL_TEST_PYTHON,
 the one running this script (Meson's own), `python3` on PATH and
 /usr/bin/python3; with --prefer, the first of them that also has MODULE
 (PyTorch for the GPU tests), where one does. The script then runs again
-under it.
+under it. With --shard=K/N only every Nth of the tests collected runs,
+from the Kth on (1 <= K <= N): the shards of one suite run side by side as
+tests of their own, and a parametrized test's cases spread over all.
 
 Exit status: pytest's, except 77 (Meson's "skipped") when no Python has
 pytest and NumPy, or when every test that ran was skipped (the reasons are
@@ -56,8 +58,29 @@ def choose_python(prefer):
     return usable[0]
 
 
-def run_pytest(args):
+def parse_shard(spec):
+    """--shard=K/N's (K, N), 1 <= K <= N."""
+    k, _, n = spec.partition("/")
+    if k.isdigit() and n.isdigit() and 1 <= int(k) <= int(n):
+        return int(k), int(n)
+    raise SystemExit("run_pytest.py: --shard=%s: want K/N with 1 <= K <= N" % spec)
+
+
+def run_pytest(args, shard=None):
     import pytest
+
+    class Shard:
+        """Keeps the Kth of every N tests collected, deselects the rest;
+        last, so that what -m and -k leave is what is shared out."""
+
+        @pytest.hookimpl(trylast=True)
+        def pytest_collection_modifyitems(self, config, items):
+            k, n = shard
+            keep = [item for i, item in enumerate(items) if i % n == k - 1]
+            drop = [item for i, item in enumerate(items) if i % n != k - 1]
+            if drop:
+                config.hook.pytest_deselected(items=drop)
+            items[:] = keep
 
     class Outcomes:
         def __init__(self):
@@ -73,9 +96,13 @@ def run_pytest(args):
     # after a run that passed; pytest would keep them in /tmp/pytest-of-USER.
     basetemp = tempfile.mkdtemp(prefix="cugl-pytest-")
     # --durations: the slowest tests in the log, to split a suite by (on
-    # the GPU machine python-gpu-viewer is its command's longest test).
+    # the GPU machine python-gpu-viewer was its command's longest test).
     status = pytest.main(["-v", "-rs", "--durations=12", "-p", "no:cacheprovider",
-                          "--basetemp", basetemp] + args, plugins=[outcomes])
+                          "--basetemp", basetemp]
+                         # The shards must see one order (pytest-randomly
+                         # would shuffle each its own way).
+                         + (["-p", "no:randomly"] if shard else []) + args,
+                         plugins=[outcomes] + ([Shard()] if shard else []))
     if status == 0:
         shutil.rmtree(basetemp, ignore_errors=True)
     else:
@@ -93,12 +120,16 @@ def main():
     prefer = None
     if args and args[0].startswith("--prefer="):
         prefer = args.pop(0).split("=", 1)[1]
+    shard = None
+    if args and args[0].startswith("--shard="):
+        shard = parse_shard(args[0].split("=", 1)[1])
+        args.pop(0)
     if os.environ.get(CHOSEN) != sys.executable:
         python = choose_python(prefer)
         if python != sys.executable:
             os.environ[CHOSEN] = python
-            os.execv(python, [python, os.path.abspath(__file__)] + args)
-    return run_pytest(args)
+            os.execv(python, [python, os.path.abspath(__file__)] + sys.argv[1:])
+    return run_pytest(args, shard)
 
 
 if __name__ == "__main__":
