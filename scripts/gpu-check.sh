@@ -35,8 +35,10 @@
 #
 # Needs the project's build dependencies (meson, ninja, the -dev packages),
 # found as they are (on the GPU machine: its setup script's prefix), and
-# for the window suite a display: $DISPLAY, else an Xvfb of its own where
-# Xvfb is installed. Options for every build: GPU_CHECK_MESON_ARGS.
+# for the window suite a display: $DISPLAY, else X servers of its own where
+# Xvfb is installed, up to 6, the demos spread over them (on an H200 the
+# window suite took 78 s so, 180 s on one display: with Xvfb there, leave
+# DISPLAY unset). Options for every build: GPU_CHECK_MESON_ARGS.
 set -eu
 
 prog=gpu-check
