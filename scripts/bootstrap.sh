@@ -134,11 +134,13 @@ fi
 # panel is C++), Meson, the GL loader generator (python3-glad), GLFW, cglm,
 # libpng, DLPack's header, the GL and EGL loaders (glvnd; the NVIDIA driver
 # brings its own GL), Dear ImGui (the panel), libwebsockets, libjpeg-turbo
-# and libvpx (--serve: JPEG, and VP8 video for narrow links), and Vulkan's
-# headers (semaphores that GL and CUDA share; the loader is used at run time).
+# libvpx and OpenH264 (--serve: JPEG, and VP8 or H.264 video for narrow
+# links), and Vulkan's headers (semaphores that GL and CUDA share; the
+# loader is used at run time).
 demo_packages="meson ninja-build pkg-config python3 python3-glad gcc g++ binutils
  libglfw3-dev libcglm-dev libpng-dev libdlpack-dev libegl-dev libgl-dev libegl1
- libimgui-dev libwebsockets-dev libturbojpeg0-dev libvpx-dev libvulkan-dev"
+ libimgui-dev libwebsockets-dev libturbojpeg0-dev libvpx-dev libopenh264-dev
+ libvulkan-dev"
 # What the test command adds, in two parts. What its builds need (meson
 # looks for them): cmocka, clang with libFuzzer (the fuzz suite), doxygen
 # (the API reference, whose warnings fail the build), Node.js (the browser

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """What a frame server lets a viewer do, seen from raw sockets.
 
-usage: test_viewers.py SERVE_APP
+usage: test_viewers.py SERVE_APP [--built=CODECS]
 
 serve_app (tests/serve/serve_app.c) is started on loopback:
 - without a token, a WebSocket upgrade from another web page (its Origin)
@@ -10,18 +10,30 @@ serve_app (tests/serve/serve_app.c) is started on loopback:
   clients without an Origin get 101; with a token, the token decides;
 - a viewer that owes an ack for CUGL_SERVE_ACK_TIMEOUT seconds is
   disconnected;
-- with --codec video, at most 4 viewers get VP8 at once (each has an
+- with --codec video, at most 4 viewers get video at once (each has an
   encoder of its own); a fifth gets JPEG and its header says why (where
-  this build has libvpx).
+  this build has a video codec);
+- with --codec video, the page's "codecs" line picks the video codec: a
+  page that names h264 alone gets H.264 (OpenH264), Constrained Baseline
+  access units in Annex B, an IDR with its SPS and PPS first, that ffmpeg
+  decodes frame for frame at the program's size; one that names vp8 alone
+  VP8; one that names both the server's first (H.264); one that then
+  names another gets that codec from a key frame on; one that names no
+  codec the server knows gets JPEG and is told why. CODECS (from Meson:
+  the video codecs this build has, comma-separated) says which of these
+  can be asked.
 
 TAP output; where serve_app cannot make a GL context here, the whole test
 skips (exit 77; a failure where CUGL_TEST_NO_SKIP is set).
 """
 import json
 import os
+import shutil
 import socket
 import struct
+import subprocess
 import sys
+import tempfile
 import time
 
 from taplib import finish, skip, tap
@@ -96,15 +108,21 @@ class Viewer:
         except socket.timeout:
             return None
 
-    def header(self, seconds):
-        """The next message's JSON header, its frame acked."""
+    def frame(self, seconds):
+        """The next message's JSON header and payload, its frame acked; None
+        at the deadline."""
         m = self.message(seconds)
         if m is None:
             return None
         n = struct.unpack('<I', m[:4])[0]
         h = json.loads(m[4:4 + n])
         self.send(f'ack {h["frame"]} 0\n')
-        return h
+        return h, m[4 + n:]
+
+    def header(self, seconds):
+        """The next message's JSON header, its frame acked."""
+        got = self.frame(seconds)
+        return got and got[0]
 
 
 def start(extra=(), env=None):
@@ -171,7 +189,7 @@ def video_streams_check():
     viewers, codecs, why = [], [], ''
     for i in range(5):
         v = Viewer(server.port)
-        v.send('codecs vp8\n')
+        v.send('codecs vp8 h264\n')
         viewers.append(v)
         codec, end = None, time.monotonic() + 20
         while time.monotonic() < end:
@@ -181,7 +199,7 @@ def video_streams_check():
             # A header alone (the picture unchanged) names no codec: the
             # codec is the last frame's.
             codec, why = h.get('codec', codec), h.get('codec_why', why)
-            if ('no video codec' in why or codec == 'vp8' or
+            if ('no video codec' in why or codec in ('vp8', 'h264') or
                     (codec == 'jpeg' and 'video already' in why)):
                 break
         codecs.append(codec)
@@ -195,15 +213,133 @@ def video_streams_check():
     if 'no video codec' in why:
         tap(True, 'at most 4 viewers get video', 'SKIP ' + why)
         return
-    tap(codecs[:4] == ['vp8'] * 4 and codecs[4] == 'jpeg' and 'video already' in why,
+    tap(all(c in ('vp8', 'h264') for c in codecs[:4]) and codecs[4] == 'jpeg' and
+        'video already' in why,
         'at most 4 viewers get video at once; a fifth gets JPEG and is told why',
         f'codecs {codecs}; the fifth: {why}')
 
 
+def video_frames(v, codec, count, seconds=20):
+    """`count` frames of `codec` in a row, from the first (its key frame) on,
+    as (header, payload); fewer where they stop coming or another codec
+    comes after them. Also the last header's codec_why."""
+    got, why, end = [], '', time.monotonic() + seconds
+    while len(got) < count and time.monotonic() < end:
+        f = v.frame(max(end - time.monotonic(), 0.01))
+        if f is None:
+            break
+        h, payload = f
+        why = h.get('codec_why', why)
+        if 'codec' not in h:  # a header alone: the picture did not change
+            continue
+        if h['codec'] == codec:
+            got.append((h, payload))
+        elif got:
+            break
+    return got, why
+
+
+def nal_types(payload):
+    """The NAL unit types of an Annex B access unit, in order."""
+    parts = payload.split(b'\x00\x00\x01')
+    return [p[0] & 0x1f for p in parts[1:] if p]
+
+
+def h264_checks(v, label):
+    """The frames `v` gets once it names h264: checked as a decoder sees them."""
+    frames, why = video_frames(v, 'h264', 20)
+    if len(frames) < 20:
+        tap(False, f'{label}: H.264 frames', f'{len(frames)} H.264 frames in 20 s; {why}')
+        return
+    first = frames[0][0]
+    types = [nal_types(p) for _, p in frames]
+    stream = b''.join(p for _, p in frames)
+    ok = (first.get('key') is True and all(h.get('key') is False for h, _ in frames[1:]) and
+          all(h.get('encoder') == 'OpenH264' for h, _ in frames) and
+          all(p.startswith(b'\x00\x00\x00\x01') for _, p in frames) and
+          types[0][:2] == [7, 8] and 5 in types[0] and
+          all(t and set(t) <= {1, 6} for t in types[1:]))
+    tap(ok, f'{label}: H.264 by OpenH264, an IDR with its SPS and PPS first, then P frames '
+        'alone, each an Annex B access unit',
+        f'key {[h.get("key") for h, _ in frames[:3]]}, NAL types {types[:3]}; {why}')
+    if not shutil.which('ffprobe'):
+        tap(True, f'{label}: ffmpeg decodes the stream', 'SKIP no ffprobe (Debian: ffmpeg)')
+        return
+    with tempfile.NamedTemporaryFile(suffix='.264') as f:
+        f.write(stream)
+        f.flush()
+        r = subprocess.run(['ffprobe', '-v', 'error', '-count_frames', '-show_entries',
+                            'stream=codec_name,profile,width,height,nb_read_frames,'
+                            'color_space,color_range', '-of', 'json', f.name],
+                           capture_output=True, text=True, timeout=60)
+    streams = json.loads(r.stdout or '{}').get('streams') or [{}]
+    st = streams[0]
+    want = {'codec_name': 'h264', 'profile': 'Constrained Baseline',
+            'width': first['width'] & ~1, 'height': first['height'] & ~1,
+            'nb_read_frames': str(len(frames)), 'color_space': 'smpte170m',
+            'color_range': 'tv'}
+    tap(all(st.get(k) == w for k, w in want.items()) and not r.stderr.strip(),
+        f'{label}: ffmpeg decodes each of the {len(frames)} frames at the program\'s size, '
+        'BT.601, limited range',
+        f'ffprobe: {st} {r.stderr.strip()[-300:]}')
+
+
+def video_codecs_check(built):
+    server = start(['--codec', 'video'])
+    if not server.urls:
+        return
+    try:
+        if 'h264' in built:
+            v = Viewer(server.port)
+            v.send('codecs h264\n')
+            h264_checks(v, 'a page that decodes H.264 alone')
+            # The page changes its mind: VP8 from a key frame on.
+            if 'vp8' in built:
+                v.send('codecs vp8\n')
+                frames, why = video_frames(v, 'vp8', 3)
+                tap(len(frames) == 3 and frames[0][0].get('key') is True and
+                    frames[0][0].get('encoder') == 'libvpx',
+                    'a page that names another codec gets it, from a key frame on',
+                    f'{len(frames)} VP8 frames, key {[h.get("key") for h, _ in frames]}; {why}')
+            v.close()
+        if 'vp8' in built:
+            v = Viewer(server.port)
+            v.send('codecs vp8\n')
+            frames, why = video_frames(v, 'vp8', 3)
+            tap(len(frames) == 3 and frames[0][0].get('key') is True,
+                'a page that decodes VP8 alone gets VP8', f'{len(frames)} frames; {why}')
+            v.close()
+        if built:
+            first = 'h264' if 'h264' in built else 'vp8'
+            v = Viewer(server.port)
+            v.send('codecs vp8 h264\n')
+            frames, why = video_frames(v, first, 3)
+            tap(len(frames) == 3, f'a page that decodes both gets the first this server has '
+                f'({first})', f'{len(frames)} frames; {why}')
+            v.close()
+        v = Viewer(server.port)
+        v.send('codecs av1 theora\n')
+        h, end = None, time.monotonic() + 20
+        while time.monotonic() < end and not (h and 'codec' in h):
+            h = v.header(5)
+        v.close()
+        tap(h is not None and h.get('codec') == 'jpeg' and
+            'named no codec this server has: av1 theora' in h.get('codec_why', ''),
+            'a page that names no codec this server knows gets JPEG, and is told why',
+            f'{h and (h.get("codec"), h.get("codec_why"))}')
+    finally:
+        server.stop()
+
+
 def main():
+    built = []
+    for a in sys.argv[1:]:
+        if a.startswith('--built='):
+            built = [c for c in a.partition('=')[2].split(',') if c]
     origin_checks()
     ack_timeout_check()
     video_streams_check()
+    video_codecs_check(built)
     return finish()
 
 

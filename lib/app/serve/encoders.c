@@ -230,8 +230,9 @@ static void encode_video(cugl_app_server *s, const slot *sl)
         size_t size = 0;
         bool is_key = false;
         double t0 = now_s();
-        if (!vs->encoder)
-            vs->encoder = cugl__video_new();
+        if (!vs->encoder && !(vs->encoder = cugl__video_new(vs->codec)))
+            snprintf(why, sizeof why, "no %s encoder (no memory)",
+                     cugl__video_codec_title(vs->codec));
         unsigned char *bits =
             vs->encoder ? cugl__video_encode(vs->encoder, sl->pixels, sl->width, sl->height,
                                              sl->fps, kbps, key, &size, &is_key, why,
@@ -252,9 +253,11 @@ static void encode_video(cugl_app_server *s, const slot *sl)
                 f->size = size;
                 f->encode_ms = 1e3 * (now_s() - t0);
                 snprintf(f->json, sizeof f->json,
-                         "%s,\"codec\":\"vp8\",\"encoder\":\"libvpx\",\"key\":%s,"
+                         "%s,\"codec\":\"%s\",\"encoder\":\"%s\",\"key\":%s,"
                          "\"bitrate\":%d,\"encode_ms\":%.3f",
-                         sl->json, is_key ? "true" : "false", kbps, f->encode_ms);
+                         sl->json, cugl__video_codec_name(vs->codec),
+                         cugl__video_encoder_name(vs->codec), is_key ? "true" : "false", kbps,
+                         f->encode_ms);
                 memcpy(f->jpeg, bits, size);
             }
             free(bits);

@@ -1,7 +1,7 @@
 /*
  * serve_internal.h - the frame server's JPEG encoders on the GPU
  * (serve_nvjpeg.c: GL compute shaders, jpeg_gl.c, or nvJPEG), and its
- * video codec (serve_video.c), for the server's files (server.h). The JPEG
+ * video codecs (serve_video.c, serve_h264.c), for the server's files (server.h). The JPEG
  * encoders' functions are called on the render thread, the GL context current, but for is_done
  * and take (any thread); what waits for the GPU waits on a thread of their
  * own (cugl-gpu-jpeg).
@@ -71,20 +71,46 @@ uint64_t cugl__gpu_jpeg_take_hash(cugl__gpu_jpeg *g, int index);
 /* Drop job `index`, whatever its phase. */
 void cugl__gpu_jpeg_cancel(cugl__gpu_jpeg *g, int index);
 
-/* A viewer's VP8 stream (serve_video.c, where libvpx is:
+/* The video codecs, in the order "codecs" lines name them. */
+typedef enum cugl__video_codec {
+    CUGL__VIDEO_VP8,
+    CUGL__VIDEO_H264,
+    CUGL__VIDEO_CODECS
+} cugl__video_codec;
+
+/* "vp8", "h264": in the protocol; "libvpx", "OpenH264"; "VP8", "H.264". */
+const char *cugl__video_codec_name(cugl__video_codec codec);
+const char *cugl__video_encoder_name(cugl__video_codec codec);
+const char *cugl__video_codec_title(cugl__video_codec codec);
+/* Whether this cugl was built with `codec`'s encoder. */
+bool cugl__video_codec_built(cugl__video_codec codec);
+
+/* A viewer's video stream (serve_video.c, where a codec is:
  * CUGL_SERVE_VIDEO). One encoder thread at a time a stream. */
 typedef struct cugl__video cugl__video;
 
-cugl__video *cugl__video_new(void);
+/* NULL where `codec` was not built in, or without memory. */
+cugl__video *cugl__video_new(cugl__video_codec codec);
 void cugl__video_close(cugl__video *v);
 
 /* The frame (RGBA rows bottom first, width x height, of a program that
- * renders `fps` frames a second) as a VP8 frame at `kbps` (a key frame if
- * `key`, and at the start or a new size): malloc'ed, `size` bytes,
+ * renders `fps` frames a second) as a frame of v's codec at `kbps` (a key
+ * frame if `key`, and at the start or a new size; H.264: an access unit
+ * in Annex B, with SPS and PPS before an IDR): malloc'ed, `size` bytes,
  * *is_key; NULL with `why`. Each frame gets 1 / fps of a second's bits
  * (fps at most 60), however long since the one before. */
 unsigned char *cugl__video_encode(cugl__video *v, const uint8_t *rgba, int width, int height,
                                   double fps, int kbps, bool key, size_t *size, bool *is_key,
                                   char *why, size_t why_size);
+
+/* OpenH264's encoder (serve_h264.c, CUGL_SERVE_H264): for w x h at
+ * `kbps`, NULL with `why`; the I420 picture `planes` (`strides` bytes a
+ * row) at `ms` as an access unit in Annex B (as cugl__video_encode). */
+typedef struct cugl__h264 cugl__h264;
+cugl__h264 *cugl__h264_open(int w, int h, double fps, int kbps, char *why, size_t why_size);
+void cugl__h264_close(cugl__h264 *e);
+unsigned char *cugl__h264_encode(cugl__h264 *e, uint8_t *const planes[3], const int strides[3],
+                                 long long ms, double fps, int kbps, bool key, size_t *size,
+                                 bool *is_key, char *why, size_t why_size);
 
 #endif /* CUGL_APP_SERVE_INTERNAL_H */

@@ -1,13 +1,15 @@
 /*
- * serve_video.c - the frame server's video codec (server.h): VP8 by libvpx,
- * one stream a viewer, for links too narrow for JPEG. Real time and low
- * latency: one frame in, one frame out (no lag, no B-frames: VP8 has
- * none), rate control to the bitrate the viewer's link carries, a key
- * frame at the start and whenever asked. Called on the encoder threads,
- * one at a time a stream.
+ * serve_video.c - the frame server's video codecs (serve_internal.h): VP8
+ * by libvpx (CUGL_SERVE_VP8) and H.264 by OpenH264 (CUGL_SERVE_H264,
+ * serve_h264.c), one stream a viewer, for links too narrow for JPEG. Real
+ * time and low latency: one frame in, one frame out (no lag, no B-frames:
+ * neither VP8 nor H.264's Baseline has them), rate control to the bitrate
+ * the viewer's link carries, a key frame at the start and whenever asked.
+ * Called on the encoder threads, one at a time a stream.
  *
  * The frame comes as GL has it, RGBA rows bottom first; it is turned into
- * I420 (BT.601, limited range, as browsers decode VP8) with rows top first.
+ * I420 (BT.601, limited range, as browsers decode both) with rows top
+ * first, here for both codecs.
  */
 #include <math.h>
 #include <stdio.h>
@@ -15,44 +17,96 @@
 #include <string.h>
 #include <unistd.h>
 
+#if CUGL_SERVE_VP8
 #include <vpx/vp8cx.h>
 #include <vpx/vpx_encoder.h>
+#endif
 
 #include "serve_internal.h"
 
 struct cugl__video {
-    vpx_codec_ctx_t codec;
-    vpx_codec_enc_cfg_t cfg;
-    vpx_image_t image;
+    cugl__video_codec codec;
     bool open;
     int width, height;
     double clock_ms; /* the stream's time: 1 / fps a frame */
+    /* The I420 picture: Y, U and V, each `stride` bytes a row. */
+    uint8_t *planes[3];
+    int strides[3];
+#if CUGL_SERVE_VP8
+    vpx_codec_ctx_t codec_ctx;
+    vpx_codec_enc_cfg_t cfg;
+    vpx_image_t image;
+#endif
+#if CUGL_SERVE_H264
+    cugl__h264 *h264;
+    uint8_t *i420; /* planes' memory */
+#endif
 };
+
+const char *cugl__video_codec_name(cugl__video_codec codec)
+{
+    return codec == CUGL__VIDEO_H264 ? "h264" : "vp8";
+}
+
+const char *cugl__video_encoder_name(cugl__video_codec codec)
+{
+    return codec == CUGL__VIDEO_H264 ? "OpenH264" : "libvpx";
+}
+
+const char *cugl__video_codec_title(cugl__video_codec codec)
+{
+    return codec == CUGL__VIDEO_H264 ? "H.264" : "VP8";
+}
+
+bool cugl__video_codec_built(cugl__video_codec codec)
+{
+    return codec == CUGL__VIDEO_H264 ? CUGL_SERVE_H264 : CUGL_SERVE_VP8;
+}
+
+/* The encoder and its picture, gone. */
+static void stop(cugl__video *v)
+{
+    if (!v->open)
+        return;
+#if CUGL_SERVE_VP8
+    if (v->codec == CUGL__VIDEO_VP8) {
+        vpx_codec_destroy(&v->codec_ctx);
+        vpx_img_free(&v->image);
+    }
+#endif
+#if CUGL_SERVE_H264
+    if (v->codec == CUGL__VIDEO_H264) {
+        cugl__h264_close(v->h264);
+        v->h264 = NULL;
+        free(v->i420);
+        v->i420 = NULL;
+    }
+#endif
+    v->open = false;
+}
 
 void cugl__video_close(cugl__video *v)
 {
     if (!v)
         return;
-    if (v->open) {
-        vpx_codec_destroy(&v->codec);
-        vpx_img_free(&v->image);
-    }
+    stop(v);
     free(v);
 }
 
-cugl__video *cugl__video_new(void)
+cugl__video *cugl__video_new(cugl__video_codec codec)
 {
-    return calloc(1, sizeof(cugl__video));
+    if (!cugl__video_codec_built(codec))
+        return NULL;
+    cugl__video *v = calloc(1, sizeof(cugl__video));
+    if (v)
+        v->codec = codec;
+    return v;
 }
 
-/* An encoder for w x h at `kbps`; false with `why`. */
-static bool start(cugl__video *v, int w, int h, int kbps, char *why, size_t why_size)
+#if CUGL_SERVE_VP8
+/* A VP8 encoder for w x h at `kbps`; false with `why`. */
+static bool start_vp8(cugl__video *v, int w, int h, int kbps, char *why, size_t why_size)
 {
-    if (v->open) {
-        vpx_codec_destroy(&v->codec);
-        vpx_img_free(&v->image);
-        v->open = false;
-    }
     vpx_codec_err_t e = vpx_codec_enc_config_default(vpx_codec_vp8_cx(), &v->cfg, 0);
     if (e != VPX_CODEC_OK) {
         snprintf(why, why_size, "libvpx: %s", vpx_codec_err_to_string(e));
@@ -77,7 +131,7 @@ static bool start(cugl__video *v, int w, int h, int kbps, char *why, size_t why_
     v->cfg.rc_overshoot_pct = 10;
     v->cfg.kf_mode = VPX_KF_AUTO;
     v->cfg.kf_max_dist = 3000; /* key frames when asked, or now and then */
-    e = vpx_codec_enc_init(&v->codec, vpx_codec_vp8_cx(), &v->cfg, 0);
+    e = vpx_codec_enc_init(&v->codec_ctx, vpx_codec_vp8_cx(), &v->cfg, 0);
     if (e != VPX_CODEC_OK) {
         snprintf(why, why_size, "libvpx cannot start a %d x %d VP8 encoder: %s", w, h,
                  vpx_codec_err_to_string(e));
@@ -85,16 +139,106 @@ static bool start(cugl__video *v, int w, int h, int kbps, char *why, size_t why_
     }
     /* Real time, speed over size: at 1080p on 2 cores, 12 encodes in 8.4
      * ms where 10 took 11.2, for 0.7 dB less at the same bitrate. */
-    vpx_codec_control(&v->codec, VP8E_SET_CPUUSED, 12);
+    vpx_codec_control(&v->codec_ctx, VP8E_SET_CPUUSED, 12);
     if (v->cfg.g_threads > 1) /* 4 partitions of tokens, packed by the threads */
-        vpx_codec_control(&v->codec, VP8E_SET_TOKEN_PARTITIONS, (int)VP8_FOUR_TOKENPARTITION);
-    vpx_codec_control(&v->codec, VP8E_SET_NOISE_SENSITIVITY, 0u);
-    vpx_codec_control(&v->codec, VP8E_SET_STATIC_THRESHOLD, 1u);
+        vpx_codec_control(&v->codec_ctx, VP8E_SET_TOKEN_PARTITIONS,
+                          (int)VP8_FOUR_TOKENPARTITION);
+    vpx_codec_control(&v->codec_ctx, VP8E_SET_NOISE_SENSITIVITY, 0u);
+    vpx_codec_control(&v->codec_ctx, VP8E_SET_STATIC_THRESHOLD, 1u);
     if (!vpx_img_alloc(&v->image, VPX_IMG_FMT_I420, (unsigned)w, (unsigned)h, 16)) {
-        vpx_codec_destroy(&v->codec);
+        vpx_codec_destroy(&v->codec_ctx);
         snprintf(why, why_size, "no memory for a %d x %d picture", w, h);
         return false;
     }
+    for (int i = 0; i < 3; i++) {
+        v->planes[i] = v->image.planes[i];
+        v->strides[i] = v->image.stride[i];
+    }
+    return true;
+}
+
+/* The I420 picture as a VP8 frame (see cugl__video_encode). */
+static unsigned char *encode_vp8(cugl__video *v, long long pts, unsigned long duration,
+                                 int kbps, bool key, size_t *size, bool *is_key, char *why,
+                                 size_t why_size)
+{
+    if ((unsigned)kbps != v->cfg.rc_target_bitrate) {
+        v->cfg.rc_target_bitrate = (unsigned)kbps;
+        vpx_codec_enc_config_set(&v->codec_ctx, &v->cfg);
+    }
+    vpx_codec_err_t e = vpx_codec_encode(&v->codec_ctx, &v->image, (vpx_codec_pts_t)pts,
+                                         duration, key ? VPX_EFLAG_FORCE_KF : 0,
+                                         VPX_DL_REALTIME);
+    if (e != VPX_CODEC_OK) {
+        snprintf(why, why_size, "VP8 encoding failed: %s", vpx_codec_error(&v->codec_ctx));
+        return NULL;
+    }
+    unsigned char *out = NULL;
+    vpx_codec_iter_t iter = NULL;
+    const vpx_codec_cx_pkt_t *pkt;
+    while ((pkt = vpx_codec_get_cx_data(&v->codec_ctx, &iter)) != NULL) {
+        if (pkt->kind != VPX_CODEC_CX_FRAME_PKT)
+            continue;
+        unsigned char *p = realloc(out, *size + pkt->data.frame.sz);
+        if (!p) {
+            free(out);
+            snprintf(why, why_size, "no memory for a VP8 frame");
+            return NULL;
+        }
+        out = p;
+        memcpy(out + *size, pkt->data.frame.buf, pkt->data.frame.sz);
+        *size += pkt->data.frame.sz;
+        *is_key = *is_key || (pkt->data.frame.flags & VPX_FRAME_IS_KEY);
+    }
+    if (!out)
+        snprintf(why, why_size, "the VP8 encoder gave no frame");
+    return out;
+}
+#endif
+
+#if CUGL_SERVE_H264
+/* An H.264 encoder for w x h at `kbps`, and its picture; false with `why`. */
+static bool start_h264(cugl__video *v, int w, int h, double fps, int kbps, char *why,
+                       size_t why_size)
+{
+    size_t luma = (size_t)w * (size_t)h;
+    v->i420 = malloc(luma + luma / 2);
+    if (!v->i420) {
+        snprintf(why, why_size, "no memory for a %d x %d picture", w, h);
+        return false;
+    }
+    v->h264 = cugl__h264_open(w, h, fps, kbps, why, why_size);
+    if (!v->h264) {
+        free(v->i420);
+        v->i420 = NULL;
+        return false;
+    }
+    v->planes[0] = v->i420;
+    v->planes[1] = v->i420 + luma;
+    v->planes[2] = v->i420 + luma + luma / 4;
+    v->strides[0] = w;
+    v->strides[1] = v->strides[2] = w / 2;
+    return true;
+}
+#endif
+
+/* An encoder of v's codec for w x h; false with `why`. */
+static bool start(cugl__video *v, int w, int h, double fps, int kbps, char *why,
+                  size_t why_size)
+{
+    stop(v);
+    bool ok = false;
+#if CUGL_SERVE_VP8
+    if (v->codec == CUGL__VIDEO_VP8)
+        ok = start_vp8(v, w, h, kbps, why, why_size);
+#endif
+#if CUGL_SERVE_H264
+    if (v->codec == CUGL__VIDEO_H264)
+        ok = start_h264(v, w, h, fps, kbps, why, why_size);
+#endif
+    (void)fps;
+    if (!ok)
+        return false;
     v->open = true;
     v->width = w;
     v->height = h;
@@ -111,19 +255,20 @@ static inline uint8_t luma_of(const uint8_t *p)
  * then the chroma, each a loop without branches that the compiler
  * vectorizes (this file is built at -O3): 1080p in 1.6 ms on a 2-core CI
  * machine, where one loop over 2 x 2 blocks took 4.4. */
-static void to_i420(vpx_image_t *img, const uint8_t *rgba, int w, int h, size_t stride)
+static void to_i420(uint8_t *const planes[3], const int strides[3], const uint8_t *rgba, int w,
+                    int h, size_t stride)
 {
     for (int y = 0; y < h; y++) {
         const uint8_t *restrict row = rgba + (size_t)(h - 1 - y) * stride;
-        uint8_t *restrict out = img->planes[0] + (size_t)y * (size_t)img->stride[0];
+        uint8_t *restrict out = planes[0] + (size_t)y * (size_t)strides[0];
         for (int x = 0; x < w; x++)
             out[x] = luma_of(row + 4 * x);
     }
     for (int y = 0; y < h; y += 2) {
         const uint8_t *restrict r0 = rgba + (size_t)(h - 1 - y) * stride;
         const uint8_t *restrict r1 = r0 - stride;
-        uint8_t *restrict u = img->planes[1] + (size_t)(y / 2) * (size_t)img->stride[1];
-        uint8_t *restrict v = img->planes[2] + (size_t)(y / 2) * (size_t)img->stride[2];
+        uint8_t *restrict u = planes[1] + (size_t)(y / 2) * (size_t)strides[1];
+        uint8_t *restrict v = planes[2] + (size_t)(y / 2) * (size_t)strides[2];
         for (int x = 0; x < w / 2; x++) {
             const uint8_t *a = r0 + 8 * x, *b = r1 + 8 * x;
             int sr = (a[0] + a[4] + b[0] + b[4] + 2) >> 2;
@@ -143,53 +288,36 @@ unsigned char *cugl__video_encode(cugl__video *v, const uint8_t *rgba, int width
     *is_key = false;
     int w = width & ~1, h = height & ~1; /* I420 wants even sides */
     if (w < 16 || h < 16) {
-        snprintf(why, why_size, "a %d x %d picture is too small for VP8", width, height);
+        snprintf(why, why_size, "a %d x %d picture is too small for %s", width, height,
+                 cugl__video_codec_title(v->codec));
         return NULL;
     }
     if (!v->open || v->width != w || v->height != h) {
-        if (!start(v, w, h, kbps, why, why_size))
+        if (!start(v, w, h, fps, kbps, why, why_size))
             return NULL;
         v->clock_ms = 0;
         key = true;
     }
-    if ((unsigned)kbps != v->cfg.rc_target_bitrate) {
-        v->cfg.rc_target_bitrate = (unsigned)kbps;
-        vpx_codec_enc_config_set(&v->codec, &v->cfg);
-    }
-    to_i420(&v->image, rgba, w, h, (size_t)width * 4);
-    /* The time stamps go 1 / fps a frame, not by the clock: libvpx gives
-     * a frame the bits of the time since the last one, and the frames a
-     * viewer's window skipped made the next one two or three times the
-     * size (115 kB where a frame at 60 was 34 kB, at 20 Mbit/s 46 ms on the
-     * link, and the next frame later still). */
+    to_i420(v->planes, v->strides, rgba, w, h, (size_t)width * 4);
+    /* The time stamps go 1 / fps a frame, not by the clock: an encoder
+     * gives a frame the bits of the time since the last one, and the
+     * frames a viewer's window skipped made the next one two or three
+     * times the size (VP8: 115 kB where a frame at 60 was 34 kB, at 20
+     * Mbit/s 46 ms on the link, and the next frame later still). */
     double step_ms = 1e3 / (fps > 0 ? fmin(fmax(fps, 1), 60) : 60); /* 0: not known yet */
-    vpx_codec_pts_t pts = (vpx_codec_pts_t)llround(v->clock_ms);
+    long long pts = llround(v->clock_ms);
     v->clock_ms += step_ms;
-    unsigned long duration = (unsigned long)((vpx_codec_pts_t)llround(v->clock_ms) - pts);
-    vpx_codec_err_t e = vpx_codec_encode(&v->codec, &v->image, pts, duration,
-                                         key ? VPX_EFLAG_FORCE_KF : 0, VPX_DL_REALTIME);
-    if (e != VPX_CODEC_OK) {
-        snprintf(why, why_size, "VP8 encoding failed: %s", vpx_codec_error(&v->codec));
-        return NULL;
-    }
-    unsigned char *out = NULL;
-    vpx_codec_iter_t iter = NULL;
-    const vpx_codec_cx_pkt_t *pkt;
-    while ((pkt = vpx_codec_get_cx_data(&v->codec, &iter)) != NULL) {
-        if (pkt->kind != VPX_CODEC_CX_FRAME_PKT)
-            continue;
-        unsigned char *p = realloc(out, *size + pkt->data.frame.sz);
-        if (!p) {
-            free(out);
-            snprintf(why, why_size, "no memory for a VP8 frame");
-            return NULL;
-        }
-        out = p;
-        memcpy(out + *size, pkt->data.frame.buf, pkt->data.frame.sz);
-        *size += pkt->data.frame.sz;
-        *is_key = *is_key || (pkt->data.frame.flags & VPX_FRAME_IS_KEY);
-    }
-    if (!out)
-        snprintf(why, why_size, "the VP8 encoder gave no frame");
-    return out;
+    unsigned long duration = (unsigned long)(llround(v->clock_ms) - pts);
+#if CUGL_SERVE_VP8
+    if (v->codec == CUGL__VIDEO_VP8)
+        return encode_vp8(v, pts, duration, kbps, key, size, is_key, why, why_size);
+#endif
+#if CUGL_SERVE_H264
+    if (v->codec == CUGL__VIDEO_H264)
+        return cugl__h264_encode(v->h264, v->planes, v->strides, pts, fps, kbps, key, size,
+                                 is_key, why, why_size);
+#endif
+    (void)duration;
+    snprintf(why, why_size, "this cugl has no %s encoder", cugl__video_codec_title(v->codec));
+    return NULL;
 }

@@ -94,6 +94,9 @@ enum {
 #define CAPTURE_HZ 80.0
 #define CAPTURE_BURST 4.0
 #define VIDEO_BELOW_BPS 30e6 /* auto: video on links that carry less */
+/* The video codecs in the order a viewer gets them, of those its page
+ * decodes (viewers.c). */
+#define VIDEO_ORDER CUGL__VIDEO_H264, CUGL__VIDEO_VP8
 #define JPEG_ABOVE_BPS 60e6  /* ... and back to JPEG on links that carry more */
 #define CODEC_HOLD_S 5.0     /* a codec is kept at least this long */
 #define VIDEO_SHARE 0.5      /* of the measured bytes a second, what video starts at */
@@ -175,6 +178,7 @@ typedef struct in_flight {
  * that set `busy` uses; a stream whose viewer left while busy is freed by
  * that thread (`dead`). */
 typedef struct video_stream {
+    cugl__video_codec codec;
     cugl__video *encoder;
     bool room;        /* its viewer can take another frame */
     bool busy, dead;
@@ -224,7 +228,8 @@ typedef struct viewer {
     size_t out_cap;
     size_t out_size, out_off; /* its size, and how much of it is written */
 
-    bool can_video;          /* its page decodes VP8 ("codecs vp8") */
+    unsigned decodes;        /* the video codecs its page decodes: 1 << cugl__video_codec
+                              * ("codecs vp8 h264") */
     char page_why[128];      /* why it cannot, in its words */
     viewer_codec codec;
     double codec_s;          /* when it last changed */

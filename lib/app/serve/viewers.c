@@ -301,25 +301,52 @@ static void video_rate(viewer *v, double queued_s, double now)
     v->video_rate_s = now;
 }
 
+/* The video codecs in the order a viewer gets them, of those its page
+ * decodes and this cugl has. */
+static const cugl__video_codec video_order[] = {VIDEO_ORDER};
+
+/* The video codec `v` gets where it gets video; -1 where none, with why. */
+static int video_codec_for(const viewer *v, char *why, size_t why_size)
+{
+    for (size_t i = 0; i < sizeof video_order / sizeof *video_order; i++)
+        if (v->decodes >> video_order[i] & 1 && cugl__video_codec_built(video_order[i]))
+            return (int)video_order[i];
+    if (!v->decodes) {
+        snprintf(why, why_size, "the page decodes no video (%s)",
+                 v->page_why[0] ? v->page_why : "it did not say it can");
+        return -1;
+    }
+    char names[64] = "";
+    for (int c = 0; c < CUGL__VIDEO_CODECS; c++)
+        if (v->decodes >> c & 1)
+            snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s",
+                     names[0] ? " and " : "", cugl__video_codec_title((cugl__video_codec)c));
+    snprintf(why, why_size, "the page decodes %s, which this cugl was built without", names);
+    return -1;
+}
+
 /* Which codec `v` gets and why: as asked for, where its page and this
  * build can; else video on narrow links, JPEG on wide ones (with
- * hysteresis, and kept at least CODEC_HOLD_S). Starts or ends its video
- * stream (under the lock). */
+ * hysteresis, and kept at least CODEC_HOLD_S). Of the video codecs, the
+ * first of VIDEO_ORDER that the page decodes. Starts or ends its video
+ * stream, or starts one of another codec (under the lock). */
 static void choose_codec(cugl_app_server *s, viewer *v, double now)
 {
     viewer_codec want = CODEC_JPEG;
-    char why[sizeof v->codec_why];
+    char why[sizeof v->codec_why], cannot[sizeof v->codec_why - 16];
+    int vc = video_codec_for(v, cannot, sizeof cannot);
+    const char *title = vc >= 0 ? cugl__video_codec_title((cugl__video_codec)vc) : "";
     double mbit = v->throughput * 8 / 1e6;
     if (!CUGL_SERVE_VIDEO) {
-        snprintf(why, sizeof why, "JPEG: this cugl has no video codec (built without libvpx)");
+        snprintf(why, sizeof why,
+                 "JPEG: this cugl has no video codec (built without libvpx and OpenH264)");
     } else if (s->codec == CUGL_APP_SERVE_CODEC_JPEG) {
         snprintf(why, sizeof why, "JPEG, as the server was told");
-    } else if (!v->can_video) {
-        snprintf(why, sizeof why, "JPEG: the page cannot decode VP8 (%s)",
-                 v->page_why[0] ? v->page_why : "it did not say it can");
+    } else if (vc < 0) {
+        snprintf(why, sizeof why, "JPEG: %s", cannot);
     } else if (s->codec == CUGL_APP_SERVE_CODEC_VIDEO) {
         want = CODEC_VIDEO;
-        snprintf(why, sizeof why, "video, as the server was told");
+        snprintf(why, sizeof why, "%s video, as the server was told", title);
     } else if (v->throughput <= 0) {
         want = v->codec;
         snprintf(why, sizeof why, "%s: the link is not measured yet",
@@ -330,8 +357,8 @@ static void choose_codec(cugl_app_server *s, viewer *v, double now)
     } else if (v->codec == CODEC_VIDEO ? mbit * 1e6 < JPEG_ABOVE_BPS
                                        : mbit * 1e6 < VIDEO_BELOW_BPS) {
         want = CODEC_VIDEO;
-        snprintf(why, sizeof why, "video: the link carries %.1f Mbit/s (JPEG above %.0f)", mbit,
-                 JPEG_ABOVE_BPS / 1e6);
+        snprintf(why, sizeof why, "%s video: the link carries %.1f Mbit/s (JPEG above %.0f)",
+                 title, mbit, JPEG_ABOVE_BPS / 1e6);
     } else {
         snprintf(why, sizeof why, "JPEG: the link carries %.1f Mbit/s (video below %.0f)", mbit,
                  VIDEO_BELOW_BPS / 1e6);
@@ -346,17 +373,21 @@ static void choose_codec(cugl_app_server *s, viewer *v, double now)
     snprintf(v->codec_why, sizeof v->codec_why, "%s", why);
     if (v->video)
         v->video->kbps = (int)v->video_kbps;
-    if (want == v->codec)
+    if (want == v->codec && (want == CODEC_JPEG || (int)v->video->codec == vc))
         return;
     /* Its codec is video exactly while it has a stream. */
     video_stream *vs = want == CODEC_VIDEO ? calloc(1, sizeof *vs) : NULL;
     if (want == CODEC_VIDEO && !vs) {
-        snprintf(v->codec_why, sizeof v->codec_why, "JPEG: no memory for a video stream");
+        snprintf(v->codec_why, sizeof v->codec_why, "%s: no memory for a video stream",
+                 v->codec == CODEC_VIDEO ? "video" : "JPEG");
         return;
     }
+    if (v->video && vs) /* another codec's */
+        cugl__serve_drop_video(s, v);
     v->codec = want;
     v->codec_s = now;
     if (vs) {
+        vs->codec = (cugl__video_codec)vc;
         vs->key = true;
         vs->last = v->sent;
         v->video_kbps = video_kbps(v);
@@ -501,6 +532,31 @@ static bool take_ack(cugl_app_server *s, viewer *v, long number, double held_ms)
     return true;
 }
 
+/* A "codecs" line's list (after "codecs "): the codecs named, of those
+ * this server knows, or none with the page's reason ("none WHY"). */
+static void take_codecs(viewer *v, const char *list)
+{
+    v->decodes = 0;
+    v->page_why[0] = '\0';
+    if (strncmp(list, "none", 4) == 0 && (list[4] == ' ' || list[4] == '\0')) {
+        snprintf(v->page_why, sizeof v->page_why, "%s", list[4] ? list + 5 : "");
+        return;
+    }
+    for (const char *w = list; *w;) {
+        size_t n = strcspn(w, " ");
+        for (int c = 0; c < CUGL__VIDEO_CODECS; c++) {
+            const char *name = cugl__video_codec_name((cugl__video_codec)c);
+            if (n == strlen(name) && strncmp(w, name, n) == 0)
+                v->decodes |= 1u << c;
+        }
+        w += n;
+        w += strspn(w, " ");
+    }
+    if (!v->decodes)
+        snprintf(v->page_why, sizeof v->page_why, "it named no codec this server has: %.80s",
+                 list);
+}
+
 /* A page's message: lines, each an ack or an event into the context's
  * input. False: a line that is neither (or an event a viewer may not
  * send, or an ack that lies); the viewer goes. */
@@ -517,10 +573,9 @@ static bool take_lines(cugl_app_server *s, viewer *v, char *text)
         if (n == 0)
             continue;
         if (strncmp(line, "codecs ", 7) == 0) {
-            /* "codecs vp8", or "codecs none WHY": what the page decodes. */
-            v->can_video = strcmp(line + 7, "vp8") == 0;
-            snprintf(v->page_why, sizeof v->page_why, "%s",
-                     strncmp(line + 7, "none ", 5) == 0 ? line + 12 : "");
+            /* "codecs vp8 h264" (those it names, of those this server
+             * knows), or "codecs none WHY": what the page decodes. */
+            take_codecs(v, line + 7);
             pthread_mutex_lock(&s->lock);
             v->codec_s = 0;
             choose_codec(s, v, now_s());

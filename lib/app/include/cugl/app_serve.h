@@ -51,9 +51,11 @@
  *                   library hands over the message): a 4-byte little-endian
  *                   length N, N bytes of UTF-8 JSON (the header), then the
  *                   picture: a baseline JPEG, rows top to bottom ("codec"
- *                   "jpeg"), or a VP8 frame ("codec" "vp8": one frame of
- *                   the viewer's own stream, to decode in order; "key"
- *                   says whether it is a key frame); or nothing after the
+ *                   "jpeg"), or a video frame ("codec" "vp8", or "h264":
+ *                   an access unit in Annex B, Constrained Baseline, SPS
+ *                   and PPS before each IDR; one frame of the viewer's own
+ *                   stream, to decode in order; "key" says whether it is
+ *                   a key frame); or nothing after the
  *                   header: the picture is the one the page has (it is
  *                   still), only the header is new. The header's fields:
  *                   "frame" (the context's frame number), "width",
@@ -69,12 +71,12 @@
  *                   (cugl_app_server_set_stats' text), "time" (when the
  *                   frame was rendered, seconds on the server's
  *                   CLOCK_MONOTONIC: comparable on the same host only);
- *                   with a picture, "codec" ("jpeg" or "vp8"), "encoder"
- *                   ("gl-compute", "nvjpeg", "libjpeg-turbo" or
- *                   "libvpx"), "encode_ms" (the time the encoder took,
+ *                   with a picture, "codec" ("jpeg", "vp8" or "h264"),
+ *                   "encoder" ("gl-compute", "nvjpeg", "libjpeg-turbo",
+ *                   "libvpx" or "OpenH264"), "encode_ms" (the time the encoder took,
  *                   ms; GPU time on the GPU); for JPEG "quality"
  *                   and "scale" (each side of the JPEG is the picture's
- *                   divided by it: 1, 2 or 4), for VP8 "key" and
+ *                   divided by it: 1, 2 or 4), for video "key" and
  *                   "bitrate" (kbit/s); "codec_why" (why this viewer gets
  *                   this codec); and what the
  *                   server measured of this viewer's link from its
@@ -85,17 +87,19 @@
  *                   arrival until the ack of the first frame that shows
  *                   it; -1 before), "window" (frames this viewer may
  *                   have unacknowledged), "unacked" (how many it has,
- *                   this one counted), "level" (0, the best, to 9: the
+ *                   this one counted), "level" (0, the best, to 11: the
  *                   quality and scale chosen for its link) and
  *                   "interacting" (whether its input arrived in the last
  *                   second). A viewer should ignore fields it does not know.
  *   page -> server  text messages of lines:
- *                   "codecs vp8", or "codecs none WHY": whether the page
- *                   decodes VP8 (WebCodecs' VideoDecoder; browsers have
- *                   it only in a secure context: HTTPS, or a page from
- *                   localhost). Until it says vp8, a viewer gets JPEG.
- *                   "key": the page wants a VP8 key frame (its decoder
- *                   failed, or it lost its place).
+ *                   "codecs vp8 h264" (the video codecs the page decodes,
+ *                   any of vp8 and h264; names the server does not know
+ *                   are passed over), or "codecs none WHY": what the page
+ *                   decodes (WebCodecs' VideoDecoder; browsers have it
+ *                   only in a secure context: HTTPS, or a page from
+ *                   localhost). Until it names a codec this server has,
+ *                   a viewer gets JPEG. "key": the page wants a key
+ *                   frame (its decoder failed, or it lost its place).
  *                   "ack F H": the frame numbered F (and every one sent
  *                   before it) is shown, H milliseconds (a decimal number,
  *                   0 to 60000) after its message arrived. The server
@@ -125,23 +129,25 @@
  * the GPU, in CUDA memory GL imports, and a thread of the server's waits
  * for the encodes.
  *
- * Codecs: each viewer gets JPEG, or VP8 video (libvpx, real time, no
- * B-frames, a stream of its own with a key frame first and whenever asked,
- * at the bitrate its link carried) where its page decodes VP8 and its link
- * carries less than 30 Mbit/s (back to JPEG above 60), or as
- * cugl_app_server_desc.codec forces; the header says which and why. VP8
- * needs this cugl built with libvpx (Meson feature `serve_video`).
+ * Codecs: each viewer gets JPEG, or video (real time, no B-frames, a
+ * stream of its own with a key frame first and whenever asked, at the
+ * bitrate its link carried) where its page decodes a video codec this cugl
+ * has and its link carries less than 30 Mbit/s (back to JPEG above 60), or
+ * as cugl_app_server_desc.codec forces; the header says which and why. Of
+ * the video codecs, H.264 (OpenH264, Constrained Baseline; Meson feature
+ * `serve_h264`, Debian's libopenh264-dev) where the page decodes it, else
+ * VP8 (libvpx; feature `serve_video`, libvpx-dev).
  *
  * Latency is bounded by counting: at most `window` frames (default 2) are
  * unacknowledged per viewer, so no more than that wait for it anywhere (in
  * the server, libwebsockets, the kernel or on the link), and each is the
  * newest of its level when sent: a slow viewer skips frames and never
- * holds the program or another viewer back. A viewer's VP8 bitrate follows
+ * holds the program or another viewer back. A viewer's video bitrate follows
  * the delay its frames see (down 30% when one waited over 30 ms beyond
  * the round trip, up 3% when none waited 8 ms; at most 70% of what its
  * link carried, which only frames of 32 kB or more measure while it gets
  * video: a shaper's burst passes smaller ones at once), as real-time video
- * does; each VP8 frame gets the bits of one of the program's frames at
+ * does; each video frame gets the bits of one of the program's frames at
  * that bitrate (1 / fps, at most 60 a second), however many were skipped
  * before it, so frames stay the same size. Each viewer gets its own level
  * from its acknowledgements: the JPEG quality, then the size (halved or
@@ -162,7 +168,7 @@
  * is applied. A viewer that owes an ack for 60 seconds (the environment's
  * CUGL_SERVE_ACK_TIMEOUT, in seconds, sets another) is disconnected, so
  * that silent connections cannot hold every place. At most 4 viewers get
- * video at once (each has a VP8 encoder of its own at the program's size,
+ * video at once (each has an encoder of its own at the program's size,
  * gigabytes at the largest); others get JPEG, and their header's
  * "codec_why" says so.
  *
@@ -217,11 +223,13 @@ typedef enum cugl_app_serve_encoder {
 
 /** Which codec viewers get (cugl_app_server_desc.codec). */
 typedef enum cugl_app_serve_codec {
-    /** Each viewer its own: VP8 video where its page decodes it (WebCodecs)
-     * and its link carries under 30 Mbit/s; JPEG otherwise. */
+    /** Each viewer its own: video where its page decodes a codec this
+     * cugl has (WebCodecs; H.264 before VP8) and its link carries under
+     * 30 Mbit/s; JPEG otherwise. */
     CUGL_APP_SERVE_CODEC_AUTO = 0,
     CUGL_APP_SERVE_CODEC_JPEG,  /**< JPEG for every viewer */
-    CUGL_APP_SERVE_CODEC_VIDEO, /**< VP8 for every viewer whose page decodes it */
+    /** Video (H.264 before VP8) for every viewer whose page decodes one */
+    CUGL_APP_SERVE_CODEC_VIDEO,
 } cugl_app_serve_codec;
 
 /** What cugl_app_server_create serves, and where. */
