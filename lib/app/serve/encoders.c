@@ -139,11 +139,16 @@ static void publish(frame **newest, frame *f)
     frame_unref(f);
 }
 
+bool cugl__serve_level_seen(const cugl_app_server *s, int level, double now)
+{
+    return s->level_seen_s[level] > 0 && now - s->level_seen_s[level] < SEEN_S;
+}
+
 /* The size frames of `level` are expected to have (under the lock): as
  * seen lately, else level 0's guessed down; 0 before any frame. */
 double cugl__serve_predict_bytes(const cugl_app_server *s, int level, double now)
 {
-    if (s->level_seen_s[level] > 0 && now - s->level_seen_s[level] < 2.0)
+    if (cugl__serve_level_seen(s, level, now))
         return s->level_bytes[level];
     return s->bytes0 * cugl__serve_levels[level].bytes;
 }
@@ -158,7 +163,7 @@ void cugl__serve_publish_frames(cugl_app_server *s, frame *made[LEVELS], frame *
         if (!made[l])
             continue;
         double size = (double)made[l]->size;
-        bool seen = s->level_seen_s[l] > 0 && now - s->level_seen_s[l] < 2.0;
+        bool seen = cugl__serve_level_seen(s, l, now);
         s->level_bytes[l] = seen ? 0.7 * s->level_bytes[l] + 0.3 * size : size;
         s->level_seen_s[l] = now;
         double b0 = size / cugl__serve_levels[l].bytes;

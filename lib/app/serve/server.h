@@ -66,6 +66,17 @@ enum {
 #define REFINE_S 0.25        /* a still picture's frame may take this long to send */
 #define HEADROOM 0.8         /* of the measured bytes a second, what frames may use */
 #define LEVEL_UP_S 0.5       /* a level goes up at most this often */
+/* ... where the better level's frames, as seen, fit the budget with this
+ * margin; a level's size counts as seen for SEEN_S after a frame of it. */
+#define LEVEL_UP_MARGIN 1.1
+#define SEEN_S 2.0
+/* The level one better than a viewer's is encoded, not only guessed from
+ * another's size, at least every NEIGHBOUR_S (while the viewer has room):
+ * its size decides whether the viewer climbs. Guessed from the others by
+ * the table's ratios (measured with libjpeg-turbo), a GPU encoder's
+ * better levels read too large: an H200 held a 98 Mbit/s link at half
+ * size, 46 Mbit/s. */
+#define NEIGHBOUR_S 1.0
 #define RTT_WINDOW_S 10.0    /* the round trip: the least over this time */
 /* A viewer's link rate: the best of the kernel's delivery-rate samples
  * taken while TCP had data to send (not application-limited), over
@@ -341,6 +352,8 @@ frame *cugl__serve_wrap_frame(cugl_app_server *s, const slot *sl, int level, uin
 /* The size frames of `level` are expected to have (under the lock): as
  * seen lately, else level 0's guessed down; 0 before any frame. */
 double cugl__serve_predict_bytes(const cugl_app_server *s, int level, double now);
+/* Whether a frame of `level` was made within SEEN_S (under the lock). */
+bool cugl__serve_level_seen(const cugl_app_server *s, int level, double now);
 /* A frame's JPEGs (made[l] at level l, or NULL) and header as the newest;
  * the sizes seen kept (under the lock). */
 void cugl__serve_publish_frames(cugl_app_server *s, frame *made[LEVELS], frame *header,

@@ -96,7 +96,7 @@ static void adapt(cugl_app_server *s, viewer *v, double now)
         v->level_s = now;
         v->probed = false;
     } else if (best < v->level && now - v->level_s >= LEVEL_UP_S) {
-        int up = level_for(s, budget / 1.2, now);
+        int up = level_for(s, budget / LEVEL_UP_MARGIN, now);
         if (up < v->level) {
             v->level = up;
             v->level_s = now;
@@ -123,6 +123,11 @@ static void update_wants(cugl_app_server *s)
             continue;
         }
         live |= 1u << v->level;
+        /* The next better level's size measured now and then. */
+        int better = v->level - 1;
+        if (better >= 0 && (!cugl__serve_level_seen(s, better, now) ||
+                            now - s->level_seen_s[better] >= NEIGHBOUR_S))
+            live |= 1u << better;
         if (!s->header || s->hash != v->shown_hash)
             now_want |= 1u << v->level;
         else if (v->shown_level > refine_level(s, v, now))
