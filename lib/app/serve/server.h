@@ -73,9 +73,9 @@ enum {
 /* The level one better than a viewer's is encoded, not only guessed from
  * another's size, at least every NEIGHBOUR_S (while the viewer has room):
  * its size decides whether the viewer climbs. Guessed from the others by
- * the table's ratios (measured with libjpeg-turbo), a GPU encoder's
- * better levels read too large: an H200 held a 98 Mbit/s link at half
- * size, 46 Mbit/s. */
+ * the table's ratios (measured with libjpeg-turbo), another encoder's
+ * better levels may read too large (an H200 held a 98 Mbit/s link at half
+ * size, 46 Mbit/s, before this; not yet measured since). */
 #define NEIGHBOUR_S 1.0
 #define RTT_WINDOW_S 10.0    /* the round trip: the least over this time */
 /* A viewer's link rate: the best of the kernel's delivery-rate samples
