@@ -106,13 +106,14 @@ enum {
 #define CAPTURE_BURST 4.0
 #define VIDEO_BELOW_BPS 30e6 /* auto: video on links that carry less */
 /* The video codecs in the order a viewer gets them, of those its page
- * decodes (viewers.c). Measured on tests/serve/pattern.h's picture, each
- * encoder as the server sets it up, at a fixed bitrate (RGB PSNR against
- * the picture, 60 frames at 60 a second, a 2-core machine): at 1280x720
- * and 3.5 Mbit/s OpenH264 29.7 dB, libvpx's VP8 28.4 (x264 -preset
- * veryfast -tune zerolatency 28.3); at 8 and 15 Mbit/s 30.5 and 30.9
- * against 28.9 and 29.3; at 1920x1080 and 15 Mbit/s 29.5 against 28.2.
- * Encoding took about as long (1080p: 31 and 29 ms a frame there). */
+ * decodes (viewers.c). As measured (`meson test --benchmark
+ * serve-codecs`: each encoder as the server sets it up, at a fixed
+ * bitrate, on tests/serve/pattern.h's picture; a 2-core machine), OpenH264
+ * against libvpx's VP8 and x264 (veryfast, zerolatency) as a peer: at
+ * 1280x720 and 3.5 Mbit/s 28.70 dB PSNR and SSIM 0.758, against 26.91 and
+ * 0.716 (x264 29.06, 0.771); at 1920x1080 and 14 Mbit/s 28.31 and 0.823
+ * against 26.66 and 0.786 (x264 28.69, 0.839), in about the same time a
+ * frame (1080p: 24.6 and 27.0 ms). */
 #define VIDEO_ORDER CUGL__VIDEO_H264, CUGL__VIDEO_VP8
 #define JPEG_ABOVE_BPS 60e6  /* ... and back to JPEG on links that carry more */
 #define CODEC_HOLD_S 5.0     /* a codec is kept at least this long */
