@@ -59,6 +59,11 @@ cugl__h264 *cugl__h264_open(int w, int h, double fps, int kbps, char *why, size_
     e->height = h;
     e->bps = bps_of(kbps);
     e->fps = (float)(fps > 0 ? (fps < 1 ? 1 : fps > 60 ? 60 : fps) : 60);
+    /* OpenH264 writes its traces to stderr (a warning at each start that
+     * the rate cannot be held without skipping frames: frames keep close
+     * to it here, as serve-codecs measures); a library writes none. */
+    int quiet = WELS_LOG_QUIET;
+    (*e->encoder)->SetOption(e->encoder, ENCODER_OPTION_TRACE_LEVEL, &quiet);
     SEncParamExt p;
     (*e->encoder)->GetDefaultParams(e->encoder, &p);
     /* Camera content: the programs' pictures are rendered scenes, not a
