@@ -7,15 +7,20 @@
 //   4. a bad token is refused, for the page (403) and for its WebSocket;
 //   5. the page shows what it gets (codec, frames a second, link, round
 //      trip), and its full-window mode gives the picture the window.
-// With --codec video the program sends VP8 (serve_app --codec video), which
-// the page decodes with WebCodecs (the page is from 127.0.0.1: a secure
-// context): the same checks, and the page must say it decoded VP8. With
-// --encoder gpu its JPEGs are GL's compute shaders' (serve_app --encoder
-// gpu; llvmpipe's where there is no GPU): restart markers, fill bytes.
+// With --codec vp8 or h264 the program sends video (serve_app --codec
+// video) and the page offers that codec alone (?codecs=vp8, ?codecs=h264),
+// which it decodes with WebCodecs (the page is from 127.0.0.1: a secure
+// context): the same checks, and the page must say it decoded that codec.
+// With h264, after 2, also: the page follows a change of codec, to VP8
+// (JPEG where this cugl has no VP8) and back to H.264, each from its key
+// frame on, and each picture matches. Where chromium decodes no such
+// video, the test is skipped, with why. With --encoder gpu its JPEGs are
+// GL's compute shaders' (serve_app --encoder gpu; llvmpipe's where there
+// is no GPU): restart markers, fill bytes.
 // Exits 77 (skipped) without chromium or puppeteer-core (scripts/bootstrap.sh
-// installs both).
+// installs both); with CUGL_TEST_NO_SKIP set a skip is a failure instead.
 //
-// usage: node serve_page_test.mjs SERVE_APP [--codec video] [--encoder gpu]
+// usage: node serve_page_test.mjs SERVE_APP [--codec jpeg|vp8|h264] [--encoder gpu]
 //                                           [--page-screenshot FILE.png]
 import { spawn } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
@@ -31,31 +36,41 @@ const option = (name) => { const i = rest.indexOf(name); return i >= 0 ? rest[i 
 const pageShot = option("--page-screenshot");
 const codec = option("--codec") || "jpeg";
 const encoder = option("--encoder") || "auto";
+// The video codecs, by the server's names, as the page names them.
+const TITLES = { vp8: "VP8", h264: "H.264" };
+const video = Object.hasOwn(TITLES, codec);
 // Mean absolute difference of a channel, in levels: JPEG at quality 85, and
-// VP8 (4:2:0 as well, its rate control's quantizer) a little more.
-const JPEG_TOLERANCE = codec === "video" ? 8 : 6;
+// video (4:2:0 as well, its rate control's quantizer) a little more.
+const JPEG_TOLERANCE = video ? 8 : 6;
 
-if (!app) {
-  console.log("usage: node serve_page_test.mjs SERVE_APP [--page-screenshot FILE]");
+if (!app || !(video || codec === "jpeg")) {
+  console.log("usage: node serve_page_test.mjs SERVE_APP [--codec jpeg|vp8|h264] " +
+              "[--encoder E] [--page-screenshot FILE]");
   process.exit(99);
+}
+// A skip of the whole test, as the C tests' (tests/common/cugl_test.h).
+function skip(why) {
+  if (process.env.CUGL_TEST_NO_SKIP) {
+    console.log(`Bail out! would skip, but CUGL_TEST_NO_SKIP is set: ${why}`);
+    process.exit(1);
+  }
+  console.log(`1..0 # SKIP ${why}`);
+  process.exit(77);
 }
 let puppeteer;
 try {
   puppeteer = (await import("puppeteer-core")).default;
 } catch {
-  console.log("1..0 # SKIP puppeteer-core is not installed (npm ci in tests/browser)");
-  process.exit(77);
+  skip("puppeteer-core is not installed (npm ci in tests/browser)");
 }
-if (!existsSync(CHROMIUM)) {
-  console.log(`1..0 # SKIP no chromium at ${CHROMIUM}`);
-  process.exit(77);
-}
+if (!existsSync(CHROMIUM)) skip(`no chromium at ${CHROMIUM}`);
 
 const dir = mkdtempSync(join(tmpdir(), "cugl-browser-"));
 const shot = join(dir, "shot.png");
 let output = "";
 const child = spawn(app, ["--port", "0", "--token", TOKEN, "--size", `${W}x${H}`,
-                          "--screenshot", shot, "--codec", codec, "--encoder", encoder],
+                          "--screenshot", shot, "--codec", video ? "video" : codec,
+                          "--encoder", encoder],
                     { stdio: ["pipe", "pipe", "inherit"] });
 child.stdout.on("data", (d) => { output += d.toString(); });
 const exited = new Promise((resolve) => child.on("exit", (code) => resolve(code)));
@@ -75,16 +90,18 @@ const port = await until("the program to serve", () => {
   return m ? Number(m[1]) : 0;
 }, 60).catch((e) => {
   if (/skipped/.test(output)) {
-    console.log("1..0 # SKIP " + output.trim());
-    process.exit(77);
+    child.stdin.end();
+    skip(output.trim());
   }
   throw e;
 });
 const base = `http://127.0.0.1:${port}/`;
-
-console.log("1..5");
-let failed = 0;
-async function check(n, name, body) {
+// The page's address; for video it offers the codec alone.
+const pageUrl = base + "?token=" + TOKEN + (video ? "&codecs=" + codec : "");
+// The checks, numbered as they run.
+let failed = 0, checks = 0;
+async function check(name, body) {
+  const n = ++checks;
   try {
     await body();
     console.log(`ok ${n} - ${name}`);
@@ -100,6 +117,25 @@ const browser = await puppeteer.launch({
   headless: true,
   args: ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"],
 });
+// Whether this chromium decodes the codec, as the page finds (WebCodecs'
+// isConfigSupported): where it does not, the test is skipped with why.
+if (video) {
+  const probe = await browser.newPage();
+  await probe.goto(pageUrl);
+  const v = await until("the page to find what it decodes", () => probe.evaluate(
+    () => window.cuglView.can_video !== null && window.cuglView), 30);
+  await probe.close();
+  if (!v.can_video) {
+    const version = await browser.version();
+    await browser.close();
+    child.stdin.end();
+    await exited;
+    skip(`${CHROMIUM} (${version}) decodes no ${TITLES[codec]} with WebCodecs here: ` +
+         v.codecs_why);
+  }
+}
+
+console.log(codec === "h264" ? "1..6" : "1..5");
 const page = await browser.newPage();
 await page.setViewport({ width: 800, height: 600 });
 
@@ -127,8 +163,28 @@ function meanDifference(a, b) {
   return sum / (a.length / 4 * 3);
 }
 
-await check(1, "the page loads and frames arrive", async () => {
-  const res = await page.goto(base + "?token=" + TOKEN);
+// Until the page has drawn `n` video frames more than `from` (by default
+// those drawn now), the last of `want` (a video codec's name), decoded by
+// WebCodecs; the page must say so under the picture.
+const videoDrawn = () => page.evaluate(() => window.cuglView.video_frames);
+async function videoFrames(want, n, from) {
+  if (from === undefined) from = await videoDrawn();
+  await until(`${TITLES[want]} frames decoded by WebCodecs`, () => page.evaluate(
+    (want, to) => window.cuglView.codec === want && window.cuglView.video_frames >= to,
+    want, from + n), 30).catch(async (e) => {
+    const v = await page.evaluate(() => ({ ...window.cuglView, header: null, link: null }));
+    const why = await page.evaluate(
+      () => window.cuglView.header && window.cuglView.header.codec_why);
+    throw new Error(`${e.message}: ${JSON.stringify(v)}; the server says: ${why}`);
+  });
+  const line = await page.$eval("#link", (e) => e.textContent);
+  if (!line.includes(`${TITLES[want]} video`))
+    throw new Error(`the page does not say ${TITLES[want]}: '${line}'`);
+  console.log(`# ${line}`);
+}
+
+await check("the page loads and frames arrive", async () => {
+  const res = await page.goto(pageUrl);
   if (res.status() !== 200) throw new Error(`the page answered ${res.status()}`);
   // A still picture is drawn once or twice, then comes as headers alone:
   // 3 messages, at least one of them a picture.
@@ -139,37 +195,58 @@ await check(1, "the page loads and frames arrive", async () => {
     throw new Error(`frames of ${header.width} x ${header.height}, not ${W} x ${H}`);
   const name = await page.$eval("#name", (e) => e.textContent);
   if (name !== "serve_app") throw new Error(`the page names the program '${name}'`);
-  if (codec === "video") {
-    await until("VP8 frames decoded by WebCodecs", () => page.evaluate(
-      () => window.cuglView.video_frames >= 3), 30).catch(async (e) => {
-      const v = await page.evaluate(() => ({ ...window.cuglView, header: null, link: null }));
-      const why = await page.evaluate(() => window.cuglView.header && window.cuglView.header.codec_why);
-      throw new Error(`${e.message}: ${JSON.stringify(v)}; the server says: ${why}`);
-    });
-    const line = await page.$eval("#link", (e) => e.textContent);
-    if (!/VP8 video/.test(line)) throw new Error(`the page does not say VP8: '${line}'`);
-    console.log(`# ${line}`);
-  }
+  if (video) await videoFrames(codec, 3);
 });
 
-let before;
-await check(2, "the canvas matches the program's screenshot", async () => {
-  // The picture is still: whatever level the link first got, a frame of
-  // the best one the link carries follows.
+// Until the canvas matches the program's screenshot (the picture is still:
+// whatever level or bitrate the link first got, a frame of the best one the
+// link carries follows); the canvas's pixels.
+async function matchesScreenshot() {
   const want = await pngPixels(shot);
-  let diff = 0;
+  let diff = 0, pixels;
   await until("the canvas to match", async () => {
-    before = await canvasPixels();
-    diff = meanDifference(before, want);
+    pixels = await canvasPixels();
+    diff = meanDifference(pixels, want);
     return diff <= JPEG_TOLERANCE;
   }, 10).catch(() => {});
+  // The picture as the page describes it (a header alone, for a picture
+  // unchanged, has no codec, quality or bitrate).
+  const picture = (await page.$eval("#link", (e) => e.textContent)).split(" | ")[0];
   const h = await page.evaluate(() => window.cuglView.header);
-  console.log(`# mean difference ${diff.toFixed(2)} levels (quality ${h.quality}, ` +
-              `scale ${h.scale}, link ${(h.throughput / 1e6).toFixed(1)} MB/s)`);
+  console.log(`# mean difference ${diff.toFixed(2)} levels (${picture}, ` +
+              `link ${(h.throughput / 1e6).toFixed(1)} MB/s)`);
   if (diff > JPEG_TOLERANCE) throw new Error(`the canvas differs by ${diff.toFixed(2)} levels`);
+  return pixels;
+}
+
+let before;
+await check("the canvas matches the program's screenshot", async () => {
+  before = await matchesScreenshot();
 });
 
-await check(3, "a drag in the page turns the camera", async () => {
+// The page's own WebSocket (the page's top-level `ws`) tells the server it
+// now decodes VP8 alone, then H.264 alone: the server starts each stream
+// with a key frame, and the page decodes it with a decoder of its own.
+if (codec === "h264") {
+  await check("the page follows a change of codec, to VP8 and back", async () => {
+    let from = await videoDrawn();
+    await page.evaluate(() => ws.send("codecs vp8\n"));
+    await until("the server to change codec", () => page.evaluate(
+      () => window.cuglView.codec !== "h264"), 30);
+    const [got, why] = await page.evaluate(
+      () => [window.cuglView.codec, window.cuglView.header.codec_why]);
+    if (got === "vp8") await videoFrames("vp8", 1, from);
+    else if (got === "jpeg" && /built without/.test(why)) console.log(`# JPEG, not VP8: ${why}`);
+    else throw new Error(`the server sent ${got} for a page that decodes VP8: ${why}`);
+    await matchesScreenshot();
+    from = await videoDrawn();
+    await page.evaluate(() => ws.send("codecs h264\n"));
+    await videoFrames("h264", 1, from);
+    before = await matchesScreenshot();
+  });
+}
+
+await check("a drag in the page turns the camera", async () => {
   const box = await (await page.$("#view")).boundingBox();
   await page.mouse.move(box.x + 40, box.y + 40);
   await page.mouse.down();
@@ -188,7 +265,7 @@ await check(3, "a drag in the page turns the camera", async () => {
   if (pageShot) await page.screenshot({ path: pageShot });
 });
 
-await check(4, "a bad token is refused", async () => {
+await check("a bad token is refused", async () => {
   const other = await browser.newPage();
   const res = await other.goto(base + "?token=not-" + TOKEN);
   if (res.status() !== 403) throw new Error(`the page answered ${res.status()}, not 403`);
@@ -204,10 +281,10 @@ await check(4, "a bad token is refused", async () => {
   if (opened) throw new Error("a WebSocket with a bad token was accepted");
 });
 
-await check(5, "the page says what it gets, and goes full-window", async () => {
+await check("the page says what it gets, and goes full-window", async () => {
   await page.bringToFront(); // check 4 opened another
   const line = await page.$eval("#link", (e) => e.textContent);
-  for (const want of [codec === "video" ? "VP8 video" : "JPEG by", "frames/s received",
+  for (const want of [video ? TITLES[codec] + " video" : "JPEG by", "frames/s received",
                       "round trip"])
     if (!line.includes(want)) throw new Error(`the page's line has no '${want}': '${line}'`);
   await page.click("#full");
