@@ -21,13 +21,14 @@
  * when, its size, codec, picture age, decode time and what its header says.
  * With --no-psnr (a program other than serve_app --animate) no PSNR. With
  * --video it tells the server it decodes VP8 ("codecs vp8", as a page with
- * WebCodecs does) and decodes it with libvpx (where this build has it).
+ * WebCodecs does) and decodes it with libvpx; with --h264 H.264, decoded
+ * by OpenH264 (both: "codecs vp8 h264"), where this build has each.
  * With --ack-delay MS each ack leaves MS after its frame arrived, the
  * time it reports held unchanged: a browser's unreported wait for its
  * next animation frame (ws_client_set_ack_delay).
  *
  * usage: link_viewer ADDRESS PORT [--warmup S] [--periods N] [--period S] [--no-psnr]
- *                    [--video] [--ack-delay MS]
+ *                    [--video] [--h264] [--ack-delay MS]
  */
 #include <math.h>
 #include <pthread.h>
@@ -42,6 +43,9 @@
 #if LINK_VIEWER_VIDEO
 #include <vpx/vp8dx.h>
 #include <vpx/vpx_decoder.h>
+#endif
+#if LINK_VIEWER_H264
+#include <wels/codec_api.h>
 #endif
 
 enum { MAX_SAMPLES = 20000 };
@@ -67,7 +71,7 @@ typedef struct period {
 
 /* PSNR is measured on a thread of its own, so that no ack waits for it (a
  * page measures nothing): a picture goes to it when it is idle, else that
- * sample is left out. A VP8 picture goes as a copy of its planes (I420),
+ * sample is left out. A video picture goes as a copy of its planes (I420),
  * turned into RGB there. */
 typedef struct sample {
     uint8_t *got; /* RGBA (gw x gh), or with `yuv` I420 planes packed; owned */
@@ -96,11 +100,23 @@ typedef struct state {
     ws_client *client;
     FILE *trace; /* LINK_VIEWER_TRACE: a line a message */
     double start_s;
+    bool need_key; /* the video decoder waits for a key frame */
 #if LINK_VIEWER_VIDEO
     vpx_codec_ctx_t vp8;
-    bool vp8_open, need_key;
+    bool vp8_open;
+#endif
+#if LINK_VIEWER_H264
+    ISVCDecoder *h264;
 #endif
 } state;
+
+/* A decoded video picture's I420 planes, as its decoder holds them (until
+ * its next decode). */
+typedef struct yuv_view {
+    const uint8_t *planes[3];
+    int strides[3];
+    int w, h;
+} yuv_view;
 
 /* Whether the message's header has `text` (a "key":"value" pair). */
 static bool header_has(const uint8_t *m, size_t size, const char *text)
@@ -116,52 +132,125 @@ static bool header_has(const uint8_t *m, size_t size, const char *text)
     return strstr(json, text) != NULL;
 }
 
-#if LINK_VIEWER_VIDEO
-/* A VP8 message decoded: the picture as libvpx holds it (until the next
- * decode), or NULL. As in a browser, the decoder runs on several threads
- * and the picture stays in YUV: only a picture measured (PSNR) is turned
- * into RGB (vp8_rgba), where a page's GPU would draw it. */
-static const vpx_image_t *decode_vp8(state *st, const uint8_t *m, size_t size)
+/* The video frame's payload after its header; false (and "key" asked for)
+ * where the decoder waits for a key frame and this is none. */
+static bool video_payload(state *st, const uint8_t *m, size_t size, const uint8_t **data,
+                          size_t *bytes)
 {
     size_t n = (size_t)m[0] | (size_t)m[1] << 8 | (size_t)m[2] << 16 | (size_t)m[3] << 24;
-    bool key = header_has(m, size, "\"key\":true");
+    if (st->need_key && !header_has(m, size, "\"key\":true")) {
+        ws_client_send(st->client, "key\n");
+        return false;
+    }
+    st->need_key = false;
+    *data = m + 4 + n;
+    *bytes = size - 4 - n;
+    return true;
+}
+
+/* The decoder failed: the next key frame, asked for. */
+static void lost(state *st)
+{
+    st->need_key = true;
+    ws_client_send(st->client, "key\n");
+}
+
+#if LINK_VIEWER_VIDEO
+/* A VP8 message decoded into *out, or false. As in a browser, the decoder
+ * runs on several threads and the picture stays in YUV: only a picture
+ * measured (PSNR) is turned into RGB (i420_rgba), where a page's GPU would
+ * draw it. */
+static bool decode_vp8(state *st, const uint8_t *m, size_t size, yuv_view *out)
+{
     if (!st->vp8_open) {
         vpx_codec_dec_cfg_t cfg = {.threads = 4};
         if (vpx_codec_dec_init(&st->vp8, vpx_codec_vp8_dx(), &cfg, 0) != VPX_CODEC_OK)
-            return NULL;
+            return false;
         st->vp8_open = true;
         st->need_key = true;
     }
-    if (st->need_key && !key) {
-        ws_client_send(st->client, "key\n");
-        return NULL;
-    }
-    st->need_key = false;
-    if (vpx_codec_decode(&st->vp8, m + 4 + n, (unsigned)(size - 4 - n), NULL, 0) != VPX_CODEC_OK) {
-        st->need_key = true;
-        ws_client_send(st->client, "key\n");
-        return NULL;
+    const uint8_t *data;
+    size_t bytes;
+    if (!video_payload(st, m, size, &data, &bytes))
+        return false;
+    if (vpx_codec_decode(&st->vp8, data, (unsigned)bytes, NULL, 0) != VPX_CODEC_OK) {
+        lost(st);
+        return false;
     }
     vpx_codec_iter_t iter = NULL;
-    return vpx_codec_get_frame(&st->vp8, &iter);
+    const vpx_image_t *img = vpx_codec_get_frame(&st->vp8, &iter);
+    if (!img)
+        return false;
+    *out = (yuv_view){{img->planes[0], img->planes[1], img->planes[2]},
+                      {img->stride[0], img->stride[1], img->stride[2]},
+                      (int)img->d_w,
+                      (int)img->d_h};
+    return true;
 }
+#endif
+
+#if LINK_VIEWER_H264
+/* An H.264 message (an access unit in Annex B) decoded by OpenH264 into
+ * *out, or false. */
+static bool decode_h264(state *st, const uint8_t *m, size_t size, yuv_view *out)
+{
+    if (!st->h264) {
+        SDecodingParam param;
+        memset(&param, 0, sizeof param);
+        param.sVideoProperty.size = sizeof param.sVideoProperty;
+        param.sVideoProperty.eVideoBsType = VIDEO_BITSTREAM_AVC;
+        param.eEcActiveIdc = ERROR_CON_DISABLE; /* a damaged picture is no picture */
+        if (WelsCreateDecoder(&st->h264) != 0 || !st->h264) {
+            st->h264 = NULL;
+            return false;
+        }
+        int quiet = WELS_LOG_QUIET;
+        (*st->h264)->SetOption(st->h264, DECODER_OPTION_TRACE_LEVEL, &quiet);
+        if ((*st->h264)->Initialize(st->h264, &param) != 0) {
+            WelsDestroyDecoder(st->h264);
+            st->h264 = NULL;
+            return false;
+        }
+        st->need_key = true;
+    }
+    const uint8_t *data;
+    size_t bytes;
+    if (!video_payload(st, m, size, &data, &bytes))
+        return false;
+    unsigned char *planes[3] = {0};
+    SBufferInfo info;
+    memset(&info, 0, sizeof info);
+    if ((*st->h264)->DecodeFrameNoDelay(st->h264, data, (int)bytes, planes, &info) !=
+        dsErrorFree) {
+        lost(st);
+        return false;
+    }
+    if (info.iBufferStatus != 1)
+        return false;
+    const SSysMEMBuffer *b = &info.UsrData.sSystemBuffer;
+    *out = (yuv_view){{planes[0], planes[1], planes[2]},
+                      {b->iStride[0], b->iStride[1], b->iStride[1]},
+                      b->iWidth,
+                      b->iHeight};
+    return true;
+}
+#endif
 
 /* The picture's planes packed, Y then U then V (malloc'ed), or NULL. */
-static uint8_t *vp8_planes(const vpx_image_t *img, int *w, int *h)
+static uint8_t *yuv_planes(const yuv_view *img, int *w, int *h)
 {
-    *w = (int)img->d_w;
-    *h = (int)img->d_h;
+    *w = img->w;
+    *h = img->h;
     size_t cw = (size_t)(*w + 1) / 2, ch = (size_t)(*h + 1) / 2;
     uint8_t *out = malloc((size_t)*w * (size_t)*h + 2 * cw * ch);
     uint8_t *o = out;
     for (int y = 0; out && y < *h; y++, o += *w)
-        memcpy(o, img->planes[0] + (size_t)y * (size_t)img->stride[0], (size_t)*w);
+        memcpy(o, img->planes[0] + (size_t)y * (size_t)img->strides[0], (size_t)*w);
     for (int c = 1; out && c <= 2; c++)
         for (size_t y = 0; y < ch; y++, o += cw)
-            memcpy(o, img->planes[c] + y * (size_t)img->stride[c], cw);
+            memcpy(o, img->planes[c] + y * (size_t)img->strides[c], cw);
     return out;
 }
-#endif
 
 static int cmp_double(const void *a, const void *b)
 {
@@ -192,8 +281,8 @@ static double psnr(uint8_t *want, const uint8_t *got, int gw, int gh, int w, int
     return mse > 0 ? 10 * log10(255.0 * 255.0 / mse) : 99;
 }
 
-/* I420 planes packed (vp8_planes) to RGBA rows (malloc'ed), or NULL:
- * BT.601, limited range, as browsers show VP8. */
+/* I420 planes packed (yuv_planes) to RGBA rows (malloc'ed), or NULL:
+ * BT.601, limited range, as the server makes them and browsers show them. */
 static uint8_t *i420_rgba(const uint8_t *planes, int w, int h)
 {
     size_t cw = (size_t)(w + 1) / 2, ch = (size_t)(h + 1) / 2;
@@ -280,19 +369,22 @@ static void on_frame(void *user, const uint8_t *m, size_t size)
 {
     state *st = user;
     int gw = 0, gh = 0;
-    bool vp8 = header_has(m, size, "\"codec\":\"vp8\"");
+    bool vp8 = header_has(m, size, "\"codec\":\"vp8\""),
+         h264 = header_has(m, size, "\"codec\":\"h264\""), video = vp8 || h264;
     uint8_t *got = NULL; /* a JPEG's pixels */
+    yuv_view img = {0};  /* a video picture */
     bool picture = false;
     double t0 = now_s();
 #if LINK_VIEWER_VIDEO
-    const vpx_image_t *img = NULL;
-    if (vp8) {
-        img = decode_vp8(st, m, size);
-        picture = img != NULL;
-    } else
+    if (vp8)
+        picture = decode_vp8(st, m, size, &img);
 #endif
-    {
-        got = vp8 ? NULL : ws_message_decode(m, size, &gw, &gh);
+#if LINK_VIEWER_H264
+    if (h264)
+        picture = decode_h264(st, m, size, &img);
+#endif
+    if (!video) {
+        got = ws_message_decode(m, size, &gw, &gh);
         picture = got != NULL;
     }
     double now = now_s();
@@ -307,9 +399,10 @@ static void on_frame(void *user, const uint8_t *m, size_t size)
     }
     if (st->trace)
         fprintf(st->trace,
-                "%.4f frame %.0f size %zu vp8 %d key %d picture %d age %.1f decode %.2f "
+                "%.4f frame %.0f size %zu codec %s key %d picture %d age %.1f decode %.2f "
                 "encode %.2f bitrate %.0f quality %.0f scale %.0f input %.1f\n",
-                now - st->start_s, ws_message_number(m, size, "frame"), size, vp8,
+                now - st->start_s, ws_message_number(m, size, "frame"), size,
+                vp8 ? "vp8" : h264 ? "h264" : "jpeg",
                 header_has(m, size, "\"key\":true"), picture,
                 (now - ws_message_number(m, size, "time")) * 1e3, (now - t0) * 1e3,
                 ws_message_number(m, size, "encode_ms"), ws_message_number(m, size, "bitrate"),
@@ -324,7 +417,7 @@ static void on_frame(void *user, const uint8_t *m, size_t size)
     st->pictures++;
     if (p) {
         p->pictures++;
-        p->video_pictures += vp8;
+        p->video_pictures += video;
         p->encode_ms_sum += ws_message_number(m, size, "encode_ms");
         double age = (now - ws_message_number(m, size, "time")) * 1e3;
         if (p->ages < MAX_SAMPLES)
@@ -334,14 +427,12 @@ static void on_frame(void *user, const uint8_t *m, size_t size)
             int h = (int)ws_message_number(m, size, "height");
             long frame = (long)ws_message_number(m, size, "frame");
             if (st->measure) {
-#if LINK_VIEWER_VIDEO
-                if (img)
-                    got = vp8_planes(img, &gw, &gh);
-#endif
-                measure(st->measure, (sample){got, vp8, gw, gh, w, h, frame});
+                if (video)
+                    got = yuv_planes(&img, &gw, &gh);
+                measure(st->measure, (sample){got, video, gw, gh, w, h, frame});
                 got = NULL;
             }
-            if (!vp8) {
+            if (!video) {
                 p->quality_sum += ws_message_number(m, size, "quality");
                 p->scale_sum += ws_message_number(m, size, "scale");
                 p->levels++;
@@ -371,16 +462,18 @@ int main(int argc, char **argv)
 {
     if (argc < 3) {
         fprintf(stderr, "usage: link_viewer ADDRESS PORT [--warmup S] [--periods N] "
-                        "[--period S] [--ack-delay MS]\n");
+                        "[--period S] [--no-psnr] [--video] [--h264] [--ack-delay MS]\n");
         return 2;
     }
     double warmup = 2, length = 3, ack_delay_ms = 0;
     int periods = 3;
-    bool psnr = true, video = false;
+    bool psnr = true, vp8 = false, h264 = false;
     for (int i = 3; i < argc; i += 2) {
-        if (strcmp(argv[i], "--no-psnr") == 0 || strcmp(argv[i], "--video") == 0) {
+        if (strcmp(argv[i], "--no-psnr") == 0 || strcmp(argv[i], "--video") == 0 ||
+            strcmp(argv[i], "--h264") == 0) {
             psnr = psnr && strcmp(argv[i], "--no-psnr") != 0;
-            video = video || strcmp(argv[i], "--video") == 0;
+            vp8 = vp8 || strcmp(argv[i], "--video") == 0;
+            h264 = h264 || strcmp(argv[i], "--h264") == 0;
             i--;
         } else if (i + 1 >= argc) {
             break;
@@ -392,6 +485,12 @@ int main(int argc, char **argv)
             length = atof(argv[i + 1]);
         else if (strcmp(argv[i], "--ack-delay") == 0)
             ack_delay_ms = atof(argv[i + 1]);
+    }
+    if ((vp8 && !LINK_VIEWER_VIDEO) || (h264 && !LINK_VIEWER_H264)) {
+        fprintf(stderr, "link_viewer: this build has no %s decoder (%s)\n",
+                vp8 && !LINK_VIEWER_VIDEO ? "VP8" : "H.264",
+                vp8 && !LINK_VIEWER_VIDEO ? "libvpx-dev" : "libopenh264-dev");
+        return 2;
     }
     ws_client *c = ws_client_open_at(argv[1], atoi(argv[2]), NULL);
     if (c)
@@ -412,8 +511,8 @@ int main(int argc, char **argv)
                 .trace = trace && *trace ? fopen(trace, "w") : NULL};
     if (st.trace)
         fprintf(st.trace, "start %.4f\n", st.start_s);
-    if (video)
-        ws_client_send(c, LINK_VIEWER_VIDEO ? "codecs vp8\n" : "codecs none no libvpx here\n");
+    if (vp8 || h264)
+        ws_client_send(c, vp8 && h264 ? "codecs vp8 h264\n" : vp8 ? "codecs vp8\n" : "codecs h264\n");
     ws_client_on_frame(c, on_frame, &st);
     period *p = calloc(1, sizeof *p);
     if (!p)
@@ -486,6 +585,12 @@ int main(int argc, char **argv)
 #if LINK_VIEWER_VIDEO
     if (st.vp8_open)
         vpx_codec_destroy(&st.vp8);
+#endif
+#if LINK_VIEWER_H264
+    if (st.h264) {
+        (*st.h264)->Uninitialize(st.h264);
+        WelsDestroyDecoder(st.h264);
+    }
 #endif
     if (closed) {
         fprintf(stderr, "link_viewer: the server closed the connection\n");

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """The frame server over a link shaped to a given rate, viewed from the far side.
 
-usage: test_link.py [--bench] [--video] [--sanitize=NAME] SERVE_APP LINK_VIEWER
+usage: test_link.py [--bench] [--video] [--h264] [--sanitize=NAME] SERVE_APP LINK_VIEWER
 
 A network namespace is made, joined to this one by a veth pair (this side
 10.232.N.1, the far side 10.232.N.2), and this side's end is shaped with
@@ -11,10 +11,10 @@ picture, about 270 kB a JPEG at quality 85 and 1280x720) serves on
 10.232.N.1; link_viewer, in the namespace, watches it: frames a second,
 each picture's age once decoded, input to picture, PSNR (link_viewer.c).
 
-With --video (a build with the video codec) the viewer also says it
-decodes VP8, as a page with WebCodecs does, on a 5 Mbit/s link (20 too for
-the benchmark): the server must pick VP8 there, and keep it, and the same
-bounds hold.
+With --video (a build with VP8) a viewer says it decodes VP8, as a page
+with WebCodecs does, on a 5 Mbit/s link (20 too for the benchmark), and
+with --h264 (a build with H.264) another says it decodes H.264 alone: the
+server must pick that codec there, and keep it, and the same bounds hold.
 
 As a test (TAP), at 100, 20 and 5 Mbit/s, 1280x720, three periods of 3 s
 after a warm-up of 3 s: frames keep coming, no picture is older than
@@ -32,8 +32,8 @@ picture is older than the narrow link's bound for the wide one's frames.
 
 In a build with a sanitizer (--sanitize=, Meson's b_sanitize: address,
 thread, ...; not the environment, where meson test sets ASAN_OPTIONS for
-every test): 20 Mbit/s, and 5 with the viewer that decodes VP8 where the
-build has video (5 with JPEG where not).
+every test): 20 Mbit/s, and 5 with the viewer that decodes H.264 where the
+build has it (else VP8, else JPEG).
 
 As a benchmark (--bench), the goal table: 100 and 20 Mbit/s at 1920x1080,
 50 (late acks) and 5 Mbit/s at 1280x720, 20 s each after a warm-up,
@@ -67,14 +67,16 @@ CHANGES, CHANGE_S, CHANGE_SIZE = (50, 5, 50), 3, '1280x720'
 WINDOW = 2
 
 bench = '--bench' in sys.argv
-# Whether this build has the video codec (and link_viewer decodes VP8).
+# Whether this build has VP8, H.264 (and link_viewer decodes each).
 HAVE_VIDEO = '--video' in sys.argv
+HAVE_H264 = '--h264' in sys.argv
 SANITIZE = next((a.partition('=')[2] for a in sys.argv[1:] if a.startswith('--sanitize=')),
                 'none')
-args = [a for a in sys.argv[1:] if a not in ('--bench', '--video')
+args = [a for a in sys.argv[1:] if a not in ('--bench', '--video', '--h264')
         and not a.startswith('--sanitize=')]
 if len(args) != 2:
-    print('usage: test_link.py [--bench] [--video] [--sanitize=NAME] SERVE_APP LINK_VIEWER')
+    print('usage: test_link.py [--bench] [--video] [--h264] [--sanitize=NAME] SERVE_APP '
+          'LINK_VIEWER')
     sys.exit(99)
 # Under the sanitizers every thread runs several times slower.
 SANITIZED = SANITIZE not in ('none', '', '[]')
@@ -84,20 +86,22 @@ elif SANITIZED:
     SLACK_MS *= 3
 SERVE_APP, LINK_VIEWER = (os.path.abspath(a) for a in args)
 
-# (Mbit/s, size, whether the viewer decodes VP8: the server then picks video
-# on narrow links[, ms each ack waits unreported: a browser's])
+# (Mbit/s, size, the video codec the viewer decodes (None: none; the server
+# then picks video on narrow links)[, ms each ack waits unreported: a
+# browser's])
 if bench:
-    RUNS = [(100, '1920x1080', False), (50, '1280x720', False, ACK_DELAY_MS),
-            (20, '1920x1080', False), (20, '1920x1080', True),
-            (5, '1280x720', False), (5, '1280x720', True)]
+    RUNS = [(100, '1920x1080', None), (50, '1280x720', None, ACK_DELAY_MS),
+            (20, '1920x1080', None), (20, '1920x1080', 'vp8'), (20, '1920x1080', 'h264'),
+            (5, '1280x720', None), (5, '1280x720', 'vp8'), (5, '1280x720', 'h264')]
     WARMUP, PERIODS, PERIOD = 4, 4, 5
 else:
-    RUNS = [(100, '1280x720', False), (50, '1280x720', False, ACK_DELAY_MS),
-            (20, '1280x720', False), (5, '1280x720', False),
-            (5, '1280x720', True)]
+    RUNS = [(100, '1280x720', None), (50, '1280x720', None, ACK_DELAY_MS),
+            (20, '1280x720', None), (5, '1280x720', None),
+            (5, '1280x720', 'vp8'), (5, '1280x720', 'h264')]
     WARMUP, PERIODS, PERIOD = 2, 3, 2
-if not HAVE_VIDEO:
-    RUNS = [r for r in RUNS if not r[2]]
+RUNS = [r for r in RUNS if r[2] is None or (r[2] == 'vp8' and HAVE_VIDEO) or
+        (r[2] == 'h264' and HAVE_H264)]
+TITLES = {None: 'JPEG', 'vp8': 'VP8', 'h264': 'H.264'}
 # Under the sanitizers, what they look for (the server's memory and threads)
 # is in one JPEG rate and the narrowest link: 100 and 20 Mbit/s differ from
 # 5 only in the quality and size chosen, and the plain build checks their
@@ -192,9 +196,10 @@ def stop(proc):
 
 
 def watch(link, port, video, ack_delay_ms=0):
-    """link_viewer's periods, as dicts."""
+    """link_viewer's periods, as dicts; `video` the codec it decodes (or None)."""
+    flag = {None: [], 'vp8': ['--video'], 'h264': ['--h264']}[video]
     r = sh(LINK_VIEWER, link.near_ip, str(port), '--warmup', str(WARMUP), '--periods',
-           str(PERIODS), '--period', str(PERIOD), *(['--video'] if video else []),
+           str(PERIODS), '--period', str(PERIOD), *flag,
            *(['--ack-delay', str(ack_delay_ms)] if ack_delay_ms else []), ns=link.ns)
     periods = [json.loads(x) for x in r.stdout.splitlines() if x.startswith('{')]
     return periods, r.returncode, r.stderr.strip()
@@ -232,7 +237,7 @@ def main():
             ok, notes = check(mbit, periods, rc, err, status, video, ack_delay)
             ok_all &= ok
             print(f'{"ok" if ok else "not ok"} {i + 1} - {mbit} Mbit/s, {size}, '
-                  f'{"a viewer that decodes VP8" if video else "JPEG"}'
+                  f'{f"a viewer that decodes {TITLES[video]}" if video else "JPEG"}'
                   f'{f", acks {ack_delay} ms late" if ack_delay else ""}: {"; ".join(notes)}')
             sys.stdout.flush()
         if changing:
@@ -360,7 +365,8 @@ def check(mbit, periods, rc, err, status, video, ack_delay=0):
              f'age medians by period {", ".join(str(round(p["age_median_ms"])) for p in periods)} ms',
              f'input to picture median {s["input_median_ms"]:.0f} ms, worst '
              f'{s["input_worst_ms"]:.0f} ms',
-             (f'VP8 in {100 * s["video_share"]:.0f}% of pictures at {s["bitrate_kbps"]:.0f} kbit/s'
+             (f'{TITLES[video]} in {100 * s["video_share"]:.0f}% of pictures at '
+              f'{s["bitrate_kbps"]:.0f} kbit/s'
               if video else f'quality {s["quality"]:.0f}, scale {s["scale"]:.1f}') +
              f', PSNR {s["psnr"]:.1f} dB',
              f'the server measured the link at {s["measured_mbit_s"]:.1f} Mbit/s']
@@ -372,11 +378,12 @@ def check(mbit, periods, rc, err, status, video, ack_delay=0):
     if s['age_worst_ms'] > bound:
         ok = False
         notes.append('FAILED: a picture older than the bound')
-    # In every period: a viewer sent back to JPEG and then to VP8 again
-    # waits for a key frame and a new encoder's first, large frames.
-    if video and HAVE_VIDEO and min(p['video_share'] for p in periods) < 0.9:
+    # In every period: a viewer sent back to JPEG and then to video again
+    # waits for a key frame and a new encoder's first, large frames. (The
+    # viewer decodes that codec alone: its video pictures are of it.)
+    if video and min(p['video_share'] for p in periods) < 0.9:
         ok = False
-        notes.append('FAILED: the narrow link did not get VP8 in every period')
+        notes.append(f'FAILED: the narrow link did not get {TITLES[video]} in every period')
     # Late acks are not a slow link: the server measures the link (at least
     # LINK_FOUND of it), unless the viewer already gets the best picture.
     best = s['quality'] >= 85 and s['scale'] <= 1.0
@@ -397,15 +404,15 @@ def table(results):
           f'{PERIODS * PERIOD} s')
     print('| link | size | codec | frames/s rendered | frames/s at the viewer | input to picture, '
           'median / worst | picture age, median / worst | Mbit/s received | link measured | '
-          'JPEG quality, scale / VP8 bitrate | PSNR |')
+          'JPEG quality, scale / video bitrate | PSNR |')
     print('|---|---|---|---|---|---|---|---|---|---|---|')
     for mbit, size, video, periods in results:
         if len(periods) != PERIODS:
             print(f'| {mbit} Mbit/s | {size} | (the viewer got {len(periods)} periods) |||||||')
             continue
         s = summary(periods)
-        codec = 'VP8' if s['video_share'] > 0.5 else 'JPEG'
-        level = (f'{s["bitrate_kbps"] / 1000:.1f} Mbit/s' if codec == 'VP8'
+        codec = TITLES[video] if video and s['video_share'] > 0.5 else 'JPEG'
+        level = (f'{s["bitrate_kbps"] / 1000:.1f} Mbit/s' if codec != 'JPEG'
                  else f'{s["quality"]:.0f}, {s["scale"]:.1f}')
         print(f'| {mbit} Mbit/s | {size} | {codec}{" (auto)" if video else ""} | '
               f'{s["program_fps"]:.1f} | {s["fps"]:.1f} | '
@@ -419,7 +426,7 @@ def table(results):
         s = summary(periods)
         fps, med, worst = GOALS[mbit]
         met = s['fps'] >= fps and s['input_median_ms'] <= med and s['input_worst_ms'] <= worst
-        print(f'goal: {mbit} Mbit/s {size} {"VP8 (auto)" if video else "JPEG"} >= {fps} '
+        print(f'goal: {mbit} Mbit/s {size} {TITLES[video]}{" (auto)" if video else ""} >= {fps} '
               f'frames/s, input to picture <= {med} / '
               f'{worst} ms: {s["fps"]:.1f}, {s["input_median_ms"]:.0f} / '
               f'{s["input_worst_ms"]:.0f} ms, {"met" if met else "MISSED"}')
