@@ -241,7 +241,7 @@ export CUGL_NVCC_CACHE="${CUGL_NVCC_CACHE:-$root/build/nvcc-cache}"
 # build/ serves both commands. The demo command makes it without the tests
 # and the API reference, the test command turns them on; a demo after a
 # test builds only the demos.
-common="-Ddemos=enabled -Dui=enabled -Dserve=enabled -Dserve_video=enabled"
+common="-Ddemos=enabled -Dui=enabled -Dserve=enabled -Dserve_video=enabled -Dserve_h264=enabled"
 case $what in
 demo)
     if [ -f build/build.ninja ]; then

@@ -132,6 +132,7 @@ static bool header_has(const uint8_t *m, size_t size, const char *text)
     return strstr(json, text) != NULL;
 }
 
+#if LINK_VIEWER_VIDEO || LINK_VIEWER_H264
 /* The video frame's payload after its header; false (and "key" asked for)
  * where the decoder waits for a key frame and this is none. */
 static bool video_payload(state *st, const uint8_t *m, size_t size, const uint8_t **data,
@@ -154,6 +155,7 @@ static void lost(state *st)
     st->need_key = true;
     ws_client_send(st->client, "key\n");
 }
+#endif
 
 #if LINK_VIEWER_VIDEO
 /* A VP8 message decoded into *out, or false. As in a browser, the decoder
