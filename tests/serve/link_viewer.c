@@ -12,8 +12,10 @@
  *     whatever the network namespace) to now: median and worst;
  *   - input to picture: an event line sent every 200 ms, until the first
  *     decoded picture whose header counts it ("events"): median and worst;
- *   - the quality, scale and PSNR (against pattern.h's frame, the picture
- *     scaled back up as the page does, nearest) of every 10th picture.
+ *   - the quality, scale, PSNR and SSIM (against pattern.h's frame, the
+ *     picture scaled back up as the page does, nearest; PSNR over RGB,
+ *     SSIM of the luma in 8 x 8 windows every 4 pixels, as ffmpeg's ssim
+ *     filter) of every 10th picture.
  * One line of JSON a period on stdout.
  *
  *   - the encoder's time a picture (the header's "encode_ms"), mean.
@@ -87,7 +89,7 @@ typedef struct measurer {
     bool started, stop, busy;
     sample job;    /* while busy */
     uint8_t *want; /* the reference picture, top to bottom */
-    double sum;    /* the PSNRs measured since the last take, and their count */
+    double sum, ssim_sum; /* the PSNRs and SSIMs since the last take, and their count */
     int count;
 } measurer;
 
@@ -307,6 +309,46 @@ static uint8_t *i420_rgba(const uint8_t *planes, int w, int h)
     return rgba;
 }
 
+/* BT.601 luma of an RGBA pixel, 0 to 255. */
+static inline double luma(const uint8_t *p)
+{
+    return 0.299 * p[0] + 0.587 * p[1] + 0.114 * p[2];
+}
+
+/* SSIM of the luma of `got` (gw x gh, scaled up nearest to w x h) against
+ * `want` (w x h, as psnr left it): the mean over 8 x 8 windows every 4
+ * pixels; -1 where the picture is smaller than a window. */
+static double ssim(const uint8_t *want, const uint8_t *got, int gw, int gh, int w, int h)
+{
+    const double c1 = (0.01 * 255) * (0.01 * 255), c2 = (0.03 * 255) * (0.03 * 255);
+    double total = 0;
+    long windows = 0;
+    for (int y0 = 0; y0 + 8 <= h; y0 += 4) {
+        for (int x0 = 0; x0 + 8 <= w; x0 += 4) {
+            double sa = 0, sb = 0, saa = 0, sbb = 0, sab = 0;
+            for (int y = y0; y < y0 + 8; y++) {
+                int sy = (int)((long)y * gh / h);
+                for (int x = x0; x < x0 + 8; x++) {
+                    int sx = (int)((long)x * gw / w);
+                    double a = luma(want + ((size_t)y * (size_t)w + (size_t)x) * 4);
+                    double b = luma(got + ((size_t)sy * (size_t)gw + (size_t)sx) * 4);
+                    sa += a;
+                    sb += b;
+                    saa += a * a;
+                    sbb += b * b;
+                    sab += a * b;
+                }
+            }
+            double ma = sa / 64, mb = sb / 64;
+            double va = saa / 64 - ma * ma, vb = sbb / 64 - mb * mb, cov = sab / 64 - ma * mb;
+            total += ((2 * ma * mb + c1) * (2 * cov + c2)) /
+                     ((ma * ma + mb * mb + c1) * (va + vb + c2));
+            windows++;
+        }
+    }
+    return windows ? total / (double)windows : -1;
+}
+
 static void *measure_main(void *arg)
 {
     measurer *ms = arg;
@@ -321,14 +363,16 @@ static void *measure_main(void *arg)
         uint8_t *rgba = p->yuv ? i420_rgba(p->got, p->gw, p->gh) : p->got;
         uint8_t *want = ms->want ? ms->want : malloc((size_t)p->w * (size_t)p->h * 4);
         double db = rgba && want ? psnr(want, rgba, p->gw, p->gh, p->w, p->h, p->frame) : -1;
+        double same = db >= 0 ? ssim(want, rgba, p->gw, p->gh, p->w, p->h) : -1;
         if (rgba != p->got)
             free(rgba);
         free(p->got);
         pthread_mutex_lock(&ms->lock);
         ms->want = want;
         ms->job.got = NULL;
-        if (db >= 0) {
+        if (db >= 0 && same >= 0) {
             ms->sum += db;
+            ms->ssim_sum += same;
             ms->count++;
         }
         ms->busy = false;
@@ -354,14 +398,18 @@ static void measure(measurer *ms, sample p)
         free(p.got);
 }
 
-/* The mean PSNR measured since the last take, -1 if none. */
-static double measured(measurer *ms)
+/* The mean PSNR measured since the last take, -1 if none; the mean SSIM
+ * in *same (-1 if none). */
+static double measured(measurer *ms, double *same)
 {
+    *same = -1;
     if (!ms)
         return -1;
     pthread_mutex_lock(&ms->lock);
     double db = ms->count ? ms->sum / ms->count : -1;
-    ms->sum = 0;
+    if (ms->count)
+        *same = ms->ssim_sum / ms->count;
+    ms->sum = ms->ssim_sum = 0;
     ms->count = 0;
     pthread_mutex_unlock(&ms->lock);
     return db;
@@ -540,13 +588,15 @@ int main(int argc, char **argv)
         ws_client_run(c, 0.005);
         if (!st.p && now_s() - start >= warmup) {
             st.p = p;
-            measured(st.measure);
+            double same;
+            measured(st.measure, &same);
             start = now_s();
         } else if (st.p && now_s() - start >= length) {
-            double dt = now_s() - start;
+            double dt = now_s() - start, same, db = measured(st.measure, &same);
             printf("{\"period\":%d,\"fps\":%.2f,\"messages_per_s\":%.2f,\"mbit_s\":%.3f,"
                    "\"age_median_ms\":%.1f,\"age_worst_ms\":%.1f,\"input_median_ms\":%.1f,"
-                   "\"input_worst_ms\":%.1f,\"inputs\":%d,\"psnr\":%.2f,\"quality\":%.1f,"
+                   "\"input_worst_ms\":%.1f,\"inputs\":%d,\"psnr\":%.2f,\"ssim\":%.4f,"
+                   "\"quality\":%.1f,"
                    "\"scale\":%.2f,\"rtt_ms\":%.2f,\"throughput_mbit_s\":%.3f,\"program_fps\":%.1f,"
                    "\"encode_ms\":%.3f,\"pictures\":%ld,\"messages\":%ld,\"video_share\":%.3f,"
                    "\"bitrate_kbps\":%.0f}\n",
@@ -554,7 +604,7 @@ int main(int argc, char **argv)
                    p->bytes * 8 / dt / 1e6, median(p->age_ms, p->ages),
                    worst(p->age_ms, p->ages), median(p->input_ms, p->inputs),
                    worst(p->input_ms, p->inputs), p->inputs,
-                   measured(st.measure),
+                   db, same,
                    p->levels ? p->quality_sum / p->levels : -1,
                    p->levels ? p->scale_sum / p->levels : -1,
                    ws_client_header_number(c, "rtt_ms"),
