@@ -10,6 +10,7 @@
  * description.
  */
 #include <limits.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -137,8 +138,10 @@ unsigned char *cugl__h264_encode(cugl__h264 *e, uint8_t *const planes[3], const 
             cmResultSuccess)
             e->bps = bps;
     }
+    /* The program's rate, measured, moves a little every frame: the
+     * encoder's is set anew only where it moved by a tenth. */
     float rate = (float)(fps > 0 ? (fps < 1 ? 1 : fps > 60 ? 60 : fps) : e->fps);
-    if (rate != e->fps &&
+    if (fabsf(rate - e->fps) > 0.1f * e->fps &&
         (*e->encoder)->SetOption(e->encoder, ENCODER_OPTION_FRAME_RATE, &rate) ==
             cmResultSuccess)
         e->fps = rate;
