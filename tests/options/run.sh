@@ -5,7 +5,8 @@
 # without the demos, the demos without the panel and the frame server, the
 # tests with the frame server but without the demos, the panel and VP8
 # (its video H.264 alone; there a program that uses libm and does not name
-# it fails to link), and (in the build this runs from) everything on.
+# it fails to link), the frame server without a video codec, and (in the
+# build this runs from) everything on.
 # TAP.
 #   run.sh SOURCE_DIR GPU_ARCH
 set -u
@@ -33,6 +34,7 @@ note() { tail -n 30 "$1" | sed 's/^/# /'; }
 combinations='all-off|all|-Dwerror=true -Ddemos=disabled -Dtests=disabled -Dui=disabled -Dserve=disabled -Ddocs=disabled -Dmpi=disabled
 app-without-demos|nothing|-Dwerror=true -Ddemos=disabled -Dtests=disabled -Ddocs=disabled
 demos-without-ui-or-serve|all|-Dwerror=true -Ddemos=enabled -Dui=disabled -Dserve=disabled -Dtests=disabled -Ddocs=disabled
+serve-without-video|programs|-Dwerror=true -Ddemos=disabled -Dtests=disabled -Dui=disabled -Dserve=enabled -Dserve_video=disabled -Dserve_h264=disabled -Ddocs=disabled -Dmpi=disabled
 tests-without-demos-ui-or-vp8|programs|-Ddemos=disabled -Dtests=enabled -Dui=disabled -Dserve=enabled -Dserve_video=disabled -Dserve_h264=enabled -Ddocs=disabled'
 
 # The programs and libraries of a configured tree, as ninja's targets.

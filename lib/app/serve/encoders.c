@@ -237,7 +237,7 @@ static void encode_video(cugl_app_server *s, const slot *sl)
         double t0 = now_s();
         if (!vs->encoder && !(vs->encoder = cugl__video_new(vs->codec)))
             snprintf(why, sizeof why, "no %s encoder (no memory)",
-                     cugl__video_codec_title(vs->codec));
+                     cugl__video_codecs[vs->codec].title);
         unsigned char *bits =
             vs->encoder ? cugl__video_encode(vs->encoder, sl->pixels, sl->width, sl->height,
                                              sl->fps, kbps, key, &size, &is_key, why,
@@ -260,8 +260,8 @@ static void encode_video(cugl_app_server *s, const slot *sl)
                 snprintf(f->json, sizeof f->json,
                          "%s,\"codec\":\"%s\",\"encoder\":\"%s\",\"key\":%s,"
                          "\"bitrate\":%d,\"encode_ms\":%.3f",
-                         sl->json, cugl__video_codec_name(vs->codec),
-                         cugl__video_encoder_name(vs->codec), is_key ? "true" : "false", kbps,
+                         sl->json, cugl__video_codecs[vs->codec].name,
+                         cugl__video_codecs[vs->codec].encoder, is_key ? "true" : "false", kbps,
                          f->encode_ms);
                 memcpy(f->jpeg, bits, size);
             }

@@ -1,6 +1,7 @@
 /*
  * model.c - what the frame server's files share of its model: the levels
- * of JPEG a viewer may get, and text made safe for the frames' JSON.
+ * of JPEG a viewer may get, the video codecs, and text made safe for the
+ * frames' JSON.
  */
 #include <stdio.h>
 
@@ -21,6 +22,11 @@ const serve_level cugl__serve_levels[LEVELS] = {
     {100, 1, 1.0},  {70, 1, 0.57},  {55, 1, 0.42},  {40, 1, 0.31},
     {30, 1, 0.24},  {85, 2, 0.2},   {70, 2, 0.13},  {50, 2, 0.098},
     {35, 2, 0.08},  {20, 2, 0.06},  {60, 4, 0.039}, {40, 4, 0.031},
+};
+
+const cugl__video_codec_info cugl__video_codecs[CUGL__VIDEO_CODECS] = {
+    [CUGL__VIDEO_VP8] = {"vp8", "VP8", "libvpx", CUGL_SERVE_VP8},
+    [CUGL__VIDEO_H264] = {"h264", "H.264", "OpenH264", CUGL_SERVE_H264},
 };
 
 /* `text` as the inside of a JSON string, cut to fit `size`. */

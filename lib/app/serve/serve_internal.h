@@ -78,12 +78,14 @@ typedef enum cugl__video_codec {
     CUGL__VIDEO_CODECS
 } cugl__video_codec;
 
-/* "vp8", "h264": in the protocol; "libvpx", "OpenH264"; "VP8", "H.264". */
-const char *cugl__video_codec_name(cugl__video_codec codec);
-const char *cugl__video_encoder_name(cugl__video_codec codec);
-const char *cugl__video_codec_title(cugl__video_codec codec);
-/* Whether this cugl was built with `codec`'s encoder. */
-bool cugl__video_codec_built(cugl__video_codec codec);
+/* Each video codec (model.c, built with the server whatever codecs are):
+ * its name in the protocol ("vp8"), for people ("VP8"), its encoder
+ * ("libvpx"), and whether this cugl was built with it. */
+typedef struct cugl__video_codec_info {
+    const char *name, *title, *encoder;
+    bool built;
+} cugl__video_codec_info;
+extern const cugl__video_codec_info cugl__video_codecs[CUGL__VIDEO_CODECS];
 
 /* A viewer's video stream (serve_video.c, where a codec is:
  * CUGL_SERVE_VIDEO). One encoder thread at a time a stream. */

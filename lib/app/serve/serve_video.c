@@ -43,26 +43,6 @@ struct cugl__video {
 #endif
 };
 
-const char *cugl__video_codec_name(cugl__video_codec codec)
-{
-    return codec == CUGL__VIDEO_H264 ? "h264" : "vp8";
-}
-
-const char *cugl__video_encoder_name(cugl__video_codec codec)
-{
-    return codec == CUGL__VIDEO_H264 ? "OpenH264" : "libvpx";
-}
-
-const char *cugl__video_codec_title(cugl__video_codec codec)
-{
-    return codec == CUGL__VIDEO_H264 ? "H.264" : "VP8";
-}
-
-bool cugl__video_codec_built(cugl__video_codec codec)
-{
-    return codec == CUGL__VIDEO_H264 ? CUGL_SERVE_H264 : CUGL_SERVE_VP8;
-}
-
 /* The encoder and its picture, gone. */
 static void stop(cugl__video *v)
 {
@@ -95,7 +75,7 @@ void cugl__video_close(cugl__video *v)
 
 cugl__video *cugl__video_new(cugl__video_codec codec)
 {
-    if (!cugl__video_codec_built(codec))
+    if (!cugl__video_codecs[codec].built)
         return NULL;
     cugl__video *v = calloc(1, sizeof(cugl__video));
     if (v)
@@ -289,7 +269,7 @@ unsigned char *cugl__video_encode(cugl__video *v, const uint8_t *rgba, int width
     int w = width & ~1, h = height & ~1; /* I420 wants even sides */
     if (w < 16 || h < 16) {
         snprintf(why, why_size, "a %d x %d picture is too small for %s", width, height,
-                 cugl__video_codec_title(v->codec));
+                 cugl__video_codecs[v->codec].title);
         return NULL;
     }
     if (!v->open || v->width != w || v->height != h) {
@@ -317,7 +297,7 @@ unsigned char *cugl__video_encode(cugl__video *v, const uint8_t *rgba, int width
         return cugl__h264_encode(v->h264, v->planes, v->strides, pts, fps, kbps, key, size,
                                  is_key, why, why_size);
 #endif
-    (void)duration;
-    snprintf(why, why_size, "this cugl has no %s encoder", cugl__video_codec_title(v->codec));
+    (void)duration; /* not reached: cugl__video_new makes only the codecs built */
+    snprintf(why, why_size, "this cugl has no encoder of the stream's codec");
     return NULL;
 }

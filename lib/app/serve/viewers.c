@@ -314,7 +314,7 @@ static const cugl__video_codec video_order[] = {VIDEO_ORDER};
 static int video_codec_for(const viewer *v, char *why, size_t why_size)
 {
     for (size_t i = 0; i < sizeof video_order / sizeof *video_order; i++)
-        if (v->decodes >> video_order[i] & 1 && cugl__video_codec_built(video_order[i]))
+        if (v->decodes >> video_order[i] & 1 && cugl__video_codecs[video_order[i]].built)
             return (int)video_order[i];
     if (!v->decodes) {
         snprintf(why, why_size, "the page decodes no video (%s)",
@@ -325,7 +325,7 @@ static int video_codec_for(const viewer *v, char *why, size_t why_size)
     for (int c = 0; c < CUGL__VIDEO_CODECS; c++)
         if (v->decodes >> c & 1)
             snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s",
-                     names[0] ? " and " : "", cugl__video_codec_title((cugl__video_codec)c));
+                     names[0] ? " and " : "", cugl__video_codecs[c].title);
     snprintf(why, why_size, "the page decodes %s, which this cugl was built without", names);
     return -1;
 }
@@ -340,7 +340,7 @@ static void choose_codec(cugl_app_server *s, viewer *v, double now)
     viewer_codec want = CODEC_JPEG;
     char why[sizeof v->codec_why], cannot[sizeof v->codec_why - 16];
     int vc = video_codec_for(v, cannot, sizeof cannot);
-    const char *title = vc >= 0 ? cugl__video_codec_title((cugl__video_codec)vc) : "";
+    const char *title = vc >= 0 ? cugl__video_codecs[vc].title : "";
     double mbit = v->throughput * 8 / 1e6;
     if (!CUGL_SERVE_VIDEO) {
         snprintf(why, sizeof why,
@@ -550,7 +550,7 @@ static void take_codecs(viewer *v, const char *list)
     for (const char *w = list; *w;) {
         size_t n = strcspn(w, " ");
         for (int c = 0; c < CUGL__VIDEO_CODECS; c++) {
-            const char *name = cugl__video_codec_name((cugl__video_codec)c);
+            const char *name = cugl__video_codecs[c].name;
             if (n == strlen(name) && strncmp(w, name, n) == 0)
                 v->decodes |= 1u << c;
         }
