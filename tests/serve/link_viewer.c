@@ -317,21 +317,31 @@ static inline double luma(const uint8_t *p)
 
 /* SSIM of the luma of `got` (gw x gh, scaled up nearest to w x h) against
  * `want` (w x h, as psnr left it): the mean over 8 x 8 windows every 4
- * pixels; -1 where the picture is smaller than a window. */
+ * pixels; -1 where the picture is smaller than a window, or no memory.
+ * Each picture's luma is taken once (each pixel lies in 4 windows). */
 static double ssim(const uint8_t *want, const uint8_t *got, int gw, int gh, int w, int h)
 {
     const double c1 = (0.01 * 255) * (0.01 * 255), c2 = (0.03 * 255) * (0.03 * 255);
+    size_t n = (size_t)w * (size_t)h;
+    float *la = malloc(2 * n * sizeof *la), *lb = la + n;
+    if (!la)
+        return -1;
+    for (int y = 0; y < h; y++) {
+        int sy = (int)((long)y * gh / h);
+        for (int x = 0; x < w; x++) {
+            int sx = (int)((long)x * gw / w);
+            la[(size_t)y * w + x] = (float)luma(want + ((size_t)y * (size_t)w + (size_t)x) * 4);
+            lb[(size_t)y * w + x] = (float)luma(got + ((size_t)sy * (size_t)gw + (size_t)sx) * 4);
+        }
+    }
     double total = 0;
     long windows = 0;
     for (int y0 = 0; y0 + 8 <= h; y0 += 4) {
         for (int x0 = 0; x0 + 8 <= w; x0 += 4) {
             double sa = 0, sb = 0, saa = 0, sbb = 0, sab = 0;
             for (int y = y0; y < y0 + 8; y++) {
-                int sy = (int)((long)y * gh / h);
                 for (int x = x0; x < x0 + 8; x++) {
-                    int sx = (int)((long)x * gw / w);
-                    double a = luma(want + ((size_t)y * (size_t)w + (size_t)x) * 4);
-                    double b = luma(got + ((size_t)sy * (size_t)gw + (size_t)sx) * 4);
+                    double a = la[(size_t)y * w + x], b = lb[(size_t)y * w + x];
                     sa += a;
                     sb += b;
                     saa += a * a;
@@ -346,6 +356,7 @@ static double ssim(const uint8_t *want, const uint8_t *got, int gw, int gh, int 
             windows++;
         }
     }
+    free(la);
     return windows ? total / (double)windows : -1;
 }
 
