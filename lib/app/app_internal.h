@@ -75,6 +75,7 @@ struct cugl_app_context {
     cugl_app_input input, pending; /* pending's dx, dy, scroll accumulate */
     bool keys[GLFW_KEY_LAST + 1], pending_keys[GLFW_KEY_LAST + 1];
     bool cursor_entered;           /* the next cursor position starts afresh */
+    bool buttons_pressed[3];       /* pressed since the last present */
     bool close_requested;
     long frame;
     cugl__app_events replay;       /* events to apply when their frame comes */

@@ -109,6 +109,10 @@ static void apply(cugl_app_context *ctx, const cugl_app_event *ev, long frame, b
             in->right = ev->down;
         else
             in->middle = ev->down;
+        /* A press that the same frame releases still shows as held in
+         * it: a drag or a click between two presents is not lost. */
+        if (ev->down)
+            ctx->buttons_pressed[ev->code] = true;
         break;
     case CUGL_APP_EVENT_SCROLL:
         in->scroll += ev->y;
@@ -158,6 +162,12 @@ void cugl__app_input_apply(cugl_app_context *ctx, const cugl_app_event *ev)
 static void publish(cugl_app_context *ctx)
 {
     ctx->input = ctx->pending;
+    /* Held now, or pressed since the previous present (and released
+     * again: a click or drag the frame holds whole). */
+    ctx->input.left = ctx->pending.left || ctx->buttons_pressed[0];
+    ctx->input.right = ctx->pending.right || ctx->buttons_pressed[1];
+    ctx->input.middle = ctx->pending.middle || ctx->buttons_pressed[2];
+    memset(ctx->buttons_pressed, 0, sizeof ctx->buttons_pressed);
     memcpy(ctx->keys, ctx->pending_keys, sizeof ctx->keys);
     ctx->pending.dx = ctx->pending.dy = ctx->pending.scroll = 0;
     /* The frame's events change places with the list that fills next. */

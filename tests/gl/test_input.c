@@ -285,9 +285,10 @@ static void events_of_the_frame(void **state)
         assert_int_equal(got[i].down, pushed[i].down);
     }
     assert_true(got[0].x == 10 && got[0].y == 20 && got[5].y == -2);
-    /* The state saw the click and the key come and go: neither is held,
-     * and the key's press counts. */
-    assert_false(cugl_app_context_input(ctx)->left);
+    /* The state saw the click and the key come and go: the key is not
+     * held and its press counts; the button shows for this frame as
+     * pressed (a click between two presents is not lost), and not in the next. */
+    assert_true(cugl_app_context_input(ctx)->left);
     assert_false(cugl_app_key_down(ctx, CUGL_APP_KEY_J));
     assert_int_equal(cugl_app_key_presses(ctx, CUGL_APP_KEY_J), 1);
     assert_int_equal(cugl_app_key_presses(ctx, CUGL_APP_KEY_K), 0);
@@ -295,6 +296,7 @@ static void events_of_the_frame(void **state)
     assert_ok(cugl_app_context_present(ctx));
     assert_null(cugl_app_context_events(ctx, &n, NULL));
     assert_int_equal(n, 0);
+    assert_false(cugl_app_context_input(ctx)->left);
     assert_int_equal(cugl_app_key_presses(ctx, CUGL_APP_KEY_J), 0);
 
     /* More than a frame keeps: the first CUGL_APP_EVENT_MAX_PER_FRAME stay. */
@@ -425,6 +427,40 @@ static void camera_follows_events(void **state)
     assert_false(cugl_app_key_down(ctx, 'R'));
     cugl_app_camera_update(&cam, ctx, 0.0f);
     assert_memory_equal(&cam, &home, sizeof cam);
+    cugl_app_context_destroy(ctx);
+}
+
+/* A drag that one frame holds whole (pressed, moved and released between
+ * two presents: a slow frame, or a quick flick) still turns the camera, and
+ * a click within one frame shows the button held for that frame alone. */
+static void camera_follows_a_drag_within_one_frame(void **state)
+{
+    (void)state;
+    cugl_app_context *ctx = new_context();
+    const cugl_app_event drag[] = {
+        move(1, 30, 20), button(1, 0, true), move(1, 70, 40), button(1, 0, false),
+        button(3, 0, true), button(3, 0, false),
+    };
+    assert_ok(cugl_app_context_replay(ctx, drag, sizeof drag / sizeof drag[0]));
+    cugl_app_camera cam, home;
+    cugl_app_camera_init(&cam);
+    home = cam;
+    assert_ok(cugl_app_context_present(ctx)); /* frame 1: the whole drag */
+    assert_true(cugl_app_context_input(ctx)->left);
+    cugl_app_camera_update(&cam, ctx, 0.0f);
+    assert_true(cam.yaw < home.yaw);
+    assert_true(cam.pitch > home.pitch);
+    float yaw = cam.yaw;
+    assert_ok(cugl_app_context_present(ctx)); /* frame 2: released before it */
+    assert_false(cugl_app_context_input(ctx)->left);
+    cugl_app_camera_update(&cam, ctx, 0.0f);
+    assert_true(cam.yaw == yaw);
+    assert_ok(cugl_app_context_present(ctx)); /* frame 3: pressed and released */
+    assert_true(cugl_app_context_input(ctx)->left);
+    cugl_app_camera_update(&cam, ctx, 0.0f); /* a click: no motion, no turn */
+    assert_true(cam.yaw == yaw);
+    assert_ok(cugl_app_context_present(ctx)); /* frame 4: up */
+    assert_false(cugl_app_context_input(ctx)->left);
     cugl_app_context_destroy(ctx);
 }
 
@@ -596,6 +632,7 @@ int main(void)
         cmocka_unit_test(events_of_the_frame),
         cmocka_unit_test(recording_replaces_the_file_whole),
         cmocka_unit_test(camera_follows_events),
+        cmocka_unit_test(camera_follows_a_drag_within_one_frame),
         cmocka_unit_test(camera_without_input_stays),
         cmocka_unit_test(camera_survives_hostile_numbers),
         cmocka_unit_test(refusals),

@@ -169,9 +169,11 @@ typedef struct cugl_app_input {
     double dx,            /**< cursor motion since the previous present, pixels rightwards */
         dy;               /**< cursor motion since the previous present, pixels downwards */
     double scroll;        /**< wheel steps since the previous present */
-    bool left,            /**< left button held */
-        right,            /**< right button held */
-        middle;           /**< middle button held */
+    bool left,            /**< left button held, or pressed since the previous present
+                               (a press and release between two presents, a click or a
+                               drag one frame holds whole, shows for that frame) */
+        right,            /**< right button, as left */
+        middle;           /**< middle button, as left */
     bool shift,           /**< a Shift key held */
         ctrl;             /**< a Control key held */
 } cugl_app_input;
