@@ -14,7 +14,8 @@ _BUTTONS = ("left", "right", "middle")
 Input = collections.namedtuple("Input", "x y dx dy scroll left right middle shift ctrl")
 Input.__doc__ = """A frame's input state (cugl_app_input): the cursor in pixels from the
 top left, its motion and the wheel's steps since the previous present, the
-mouse buttons and the Shift and Control keys held."""
+mouse buttons held or pressed since it (a click within one frame shows for
+that frame), and the Shift and Control keys held."""
 
 
 class InputEvent:
