@@ -214,11 +214,11 @@ static cugl_status finish_after(int samples, int64_t end_pts)
       "rec: pts 4294967296 is 4294967296 ticks after the last sample's: an MP4's durations "    \
       "hold at most 2^32 - 1")                                                                  \
     X(add_other_sps, add_second(other_sps_au, 1, true), BAD,                                    \
-      "rec: sample 1 has an SPS (5 bytes) other than the first's (5 bytes): the stream's "      \
-      "parameters cannot change within one MP4")                                                \
+      "rec: sample 1's SPS (5 bytes) is not the first's (5 bytes): the stream's parameters "    \
+      "cannot change within one MP4")                                                \
     X(add_other_pps, add_second(other_pps_au, 1, true), BAD,                                    \
-      "rec: sample 1 has an PPS (4 bytes) other than the first's (4 bytes): the stream's "      \
-      "parameters cannot change within one MP4")                                                \
+      "rec: sample 1's PPS (4 bytes) is not the first's (4 bytes): the stream's parameters "    \
+      "cannot change within one MP4")                                                \
     X(finish_no_muxer, cugl__mp4_finish(NULL, 1), BAD, "cugl__mp4_finish: m is NULL")           \
     X(finish_no_sample, finish_after(0, 1), CUGL_ERROR_INVALID_STATE,                           \
       "rec: no sample was added: an MP4 needs one at least")                                    \
@@ -357,7 +357,7 @@ static void a_full_disk_fails_with_its_reason(void **state)
     if (!f)
         skip_because("no /dev/full");
     assert_int_equal(setvbuf(f, NULL, _IONBF, 0), 0);
-    refused_file(f, "rec: writing the MP4 failed (ftyp, at byte 0): No space left on device");
+    refused_file(f, "rec: writing the MP4 failed at ftyp (after 0 bytes): No space left on device");
     fclose(f);
 
     f = fopen("/dev/full", "wb");
@@ -371,16 +371,16 @@ static void a_full_disk_fails_with_its_reason(void **state)
     memset(au + sizeof key_au, 0xab, big - sizeof key_au);
     assert_status(cugl__mp4_add(m, au, big, 0, true), BAD);
     assert_string_equal(cugl_last_error(),
-                        "rec: writing the MP4 failed (a sample, at byte 52): No space left on "
-                        "device");
+                        "rec: writing the MP4 failed at sample 0 (after 52 bytes): No space left "
+                        "on device");
     assert_status(cugl__mp4_add(m, p_au, sizeof p_au, 1, false), BAD);
     assert_string_equal(cugl_last_error(),
-                        "rec: an earlier write failed: writing the MP4 failed (a sample, at "
-                        "byte 52): No space left on device");
+                        "rec: an earlier write failed: writing the MP4 failed at sample 0 (after "
+                        "52 bytes): No space left on device");
     assert_status(cugl__mp4_finish(m, 2), BAD);
     assert_string_equal(cugl_last_error(),
-                        "rec: an earlier write failed: writing the MP4 failed (a sample, at "
-                        "byte 52): No space left on device");
+                        "rec: an earlier write failed: writing the MP4 failed at sample 0 (after "
+                        "52 bytes): No space left on device");
     free(au);
     fclose(f);
 
@@ -390,8 +390,8 @@ static void a_full_disk_fails_with_its_reason(void **state)
     assert_ok(cugl__mp4_add(m, key_au, sizeof key_au, 0, true));
     assert_status(cugl__mp4_finish(m, 1), BAD);
     assert_string_equal(cugl_last_error(),
-                        "rec: writing the MP4 failed (mdat's size, at byte 56): No space left "
-                        "on device");
+                        "rec: writing the MP4 failed at mdat's size (after 56 bytes): No space "
+                        "left on device");
     fclose(f);
 }
 

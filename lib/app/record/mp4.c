@@ -77,7 +77,7 @@ static cugl_status write_failed(cugl__mp4 *m, int e, const char *what)
     char text[128];
     if (strerror_r(e, text, sizeof text) != 0)
         snprintf(text, sizeof text, "errno %d", e);
-    snprintf(m->why, sizeof m->why, "writing the MP4 failed (%s, at byte %llu): %s", what,
+    snprintf(m->why, sizeof m->why, "writing the MP4 failed at %s (after %llu bytes): %s", what,
              (unsigned long long)m->pos, text);
     m->failed = e == ENOMEM ? CUGL_ERROR_OUT_OF_MEMORY : CUGL_ERROR_INVALID_ARGUMENT;
     return cugl__fail(m->failed, m->who, "%s", m->why);
@@ -115,9 +115,10 @@ static cugl_status check_file(FILE *f, const char *who)
     errno = 0;
     off_t at = ftello(f);
     if (at < 0 || fseeko(f, 0, SEEK_END) != 0 || (at = ftello(f)) < 0) {
+        int e = errno ? errno : ESPIPE;
         char text[128];
-        if (strerror_r(errno ? errno : ESPIPE, text, sizeof text) != 0)
-            snprintf(text, sizeof text, "errno %d", errno);
+        if (strerror_r(e, text, sizeof text) != 0)
+            snprintf(text, sizeof text, "errno %d", e);
         return cugl__fail(CUGL_ERROR_INVALID_ARGUMENT, who,
                           "the MP4's file is not seekable (%s): its index is written last and "
                           "mdat's size patched",
@@ -224,8 +225,8 @@ static cugl_status parameter_set(const cugl__mp4 *m, const char *what, const uin
     }
     if (n != known_size || memcmp(nal, known, n) != 0)
         return cugl__fail(CUGL_ERROR_INVALID_ARGUMENT, m->who,
-                          "sample %zu has an %s (%zu bytes) other than the first's (%zu bytes): "
-                          "the stream's parameters cannot change within one MP4",
+                          "sample %zu's %s (%zu bytes) is not the first's (%zu bytes): the "
+                          "stream's parameters cannot change within one MP4",
                           m->count, what, n, known_size);
     return CUGL_OK;
 }
@@ -350,6 +351,8 @@ static cugl_status make_room(cugl__mp4 *m, const access_unit *au)
 /* The sample's NAL units but its SPS and PPS, each after its length. */
 static cugl_status write_unit(cugl__mp4 *m, const uint8_t *p, size_t size)
 {
+    char what[32];
+    snprintf(what, sizeof what, "sample %zu", m->count);
     size_t at = start_code(p, size, 0);
     while (at < size) {
         const uint8_t *nal;
@@ -359,8 +362,8 @@ static cugl_status write_unit(cugl__mp4 *m, const uint8_t *p, size_t size)
             continue;
         uint8_t length[4];
         be32(length, (uint32_t)n);
-        CUGL__TRY(put(m, length, sizeof length, "a sample"));
-        CUGL__TRY(put(m, nal, n, "a sample"));
+        CUGL__TRY(put(m, length, sizeof length, what));
+        CUGL__TRY(put(m, nal, n, what));
     }
     return CUGL_OK;
 }
@@ -615,7 +618,8 @@ static void sample_tables(bytes *b, const cugl__mp4 *m, int64_t end_pts)
         put32(b, m->samples[i].size);
     end_box(b, at);
     at = full_box(b, "stsc", 0, 0);
-    const uint32_t one_a_chunk[4] = {1, 1, 1, 1}; /* rows; chunk 1 on: 1 sample, entry 1 */
+    /* One row: from chunk 1 on, 1 sample a chunk, of description 1. */
+    const uint32_t one_a_chunk[4] = {1, 1, 1, 1};
     for (int i = 0; i < 4; i++)
         put32(b, one_a_chunk[i]);
     end_box(b, at);
@@ -670,9 +674,11 @@ static cugl_status finish(cugl__mp4 *m, int64_t end_pts)
     for (int i = 0; i < 8; i++)
         size[i] = (uint8_t)((end - m->mdat) >> (56 - 8 * i));
     cugl_status st = seek(m, m->mdat + 8, "mdat's size");
-    if (st == CUGL_OK)
+    if (st == CUGL_OK) {
+        m->pos = m->mdat + 8;
         st = put(m, size, sizeof size, "mdat's size");
-    m->pos = end;
+        m->pos = end;
+    }
     if (st == CUGL_OK)
         st = seek(m, end, "moov");
     if (st == CUGL_OK)
@@ -680,7 +686,7 @@ static cugl_status finish(cugl__mp4 *m, int64_t end_pts)
     free(moov.data);
     errno = 0;
     if (st == CUGL_OK && fflush(m->f) != 0)
-        st = write_failed(m, errno ? errno : EIO, "the last bytes");
+        st = write_failed(m, errno ? errno : EIO, "the flush");
     return st;
 }
 
