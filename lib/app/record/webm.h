@@ -26,6 +26,8 @@ typedef enum cugl__webm_codec { CUGL__WEBM_VP8, CUGL__WEBM_VP9 } cugl__webm_code
  * are written now. width x height: the picture; `timescale`: ticks a
  * second of the timestamps given (60 for a fixed 60 fps clock, 1000000 for
  * microseconds). The file's timestamps are milliseconds (see webm.c).
+ * `who` is kept, not copied: a string that outlives the muxer (__func__,
+ * a literal); NULL names cugl__webm_open.
  *
  * @errors CUGL_ERROR_INVALID_ARGUMENT: out or f NULL, an unknown codec, a
  * width or height <= 0 or > 16384, timescale 0, f not seekable (a pipe),
