@@ -15,6 +15,7 @@
  *   cugl/app_shared.h    map-free shared memory (the GL half)
  *   cugl/app_ui.h        the panel (Dear ImGui), where built
  *   cugl/app_serve.h     the frames served to web browsers, where built
+ *   cugl/app_record.h    the frames kept as a video file, where built
  *
  * libcugl itself never calls GL; this library does, through a loader of
  * its own that it keeps private: a program uses whatever GL loader it
@@ -43,6 +44,9 @@
 #endif
 #if CUGL_APP_HAS_SERVE
 #include "cugl/app_serve.h"
+#endif
+#if CUGL_APP_HAS_RECORD
+#include "cugl/app_record.h"
 #endif
 
 #endif /* CUGL_APP_H */
