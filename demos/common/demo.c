@@ -100,7 +100,9 @@ static int start(demo *d, const demo_info *info, int argc, char **argv)
     if ((rc = demo__set_up_input(d)) != DEMO_RUN)
         return demo_finish(d, rc);
     if (d->opt.record) {
-        rc = demo_recorder_open(&d->recorder, info->program, info->name, d->opt.record);
+        rc = demo_record_is_video(d->opt.record)
+                 ? demo_recorder_open_video(&d->recorder, info->program, d->ctx, d->opt.record)
+                 : demo_recorder_open(&d->recorder, info->program, info->name, d->opt.record);
         if (rc != 0)
             return demo_finish(d, rc);
     }
@@ -142,7 +144,8 @@ int demo_finish(demo *d, int status)
         else if (status == 0)
             printf("%s: wrote the input events to %s\n", d->info->program, d->opt.save_input);
     }
-    demo_recorder_close(&d->recorder);
+    if (demo_recorder_close(&d->recorder) != 0 && status == 0)
+        status = 1;
     free(d->record_pixels);
     d->record_pixels = NULL;
     demo__bench_end(d);

@@ -51,9 +51,12 @@ static cugl_status write_screenshot(demo *d)
     return st;
 }
 
-/* --record: this frame, read back, to the recorder. */
+/* --record: this frame, read back, to the recorder (a video file's
+ * recorder reads it back itself, without waiting). */
 static cugl_status record_frame(demo *d)
 {
+    if (d->recorder.video)
+        return demo_recorder_video_frame(&d->recorder);
     size_t size = (size_t)d->width * (size_t)d->height * 4;
     if (size > d->record_size) {
         uint8_t *p = realloc(d->record_pixels, size);

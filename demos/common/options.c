@@ -66,7 +66,7 @@ static const flag flags[] = {
     {"--serve-codec", FLAG_SERVE_CODEC, "jpeg|video|auto"},
     {"--serve-cert", FLAG_SERVE_CERT, "FILE"},
     {"--serve-key", FLAG_SERVE_KEY, "FILE"},
-    {"--record", FLAG_RECORD, "DIR"},
+    {"--record", FLAG_RECORD, "DIR|FILE"},
     {"--input", FLAG_INPUT, "FILE"},
     {"--save-input", FLAG_SAVE_INPUT, "FILE"},
     {"--view", FLAG_VIEW, "V1,V2,..."},
@@ -134,7 +134,10 @@ void demo_options_usage(const demo_info *info, FILE *f)
                "                         its output reaches GL through peer memory\n");
     if (info->multi_device)
         fprintf(f, "  --devices N1,N2,...    split the CUDA work over these devices (peer memory)\n");
-    fprintf(f, "  --record DIR           write every frame as DIR/%s-NNNNNN.png, and\n"
+    fprintf(f, "  --record FILE.mp4|FILE.webm\n"
+               "                         record every frame (60 a second) as H.264 in MP4 or\n"
+               "                         VP8 in WebM, encoded off the render loop\n"
+               "  --record DIR           write every frame as DIR/%s-NNNNNN.png, and\n"
                "                         DIR/%s.mp4 where ffmpeg is installed\n",
             info->name, info->name);
     fprintf(f, "  --serve [ADDR:]PORT    serve the frames to web browsers, driven from there\n"

@@ -8,6 +8,7 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -154,10 +155,85 @@ cugl_status demo_recorder_frame(demo_recorder *r, const uint8_t *rgba, int width
     return CUGL_OK;
 }
 
-void demo_recorder_close(demo_recorder *r)
+bool demo_record_is_video(const char *arg)
 {
+    size_t n = strlen(arg);
+    return (n > 4 && strcasecmp(arg + n - 4, ".mp4") == 0) ||
+           (n > 5 && strcasecmp(arg + n - 5, ".webm") == 0);
+}
+
+#if CUGL_APP_HAS_RECORD
+int demo_recorder_open_video(demo_recorder *r, const char *program, cugl_app_context *ctx,
+                             const char *path)
+{
+    *r = (demo_recorder){.program = program, .log = stdout, .video_path = path};
+    cugl_app_recorder *rec = NULL;
+    /* The demos step 1/60 s a frame when they record: every frame kept. */
+    cugl_status st = cugl_app_recorder_create(&rec, ctx, path,
+                                              &(cugl_app_recorder_desc){.keep_every_frame = true});
+    if (st != CUGL_OK) {
+        fprintf(stderr, "%s: --record: %s\n", program, cugl_last_error());
+        return st == CUGL_ERROR_NOT_SUPPORTED ? 2 : 1;
+    }
+    r->video = rec;
+    return 0;
+}
+
+cugl_status demo_recorder_video_frame(demo_recorder *r)
+{
+    return cugl_app_recorder_frame(r->video);
+}
+
+/* Finish the video file; 0, or 1 after a message. */
+static int close_video(demo_recorder *r)
+{
+    cugl_app_recorder *rec = r->video;
+    r->video = NULL;
+    cugl_app_record_counts c = {0};
+    cugl_app_recorder_counts(rec, &c);
+    if (cugl_app_recorder_close(rec) != CUGL_OK) {
+        fprintf(stderr, "%s: --record: %s\n", r->program, cugl_last_error());
+        return 1;
+    }
+    fprintf(r->log,
+            "%s: recorded %ld frames as %s (%.0f kB; the encoder %.2f ms a frame on its thread, "
+            "the render loop waited %.0f ms for it in all)\n",
+            r->program, c.written, r->video_path, (double)c.bytes / 1e3, c.encode_ms,
+            c.waited_ms);
+    return 0;
+}
+#else
+int demo_recorder_open_video(demo_recorder *r, const char *program, cugl_app_context *ctx,
+                             const char *path)
+{
+    (void)ctx;
+    *r = (demo_recorder){.program = program, .log = stdout};
+    fprintf(stderr,
+            "%s: --record %s: this build has no recorder (it needs OpenH264 or libvpx: "
+            "Meson features serve_h264, serve_video); --record DIR writes PNG files\n",
+            program, path);
+    return 2;
+}
+
+cugl_status demo_recorder_video_frame(demo_recorder *r)
+{
+    (void)r;
+    return CUGL_ERROR_NOT_SUPPORTED;
+}
+
+static int close_video(demo_recorder *r)
+{
+    (void)r;
+    return 0;
+}
+#endif
+
+int demo_recorder_close(demo_recorder *r)
+{
+    if (r->video)
+        return close_video(r);
     if (!r->dir)
-        return;
+        return 0;
     if (r->recorded > 0)
         fprintf(r->log, "%s: recorded %ld frame%s as %s/%s-NNNNNN.png\n", r->program, r->recorded,
                r->recorded == 1 ? "" : "s", r->dir, r->name);
@@ -173,4 +249,5 @@ void demo_recorder_close(demo_recorder *r)
         fprintf(r->log, "%s: no MP4: ffmpeg is not installed\n", r->program);
     }
     r->dir = NULL;
+    return 0;
 }

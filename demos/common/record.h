@@ -6,12 +6,18 @@
  * its name and renamed when ffmpeg succeeds), so a failed run leaves the
  * last good recording. Needs no GPU and no GL context (libpng through
  * libcugl-app), so the unit tests run it anywhere.
+ *
+ * --record FILE.mp4 or FILE.webm: the frames as a video file by libcugl-app's
+ * recorder (cugl/app_record.h: H.264 or VP8, read back and encoded off the
+ * render loop, every frame kept at 60 a second), written whole or not at all.
  */
 #ifndef CUGL_DEMO_RECORD_H
 #define CUGL_DEMO_RECORD_H
 
+#include <stdbool.h>
 #include <stdio.h>
 
+#include <cugl/app.h>
 #include <cugl/cugl.h>
 
 enum { DEMO_RECORD_PATH_MAX = 512 };
@@ -26,7 +32,23 @@ typedef struct demo_recorder {
     long recorded;                   /* frames written */
     char mp4[DEMO_RECORD_PATH_MAX];
     char mp4_partial[DEMO_RECORD_PATH_MAX + 32]; /* ffmpeg writes here; renamed when whole */
+    const char *video_path;                      /* --record FILE.mp4|.webm; else NULL */
+    void *video;                                 /* its cugl_app_recorder, where built */
 } demo_recorder;
+
+/** Whether --record's argument names a video file (.mp4, .webm), not a folder. */
+bool demo_record_is_video(const char *arg);
+
+/**
+ * Start recording the frames of `ctx` (current) into the video file at
+ * `path`. Returns 0, or the exit status after a message on stderr: 2 where
+ * the name or this build cannot record it, 1 where it cannot be written.
+ */
+int demo_recorder_open_video(demo_recorder *r, const char *program, cugl_app_context *ctx,
+                             const char *path);
+
+/** This frame (rendered, before present) into the video file. */
+cugl_status demo_recorder_video_frame(demo_recorder *r);
 
 /**
  * Start recording into `dir` (made if missing). Returns 0, or the exit
@@ -44,7 +66,11 @@ int demo_recorder_open(demo_recorder *r, const char *program, const char *name, 
 cugl_status demo_recorder_frame(demo_recorder *r, const uint8_t *rgba, int width, int height,
                                 long frame);
 
-/** Close ffmpeg's pipe and say what was written. A recorder never opened: no-op. */
-void demo_recorder_close(demo_recorder *r);
+/**
+ * Close ffmpeg's pipe, or finish the video file, and say what was written.
+ * Returns 0, or 1 where the video file could not be finished (said on
+ * stderr). A recorder never opened: no-op.
+ */
+int demo_recorder_close(demo_recorder *r);
 
 #endif /* CUGL_DEMO_RECORD_H */

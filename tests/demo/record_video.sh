@@ -1,0 +1,66 @@
+#!/bin/sh
+# --record FILE.mp4 and FILE.webm on a demo, headless on a GPU: the file
+# plays (ffprobe: its codec, size and every frame, 60 a second), the same
+# run with the same replayed input twice gives the same bytes, and a name
+# that is no video or a folder that does not exist is refused with nothing
+# left behind. Skipped (77) without a CUDA device, ffprobe or the recorder
+# (CUGL_TEST_NO_SKIP makes those failures).
+#
+#   record_video.sh DEMO FFPROBE
+set -u
+bin=${1:?usage: record_video.sh DEMO FFPROBE}
+ffprobe=${2:-}
+skip() {
+    [ -n "${CUGL_TEST_NO_SKIP:-}" ] && { echo "not ok 1 - $1 (CUGL_TEST_NO_SKIP)"; exit 1; }
+    echo "1..0 # SKIP $1"
+    exit 77
+}
+[ -n "$ffprobe" ] || skip "no ffprobe (Debian's ffmpeg package)"
+dir=$(mktemp -d "${TMPDIR:-/tmp}/cugl-record-video-XXXXXX")
+trap 'rm -rf "$dir"' EXIT
+# A drag and the wheel, replayed from frame 10.
+printf '10 move 100 100\n10 button left down\n20 move 160 120\n30 button left up\n40 scroll 2\n' \
+    >"$dir/input.txt"
+frames=90
+n=0
+failed=0
+echo "1..5"
+check() { # check DESCRIPTION CONDITION-STATUS
+    n=$((n + 1))
+    if [ "$2" -eq 0 ]; then echo "ok $n - $1"; else echo "not ok $n - $1"; failed=1; fi
+}
+
+for ext in mp4 webm; do
+    for run in a b; do
+        out=$("$bin" --headless --size 640x360 --frames $frames --input "$dir/input.txt" \
+            --record "$dir/$run.$ext" 2>&1)
+        rc=$?
+        case "$out" in
+        *"no CUDA driver"* | *"no CUDA device"*) skip "no CUDA device" ;;
+        *"has no recorder"*) skip "this build has no recorder" ;;
+        esac
+        [ $rc -eq 0 ] || { printf '%s\n' "$out" | sed 's/^/# /'; }
+        printf '%s\n' "$out" | grep 'recorded' | sed 's/^/# /'
+    done
+    codec=h264
+    [ $ext = webm ] && codec=vp8
+    info=$("$ffprobe" -v error -count_frames -select_streams v:0 \
+        -show_entries stream=codec_name,width,height,nb_read_frames -of csv=p=0 "$dir/a.$ext" 2>&1)
+    echo "# $ext: $info"
+    [ "$info" = "$codec,640,360,$frames" ]
+    check "--record a.$ext: $codec, 640x360, $frames frames" $?
+    times=$("$ffprobe" -v error -select_streams v:0 -show_entries packet=pts_time -of csv=p=0 \
+        "$dir/a.$ext" | sort -g | awk -v n=$frames '
+        { d = $1 - (NR - 1) / 60; if (d < -0.0011 || d > 0.0011) bad++ }
+        END { print (NR == n && !bad) ? "ok" : "bad" }')
+    cmp -s "$dir/a.$ext" "$dir/b.$ext" && [ "$times" = ok ]
+    check "--record b.$ext: frame i at i/60 s, and the same bytes as a.$ext" $?
+done
+
+# Refused: a name that is no video goes on being a folder of PNGs, so the
+# case is a folder that does not exist for a video file.
+out=$("$bin" --headless --frames 2 --record "$dir/no/such/run.mp4" 2>&1)
+rc=$?
+printf '%s\n' "$out" | grep -q 'cannot open' && [ $rc -ne 0 ] && [ ! -e "$dir/no" ]
+check "--record into a missing folder: refused (exit $rc), nothing made" $?
+exit $failed
