@@ -3,8 +3,9 @@
 # plays (ffprobe: its codec, size and every frame, 60 a second), the same
 # run with the same replayed input twice gives the same bytes, and a name
 # that is no video or a folder that does not exist is refused with nothing
-# left behind. Skipped (77) without a CUDA device, ffprobe or the recorder
-# (CUGL_TEST_NO_SKIP makes those failures).
+# left behind. Skipped (77) without a CUDA device or the recorder; without
+# ffprobe the files are not read back, which CUGL_TEST_NO_SKIP makes a
+# failure (so do the skips).
 #
 #   record_video.sh DEMO FFPROBE
 set -u
@@ -15,7 +16,6 @@ skip() {
     echo "1..0 # SKIP $1"
     exit 77
 }
-[ -n "$ffprobe" ] || skip "no ffprobe (Debian's ffmpeg package)"
 dir=$(mktemp -d "${TMPDIR:-/tmp}/cugl-record-video-XXXXXX")
 trap 'rm -rf "$dir"' EXIT
 # A drag and the wheel, replayed from frame 10.
@@ -44,16 +44,26 @@ for ext in mp4 webm; do
     done
     codec=h264
     [ $ext = webm ] && codec=vp8
-    info=$("$ffprobe" -v error -count_frames -select_streams v:0 \
-        -show_entries stream=codec_name,width,height,nb_read_frames -of csv=p=0 "$dir/a.$ext" 2>&1)
-    echo "# $ext: $info"
-    [ "$info" = "$codec,640,360,$frames" ]
-    check "--record a.$ext: $codec, 640x360, $frames frames" $?
-    times=$("$ffprobe" -v error -select_streams v:0 -show_entries packet=pts_time -of csv=p=0 \
-        "$dir/a.$ext" | sort -g | awk -v n=$frames '
-        { d = $1 - (NR - 1) / 60; if (d < -0.0011 || d > 0.0011) bad++ }
-        END { print (NR == n && !bad) ? "ok" : "bad" }')
-    cmp -s "$dir/a.$ext" "$dir/b.$ext" && [ "$times" = ok ]
+    if [ -n "$ffprobe" ]; then
+        info=$("$ffprobe" -v error -count_frames -select_streams v:0 \
+            -show_entries stream=codec_name,width,height,nb_read_frames -of csv=p=0 \
+            "$dir/a.$ext" 2>&1)
+        echo "# $ext: $info"
+        [ "$info" = "$codec,640,360,$frames" ]
+        check "--record a.$ext: $codec, 640x360, $frames frames" $?
+        times=$("$ffprobe" -v error -select_streams v:0 -show_entries packet=pts_time \
+            -of csv=p=0 "$dir/a.$ext" | sort -g | awk -v n=$frames '
+            { d = $1 - (NR - 1) / 60; if (d < -0.0011 || d > 0.0011) bad++ }
+            END { print (NR == n && !bad) ? "ok" : "bad" }')
+    else
+        # Read back without ffprobe: not done, said, and under
+        # CUGL_TEST_NO_SKIP a failure.
+        echo "# not run here: no ffprobe (Debian's ffmpeg package) to read a.$ext back"
+        [ -z "${CUGL_TEST_NO_SKIP:-}" ]
+        check "--record a.$ext: read back (no ffprobe here)" $?
+        times=ok
+    fi
+    [ -s "$dir/a.$ext" ] && cmp -s "$dir/a.$ext" "$dir/b.$ext" && [ "$times" = ok ]
     check "--record b.$ext: frame i at i/60 s, and the same bytes as a.$ext" $?
 done
 
