@@ -93,6 +93,10 @@ typedef struct cugl__video cugl__video;
 
 /* NULL where `codec` was not built in, or without memory. */
 cugl__video *cugl__video_new(cugl__video_codec codec);
+/* Before the first frame: the encoder's speed held, not picked from the
+ * time frames take (libvpx's real-time mode), so that the same frames give
+ * the same bytes however loaded the machine (the recorder's). */
+void cugl__video_fixed_speed(cugl__video *v);
 void cugl__video_close(cugl__video *v);
 
 /* The frame (RGBA rows bottom first, width x height, of a program that

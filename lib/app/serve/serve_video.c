@@ -27,6 +27,7 @@
 struct cugl__video {
     cugl__video_codec codec;
     bool open;
+    bool fixed_speed; /* the same frames, the same bytes (cugl__video_fixed_speed) */
     int width, height;
     double clock_ms; /* the stream's time: 1 / fps a frame */
     /* The I420 picture: Y, U and V, each `stride` bytes a row. */
@@ -71,6 +72,11 @@ void cugl__video_close(cugl__video *v)
         return;
     stop(v);
     free(v);
+}
+
+void cugl__video_fixed_speed(cugl__video *v)
+{
+    v->fixed_speed = true;
 }
 
 cugl__video *cugl__video_new(cugl__video_codec codec)
@@ -119,7 +125,10 @@ static bool start_vp8(cugl__video *v, int w, int h, int kbps, char *why, size_t 
     }
     /* Real time, speed over size: at 1080p on 2 cores, 12 encodes in 8.4
      * ms where 10 took 11.2, for 0.7 dB less at the same bitrate. */
-    vpx_codec_control(&v->codec_ctx, VP8E_SET_CPUUSED, 12);
+    /* A positive speed lets libvpx pick the speed from the time frames
+     * took, so a loaded machine encodes the same frames otherwise; a
+     * negative one holds it (a recording made twice is the same bytes). */
+    vpx_codec_control(&v->codec_ctx, VP8E_SET_CPUUSED, v->fixed_speed ? -12 : 12);
     if (v->cfg.g_threads > 1) /* 4 partitions of tokens, packed by the threads */
         vpx_codec_control(&v->codec_ctx, VP8E_SET_TOKEN_PARTITIONS,
                           (int)VP8_FOUR_TOKENPARTITION);
