@@ -168,6 +168,25 @@ void cugl__app_egl_destroy(cugl_app_context *ctx);
 /* The display whose fences any thread may wait for (eglClientWaitSync):
  * the context's, headless on EGL 1.5; EGL_NO_DISPLAY in a window. */
 EGLDisplay cugl__app_egl_fence_display(const cugl_app_context *ctx);
+/* readback.c: what copies of frames for another thread share (the frame
+ * server's, the recorder's). A pixel-pack buffer of `bytes` mapped for good
+ * for reading (persistent, coherent), its memory in *pixels; on failure
+ * nothing is left (*pbo 0, *pixels NULL). */
+cugl_status cugl__app_mapped_pack_buffer(GLuint *pbo, void **pixels, GLsizeiptr bytes,
+                                         const char *who);
+/* Unmapped and deleted; both zeroed (none: no-op). */
+void cugl__app_mapped_pack_buffer_free(GLuint *pbo, void **pixels);
+/* A framebuffer of its own (an RGBA8 renderbuffer) that frames are blitted
+ * into at another size. */
+typedef struct cugl__app_sized_fb {
+    GLuint fbo, rb;
+    int width, height;
+} cugl__app_sized_fb;
+/* The framebuffer `from` (from_w x from_h) blitted, filtered, into *s at
+ * w x h (made, or made again at another size). */
+cugl_status cugl__app_sized_fb_blit(cugl__app_sized_fb *s, GLuint from, int from_w, int from_h,
+                                    int w, int h, const char *who);
+void cugl__app_sized_fb_free(cugl__app_sized_fb *s);
 /* The end of a GL copy that another thread reads, after the copy's
  * commands: where `display` is a fence display, an EGL fence that thread
  * waits for (flushed: no wait here), else a GL fence for the render thread

@@ -1,6 +1,7 @@
 /*
  * readback.c - the context's framebuffer as RGBA8 rows, top to bottom, and
- * screenshots of it.
+ * screenshots of it; the mapped buffers and scaling framebuffers that copies
+ * of frames for another thread share (the frame server's, the recorder's).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -54,6 +55,61 @@ static cugl_status read_pixels(const char *who, uint8_t *rgba, size_t size,
         return cugl__fail(CUGL_ERROR_OUT_OF_MEMORY, who,
                           "no memory for a row of %zu bytes", row);
     return CUGL_OK;
+}
+
+cugl_status cugl__app_mapped_pack_buffer(GLuint *pbo, void **pixels, GLsizeiptr bytes,
+                                         const char *who)
+{
+    GLbitfield flags = GL_MAP_READ_BIT | GL_MAP_PERSISTENT_BIT | GL_MAP_COHERENT_BIT;
+    cugl_app_drain_gl_errors();
+    glCreateBuffers(1, pbo);
+    glNamedBufferStorage(*pbo, bytes, NULL, flags | GL_CLIENT_STORAGE_BIT);
+    *pixels = glMapNamedBufferRange(*pbo, 0, bytes, flags);
+    cugl_status st = cugl_app_check_gl(who, "a mapped pixel-pack buffer");
+    if (st == CUGL_OK && !*pixels)
+        st = cugl__fail(CUGL_ERROR_GL, who, "cannot map a pixel-pack buffer of %lld bytes",
+                        (long long)bytes);
+    if (st != CUGL_OK)
+        cugl__app_mapped_pack_buffer_free(pbo, pixels);
+    return st;
+}
+
+void cugl__app_mapped_pack_buffer_free(GLuint *pbo, void **pixels)
+{
+    if (*pbo) {
+        if (*pixels)
+            glUnmapNamedBuffer(*pbo);
+        glDeleteBuffers(1, pbo);
+    }
+    *pbo = 0;
+    *pixels = NULL;
+}
+
+cugl_status cugl__app_sized_fb_blit(cugl__app_sized_fb *s, GLuint from, int from_w, int from_h,
+                                    int w, int h, const char *who)
+{
+    if (!s->fbo || s->width != w || s->height != h) {
+        cugl__app_sized_fb_free(s);
+        glCreateRenderbuffers(1, &s->rb);
+        glNamedRenderbufferStorage(s->rb, GL_RGBA8, w, h);
+        glCreateFramebuffers(1, &s->fbo);
+        glNamedFramebufferRenderbuffer(s->fbo, GL_COLOR_ATTACHMENT0, GL_RENDERBUFFER, s->rb);
+        s->width = w;
+        s->height = h;
+        CUGL__TRY(cugl_app_check_gl(who, "a framebuffer for scaled frames"));
+    }
+    glBlitNamedFramebuffer(from, s->fbo, 0, 0, from_w, from_h, 0, 0, w, h, GL_COLOR_BUFFER_BIT,
+                           GL_LINEAR);
+    return CUGL_OK;
+}
+
+void cugl__app_sized_fb_free(cugl__app_sized_fb *s)
+{
+    if (s->fbo)
+        glDeleteFramebuffers(1, &s->fbo);
+    if (s->rb)
+        glDeleteRenderbuffers(1, &s->rb);
+    *s = (cugl__app_sized_fb){0};
 }
 
 CUGL_API cugl_status cugl_app_read_pixels(uint8_t *rgba, size_t size, cugl_app_context *ctx)

@@ -36,7 +36,7 @@ typedef enum { SLOT_FREE, SLOT_COPYING, SLOT_QUEUED, SLOT_ENCODING } slot_state;
 
 typedef struct slot {
     GLuint pbo;
-    const uint8_t *pixels; /* the buffer, mapped for good (rows bottom first) */
+    void *pixels;          /* the buffer, mapped for good (rows bottom first) */
     GLsync fence;          /* the copy's, while COPYING */
     slot_state state;      /* the render thread moves FREE -> COPYING -> QUEUED; the encoder
                               QUEUED -> ENCODING -> FREE; under `lock` but for COPYING */
@@ -49,7 +49,6 @@ struct cugl_app_recorder {
     char *path;
     cugl__app_file file;
     cugl__video_codec codec;
-    bool webm;
     double fps;
     int kbps, width, height; /* width 0 until the first frame sets it */
     cugl_app_record_clock clock;
@@ -58,7 +57,7 @@ struct cugl_app_recorder {
     cugl__video *video;
     cugl__mp4 *mp4;
     cugl__webm *webm_out;
-    GLuint fbo, rb; /* the recording's size, where the framebuffer has another */
+    cugl__app_sized_fb sized; /* the recording's size, where the framebuffer has another */
     slot slots[CUGL_APP_RECORD_QUEUE];
     long offered;         /* calls to frame with a picture: the next frame's number */
     struct timespec t0;   /* the first frame's time */
@@ -138,8 +137,8 @@ static void encode(cugl_app_recorder *r, slot *sl)
             pts = llround(sl->seconds * TIMESCALE);
         if (pts <= r->last_pts)
             pts = r->last_pts + 1;
-        st = r->webm ? cugl__webm_add(r->webm_out, data, size, pts, is_key)
-                     : cugl__mp4_add(r->mp4, data, size, pts, is_key);
+        st = r->webm_out ? cugl__webm_add(r->webm_out, data, size, pts, is_key)
+                         : cugl__mp4_add(r->mp4, data, size, pts, is_key);
         if (st != CUGL_OK)
             snprintf(text, sizeof text, "%s", cugl_last_error());
         else
@@ -232,17 +231,10 @@ static void free_gl(cugl_app_recorder *r)
         slot *sl = &r->slots[i];
         if (sl->fence)
             glDeleteSync(sl->fence);
-        if (sl->pbo) {
-            glUnmapNamedBuffer(sl->pbo);
-            glDeleteBuffers(1, &sl->pbo);
-        }
+        cugl__app_mapped_pack_buffer_free(&sl->pbo, &sl->pixels);
         *sl = (slot){0};
     }
-    if (r->fbo)
-        glDeleteFramebuffers(1, &r->fbo);
-    if (r->rb)
-        glDeleteRenderbuffers(1, &r->rb);
-    r->fbo = r->rb = 0;
+    cugl__app_sized_fb_free(&r->sized);
 }
 
 /* Stop the encoder thread once it has written what was queued. */
@@ -348,7 +340,6 @@ CUGL_API cugl_status cugl_app_recorder_create(cugl_app_recorder **out, cugl_app_
     pthread_cond_init(&r->changed, NULL);
     r->ctx = ctx;
     r->codec = codec;
-    r->webm = webm;
     r->fps = d.fps;
     r->kbps = d.kbps;
     r->width = d.width & ~1;
@@ -399,23 +390,16 @@ static cugl_status start(cugl_app_recorder *r, int width, int height, const char
         r->kbps = bits < 500 ? 500 : bits > CUGL_APP_RECORD_MAX_KBPS ? CUGL_APP_RECORD_MAX_KBPS
                                                                    : (int)lround(bits);
     }
-    GLsizeiptr bytes = (GLsizeiptr)r->width * r->height * 4;
-    GLbitfield flags = GL_MAP_READ_BIT | GL_MAP_PERSISTENT_BIT | GL_MAP_COHERENT_BIT;
-    cugl_app_drain_gl_errors();
-    for (int i = 0; i < CUGL_APP_RECORD_QUEUE; i++) {
-        slot *sl = &r->slots[i];
-        glCreateBuffers(1, &sl->pbo);
-        glNamedBufferStorage(sl->pbo, bytes, NULL, flags | GL_CLIENT_STORAGE_BIT);
-        sl->pixels = glMapNamedBufferRange(sl->pbo, 0, bytes, flags);
-        CUGL__TRY(cugl_app_check_gl(who, "the recorder's pixel-pack buffers"));
-        if (!sl->pixels)
-            return cugl__fail(CUGL_ERROR_GL, who, "cannot map a %d x %d pixel-pack buffer",
-                              r->width, r->height);
-    }
-    cugl_status st = r->webm ? cugl__webm_open(&r->webm_out, r->file.file, CUGL__WEBM_VP8,
-                                               r->width, r->height, TIMESCALE, "cugl_app_recorder")
-                             : cugl__mp4_open(&r->mp4, r->file.file, r->width, r->height,
-                                              TIMESCALE, "cugl_app_recorder");
+    for (int i = 0; i < CUGL_APP_RECORD_QUEUE; i++)
+        CUGL__TRY(cugl__app_mapped_pack_buffer(&r->slots[i].pbo, &r->slots[i].pixels,
+                                               (GLsizeiptr)r->width * r->height * 4, who));
+    /* The container of the codec: WebM for VP8, MP4 for H.264. */
+    const char *muxer_who = "cugl_app_recorder";
+    cugl_status st = r->codec == CUGL__VIDEO_VP8
+                         ? cugl__webm_open(&r->webm_out, r->file.file, CUGL__WEBM_VP8, r->width,
+                                           r->height, TIMESCALE, muxer_who)
+                         : cugl__mp4_open(&r->mp4, r->file.file, r->width, r->height, TIMESCALE,
+                                          muxer_who);
     if (st != CUGL_OK)
         return cugl__fail(st, who, "recording %s: %s", r->path, bare(cugl_last_error()));
     clock_gettime(CLOCK_MONOTONIC, &r->t0);
@@ -431,16 +415,8 @@ static cugl_status sized_framebuffer(cugl_app_recorder *r, GLuint *fbo, int widt
     *fbo = from;
     if (width == r->width && height == r->height)
         return CUGL_OK;
-    if (!r->fbo) {
-        glCreateRenderbuffers(1, &r->rb);
-        glNamedRenderbufferStorage(r->rb, GL_RGBA8, r->width, r->height);
-        glCreateFramebuffers(1, &r->fbo);
-        glNamedFramebufferRenderbuffer(r->fbo, GL_COLOR_ATTACHMENT0, GL_RENDERBUFFER, r->rb);
-        CUGL__TRY(cugl_app_check_gl(who, "the recorder's framebuffer"));
-    }
-    glBlitNamedFramebuffer(from, r->fbo, 0, 0, width, height, 0, 0, r->width, r->height,
-                           GL_COLOR_BUFFER_BIT, GL_LINEAR);
-    *fbo = r->fbo;
+    CUGL__TRY(cugl__app_sized_fb_blit(&r->sized, from, width, height, r->width, r->height, who));
+    *fbo = r->sized.fbo;
     return CUGL_OK;
 }
 
@@ -458,8 +434,7 @@ static cugl_status copy(cugl_app_recorder *r, int i, int width, int height, cons
     if (st == CUGL_OK) {
         glBindFramebuffer(GL_READ_FRAMEBUFFER, from);
         glReadPixels(0, 0, r->width, r->height, GL_RGBA, GL_UNSIGNED_BYTE, NULL);
-        sl->fence = glFenceSync(GL_SYNC_GPU_COMMANDS_COMPLETE, 0);
-        glFlush(); /* so that the fence comes without a later call's flush */
+        sl->fence = glFenceSync(GL_SYNC_GPU_COMMANDS_COMPLETE, 0); /* present flushes it */
     }
     cugl__gl_pixels_restore(&saved);
     glBindFramebuffer(GL_READ_FRAMEBUFFER, (GLuint)read_fbo);
@@ -566,7 +541,7 @@ CUGL_API cugl_status cugl_app_recorder_close(cugl_app_recorder *r)
                         "recording %s: no frame was kept; nothing is written", r->path);
     if (st == CUGL_OK) {
         long long end = r->last_pts + llround(TIMESCALE / r->fps);
-        st = r->webm ? cugl__webm_finish(r->webm_out, end) : cugl__mp4_finish(r->mp4, end);
+        st = r->webm_out ? cugl__webm_finish(r->webm_out, end) : cugl__mp4_finish(r->mp4, end);
         r->webm_out = NULL;
         r->mp4 = NULL;
         if (st != CUGL_OK)

@@ -18,10 +18,7 @@
 /* A slot's buffer (its fences are the caller's). */
 void cugl__serve_free_slot(slot *sl)
 {
-    if (sl->pbo) {
-        glUnmapNamedBuffer(sl->pbo);
-        glDeleteBuffers(1, &sl->pbo);
-    }
+    cugl__app_mapped_pack_buffer_free(&sl->pbo, &sl->pixels);
     *sl = (slot){0};
 }
 
@@ -31,20 +28,8 @@ static cugl_status size_slot(slot *sl, int width, int height, const char *who)
     if (sl->pbo && sl->width == width && sl->height == height)
         return CUGL_OK;
     cugl__serve_free_slot(sl);
-    GLsizeiptr bytes = (GLsizeiptr)width * height * 4;
-    cugl_app_drain_gl_errors();
-    glCreateBuffers(1, &sl->pbo);
-    GLbitfield flags = GL_MAP_READ_BIT | GL_MAP_PERSISTENT_BIT | GL_MAP_COHERENT_BIT;
-    glNamedBufferStorage(sl->pbo, bytes, NULL, flags | GL_CLIENT_STORAGE_BIT);
-    sl->pixels = glMapNamedBufferRange(sl->pbo, 0, bytes, flags);
-    cugl_status st = cugl_app_check_gl(who, "a mapped pixel-pack buffer");
-    if (st == CUGL_OK && !sl->pixels)
-        st = cugl__fail(CUGL_ERROR_GL, who, "cannot map a %d x %d pixel-pack buffer", width,
-                        height);
-    if (st != CUGL_OK) {
-        cugl__serve_free_slot(sl);
-        return st;
-    }
+    CUGL__TRY(cugl__app_mapped_pack_buffer(&sl->pbo, &sl->pixels,
+                                           (GLsizeiptr)width * height * 4, who));
     sl->width = width;
     sl->height = height;
     return CUGL_OK;
@@ -59,24 +44,9 @@ static cugl_status scaled_framebuffer(cugl_app_server *s, GLuint *fbo, int width
     *fbo = from;
     if (scale == 1)
         return CUGL_OK;
-    int w = width / scale, h = height / scale;
-    if (!s->down_fbo || s->down_w != w || s->down_h != h) {
-        if (s->down_fbo)
-            glDeleteFramebuffers(1, &s->down_fbo);
-        if (s->down_rb)
-            glDeleteRenderbuffers(1, &s->down_rb);
-        glCreateRenderbuffers(1, &s->down_rb);
-        glNamedRenderbufferStorage(s->down_rb, GL_RGBA8, w, h);
-        glCreateFramebuffers(1, &s->down_fbo);
-        glNamedFramebufferRenderbuffer(s->down_fbo, GL_COLOR_ATTACHMENT0, GL_RENDERBUFFER,
-                                       s->down_rb);
-        s->down_w = w;
-        s->down_h = h;
-        CUGL__TRY(cugl_app_check_gl(who, "a framebuffer for scaled frames"));
-    }
-    glBlitNamedFramebuffer(from, s->down_fbo, 0, 0, width, height, 0, 0, w, h,
-                           GL_COLOR_BUFFER_BIT, GL_LINEAR);
-    *fbo = s->down_fbo;
+    CUGL__TRY(cugl__app_sized_fb_blit(&s->down, from, width, height, width / scale,
+                                      height / scale, who));
+    *fbo = s->down.fbo;
     return CUGL_OK;
 }
 

@@ -232,10 +232,7 @@ CUGL_API void cugl_app_server_destroy(cugl_app_server *s)
         cugl__app_copy_fence_drop(s->egl_display, &s->slots[i].egl_fence, &s->slots[i].fence);
         cugl__serve_free_slot(&s->slots[i]);
     }
-    if (s->down_fbo)
-        glDeleteFramebuffers(1, &s->down_fbo);
-    if (s->down_rb)
-        glDeleteRenderbuffers(1, &s->down_rb);
+    cugl__app_sized_fb_free(&s->down);
     pthread_cond_destroy(&s->work);
     pthread_mutex_destroy(&s->lock);
     pthread_mutex_destroy(&s->gpu_lock);

@@ -294,8 +294,7 @@ struct cugl_app_server {
         int jobs[LEVELS + 1]; /* -1: none; jobs[PROBE] hashes the picture */
     } gpu_frames[GPU_FRAMES];
     /* GPU downscaling: a framebuffer of the scaled size to blit into. */
-    GLuint down_fbo, down_rb;
-    int down_w, down_h;
+    cugl__app_sized_fb down;
 
     pthread_mutex_t lock; /* slots' states, the queue, the frames, the size model, `stop` */
     pthread_cond_t work;

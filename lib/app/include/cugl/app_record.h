@@ -39,7 +39,10 @@ CUGL_BEGIN_DECLS
 
 /** The recorder's limits. */
 enum {
-    CUGL_APP_RECORD_QUEUE = 8,        /**< frames copied or encoding at once, at most */
+    /** Frames copied or encoding at once, at most: each a mapped buffer of
+     * the recording's size, made at the first frame (8 x 8.3 MB at
+     * 1920x1080, 8 x 33 MB at 3840x2160). */
+    CUGL_APP_RECORD_QUEUE = 8,
     CUGL_APP_RECORD_MAX_SIZE = 8192,  /**< the largest width or height recorded */
     CUGL_APP_RECORD_MAX_KBPS = 1000000, /**< the highest bitrate, kbit/s (1 Gbit/s) */
 };
