@@ -189,17 +189,20 @@ static int close_video(demo_recorder *r)
 {
     cugl_app_recorder *rec = r->video;
     r->video = NULL;
+    /* Before close, which writes the frames still in flight: every frame
+     * kept is written once it succeeds; the file's size after. */
     cugl_app_record_counts c = {0};
     cugl_app_recorder_counts(rec, &c);
     if (cugl_app_recorder_close(rec) != CUGL_OK) {
         fprintf(stderr, "%s: --record: %s\n", r->program, cugl_last_error());
         return 1;
     }
+    struct stat st;
+    double kb = stat(r->video_path, &st) == 0 ? (double)st.st_size / 1e3 : 0.0;
     fprintf(r->log,
             "%s: recorded %ld frames as %s (%.0f kB; the encoder %.2f ms a frame on its thread, "
             "the render loop waited %.0f ms for it in all)\n",
-            r->program, c.written, r->video_path, (double)c.bytes / 1e3, c.encode_ms,
-            c.waited_ms);
+            r->program, c.kept, r->video_path, kb, c.encode_ms, c.waited_ms);
     return 0;
 }
 #else

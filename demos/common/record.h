@@ -4,12 +4,13 @@
  * 60 frames a second). Each file replaces an older one only once it is
  * whole (the PNGs as cugl_app_write_file does; the MP4 is written beside
  * its name and renamed when ffmpeg succeeds), so a failed run leaves the
- * last good recording. Needs no GPU and no GL context (libpng through
- * libcugl-app), so the unit tests run it anywhere.
+ * last good recording. This form needs no GPU and no GL context (libpng
+ * through libcugl-app), so the unit tests run it anywhere.
  *
  * --record FILE.mp4 or FILE.webm: the frames as a video file by libcugl-app's
  * recorder (cugl/app_record.h: H.264 or VP8, read back and encoded off the
- * render loop, every frame kept at 60 a second), written whole or not at all.
+ * render loop, every frame kept at 60 a second), written whole or not at all;
+ * it reads the context's framebuffer itself.
  */
 #ifndef CUGL_DEMO_RECORD_H
 #define CUGL_DEMO_RECORD_H

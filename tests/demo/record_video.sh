@@ -24,7 +24,7 @@ printf '10 move 100 100\n10 button left down\n20 move 160 120\n30 button left up
 frames=90
 n=0
 failed=0
-echo "1..5"
+echo "1..7"
 check() { # check DESCRIPTION CONDITION-STATUS
     n=$((n + 1))
     if [ "$2" -eq 0 ]; then echo "ok $n - $1"; else echo "not ok $n - $1"; failed=1; fi
@@ -41,7 +41,10 @@ for ext in mp4 webm; do
         esac
         [ $rc -eq 0 ] || { printf '%s\n' "$out" | sed 's/^/# /'; }
         printf '%s\n' "$out" | grep 'recorded' | sed 's/^/# /'
+        [ $run = a ] && out_a=$out && rc_a=$rc
     done
+    [ "$rc_a" -eq 0 ] && printf '%s\n' "$out_a" | grep -q "recorded $frames frames as $dir/a.$ext"
+    check "--record a.$ext: exit 0, says it recorded $frames frames" $?
     codec=h264
     [ $ext = webm ] && codec=vp8
     if [ -n "$ffprobe" ]; then
