@@ -1,5 +1,6 @@
 """Finding and loading libcugl-app (the GL side: contexts, targets, input,
-the panel, the frame server), and the C prototypes of what the viewer calls.
+the panel, the frame server, the recorder), and the C prototypes of what
+the viewer calls.
 
 libcugl-app is looked for, in this order:
 
@@ -23,8 +24,8 @@ import os
 from ctypes import POINTER, c_bool, c_char_p, c_float, c_int, c_long, c_size_t, c_uint32
 
 from . import _errors, _lib, _loader, _notices
-from ._app_structs import (AppAccess, AppContextDesc, AppEvent, AppInput, AppServerDesc,
-                           AppTargetDesc)
+from ._app_structs import (AppAccess, AppContextDesc, AppEvent, AppInput, AppRecordCounts,
+                           AppRecorderDesc, AppServerDesc, AppTargetDesc)
 
 ENV = "CUGL_APP_LIBRARY"
 SONAME = "libcugl-app.so.0"
@@ -89,8 +90,9 @@ PROTOTYPES = {
                                     POINTER(c_size_t)]),
 }
 
-# The optional parts (Meson features `ui` and `serve`): present or absent
-# together, as CUGL_APP_HAS_UI and CUGL_APP_HAS_SERVE say in the headers.
+# The optional parts (Meson features `ui`, `serve`, and a video encoder for
+# the recorder: `serve_h264` or `serve_video`): each present or absent
+# whole, as CUGL_APP_HAS_UI, _SERVE and _RECORD say in the headers.
 UI_PROTOTYPES = {
     # app_ui.h
     "cugl_app_ui_create": (STATUS, [P, P]),
@@ -115,9 +117,16 @@ SERVE_PROTOTYPES = {
     "cugl_app_server_viewers": (c_int, [P]),
     "cugl_app_server_counts": (None, [P, POINTER(c_long), POINTER(c_long), POINTER(c_long)]),
 }
-OPTIONAL = {"ui": UI_PROTOTYPES, "serve": SERVE_PROTOTYPES}
+RECORD_PROTOTYPES = {
+    # app_record.h
+    "cugl_app_recorder_create": (STATUS, [P, P, c_char_p, POINTER(AppRecorderDesc)]),
+    "cugl_app_recorder_frame": (STATUS, [P]),
+    "cugl_app_recorder_counts": (STATUS, [P, POINTER(AppRecordCounts)]),
+    "cugl_app_recorder_close": (STATUS, [P]),
+}
+OPTIONAL = {"ui": UI_PROTOTYPES, "serve": SERVE_PROTOTYPES, "record": RECORD_PROTOTYPES}
 
-ALL_PROTOTYPES = dict(PROTOTYPES, **UI_PROTOTYPES, **SERVE_PROTOTYPES)
+ALL_PROTOTYPES = dict(PROTOTYPES, **UI_PROTOTYPES, **SERVE_PROTOTYPES, **RECORD_PROTOTYPES)
 
 
 def _declare(cdll):
@@ -199,6 +208,7 @@ def library_path():
 
 def has(part):
     """Whether the loaded libcugl-app was built with `part`: "ui" (the
-    panel, Dear ImGui) or "serve" (the frame server)."""
+    panel, Dear ImGui), "serve" (the frame server) or "record" (the
+    recorder: video files)."""
     load()
     return _Loaded.declared[part]

@@ -6,7 +6,8 @@ against the headers and compares every size and offset (tests/test_abi.py),
 as for the core's structs in _structs.py. Enums are int-sized.
 """
 import ctypes
-from ctypes import c_bool, c_char_p, c_double, c_int, c_long, c_size_t, c_uint64, c_void_p
+from ctypes import (c_bool, c_char_p, c_double, c_int, c_long, c_longlong, c_size_t, c_uint64,
+                    c_void_p)
 
 
 class AppContextDesc(ctypes.Structure):
@@ -89,8 +90,35 @@ class AppServerDesc(ctypes.Structure):
     ]
 
 
-# Every struct above by its C name, for the layout probe's comparison; the
-# header each needs beyond cugl/app.h (the server's is built optionally).
+class AppRecorderDesc(ctypes.Structure):
+    """cugl_app_recorder_desc (app_record.h)."""
+    _fields_ = [
+        ("fps", c_double),
+        ("kbps", c_int),
+        ("width", c_int),
+        ("height", c_int),
+        ("clock", c_int),     # cugl_app_record_clock
+        ("keep_every_frame", c_bool),
+    ]
+
+
+class AppRecordCounts(ctypes.Structure):
+    """cugl_app_record_counts (app_record.h)."""
+    _fields_ = [
+        ("kept", c_long),
+        ("written", c_long),
+        ("dropped", c_long),
+        ("behind", c_long),
+        ("waited_ms", c_double),
+        ("encode_ms", c_double),
+        ("bytes", c_longlong),
+    ]
+
+
+# cugl_app_record_clock's values by the names Viewer.record takes.
+RECORD_CLOCK = {"fixed": 0, "wall": 1}
+
+# Every struct above by its C name, for the layout probe's comparison.
 BY_C_NAME = {
     "cugl_app_context_desc": AppContextDesc,
     "cugl_app_target_desc": AppTargetDesc,
@@ -98,5 +126,23 @@ BY_C_NAME = {
     "cugl_app_event": AppEvent,
     "cugl_app_input": AppInput,
     "cugl_app_server_desc": AppServerDesc,
+    "cugl_app_recorder_desc": AppRecorderDesc,
+    "cugl_app_record_counts": AppRecordCounts,
 }
-OPTIONAL_HEADER = {"cugl_app_server_desc": ("CUGL_APP_HAS_SERVE", "cugl/app_serve.h")}
+# The enum values above by their C names, which the probe prints too.
+ENUM_VALUES = {
+    "CUGL_APP_RECORD_CLOCK_FIXED": RECORD_CLOCK["fixed"],
+    "CUGL_APP_RECORD_CLOCK_WALL": RECORD_CLOCK["wall"],
+}
+# What belongs to an optional part of libcugl-app (a struct or an enum
+# value, by C name): the macro that says the build has it, its header, and
+# the part's name for _app_lib.has().
+_SERVE = ("CUGL_APP_HAS_SERVE", "cugl/app_serve.h", "serve")
+_RECORD = ("CUGL_APP_HAS_RECORD", "cugl/app_record.h", "record")
+OPTIONAL_HEADER = {
+    "cugl_app_server_desc": _SERVE,
+    "cugl_app_recorder_desc": _RECORD,
+    "cugl_app_record_counts": _RECORD,
+    "CUGL_APP_RECORD_CLOCK_FIXED": _RECORD,
+    "CUGL_APP_RECORD_CLOCK_WALL": _RECORD,
+}

@@ -1,7 +1,7 @@
 """The package's ctypes mirror of libcugl's and libcugl-app's C ABI against
 the headers: every struct's size and field offsets as the compiler lays
-them out, and every prototype's arity and types as the headers declare
-them."""
+them out, every enum value the package passes as the headers give it, and
+every prototype's arity and types as the headers declare them."""
 import ctypes
 import os
 import re
@@ -11,7 +11,7 @@ import pytest
 
 from cugl import _app_lib, _lib
 from cugl._app_structs import BY_C_NAME as APP_BY_C_NAME
-from cugl._app_structs import OPTIONAL_HEADER
+from cugl._app_structs import ENUM_VALUES, OPTIONAL_HEADER
 from cugl._structs import BY_C_NAME, DType
 
 ROOT = os.environ["CUGL_SOURCE_ROOT"]
@@ -36,14 +36,25 @@ def test_struct_layout_matches_the_header(c_name):
     check_layout(BY_C_NAME[c_name], c_name, probe_layouts())
 
 
-@pytest.mark.parametrize("c_name", sorted(APP_BY_C_NAME))
-def test_app_struct_layout_matches_the_header(c_name):
+def app_probe_or_skip(c_name):
+    """The app probe's lines; skipped where `c_name` belongs to an optional
+    part this build lacks (and the library lacks it too)."""
     c = probe_layouts("CUGL_TEST_APP_ABI_PROBE")
     if c_name not in c and c_name in OPTIONAL_HEADER:
-        assert not _app_lib.has("serve"), "the library has the part, the headers not"
-        pytest.skip("this build has no %s (%s is 0)" % (OPTIONAL_HEADER[c_name][1],
-                                                      OPTIONAL_HEADER[c_name][0]))
-    check_layout(APP_BY_C_NAME[c_name], c_name, c)
+        macro, header, part = OPTIONAL_HEADER[c_name]
+        assert not _app_lib.has(part), "the library has the part, the headers not"
+        pytest.skip("this build has no %s (%s is 0)" % (header, macro))
+    return c
+
+
+@pytest.mark.parametrize("c_name", sorted(APP_BY_C_NAME))
+def test_app_struct_layout_matches_the_header(c_name):
+    check_layout(APP_BY_C_NAME[c_name], c_name, app_probe_or_skip(c_name))
+
+
+@pytest.mark.parametrize("c_name", sorted(ENUM_VALUES))
+def test_app_enum_value_matches_the_header(c_name):
+    assert ENUM_VALUES[c_name] == app_probe_or_skip(c_name)[c_name]
 
 
 def declarations(directory=HEADERS):
