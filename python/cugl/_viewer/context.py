@@ -9,6 +9,7 @@ from .. import _app_lib
 from .. import _errors
 from .. import _gl
 from .._device import device_count
+from .recording import _warn_unfinished
 
 # cugl_app_mode, cugl_app_target_kind, cugl_app_format (the headers' values)
 _AUTO, _WINDOW, _HEADLESS = 0, 1, 2
@@ -59,6 +60,7 @@ class _Resources:
         self.targets = {}  # role -> _Target
         self.ui = None
         self.server = None
+        self.recording = None  # the Recording under way (recording.py)
         self.program = 0
         self.vao = 0
         self.lut = 0
@@ -102,6 +104,15 @@ class _Resources:
             _current.ctx = self.ctx
         except _errors.CuglError:
             pass  # destroy makes it current itself
+        if self.recording is not None:
+            # Finished first, while the context its GL buffers belong to is
+            # there; close() has done it already where it was called, and
+            # raised its failure: here no one is left to raise it to.
+            rec, self.recording = self.recording, None
+            try:
+                rec._close()
+            except _errors.CuglError as e:
+                _warn_unfinished(rec, e)
         if self.stream is not None:
             try:
                 self.stream.sync()

@@ -1,9 +1,9 @@
 """The Viewer itself: its context, devices and targets, presenting, reading
 back and its lifetime. Each other subject is a module of this package whose
 class the Viewer derives from (images, points, frame, input, panel,
-serving). Every call is a call into libcugl-app through ctypes.CDLL, which
-releases the GIL for its duration; a viewer is used by the thread that made
-it (its GL context is current there).
+serving, recording). Every call is a call into libcugl-app through
+ctypes.CDLL, which releases the GIL for its duration; a viewer is used by
+the thread that made it (its GL context is current there).
 """
 import threading
 import time
@@ -22,12 +22,14 @@ from .images import _Images
 from .input import _Inputs
 from .panel import _Panel
 from .points import _Points
+from .recording import _Recording
 from .serving import _Serving
 
 
-class Viewer(_Images, _Points, _Frames, _Inputs, _Panel, _Serving):
+class Viewer(_Images, _Points, _Frames, _Inputs, _Panel, _Serving, _Recording):
     """A window (where a display is), or a headless GL context, that shows
-    images and point sets, optionally served to web browsers.
+    images and point sets, optionally served to web browsers and recorded
+    as a video file.
 
     Viewer(width=1024, height=768, *, serve=None, headless=None, device=None,
            compute_device=None, title="cugl", interop="auto", pipelined=False,
@@ -53,6 +55,12 @@ class Viewer(_Images, _Points, _Frames, _Inputs, _Panel, _Serving):
     debug: a debug GL context, whose debug output (errors, warnings) comes
         as notices.
 
+    record(path, *, fps=60, kbps=0, size=None, clock="fixed",
+    keep_every_frame=False) records every frame presented from then on
+    into a video file (".mp4": H.264, ".webm": VP8), where libcugl-app has
+    the recorder; stop_recording(), the Recording's stop() or the end of
+    its `with` block, and close() finish the file.
+
     libcugl-app's notices (GL's debug output, the frame server falling
     back to another encoder, a frame it could not encode) are Python
     warnings of category cugl.AppNotice, issued on whichever thread has
@@ -62,7 +70,7 @@ class Viewer(_Images, _Points, _Frames, _Inputs, _Panel, _Serving):
     cugl/_notices.py says why warnings rather than logging.
 
     The viewer is a context manager; close() frees everything it holds,
-    once (as collecting it does).
+    once (as collecting it does), and finishes a recording's file first.
     """
 
     def __init__(self, width=1024, height=768, *, serve=None, headless=None, device=None,
@@ -249,7 +257,8 @@ class Viewer(_Images, _Points, _Frames, _Inputs, _Panel, _Serving):
         self._finish(self._draw or (lambda: None))
 
     def _finish(self, draw):
-        """Clear, draw the picture, the panel and the served frame, present."""
+        """Clear, draw the picture and the panel; the served and the recorded
+        frame; present."""
         app = _app_lib.load()
         res, gl = self._res, self._res.gl
         width, height = self.size
@@ -273,6 +282,10 @@ class Viewer(_Images, _Points, _Frames, _Inputs, _Panel, _Serving):
                 failure = failure or e
         if res.server is not None:
             app.cugl_app_server_frame(res.server)
+        if res.recording is not None:
+            lost = self._record_frame()  # the recording's end: the failure to see
+            if lost is not None:
+                lost.__context__, failure = failure, lost
         app.cugl_app_context_present(res.ctx)
         self._last_frame_time = time.perf_counter()
         if failure is not None:
@@ -312,21 +325,28 @@ class Viewer(_Images, _Points, _Frames, _Inputs, _Panel, _Serving):
     # --- lifetime --------------------------------------------------------------------------------
 
     def close(self):
-        """Free everything the viewer holds (targets, panel, server, stream,
-        the context), once; later calls do nothing, other methods raise
-        cugl.ClosedError."""
+        """Free everything the viewer holds (recorder, targets, panel,
+        server, stream, the context), once; later calls do nothing, other
+        methods raise cugl.ClosedError. A recording's file is finished
+        first: its failure is raised once everything is freed."""
+        self._close(in_flight=False)
+
+    def _close(self, in_flight):
         if threading.get_ident() != self._thread and not self._res.freed:
             raise _errors.InvalidStateError(
                 "Viewer.close: a viewer is closed by the thread that made it")
         if self._in_turn:
             raise _errors.InvalidStateError("Viewer.close: a frame() turn is open")
+        failure = self._end_recording(in_flight)
         self._finalizer()
+        if failure is not None:
+            raise failure
 
     def __enter__(self):
         return self
 
-    def __exit__(self, *exc):
-        self.close()
+    def __exit__(self, exc_type, exc, tb):
+        self._close(in_flight=exc_type is not None)
 
     def __repr__(self):
         if self._res.freed:
