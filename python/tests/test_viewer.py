@@ -4,13 +4,15 @@ expected pixels, the colour map against its formula, the GL program that
 device memory of 1 and 3 channels goes through, points, input events in
 order, the panel, serving, DLPack deleters called once, no growth over
 thousands of shows, frame()'s refusal without a device, exceptions that leave
-the viewer usable, close() once, and no GIL held in libcugl-app's calls."""
+the viewer usable, close() once, no GIL held in libcugl-app's calls, and
+recordings (video files read back by their containers and by ffprobe)."""
 import ctypes
 import gc
 import os
 import subprocess
 import sys
 import threading
+import time
 import tracemalloc
 import urllib.error
 import urllib.request
@@ -24,6 +26,7 @@ import cugl
 from cugl import _app_lib, _dlpack, _notices
 from cugl._app_structs import AppEvent, AppTargetDesc
 
+import video_files
 from dlpack_producer import Producer
 
 W, H = 40, 24
@@ -646,6 +649,357 @@ def test_serving(capsys):
     with make_viewer(serve=0) as w:
         assert w.url and w.url.startswith("http://127.0.0.1:")
         assert "serving" in capsys.readouterr().out
+
+
+# --- recording ---------------------------------------------------------------------------------
+
+RW, RH = 64, 48  # the viewer's size where it records: even, from 16 up
+FRAMES = 12
+CONTAINERS = {".mp4": "h264", ".webm": "vp8"}
+
+
+def clip(i, width=RW, height=RH):
+    """Frame i of a known animation: a blue bar that moves over a red and
+    green gradient."""
+    a = np.zeros((height, width, 4), np.uint8)
+    a[..., 0] = np.arange(width)[None, :] * 255 // width
+    a[..., 1] = np.arange(height)[:, None] * 255 // height
+    at = 4 * i % width
+    a[:, at:at + 6, 2] = 255
+    a[..., 3] = 255
+    return a
+
+
+def no_recorder_is_refused(v):
+    """True where this libcugl-app has the recorder; else its refusal checked."""
+    if _app_lib.has("record"):
+        return True
+    with pytest.raises(cugl.NotSupportedError) as info:
+        v.record("run.mp4")
+    for words in ("without the recorder", "serve_h264", "serve_video", "libopenh264-dev",
+                  "libvpx-dev"):
+        assert words in str(info.value)
+    return False
+
+
+def record_or_skip(v, path, **kwargs):
+    """v.record(path, ...), skipped where this libcugl-app has no recorder
+    or not the codec of path's container (libcugl-app's refusal says which)."""
+    if not no_recorder_is_refused(v):
+        pytest.skip("this libcugl-app has no recorder (Meson features serve_h264, serve_video)")
+    try:
+        return v.record(path, **kwargs)
+    except cugl.NotSupportedError as e:
+        pytest.skip(str(e))
+
+
+def record_any(v, stem, **kwargs):
+    """(the recording, its path, its codec): stem + ".mp4", or ".webm" where
+    this build has no H.264."""
+    if not no_recorder_is_refused(v):
+        pytest.skip("this libcugl-app has no recorder (Meson features serve_h264, serve_video)")
+    for suffix, codec in CONTAINERS.items():
+        path = str(stem) + suffix
+        try:
+            return v.record(path, **kwargs), path, codec
+        except cugl.NotSupportedError:
+            continue
+    raise AssertionError("the recorder is built with neither codec")
+
+
+def temporary_files(path):
+    """The recorder's files beside `path` (".<name>.<pid>-<n>.tmp")."""
+    prefix = ".%s.%d-" % (os.path.basename(path), os.getpid())
+    return [n for n in os.listdir(os.path.dirname(path) or ".")
+            if n.startswith(prefix) and n.endswith(".tmp")]
+
+
+def check_video(path, codec, frames, width=RW, height=RH):
+    """The file's codec, size and frames, as its container's structure says
+    and as ffprobe decodes it where it is installed; ffprobe's frame times
+    (None without it)."""
+    want = {"codec": codec, "width": width, "height": height, "frames": frames}
+    assert video_files.read(path) == want
+    probed = video_files.probe(path)
+    if probed is None:
+        print("# no ffprobe here: %s read by its container alone" % path)
+        return None
+    pts = probed.pop("pts")
+    assert probed == want
+    assert len(pts) == frames
+    return pts
+
+
+@pytest.mark.parametrize("suffix", sorted(CONTAINERS))
+def test_recording_shows_into_a_video_file(tmp_path, suffix):
+    path = str(tmp_path / ("run" + suffix))
+    with make_viewer(RW, RH) as v:
+        rec = record_or_skip(v, path, keep_every_frame=True)
+        assert v.recording is rec and rec.is_recording and rec.path == path
+        for i in range(FRAMES):
+            v.show(clip(i))
+        c = rec.counts
+        assert (c.kept, c.dropped, c.written + c.behind) == (FRAMES, 0, FRAMES)
+        # Until the stop the file is written beside its name.
+        assert not os.path.exists(path) and len(temporary_files(path)) == 1
+        final = v.stop_recording()
+        assert v.recording is None and not rec.is_recording
+    assert final == rec.counts == rec.stop()
+    assert (final.kept, final.written, final.dropped, final.behind) == (FRAMES, FRAMES, 0, 0)
+    assert final.bytes == os.path.getsize(path) and final.waited_ms >= 0
+    assert temporary_files(path) == []
+    pts = check_video(path, CONTAINERS[suffix], FRAMES)
+    if pts is not None:  # the fixed clock: frame i at i / 60 s (WebM: to the millisecond)
+        assert max(abs(t - i / 60) for i, t in enumerate(pts)) < 0.001, pts
+
+
+def test_present_records_its_frame_too(tmp_path):
+    with make_viewer(RW, RH) as v:
+        v.show(clip(0))
+        rec, path, codec = record_any(v, tmp_path / "present", keep_every_frame=True)
+        for _ in range(3):
+            v.present()
+        v.show(clip(1))
+        assert v.stop_recording().written == 4
+    check_video(path, codec, 4)
+
+
+def test_the_with_block_finishes_the_file(tmp_path):
+    with make_viewer(RW, RH) as v:
+        rec, path, codec = record_any(v, tmp_path / "with", keep_every_frame=True)
+        with rec:
+            for i in range(5):
+                v.show(clip(i))
+            assert not os.path.exists(path)
+        assert os.path.exists(path) and not rec.is_recording and v.recording is None
+        assert rec.counts.written == 5
+        check_video(path, codec, 5)
+        # The documented form, with an os.PathLike, and an exception of the
+        # loop's own: the file is finished all the same, the exception goes on.
+        other = tmp_path / ("other" + os.path.splitext(path)[1])
+        with pytest.raises(KeyError):
+            with v.record(other, keep_every_frame=True) as r:
+                v.show(clip(0))
+                v.show(clip(1))
+                raise KeyError("the loop's own")
+        assert r.path == str(other) and v.recording is None
+        check_video(other, codec, 2)
+
+
+def test_stop_twice_and_record_twice(tmp_path):
+    with make_viewer(RW, RH) as v:
+        assert v.stop_recording() is None and v.recording is None
+        rec, path, _ = record_any(v, tmp_path / "first")
+        second = str(tmp_path / "second.webm")
+        with pytest.raises(cugl.InvalidStateError) as info:
+            v.record(second)
+        assert str(info.value) == ("Viewer.record: already recording %s; stop_recording() "
+                                   "first" % path)
+        assert v.recording is rec and not os.path.exists(second) and temporary_files(second) == []
+        v.show(clip(0))
+        final = v.stop_recording()
+        assert final.written == 1
+        assert v.stop_recording() is None
+        assert rec.stop() == final and rec.counts == final
+        again = v.record(path)  # a new recording once the last has stopped
+        v.show(clip(1))
+        assert again.stop().written == 1 and rec.counts == final
+
+
+# (path under tmp_path, record()'s arguments, the exception, words of its message)
+BAD_RECORDINGS = [
+    ("run.mp4", {"clock": "sometimes"}, ValueError,
+     "clock 'sometimes' is none of 'fixed', 'wall'"),
+    ("run.mp4", {"size": 640}, TypeError, "size is a (width, height) pair or None, not 640"),
+    ("run.mp4", {"size": (640, 480, 3)}, TypeError, "size is a (width, height) pair"),
+    ("run.mp4", {"size": (64.0, 48)}, TypeError, "size's width is an int, not 64.0"),
+    ("run.mp4", {"fps": "60"}, TypeError, "fps is a number of frames a second, not '60'"),
+    ("run.mp4", {"kbps": 2**40}, ValueError, "kbps is 1099511627776: past a C int"),
+    ("run.mp4", {"size": (8, 8)}, cugl.InvalidArgumentError,
+     "cugl_app_recorder_create: the size is 8 x 8: both from 16 to 8192"),
+    ("run.mp4", {"fps": 0.5}, cugl.InvalidArgumentError, "fps is 0.5: not from 1 to 60"),
+    ("run.mp4", {"fps": 61}, cugl.InvalidArgumentError, "fps is 61: not from 1 to 60"),
+    ("run.mp4", {"kbps": -1}, cugl.InvalidArgumentError, "kbps is -1: not from 1 to 1000000"),
+    ("missing/run.webm", {}, cugl.InvalidArgumentError, "No such file or directory"),
+    ("run.avi", {}, cugl.InvalidArgumentError,
+     "run.avi: the name ends in neither .mp4 (H.264) nor .webm (VP8)"),
+]
+
+
+@pytest.mark.parametrize("name, kwargs, error, words", BAD_RECORDINGS,
+                         ids=[" ".join([n] + ["%s=%s" % kv for kv in k.items()])
+                              for n, k, _, _ in BAD_RECORDINGS])
+def test_bad_recordings_are_refused(tmp_path, name, kwargs, error, words):
+    """What Python can tell is refused before any call into C (a plain
+    TypeError or ValueError); the rest by libcugl-app, with its message."""
+    with make_viewer(RW, RH) as v:
+        if issubclass(error, cugl.CuglError) and not no_recorder_is_refused(v):
+            pytest.skip("this libcugl-app has no recorder (Meson features serve_h264, "
+                        "serve_video)")
+        try:
+            with pytest.raises(error) as info:
+                v.record(str(tmp_path / name), **kwargs)
+        except cugl.NotSupportedError as e:
+            pytest.skip(str(e))  # the container's codec is not built
+        assert words in str(info.value)
+        if not issubclass(error, cugl.CuglError):
+            assert not isinstance(info.value, cugl.CuglError)
+        assert v.recording is None and os.listdir(tmp_path) == []
+        with pytest.raises(TypeError, match="path is a str, bytes or os.PathLike, not 3"):
+            v.record(3)
+
+
+def test_closing_the_viewer_finishes_the_file(tmp_path):
+    v = make_viewer(RW, RH)
+    rec, path, codec = record_any(v, tmp_path / "closed", keep_every_frame=True)
+    for i in range(FRAMES):
+        v.show(clip(i))
+    v.close()
+    assert v.is_closed and not rec.is_recording
+    assert rec.stop() == rec.counts and rec.counts.written == FRAMES
+    check_video(path, codec, FRAMES)
+    # A viewer let go of while it records: its finalizer finishes the file.
+    v = make_viewer(RW, RH)
+    rec, path, codec = record_any(v, tmp_path / "dropped", keep_every_frame=True)
+    for i in range(3):
+        v.show(clip(i))
+    del v
+    assert not rec.is_recording and rec.counts.written == 3
+    check_video(path, codec, 3)
+
+
+def test_a_recording_that_cannot_be_finished_says_so(tmp_path):
+    """No frame kept: the recorder refuses to close, leaving no file and no
+    temporary file. stop_recording(), the with block's end (where no other
+    exception is on its way, else a warning) and close() raise it; the
+    finalizer warns."""
+    no_frame = "no frame was kept; nothing is written"
+    with make_viewer(RW, RH) as v:
+        rec, path, _ = record_any(v, tmp_path / "empty")
+        with pytest.raises(cugl.InvalidStateError, match=no_frame):
+            v.stop_recording()
+        assert v.recording is None and not rec.is_recording and rec.counts.kept == 0
+        assert not os.path.exists(path) and temporary_files(path) == []
+        with pytest.raises(cugl.InvalidStateError, match=no_frame):
+            with v.record(path):
+                pass
+        with pytest.warns(RuntimeWarning, match="recording .* was not finished: .*" + no_frame):
+            with pytest.raises(KeyError):
+                with v.record(path):
+                    raise KeyError("the loop's own")
+        v.record(path)
+        with pytest.raises(cugl.InvalidStateError, match=no_frame):
+            v.close()
+        assert v.is_closed and os.listdir(tmp_path) == []
+    v = make_viewer(RW, RH)
+    v.record(path)
+    with pytest.warns(RuntimeWarning, match=no_frame):
+        del v
+    assert os.listdir(tmp_path) == []
+
+
+def test_a_full_disk_ends_the_recording_with_the_reason(tmp_path):
+    """A link to /dev/full (written in place, as the C test does): the
+    present that meets the failure raises it, still presents its frame, and
+    ends the recording (or the stop raises it, where no frame met it)."""
+    if not os.access("/dev/full", os.W_OK):
+        pytest.skip("no writable /dev/full here")
+    for suffix in CONTAINERS:
+        os.symlink("/dev/full", str(tmp_path / "full") + suffix)
+    with make_viewer(320, 240) as v:
+        rec, path, _ = record_any(v, tmp_path / "full", kbps=8000)
+        failure = None
+        for i in range(200):
+            picture = image(np.uint8, 4, 240, 320, seed=i)
+            try:
+                v.show(picture)
+            except cugl.InvalidArgumentError as e:
+                failure = e
+                print("# met by the present of frame %d" % i)
+                assert np.array_equal(v.read_pixels(), picture[::-1])  # presented all the same
+                assert v.recording is None and not rec.is_recording
+                break
+        if failure is None:
+            with pytest.raises(cugl.InvalidArgumentError) as info:
+                v.stop_recording()
+            failure = info.value
+        assert "No space left on device" in str(failure) and path in str(failure)
+        v.show(image(np.uint8, 4, 240, 320))  # the viewer goes on
+    assert os.path.islink(path)
+
+
+@pytest.mark.parametrize("suffix", sorted(CONTAINERS))
+def test_the_same_frames_make_the_same_bytes(tmp_path, suffix):
+    runs = []
+    for run in range(2):
+        path = str(tmp_path / ("run%d%s" % (run, suffix)))
+        with make_viewer(RW, RH) as v:
+            with record_or_skip(v, path, keep_every_frame=True):
+                for i in range(FRAMES):
+                    v.show(clip(i))
+        with open(path, "rb") as f:
+            runs.append(f.read())
+    assert len(runs[0]) > 0 and runs[0] == runs[1]
+
+
+def test_scaled_and_resized_recordings_and_the_wall_clock(tmp_path):
+    with make_viewer(RW, RH) as v:
+        # Asked for 33 x 25: scaled to it, odd sizes rounded down to even.
+        rec, path, codec = record_any(v, tmp_path / "scaled", size=(33, 25), clock="wall",
+                                      keep_every_frame=True)
+        for i in range(6):
+            v.show(clip(i))
+            time.sleep(0.02)
+        v.stop_recording()
+        pts = check_video(path, codec, 6, 32, 24)
+        if pts is not None:  # the wall clock: the frames about 20 ms apart
+            assert all(b - a >= 0.015 for a, b in zip(pts, pts[1:])), pts
+        # The framebuffer resized while recording: scaled to the first frame's size.
+        rec, path, codec = record_any(v, tmp_path / "resized", keep_every_frame=True)
+        v.show(clip(0))
+        v.push_event("resize 80 60")
+        v.present()
+        v.show(clip(1, 80, 60))
+        assert v.size == (80, 60) and v.stop_recording().written == 3
+        check_video(path, codec, 3)
+
+
+def open_files_and_threads():
+    return len(os.listdir("/proc/self/fd")), len(os.listdir("/proc/self/task"))
+
+
+def test_recordings_leave_nothing_behind(tmp_path):
+    """Cycles of recordings (finished, refused, and finished without a
+    frame) leave cugl's live objects and bytes, the process's open files and
+    threads (the recorder's encoder has one) and the folder where they were."""
+    if not os.path.isdir("/proc/self/task"):
+        pytest.skip("no /proc/self here to count open files and threads by")
+    with make_viewer(RW, RH) as v:
+        _, path, _ = record_any(v, tmp_path / "cycle")
+        v.show(clip(0))
+        v.stop_recording()
+        missing = str(tmp_path / "missing" / os.path.basename(path))
+
+        def cycle(i):
+            with v.record(path, keep_every_frame=True):
+                v.show(clip(i))
+                v.show(clip(i + 1))
+            with pytest.raises(cugl.InvalidArgumentError):
+                v.record(missing)
+            v.record(path)
+            with pytest.raises(cugl.InvalidStateError):
+                v.stop_recording()
+
+        cycle(0)  # warm up: what is made once and kept is no leak
+        gc.collect()
+        before = (cugl.live_objects(), cugl.live_bytes(), open_files_and_threads(),
+                  sorted(os.listdir(tmp_path)))
+        for i in range(40):
+            cycle(i)
+        gc.collect()
+        after = (cugl.live_objects(), cugl.live_bytes(), open_files_and_threads(),
+                 sorted(os.listdir(tmp_path)))
+    assert after == before
 
 
 # --- the README and the example that runs here -----------------------------------------------
