@@ -1,12 +1,15 @@
 /*
  * test_mp4.c - the recorder's MP4 muxer (lib/app/record/mp4.c): a moving
- * picture encoded by OpenH264 and muxed plays in ffmpeg (ffprobe counts
- * its frames, reads its size, codec and each frame's time; ffmpeg decodes
- * every frame close to the source); the boxes read back hold what was
- * given; the same input makes the same bytes; bad input, a pipe, a file
- * that is not empty and a full disk are refused with their messages; an
- * MP4 past 4 GiB (written to a FILE that keeps no bytes) indexes its
- * samples with co64 and its durations with 64-bit fields.
+ * picture encoded by OpenH264 and muxed plays: the tests' own reader
+ * (reader.h) counts its frames, reads its size, codec, each frame's time
+ * and key flag, and decodes every frame close to the source; ffprobe and
+ * ffmpeg, where they are, read the same and agree. The boxes read back
+ * hold what was given; the reader refuses an index broken each way a
+ * muxer could break it, and damaged copies; the same input makes the same
+ * bytes; bad input, a pipe, a file that is not empty and a full disk are
+ * refused with their messages; an MP4 past 4 GiB (written to a FILE that
+ * keeps no bytes) indexes its samples with co64 and its durations with
+ * 64-bit fields.
  */
 #define _GNU_SOURCE /* fopencookie */
 #include <errno.h>
@@ -16,6 +19,7 @@
 
 #include "cugl_test.h"
 #include "mp4.h"
+#include "readback.h"
 
 #if TEST_MP4_OPENH264
 #include <wels/codec_api.h>
@@ -41,12 +45,6 @@ static const char *tool(const char *name)
 {
     const char *p = getenv(name);
     return p && p[0] ? p : NULL;
-}
-
-static void need_tools(void)
-{
-    if (!tool("FFPROBE") || !tool("FFMPEG"))
-        skip_because("no ffprobe or ffmpeg (Debian's ffmpeg package) to read the MP4 back");
 }
 
 /* A file's bytes, read whole. */
@@ -486,7 +484,7 @@ static void past_4_gib_offsets_go_to_co64(void **state)
     free(c.tail);
 }
 
-/* --- a real stream: OpenH264's, read back by ffmpeg ----------------------- */
+/* --- a real stream: OpenH264's, read back ---------------------------------- */
 
 typedef struct stream {
     uint8_t *au[FRAMES];
@@ -693,14 +691,31 @@ static void has_line(const char *text, const char *line)
     free(all);
 }
 
-/* ffprobe: codec, size, rate, 64 frames counted, the keys where they were,
- * each frame at i/60 s. */
-static void ffprobe_reads_it_back(void **state)
+/* The reader: codec, size, 64 frames, the keys where they were, each
+ * frame at i/60 s, 64/60 s in all. ffprobe, where it is: the same, its
+ * words for the stream, and the key frames it decodes. */
+static void reads_back(void **state)
 {
     (void)state;
-    need_tools();
     stream *s = encoded();
     FILE *f = mux(s, FPS, NULL, FRAMES);
+    reader_video v;
+    readback_read(&v, path_of(f), false);
+    assert_string_equal(v.codec, "h264");
+    assert_int_equal(v.width, W);
+    assert_int_equal(v.height, H);
+    assert_int_equal(v.frames, FRAMES);
+    for (int i = 0; i < FRAMES; i++) {
+        if (fabs(v.pts[i] - (double)i / FPS) > 1e-9)
+            fail_msg("frame %d at %.9f s, not %d/60", i, v.pts[i], i);
+        assert_int_equal(v.key[i], i == 0 || i == SECOND_KEY);
+    }
+    assert_true(fabs(v.duration - (double)FRAMES / FPS) < 1e-9);
+    if (!readback_tools()) {
+        reader_free(&v);
+        fclose(f);
+        return;
+    }
     char cmd[512];
     snprintf(cmd, sizeof cmd,
              "'%s' -v error -count_frames -select_streams v:0 -show_entries "
@@ -733,78 +748,186 @@ static void ffprobe_reads_it_back(void **state)
         assert_int_equal(key[i], i == 0 || i == SECOND_KEY);
     }
     free(text);
+    reader_video p;
+    readback_probe(&p, path_of(f), false);
+    readback_agree(&v, &p);
+    reader_free(&p);
+    reader_free(&v);
     fclose(f);
 }
 
 /* Timestamps that are not a fixed rate, in milliseconds from 1000: each
- * packet where it was given, less the first's, and as long as given. */
+ * sample where it was given, less the first's, and as long as given. */
 static void timestamps_pass_through(void **state)
 {
     (void)state;
-    need_tools();
     stream *s = encoded();
     int64_t pts[FRAMES];
     for (int i = 0; i < FRAMES; i++)
         pts[i] = 1000 + i * 50 / 3 + (i % 5 == 0 ? 2 : 0);
     const int64_t end = pts[FRAMES - 1] + 20;
     FILE *f = mux(s, 1000, pts, end);
-    char cmd[512];
-    snprintf(cmd, sizeof cmd,
-             "'%s' -v error -select_streams v:0 -show_entries packet=pts,duration "
-             "-of default=nw=1 %s",
-             tool("FFPROBE"), path_of(f));
-    char *text = output_of(cmd);
-    long long got[FRAMES + 1], duration[FRAMES + 1];
-    assert_int_equal(values(text, "pts", got, FRAMES + 1), FRAMES);
-    assert_int_equal(values(text, "duration", duration, FRAMES + 1), FRAMES);
-    for (int i = 0; i < FRAMES; i++) {
-        assert_int_equal(got[i], pts[i] - pts[0]);
-        assert_int_equal(duration[i], (i + 1 < FRAMES ? pts[i + 1] : end) - pts[i]);
+    reader_video v;
+    readback_read(&v, path_of(f), false);
+    assert_int_equal(v.frames, FRAMES);
+    for (int i = 0; i < FRAMES; i++)
+        if (fabs(v.pts[i] - (double)(pts[i] - pts[0]) / 1000) > 1e-9)
+            fail_msg("frame %d at %.9f s, not %.3f", i, v.pts[i], (double)(pts[i] - pts[0]) / 1000);
+    assert_true(fabs(v.duration - (double)(end - pts[0]) / 1000) < 1e-9);
+    if (readback_tools()) {
+        char cmd[512];
+        snprintf(cmd, sizeof cmd,
+                 "'%s' -v error -select_streams v:0 -show_entries packet=pts,duration "
+                 "-of default=nw=1 %s",
+                 tool("FFPROBE"), path_of(f));
+        char *text = output_of(cmd);
+        long long got[FRAMES + 1], duration[FRAMES + 1];
+        assert_int_equal(values(text, "pts", got, FRAMES + 1), FRAMES);
+        assert_int_equal(values(text, "duration", duration, FRAMES + 1), FRAMES);
+        for (int i = 0; i < FRAMES; i++) {
+            assert_int_equal(got[i], pts[i] - pts[0]);
+            assert_int_equal(duration[i], (i + 1 < FRAMES ? pts[i + 1] : end) - pts[i]);
+        }
+        free(text);
+        reader_video p;
+        readback_probe(&p, path_of(f), false);
+        readback_agree(&v, &p);
+        reader_free(&p);
     }
-    free(text);
+    reader_free(&v);
     fclose(f);
 }
 
-static double psnr(const uint8_t *a, const uint8_t *b, size_t n)
+/* Each of `v`'s pictures within 30 dB of its source (Y, U and V
+ * together), in order: the worst. */
+static double worst_of(const reader_video *v, const stream *s, const char *who)
 {
-    double sum = 0;
-    for (size_t i = 0; i < n; i++) {
-        double d = (double)a[i] - b[i];
-        sum += d * d;
+    assert_int_equal(v->frames, FRAMES);
+    assert_int_equal(v->picture_size, PICTURE);
+    double worst = 99;
+    for (int i = 0; i < FRAMES; i++) {
+        double db = readback_psnr(v->pictures + (size_t)i * PICTURE,
+                                  s->source + (size_t)i * PICTURE, PICTURE);
+        if (db < 30)
+            fail_msg("frame %d decodes by %s at %.2f dB of its source (30 wanted)", i, who, db);
+        worst = db < worst ? db : worst;
     }
-    return sum == 0 ? 99 : 10 * log10(255.0 * 255.0 * (double)n / sum);
+    return worst;
 }
 
-/* ffmpeg decodes every frame, each within 30 dB of its source (Y, U and V
- * together), in order. */
-static void ffmpeg_decodes_every_frame(void **state)
+/* Every frame decoded, by the reader (OpenH264) and by ffmpeg where it is. */
+static void decodes_every_frame(void **state)
 {
     (void)state;
-    need_tools();
     stream *s = encoded();
     FILE *f = mux(s, FPS, NULL, FRAMES);
-    char cmd[512];
-    snprintf(cmd, sizeof cmd, "'%s' -v error -i %s -f rawvideo -pix_fmt yuv420p -", tool("FFMPEG"),
-             path_of(f));
-    FILE *p = popen(cmd, "r");
-    assert_non_null(p);
-    uint8_t *pic = malloc(PICTURE);
-    assert_non_null(pic);
-    int frames = 0;
-    double worst = 99;
-    while (fread(pic, 1, PICTURE, p) == PICTURE) {
-        assert_true(frames < FRAMES);
-        double db = psnr(pic, s->source + (size_t)frames * PICTURE, PICTURE);
-        if (db < 30)
-            fail_msg("frame %d decodes at %.2f dB of its source (30 wanted)", frames, db);
-        worst = db < worst ? db : worst;
-        frames++;
+    reader_video v;
+    readback_read(&v, path_of(f), true);
+    printf("# %d frames decoded by the reader, the worst at %.2f dB\n", v.frames,
+           worst_of(&v, s, "the reader"));
+    if (readback_tools()) {
+        reader_video p;
+        readback_probe(&p, path_of(f), true);
+        readback_agree(&v, &p);
+        printf("# %d frames decoded by ffmpeg, the worst at %.2f dB\n", p.frames,
+               worst_of(&p, s, "ffmpeg"));
+        reader_free(&p);
     }
-    assert_int_equal(pclose(p), 0);
-    assert_int_equal(frames, FRAMES);
-    printf("# %d frames decoded, the worst at %.2f dB\n", frames, worst);
-    free(pic);
+    reader_free(&v);
     fclose(f);
+}
+
+/* --- the reader holds the index to its rules ------------------------------ */
+
+/* A 32-bit field of a box changed as a muxer's mistake would: `add` to
+ * the one at `at` in the body of the box at `path`, or set to `set`. */
+typedef struct broken {
+    const char *path;
+    ptrdiff_t at; /* from the body's start: -8, the box's size */
+    uint32_t add, set;
+    const char *why; /* the reader's reason, or the start of it */
+} broken;
+
+static const broken broken_indexes[] = {
+    {STBL "stss", 12, 1, 0, "frame 32 holds an IDR slice but is not a sync sample"},
+    {STBL "stsd", 8 + 8 + 24, 16u << 16, 0,
+     "moov/trak/mdia/minf/stbl/stsd/avc1 says 336 x 240, its SPS 320 x 240"},
+    {STBL "stsd", 8 + 8 + 78 + 8 + 4, (uint32_t)-(1u << 24), 0,
+     "moov/trak/mdia/minf/stbl/stsd/avc1/avcC says NAL units' lengths take 3 bytes: 1, 2 or 4"},
+    {STBL "stsd", 8 + 8 + 78 + 8, 1u << 16, 0,
+     "moov/trak/mdia/minf/stbl/stsd/avc1/avcC's profile, constraints and level (67, "},
+    {STBL "stsz", 8, 1, 0, "moov/trak/mdia/minf/stbl/stsz says 65 entries of 4 bytes: its 256 "
+                           "bytes hold 64"},
+    {STBL "stts", 8, (uint32_t)-1, 0,
+     "moov/trak/mdia/minf/stbl/stts gives times to 63 samples, stsz has 64"},
+    {STBL "stco", 8 + 4 * 63, 1u << 20, 0, "frame 63's sample runs past the end of the file"},
+    {STBL "stco", 8 + 4 * 5, 1, 0, "frame 5's sample"},
+    {STBL "stsc", 8 + 4, 1, 0, "chunk 33 holds 2 samples: only 0 of stsz's 64 are left"},
+    {"moov/trak/mdia/mdhd", 12, 0, 1, NULL}, /* a timescale of 1: times in whole seconds */
+    {"moov/trak/mdia/mdhd", 12, 0, 0, "moov/trak/mdia/mdhd's timescale is 0 ticks a second"},
+    {"moov/trak/mdia/hdlr", 8, 0, 0x736f756e /* soun */,
+     "no video track: no moov/trak has an hdlr of 'vide'"},
+    {"moov", -8, 1, 0, "the file: box 'moov' at byte "},
+};
+
+static void the_reader_refuses_a_broken_index(void **state)
+{
+    (void)state;
+    stream *s = encoded();
+    FILE *f = mux(s, FPS, NULL, FRAMES);
+    size_t size;
+    uint8_t *file = slurp(f, &size);
+    fclose(f);
+    uint8_t *copy = malloc(size);
+    assert_non_null(copy);
+    for (size_t k = 0; k < sizeof broken_indexes / sizeof broken_indexes[0]; k++) {
+        const broken *b = &broken_indexes[k];
+        memcpy(copy, file, size);
+        size_t n;
+        uint8_t *field = (uint8_t *)box_at(copy, size, b->path, &n) + b->at;
+        uint32_t v = b->add ? rd32(field) + b->add : b->set;
+        for (int i = 0; i < 4; i++)
+            field[i] = (uint8_t)(v >> (24 - 8 * i));
+        reader_video r;
+        char why[512];
+        int rc = reader_parse(&r, copy, size, false, why, sizeof why);
+        if (!b->why) { /* still a file: each frame a second long */
+            if (rc != 0)
+                fail_msg("%s at %td set to %u: refused: %s", b->path, b->at, v, why);
+            assert_true(r.pts[FRAMES - 1] == FRAMES - 1);
+            reader_free(&r);
+            continue;
+        }
+        if (rc == 0)
+            fail_msg("%s at %td changed to %u: read, not refused", b->path, b->at, v);
+        if (strncmp(why, b->why, strlen(b->why)) != 0)
+            fail_msg("%s at %td changed to %u: \"%s\", expected \"%s\"", b->path, b->at, v, why,
+                     b->why);
+        printf("# %s\n", why);
+    }
+    free(copy);
+    free(file);
+}
+
+/* Eight frames muxed, cut short at every byte of its ends and changed at
+ * random (seeded, so a failure repeats): refused with a reason or read
+ * sanely, never a read past the bytes given (the sanitizers' build). */
+static void damaged_copies_are_refused_or_read_sanely(void **state)
+{
+    (void)state;
+    stream *s = encoded();
+    FILE *f = tmpfile();
+    assert_non_null(f);
+    cugl__mp4 *m = NULL;
+    assert_ok(cugl__mp4_open(&m, f, W, H, FPS, "rec"));
+    for (int i = 0; i < 8; i++)
+        assert_ok(cugl__mp4_add(m, s->au[i], s->size[i], i, s->key[i]));
+    assert_ok(cugl__mp4_finish(m, 8));
+    size_t size;
+    uint8_t *file = slurp(f, &size);
+    fclose(f);
+    readback_damage("an MP4 of 8 frames", file, size, 20240601);
+    free(file);
 }
 
 /* The same samples make the same bytes; avcC carries the encoder's SPS and
@@ -845,9 +968,11 @@ int main(void)
         cmocka_unit_test(unseekable_and_used_files_are_refused),
         cmocka_unit_test(a_full_disk_fails_with_its_reason),
         cmocka_unit_test(past_4_gib_offsets_go_to_co64),
-        cmocka_unit_test(ffprobe_reads_it_back),
+        cmocka_unit_test(reads_back),
         cmocka_unit_test(timestamps_pass_through),
-        cmocka_unit_test(ffmpeg_decodes_every_frame),
+        cmocka_unit_test(decodes_every_frame),
+        cmocka_unit_test(the_reader_refuses_a_broken_index),
+        cmocka_unit_test(damaged_copies_are_refused_or_read_sanely),
         cmocka_unit_test(the_same_input_makes_the_same_file),
     };
     return cugl_test_run(tests);
