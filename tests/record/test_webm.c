@@ -2,12 +2,14 @@
  * test_webm.c - the recorder's WebM muxer (lib/app/record/webm.c), linked
  * in directly: an animation with fine moving detail encoded by libvpx (VP8
  * and VP9, real time, one frame in one out, a key frame every 60), muxed,
- * and read back three ways: the file's own elements walked here (sizes,
- * SeekHead, Cues, Clusters, Duration), ffprobe (codec, size, frame count,
- * each frame's time and key flag) and ffmpeg's decoding (every frame, its
- * PSNR against the source). Also: the same frames make the same bytes, the
- * refusals and their messages, a full disk (/dev/full). Skipped (77)
- * without libvpx, ffprobe or ffmpeg.
+ * and read back: the file's own elements walked here (sizes, SeekHead,
+ * Cues, Clusters, Duration); the tests' own reader (reader.h: codec, size,
+ * frame count, each frame's time and key flag, every frame decoded and
+ * its PSNR against the source); and ffprobe and ffmpeg, where they are,
+ * which must read the same. Also: Clusters and a Segment of unknown size
+ * read the same; the reader refuses what a muxer could get wrong, and
+ * damaged copies; the same frames make the same bytes; the refusals and
+ * their messages; a full disk (/dev/full). Skipped (77) without libvpx.
  */
 #include <errno.h>
 #include <math.h>
@@ -15,6 +17,7 @@
 #include <unistd.h>
 
 #include "cugl_test.h"
+#include "readback.h"
 #include "webm.h"
 
 #if TEST_WEBM_VPX
@@ -312,7 +315,7 @@ static layout walk(const char *path)
     return l;
 }
 
-/* --- ffprobe and ffmpeg --------------------------------------------------- */
+/* --- Read back: the reader, and ffprobe and ffmpeg where they are ---------- */
 
 /* What ffprobe says of the video stream (the frames counted by decoding
  * them): "codec_name=vp8|width=320|height=240|nb_read_frames=200". */
@@ -320,8 +323,9 @@ static void probe(const char *path, char *out, size_t size)
 {
     char cmd[640];
     snprintf(cmd, sizeof cmd,
-             "ffprobe -v error -count_frames -select_streams v:0 -show_entries "
-             "stream=codec_name,width,height,nb_read_frames -of compact=p=0:nk=0 '%s'", path);
+             "'%s' -v error -count_frames -select_streams v:0 -show_entries "
+             "stream=codec_name,width,height,nb_read_frames -of compact=p=0:nk=0 '%s'",
+             getenv("FFPROBE"), path);
     FILE *p = popen(cmd, "r");
     assert_non_null(p);
     if (!fgets(out, (int)size, p))
@@ -330,63 +334,67 @@ static void probe(const char *path, char *out, size_t size)
     assert_int_equal(pclose(p), 0);
 }
 
-/* Each packet's time within a millisecond of frame i's (i * ticks /
- * timescale) and its key flag the encoder's; each decoded frame's time too. */
-static void probe_times(const stream *s, const char *path)
+/* Each decoded frame's time, as ffprobe gives it, within a millisecond of
+ * frame i's (i / FPS). */
+static void probe_frame_times(const stream *s, const char *path)
 {
-    static const char *kinds[] = {"packet=pts_time,flags", "frame=pts_time"};
-    for (int k = 0; k < 2; k++) {
-        char cmd[640], line[256];
-        snprintf(cmd, sizeof cmd,
-                 "ffprobe -v error -select_streams v:0 -show_entries %s -of compact=p=0:nk=0 '%s'",
-                 kinds[k], path);
-        FILE *p = popen(cmd, "r");
-        assert_non_null(p);
-        int i = 0;
-        for (; fgets(line, sizeof line, p); i++) {
-            const char *t = strstr(line, "pts_time=");
-            assert_non_null(t);
-            double want = (double)i / FPS, got = atof(t + 9);
-            if (fabs(got - want) > 0.001)
-                fail_msg("%s %d: pts_time %.6f, want %.6f", k ? "frame" : "packet", i, got,
-                         want);
-            if (k == 0 && i < s->count)
-                assert_int_equal(strstr(line, "flags=K") != NULL, s->frames[i].key);
-        }
-        assert_int_equal(pclose(p), 0);
-        assert_int_equal(i, s->count);
+    char cmd[640], line[256];
+    snprintf(cmd, sizeof cmd,
+             "'%s' -v error -select_streams v:0 -show_entries frame=pts_time "
+             "-of compact=p=0:nk=0 '%s'",
+             getenv("FFPROBE"), path);
+    FILE *p = popen(cmd, "r");
+    assert_non_null(p);
+    int i = 0;
+    for (; fgets(line, sizeof line, p); i++) {
+        const char *t = strstr(line, "pts_time=");
+        assert_non_null(t);
+        double want = (double)i / FPS, got = atof(t + 9);
+        if (fabs(got - want) > 0.001)
+            fail_msg("frame %d: pts_time %.6f, want %.6f", i, got, want);
+    }
+    assert_int_equal(pclose(p), 0);
+    assert_int_equal(i, s->count);
+}
+
+/* Each frame's time within a millisecond of frame i's (i / FPS), its key
+ * flag the encoder's. */
+static void times_match(const stream *s, const reader_video *v, const char *who)
+{
+    assert_int_equal(v->frames, s->count);
+    for (int i = 0; i < v->frames; i++) {
+        if (fabs(v->pts[i] - (double)i / FPS) > 0.001)
+            fail_msg("frame %d by %s: at %.6f s, want %.6f", i, who, v->pts[i], (double)i / FPS);
+        if (v->key[i] != s->frames[i].key)
+            fail_msg("frame %d by %s: key %d, the encoder's %d", i, who, v->key[i],
+                     s->frames[i].key);
     }
 }
 
-/* ffmpeg decodes every frame; each is within 30 dB of its source (PSNR of
- * Y, U and V together); the lowest noted. */
-static void decode_compare(const stream *s, const char *path)
+/* Every frame the reader decoded, and ffmpeg where `ffmpeg`, within 30 dB
+ * of its source (PSNR of Y, U and V together); the lowest noted. */
+static void pictures_match(const stream *s, const reader_video *ours, const reader_video *ffmpeg)
 {
-    char cmd[640];
-    snprintf(cmd, sizeof cmd,
-             "ffmpeg -v error -i '%s' -f rawvideo -pix_fmt yuv420p -fps_mode passthrough -",
-             path);
-    FILE *p = popen(cmd, "r");
-    assert_non_null(p);
-    uint8_t *got = malloc(FRAME_BYTES), *want = malloc(FRAME_BYTES);
-    assert_true(got && want);
-    int i = 0;
-    double lowest = INFINITY;
-    for (; fread(got, 1, FRAME_BYTES, p) == FRAME_BYTES; i++) {
+    const reader_video *views[2] = {ours, ffmpeg};
+    static const char *const who[2] = {"the reader", "ffmpeg"};
+    double lowest[2] = {INFINITY, INFINITY};
+    uint8_t *want = malloc(FRAME_BYTES);
+    assert_non_null(want);
+    for (int i = 0; i < s->count; i++) {
         picture(i, want);
-        double se = 0;
-        for (size_t j = 0; j < FRAME_BYTES; j++)
-            se += (double)(got[j] - want[j]) * (got[j] - want[j]);
-        double psnr = se == 0 ? 99 : 10 * log10(255.0 * 255.0 * FRAME_BYTES / se);
-        if (psnr < 30)
-            fail_msg("frame %d: PSNR %.1f dB, under 30", i, psnr);
-        lowest = fmin(lowest, psnr);
+        for (int k = 0; k < 2 && views[k]; k++) {
+            assert_int_equal(views[k]->picture_size, FRAME_BYTES);
+            double psnr = readback_psnr(views[k]->pictures + (size_t)i * FRAME_BYTES, want,
+                                        FRAME_BYTES);
+            if (psnr < 30)
+                fail_msg("frame %d decoded by %s: PSNR %.1f dB, under 30", i, who[k], psnr);
+            lowest[k] = fmin(lowest[k], psnr);
+        }
     }
-    free(got);
     free(want);
-    assert_int_equal(pclose(p), 0);
-    assert_int_equal(i, s->count);
-    print_message("# %s: %d frames decoded, the lowest PSNR %.1f dB\n", path, i, lowest);
+    for (int k = 0; k < 2 && views[k]; k++)
+        print_message("# %d frames decoded by %s, the lowest PSNR %.1f dB\n", s->count, who[k],
+                      lowest[k]);
 }
 
 /* Everything a player sees of `s` muxed into `name`. */
@@ -402,13 +410,28 @@ static void plays(const stream *s, const char *name, uint32_t timescale, double 
     assert_int_equal(l.blocks, s->count);
     assert_int_equal(l.voids_in_seek_head, 0);
     assert_true(fabs(l.duration - 1000.0 * s->count / FPS) <= 0.5);
-    char got[256], want[256];
-    probe(path, got, sizeof got);
-    snprintf(want, sizeof want, "codec_name=%s|width=%d|height=%d|nb_read_frames=%d",
-             s->codec == CUGL__WEBM_VP9 ? "vp9" : "vp8", W, H, s->count);
-    assert_string_equal(got, want);
-    probe_times(s, path);
-    decode_compare(s, path);
+    reader_video v;
+    readback_read(&v, path, true);
+    assert_string_equal(v.codec, s->codec == CUGL__WEBM_VP9 ? "vp9" : "vp8");
+    assert_int_equal(v.width, W);
+    assert_int_equal(v.height, H);
+    assert_true(fabs(v.duration - (double)s->count / FPS) <= 0.0005);
+    times_match(s, &v, "the reader");
+    reader_video p = {0};
+    if (readback_tools()) {
+        char got[256], want[256];
+        probe(path, got, sizeof got);
+        snprintf(want, sizeof want, "codec_name=%s|width=%d|height=%d|nb_read_frames=%d",
+                 s->codec == CUGL__WEBM_VP9 ? "vp9" : "vp8", W, H, s->count);
+        assert_string_equal(got, want);
+        probe_frame_times(s, path);
+        readback_probe(&p, path, true);
+        readback_agree(&v, &p);
+        times_match(s, &p, "ffprobe");
+    }
+    pictures_match(s, &v, p.pictures ? &p : NULL);
+    reader_free(&p);
+    reader_free(&v);
     unlink(path);
 }
 
@@ -472,12 +495,172 @@ static void no_frames_is_a_file(void **state)
     assert_int_equal(l.blocks, 0);
     assert_int_equal(l.cues, 0);
     assert_int_equal(l.voids_in_seek_head, 1);
-    char got[256];
-    probe(path, got, sizeof got);
-    /* No frames counted: "0" or "N/A", as ffprobe's version says it. */
-    assert_memory_equal(got, "codec_name=vp8|width=320|height=240|",
-                        strlen("codec_name=vp8|width=320|height=240|"));
+    reader_video v;
+    readback_read(&v, path, true);
+    assert_string_equal(v.codec, "vp8");
+    assert_int_equal(v.width, W);
+    assert_int_equal(v.height, H);
+    assert_int_equal(v.frames, 0);
+    if (readback_tools()) {
+        char got[256];
+        probe(path, got, sizeof got);
+        /* No frames counted: "0" or "N/A", as ffprobe's version says it. */
+        assert_memory_equal(got, "codec_name=vp8|width=320|height=240|",
+                            strlen("codec_name=vp8|width=320|height=240|"));
+        reader_video p;
+        readback_probe(&p, path, false);
+        readback_agree(&v, &p);
+        reader_free(&p);
+    }
+    reader_free(&v);
     unlink(path);
+}
+
+/* The Segment's and every Cluster's size made unknown (all ones), as a
+ * muxer that cannot seek back writes them: the same frames, the same
+ * pictures; ffprobe, where it is, agrees. */
+static void unknown_sizes_read_the_same(void **state)
+{
+    (void)state;
+    const char *path = path_of("unknown.webm");
+    mux(&vp8, path, FPS, 1);
+    size_t n, data, size;
+    uint8_t *p = slurp(path, &n);
+    reader_video known;
+    readback_read(&known, path, true);
+    element(p, n, 0, &data, &size); /* the EBML header */
+    size_t sizes[16], count = 0;
+    assert_int_equal(element(p, n, data + size, &data, &size), 0x18538067);
+    sizes[count++] = data - 8;
+    for (size_t at = data; at < n; at = data + size)
+        if (element(p, n, at, &data, &size) == 0x1F43B675) {
+            assert_true(count < 16);
+            sizes[count++] = data - 8;
+        }
+    assert_int_equal(count, 1 + 4); /* the Segment, four Clusters */
+    for (size_t i = 0; i < count; i++) {
+        assert_int_equal(p[sizes[i]], 0x01); /* 8 bytes wide */
+        memset(p + sizes[i] + 1, 0xff, 7);
+    }
+    FILE *f = fopen(path, "wb");
+    assert_non_null(f);
+    assert_int_equal(fwrite(p, 1, n, f), n);
+    assert_int_equal(fclose(f), 0);
+    free(p);
+    reader_video unknown;
+    readback_read(&unknown, path, true);
+    assert_int_equal(unknown.frames, known.frames);
+    assert_memory_equal(unknown.pts, known.pts, sizeof *known.pts * (size_t)known.frames);
+    assert_memory_equal(unknown.key, known.key, sizeof *known.key * (size_t)known.frames);
+    assert_memory_equal(unknown.pictures, known.pictures,
+                        known.picture_size * (size_t)known.frames);
+    if (readback_tools()) {
+        reader_video probed;
+        readback_probe(&probed, path, false);
+        readback_agree(&unknown, &probed);
+        reader_free(&probed);
+    }
+    reader_free(&known);
+    reader_free(&unknown);
+    unlink(path);
+}
+
+/* --- The reader holds a file to its rules ---------------------------------- */
+
+/* A muxer's mistake: the byte `at` into the first `pattern` after the last
+ * `anchor` (LAST: the last byte of the value of the element `pattern`
+ * begins) changed by `delta`; the reader's reason, or its start. */
+#define LAST ((size_t)-1)
+#define BYTES(s) s, sizeof s - 1
+typedef struct mistake {
+    const char *anchor;
+    size_t anchor_size;
+    const char *pattern;
+    size_t pattern_size;
+    size_t at;
+    int delta;
+    const char *why;
+} mistake;
+
+static const mistake mistakes[] = {
+    {BYTES(""), BYTES("webm"), 3, 1, "the DocType is \"webn\", not \"webm\""},
+    {BYTES(""), BYTES("V_VP8"), 4, -1, "track 1's CodecID is \"V_VP7\": V_VP8 or V_VP9 is read"},
+    {BYTES(""), BYTES("\xB0\x82\x01\x40"), 3, 1,
+     "frame 0 is a 320 x 240 VP8 key frame in a 321 x 240 track"},
+    {BYTES("\x1F\x43\xB6\x75"), BYTES("\x81\x00\x00\x80"), 3, -0x80,
+     "frame 180 is marked not key, its VP8 frame"},
+    {BYTES("\x1C\x53\xBB\x6B"), BYTES("\xF1"), LAST, 1, "cue 0 points at byte "},
+    {BYTES("\x11\x4D\x9B\x74"), BYTES("\x53\xAC"), LAST, 1, "the SeekHead's entry for the "},
+};
+
+/* Where `s` is first after `from`, or last where `last`. */
+static size_t find_bytes(const uint8_t *p, size_t n, size_t from, const char *s, size_t size,
+                         bool last)
+{
+    size_t found = SIZE_MAX;
+    for (size_t at = from; at + size <= n && (last || found == SIZE_MAX); at++)
+        if (memcmp(p + at, s, size) == 0)
+            found = at;
+    if (found == SIZE_MAX)
+        fail_msg("no such bytes in the file (%zu of them)", size);
+    return found;
+}
+
+static void the_reader_refuses_a_muxers_mistakes(void **state)
+{
+    (void)state;
+    const char *path = path_of("mistake.webm");
+    mux(&vp8, path, FPS, 1);
+    size_t n;
+    uint8_t *file = slurp(path, &n);
+    unlink(path);
+    uint8_t *copy = malloc(n);
+    assert_non_null(copy);
+    for (size_t k = 0; k < sizeof mistakes / sizeof mistakes[0]; k++) {
+        const mistake *m = &mistakes[k];
+        memcpy(copy, file, n);
+        size_t at = m->anchor_size ? find_bytes(copy, n, 0, m->anchor, m->anchor_size, true) : 0;
+        at = find_bytes(copy, n, at, m->pattern, m->pattern_size, false);
+        if (m->at == LAST) {
+            size_t data, size;
+            element(copy, n, at, &data, &size);
+            at = data + size - 1;
+        } else {
+            at += m->at;
+        }
+        copy[at] = (uint8_t)(copy[at] + m->delta);
+        reader_video v;
+        char why[512];
+        if (reader_parse(&v, copy, n, false, why, sizeof why) == 0)
+            fail_msg("mistake %zu (byte %zu): read, not refused", k, at);
+        if (strncmp(why, m->why, strlen(m->why)) != 0)
+            fail_msg("mistake %zu (byte %zu): \"%s\", expected \"%s\"", k, at, why, m->why);
+        print_message("# %s\n", why);
+    }
+    free(copy);
+    free(file);
+}
+
+/* Eight frames of VP8 and of VP9 muxed, cut short at every byte of their
+ * ends and changed at random (seeded, so a failure repeats): refused with
+ * a reason or read sanely, never a read past the bytes given (the
+ * sanitizers' build). */
+static void damaged_copies_are_refused_or_read_sanely(void **state)
+{
+    (void)state;
+    const stream *streams[] = {&vp8, &vp9};
+    for (int k = 0; k < 2; k++) {
+        stream eight = *streams[k];
+        eight.count = 8;
+        const char *path = path_of("damaged.webm");
+        mux(&eight, path, FPS, 1);
+        size_t n;
+        uint8_t *file = slurp(path, &n);
+        unlink(path);
+        readback_damage(k ? "a WebM of 8 VP9 frames" : "a WebM of 8 VP8 frames", file, n,
+                        20240601 + (unsigned)k);
+        free(file);
+    }
 }
 
 static void expect(cugl_status got, cugl_status want, const char *message)
@@ -599,20 +782,11 @@ static void full_disk(void **state)
     fclose(f);
 }
 
-static bool found(const char *program)
-{
-    char cmd[128];
-    snprintf(cmd, sizeof cmd, "command -v %s >/dev/null 2>&1", program);
-    return system(cmd) == 0;
-}
-
 int main(void)
 {
 #if !TEST_WEBM_VPX
     cugl_test_skip_all("built without libvpx (Debian's libvpx-dev)");
 #else
-    if (!found("ffprobe") || !found("ffmpeg"))
-        cugl_test_skip_all("no ffprobe or ffmpeg (Debian's ffmpeg)");
     const char *base = getenv("TMPDIR");
     snprintf(dir, sizeof dir, "%s/cugl-webm-XXXXXX", base && *base ? base : "/tmp");
     if (!mkdtemp(dir)) {
@@ -633,6 +807,9 @@ int main(void)
         cmocka_unit_test(long_gop_splits_clusters),
         cmocka_unit_test(same_frames_same_bytes),
         cmocka_unit_test(no_frames_is_a_file),
+        cmocka_unit_test(unknown_sizes_read_the_same),
+        cmocka_unit_test(the_reader_refuses_a_muxers_mistakes),
+        cmocka_unit_test(damaged_copies_are_refused_or_read_sanely),
         cmocka_unit_test(refusals),
         cmocka_unit_test(full_disk),
     };
