@@ -1,8 +1,9 @@
 #!/bin/sh
 # --record FILE.mp4 and FILE.webm on a demo, headless on a GPU: the file
 # plays (read back by RECORD_READ, the tests' own reader: its codec, size
-# and every frame, 60 a second, each decoded; where FFPROBE is given,
-# ffprobe reads the same), the same run with the same replayed input twice
+# and every frame, 60 a second, each decoded and none black or flat; where
+# FFPROBE is given, ffprobe reads the same), the same run with the same
+# replayed input twice
 # gives the same bytes, and a name that is no video or a folder that does
 # not exist is refused with nothing left behind. Skipped (77) without a
 # CUDA device or the recorder, which CUGL_TEST_NO_SKIP makes a failure.
@@ -61,7 +62,14 @@ for ext in mp4 webm; do
     echo "# $ext: $info"
     sed -n 's/^pts=\([^ ]*\) key=.*/\1/p' "$dir/read.txt" >"$dir/times.txt"
     times=$(at_60 <"$dir/times.txt")
-    [ $rc -eq 0 ] && [ "$info" = "codec=$codec width=640 height=360 frames=$frames" ]
+    # A picture in every frame, not a black or flat one (headless
+    # recorders elsewhere have written black videos): each frame's luma
+    # spread (its standard deviation), the least of them.
+    spread=$(sed -n 's/^pts=.* spread=\([0-9.]*\)$/\1/p' "$dir/read.txt" |
+        awk 'NR == 1 || $1 < least { least = $1 } END { print NR ? least : 0 }')
+    echo "# $ext: the least luma spread of a frame $spread (of 255)"
+    [ $rc -eq 0 ] && [ "$info" = "codec=$codec width=640 height=360 frames=$frames" ] &&
+        awk -v s="$spread" 'BEGIN { exit !(s >= 4) }'
     ok=$?
     if [ -n "$ffprobe" ]; then
         # ffprobe reads the same: codec, size, frames, each time within 1 us.
@@ -80,7 +88,7 @@ for ext in mp4 webm; do
     else
         also="no ffprobe here to cross-check"
     fi
-    check "--record a.$ext: $codec, 640x360, $frames frames, each decoded ($also)" $ok
+    check "--record a.$ext: $codec, 640x360, $frames frames, each decoded and none flat ($also)" $ok
     [ -s "$dir/a.$ext" ] && cmp -s "$dir/a.$ext" "$dir/b.$ext" && [ "$times" = ok ]
     check "--record b.$ext: frame i at i/60 s, and the same bytes as a.$ext" $?
 done

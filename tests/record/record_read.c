@@ -6,8 +6,12 @@
  *
  * prints "codec=h264 width=W height=H frames=N", then a line a frame in
  * presentation order, "pts=SECONDS key=0|1"; with --decode every frame is
- * decoded too. A file the reader refuses: its reason on stderr, exit 1.
+ * decoded too, and its line goes on " luma=MEAN spread=DEVIATION": its
+ * luma plane's mean and standard deviation, 0 to 255 (a black or a flat
+ * picture has no spread). A file the reader refuses: its reason on
+ * stderr, exit 1.
  */
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -28,8 +32,21 @@ int main(int argc, char **argv)
         return 1;
     }
     printf("codec=%s width=%d height=%d frames=%d\n", v.codec, v.width, v.height, v.frames);
-    for (int i = 0; i < v.frames; i++)
-        printf("pts=%.6f key=%d\n", v.pts[i], v.key[i]);
+    for (int i = 0; i < v.frames; i++) {
+        printf("pts=%.6f key=%d", v.pts[i], v.key[i]);
+        if (decode) {
+            const uint8_t *y = v.pictures + (size_t)i * v.picture_size;
+            size_t n = (size_t)v.width * (size_t)v.height;
+            double sum = 0, squares = 0;
+            for (size_t k = 0; k < n; k++) {
+                sum += y[k];
+                squares += (double)y[k] * y[k];
+            }
+            double mean = sum / (double)n;
+            printf(" luma=%.1f spread=%.1f", mean, sqrt(fmax(squares / (double)n - mean * mean, 0)));
+        }
+        printf("\n");
+    }
     reader_free(&v);
     return fflush(stdout) == 0 ? 0 : 1;
 }

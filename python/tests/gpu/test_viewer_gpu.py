@@ -17,6 +17,7 @@ import numpy as np
 import pytest
 
 import cugl
+from cugl import _app_lib
 
 PATHS = ["map", "shared", "host"]
 W, H = 50, 30  # rows of 200 bytes: a pitch of its own in the targets' linear memory
@@ -317,6 +318,60 @@ def test_tensors_on_a_second_gpu(torch):
                 print("# frame()'s tensor is on %s" % out.device)
                 out.copy_(pattern.flip(0).to(out.device))
             assert np.array_equal(v.read_pixels(), pattern.cpu().numpy())
+
+
+def decoded_frames(path):
+    """Each frame of the video file at `path` as the tests' own reader
+    (tests/record's record_read) decodes it: (luma mean, luma spread)."""
+    reader = os.environ.get("CUGL_TEST_RECORD_READ")
+    if not reader:
+        pytest.fail("CUGL_TEST_RECORD_READ names no reader (the build's tests/record)")
+    out = subprocess.run([reader, "--decode", path], capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    lines = out.stdout.splitlines()
+    frames = []
+    for line in lines[1:]:
+        words = dict(w.split("=") for w in line.split())
+        frames.append((float(words["luma"]), float(words["spread"])))
+    return lines[0], frames
+
+
+@pytest.mark.parametrize("path", PATHS)
+def test_frames_written_by_cuda_are_recorded(torch, tmp_path, path):
+    """What CUDA writes through frame() is what the file holds, on every
+    path: a bright frame, a dark one, a striped one, in turn."""
+    if not _app_lib.has("record"):
+        pytest.skip("this libcugl-app has no recorder")
+    w, h, count = 64, 48, 12
+    with viewer_on(path, w, h) as v:
+        rec = None
+        for suffix in (".mp4", ".webm"):
+            try:
+                rec = v.record(str(tmp_path / ("run" + suffix)), keep_every_frame=True)
+                break
+            except cugl.NotSupportedError:
+                continue
+        assert rec is not None, "the recorder is built with neither codec"
+        for i in range(count):
+            with v.frame() as img:
+                out = torch.from_dlpack(img)
+                if i % 3 == 0:
+                    out.fill_(230)
+                elif i % 3 == 1:
+                    out.fill_(20)
+                else:
+                    out.zero_()
+                    out[:, ::8] = 255  # white columns, one in 8
+                out[..., 3] = 255
+        final = v.stop_recording()
+    assert (final.kept, final.written, final.dropped) == (count, count, 0)
+    info, frames = decoded_frames(rec.path)
+    assert info.endswith("width=%d height=%d frames=%d" % (w, h, count)), info
+    for i, (luma, spread) in enumerate(frames):
+        # BT.601's limited range: white 235, black 16; the stripes an eighth white.
+        want = [16 + 219 * 230 / 255, 16 + 219 * 20 / 255, 16 + 219 / 8][i % 3]
+        assert abs(luma - want) < 8, (i, luma, want)
+        assert (spread > 30) == (i % 3 == 2), (i, spread)
 
 
 @pytest.mark.parametrize("path", PATHS)
