@@ -35,8 +35,7 @@ bool readback_tools(void)
     return false;
 }
 
-/* What a command prints, whole; it must exit 0. */
-static char *output_of(const char *command)
+char *readback_output(const char *command)
 {
     FILE *p = popen(command, "r");
     if (!p)
@@ -121,7 +120,7 @@ void readback_probe(reader_video *out, const char *path, bool decode)
              "'%s' -v error -select_streams v:0 -show_entries "
              "stream=codec_name,width,height:packet=pts_time,flags -of default=nw=1 '%s'",
              tool("FFPROBE"), path);
-    char *text = output_of(cmd);
+    char *text = readback_output(cmd);
     parse_probe(text, out);
     free(text);
     if (!decode)

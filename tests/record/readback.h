@@ -33,6 +33,9 @@ void readback_probe(reader_video *out, const char *path, bool decode);
  * of frames, each frame's time within 1 us, each key flag. */
 void readback_agree(const reader_video *reader, const reader_video *probe);
 
+/* What a command prints, whole (the caller frees it); it must exit 0. */
+char *readback_output(const char *command);
+
 /* The PSNR of two pictures of n bytes, in dB (99 where they are the same). */
 double readback_psnr(const uint8_t *a, const uint8_t *b, size_t n);
 

@@ -632,28 +632,6 @@ static FILE *mux(const stream *s, uint32_t timescale, const int64_t *pts, int64_
     return f;
 }
 
-/* What a command prints, whole; it must succeed. */
-static char *output_of(const char *command)
-{
-    FILE *p = popen(command, "r");
-    assert_non_null(p);
-    size_t size = 0, cap = 1 << 16;
-    char *text = malloc(cap);
-    assert_non_null(text);
-    for (size_t n; (n = fread(text + size, 1, cap - size - 1, p)) > 0;) {
-        size += n;
-        if (cap - size < 2) {
-            text = realloc(text, cap *= 2);
-            assert_non_null(text);
-        }
-    }
-    text[size] = '\0';
-    int rc = pclose(p);
-    if (rc != 0)
-        fail_msg("%s exited with %d: %s", command, rc, text);
-    return text;
-}
-
 /* "/dev/fd/N" of a temporary file, for the tools: they read it from the
  * start through their own descriptor. */
 static const char *path_of(FILE *f)
@@ -722,7 +700,7 @@ static void reads_back(void **state)
              "stream=codec_name,profile,width,height,r_frame_rate,time_base,duration_ts,"
              "nb_read_frames -of default=nw=1 %s",
              tool("FFPROBE"), path_of(f));
-    char *text = output_of(cmd);
+    char *text = readback_output(cmd);
     for (const char *line = text; *line;) {
         int n = (int)strcspn(line, "\n");
         printf("# %.*s\n", n, line);
@@ -739,7 +717,7 @@ static void reads_back(void **state)
              "'%s' -v error -select_streams v:0 -show_entries frame=key_frame,pts "
              "-of default=nw=1 %s",
              tool("FFPROBE"), path_of(f));
-    text = output_of(cmd);
+    text = readback_output(cmd);
     long long pts[FRAMES + 1], key[FRAMES + 1];
     assert_int_equal(values(text, "pts", pts, FRAMES + 1), FRAMES);
     assert_int_equal(values(text, "key_frame", key, FRAMES + 1), FRAMES);
@@ -780,7 +758,7 @@ static void timestamps_pass_through(void **state)
                  "'%s' -v error -select_streams v:0 -show_entries packet=pts,duration "
                  "-of default=nw=1 %s",
                  tool("FFPROBE"), path_of(f));
-        char *text = output_of(cmd);
+        char *text = readback_output(cmd);
         long long got[FRAMES + 1], duration[FRAMES + 1];
         assert_int_equal(values(text, "pts", got, FRAMES + 1), FRAMES);
         assert_int_equal(values(text, "duration", duration, FRAMES + 1), FRAMES);
