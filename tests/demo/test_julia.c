@@ -140,20 +140,42 @@ static void near(double got, double want, double tolerance, const char *what)
         fail_msg("%s: %.4f, expected %.4f", what, got, want);
 }
 
+/* --bench's output on `interop`: run again once where a frame stalled
+ * (its mean past 4 times its p90: 3.5 ms against 0.37, one frame of 60
+ * held about 190 ms by the GPU command's other tests beside it on an
+ * H200); a mean that is not the frames' own fails the same twice. */
+static const char *bench_text(const char *interop, bool pipelined, const char *what)
+{
+    const char *out = run_demo_path("bench-%s%s.txt", interop, pipelined ? "-pipelined" : "");
+    for (int attempt = 0;; attempt++) {
+        int rc = run_demo_to(binary,
+                             (const char *const[]){"--headless", "--size", "320x240", "--frames",
+                                                   "60", "--interop", interop, "--bench",
+                                                   pipelined ? "--pipelined" : NULL, NULL},
+                             out);
+        if (rc != 0)
+            fail_msg("%s exited with %d", what, rc);
+        const char *text = read_text(out);
+        const char *frame = strstr(text, "frame: median");
+        double median, p10, p90, mean;
+        if (attempt == 0 && frame &&
+            sscanf(frame, "frame: median %lf ms [p10 %lf, p90 %lf], mean %lf ms", &median, &p10,
+                   &p90, &mean) == 4 &&
+            !(mean < 4 * p90)) {
+            printf("# %s: mean %.4f ms with p90 %.4f: a frame stalled; measured again\n", what,
+                   mean, p90);
+            continue;
+        }
+        return text;
+    }
+}
+
 static void bench_run(const char *interop, bool pipelined)
 {
     char what[64];
     snprintf(what, sizeof what, "--interop %s --bench%s", interop,
              pipelined ? " --pipelined" : "");
-    const char *out = run_demo_path("bench-%s%s.txt", interop, pipelined ? "-pipelined" : "");
-    int rc = run_demo_to(binary,
-                         (const char *const[]){"--headless", "--size", "320x240", "--frames",
-                                               "60", "--interop", interop, "--bench",
-                                               pipelined ? "--pipelined" : NULL, NULL},
-                         out);
-    if (rc != 0)
-        fail_msg("%s exited with %d", what, rc);
-    const char *text = read_text(out);
+    const char *text = bench_text(interop, pipelined, what);
     line_with(text, "in no phase", what);
     double gl, cuda, waits, hand, hand_pipe = -1, lock, pipe = -1, median, p10, p90, ratio,
                                        outside;

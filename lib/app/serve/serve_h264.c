@@ -43,7 +43,8 @@ static int bps_of(int kbps)
     return kbps < 1 ? 1000 : kbps > INT_MAX / 1000 ? INT_MAX / 1000 * 1000 : kbps * 1000;
 }
 
-cugl__h264 *cugl__h264_open(int w, int h, double fps, int kbps, char *why, size_t why_size)
+cugl__h264 *cugl__h264_open(int w, int h, double fps, int kbps, bool one_thread, char *why,
+                             size_t why_size)
 {
     cugl__h264 *e = calloc(1, sizeof *e);
     if (!e) {
@@ -90,9 +91,10 @@ cugl__h264 *cugl__h264_open(int w, int h, double fps, int kbps, char *why, size_
     p.bEnableAdaptiveQuant = true;
     p.bPrefixNalAddingCtrl = false;
     p.iComplexityMode = LOW_COMPLEXITY;
-    /* Slices on several threads, as the VP8 encoder's rows. */
+    /* Slices on several threads, as the VP8 encoder's rows (their output
+     * is not the same from run to run). */
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
-    int threads = cores >= 16 ? 8 : cores >= 8 ? 4 : cores >= 4 ? 2 : 1;
+    int threads = one_thread ? 1 : cores >= 16 ? 8 : cores >= 8 ? 4 : cores >= 4 ? 2 : 1;
     p.iMultipleThreadIdc = (unsigned short)threads;
     SSpatialLayerConfig *l = &p.sSpatialLayers[0];
     l->iVideoWidth = w;

@@ -94,8 +94,10 @@ typedef struct cugl__video cugl__video;
 /* NULL where `codec` was not built in, or without memory. */
 cugl__video *cugl__video_new(cugl__video_codec codec);
 /* Before the first frame: the encoder's speed held, not picked from the
- * time frames take (libvpx's real-time mode), so that the same frames give
- * the same bytes however loaded the machine (the recorder's). */
+ * time frames take (libvpx's real-time mode), and OpenH264 on one thread
+ * (its slices on several threads made 258 and 259 kB of the same 90
+ * frames at 640x360 on 16 cores), so that the same frames give the same
+ * bytes however loaded the machine (the recorder's). */
 void cugl__video_fixed_speed(cugl__video *v);
 void cugl__video_close(cugl__video *v);
 
@@ -110,10 +112,12 @@ unsigned char *cugl__video_encode(cugl__video *v, const uint8_t *rgba, int width
                                   char *why, size_t why_size);
 
 /* OpenH264's encoder (serve_h264.c, CUGL_SERVE_H264): for w x h at
- * `kbps`, NULL with `why`; the I420 picture `planes` (`strides` bytes a
+ * `kbps`, its slices on threads by the machine's cores unless `one_thread`
+ * (then the same frames make the same bytes), NULL with `why`; the I420 picture `planes` (`strides` bytes a
  * row) at `ms` as an access unit in Annex B (as cugl__video_encode). */
 typedef struct cugl__h264 cugl__h264;
-cugl__h264 *cugl__h264_open(int w, int h, double fps, int kbps, char *why, size_t why_size);
+cugl__h264 *cugl__h264_open(int w, int h, double fps, int kbps, bool one_thread, char *why,
+                             size_t why_size);
 void cugl__h264_close(cugl__h264 *e);
 unsigned char *cugl__h264_encode(cugl__h264 *e, uint8_t *const planes[3], const int strides[3],
                                  long long ms, double fps, int kbps, bool key, size_t *size,

@@ -196,7 +196,7 @@ static bool start_h264(cugl__video *v, int w, int h, double fps, int kbps, char 
         snprintf(why, why_size, "no memory for a %d x %d picture", w, h);
         return false;
     }
-    v->h264 = cugl__h264_open(w, h, fps, kbps, why, why_size);
+    v->h264 = cugl__h264_open(w, h, fps, kbps, v->fixed_speed, why, why_size);
     if (!v->h264) {
         free(v->i420);
         v->i420 = NULL;
