@@ -91,8 +91,7 @@ cugl__h264 *cugl__h264_open(int w, int h, double fps, int kbps, bool one_thread,
     p.bEnableAdaptiveQuant = true;
     p.bPrefixNalAddingCtrl = false;
     p.iComplexityMode = LOW_COMPLEXITY;
-    /* Slices on several threads, as the VP8 encoder's rows (their output
-     * is not the same from run to run). */
+    /* Slices on threads, as VP8's rows (not the same bytes from run to run). */
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
     int threads = one_thread ? 1 : cores >= 16 ? 8 : cores >= 8 ? 4 : cores >= 4 ? 2 : 1;
     p.iMultipleThreadIdc = (unsigned short)threads;
