@@ -284,9 +284,8 @@ static int video_kbps(const viewer *v)
 
 /* The bitrate by delay, as real-time video does: a frame that waited
  * (its delivery beyond the round trip and its own time on the link) more
- * than VIDEO_QUEUE_HIGH_S cuts
- * it by 30%, one that did not wait past VIDEO_QUEUE_LOW_S raises it by 3%,
- * each at most every VIDEO_RATE_S. */
+ * than VIDEO_QUEUE_HIGH_S cuts it by 30%, one that did not wait past
+ * VIDEO_QUEUE_LOW_S raises it by 3%, each at most every VIDEO_RATE_S. */
 static void video_rate(viewer *v, double queued_s, double now)
 {
     if (now - v->video_rate_s < VIDEO_RATE_S)
