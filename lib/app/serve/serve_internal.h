@@ -113,8 +113,9 @@ unsigned char *cugl__video_encode(cugl__video *v, const uint8_t *rgba, int width
 
 /* OpenH264's encoder (serve_h264.c, CUGL_SERVE_H264): for w x h at
  * `kbps`, its slices on threads by the machine's cores unless `one_thread`
- * (then the same frames make the same bytes), NULL with `why`; the I420 picture `planes` (`strides` bytes a
- * row) at `ms` as an access unit in Annex B (as cugl__video_encode). */
+ * (then the same frames make the same bytes), NULL with `why`; the I420
+ * picture `planes` (`strides` bytes a row) at `ms` as an access unit in
+ * Annex B (as cugl__video_encode). */
 typedef struct cugl__h264 cugl__h264;
 cugl__h264 *cugl__h264_open(int w, int h, double fps, int kbps, bool one_thread, char *why,
                              size_t why_size);
