@@ -277,7 +277,12 @@ test | setup)
         sanitized_log=$root/build-sanitize/background-build.log
         say "building build-sanitize and build-tsan beside the tests, at the lowest priority" \
             "(log: $sanitized_log)"
-        (nice -n 19 ninja -C build-sanitize && nice -n 19 ninja -C build-tsan) \
+        # The TSan tree only what its suites run (unit and gl: not the gpu
+        # suite's programs, the benchmarks or the fault sweep's).
+        # shellcheck disable=SC2046 # one target a word
+        (nice -n 19 ninja -C build-sanitize &&
+            nice -n 19 ninja -C build-tsan \
+                $(python3 scripts/test_list.py build-tsan --targets --suite unit --suite gl)) \
             >"$sanitized_log" 2>&1 &
         sanitized=$!
     fi

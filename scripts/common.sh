@@ -287,7 +287,9 @@ tsan_vars() {
 # after the others: what none of its suites runs (libcugl-mpi's suite runs
 # in the plain build; the TSan build runs the unit and gl suites, which
 # have no demo in them). A tree builds only what it tests: on a machine of
-# 2 cores the builds are half the test command's time.
+# 2 cores the builds are half the test command's time (the test command
+# builds of the TSan tree only its suites' programs: scripts/test_list.py
+# --targets).
 asan_options() {
     echo "-Db_sanitize=address,undefined -Db_lundef=false -Doptimization=1" \
         "-Dc_args=['-fno-sanitize-recover=all','-g1'] -Dcpp_args=['-g1']"
