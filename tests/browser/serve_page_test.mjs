@@ -6,7 +6,11 @@
 //   3. a drag in the page turns the program's camera, and the canvas changes;
 //   4. a bad token is refused, for the page (403) and for its WebSocket;
 //   5. the page shows what it gets (codec, frames a second, link, round
-//      trip), and its full-window mode gives the picture the window.
+//      trip), and its full-window mode gives the picture the window;
+//   6. with --record-read READER (tests/record's record_read): its record
+//      button downloads a WebM of what it showed (the browser's
+//      MediaRecorder), which the tests' own reader reads and decodes: the
+//      canvas's size, a frame for most of the page's, none flat.
 // With --codec vp8 or h264 the program sends video (serve_app --codec
 // video) and the page offers that codec alone (?codecs=vp8, ?codecs=h264),
 // which it decodes with WebCodecs (the page is from 127.0.0.1: a secure
@@ -22,8 +26,9 @@
 //
 // usage: node serve_page_test.mjs SERVE_APP [--codec jpeg|vp8|h264] [--encoder gpu]
 //                                           [--page-screenshot FILE.png]
-import { spawn } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+//                                           [--record-read READER]
+import { execFileSync, spawn } from "node:child_process";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 
@@ -36,6 +41,7 @@ const option = (name) => { const i = rest.indexOf(name); return i >= 0 ? rest[i 
 const pageShot = option("--page-screenshot");
 const codec = option("--codec") || "jpeg";
 const encoder = option("--encoder") || "auto";
+const recordRead = option("--record-read");
 // The video codecs, by the server's names, as the page names them.
 const TITLES = { vp8: "VP8", h264: "H.264" };
 const video = Object.hasOwn(TITLES, codec);
@@ -135,7 +141,7 @@ if (video) {
   }
 }
 
-console.log(codec === "h264" ? "1..6" : "1..5");
+console.log(`1..${5 + (codec === "h264") + Boolean(recordRead)}`);
 const page = await browser.newPage();
 await page.setViewport({ width: 800, height: 600 });
 
@@ -298,6 +304,53 @@ await check("the page says what it gets, and goes full-window", async () => {
   if (back) throw new Error("Escape did not leave full-window mode");
   console.log(`# ${line}`);
 });
+
+if (recordRead) {
+  await check("the record button downloads a WebM of what the page showed", async () => {
+    const cdp = await page.target().createCDPSession();
+    await cdp.send("Page.setDownloadBehavior", { behavior: "allow", downloadPath: dir });
+    const before = await page.evaluate(() => window.cuglView.frames);
+    await page.click("#record");
+    // A drag while it records: the program draws, the page shows new frames.
+    const box = await (await page.$("#view")).boundingBox();
+    await page.mouse.move(box.x + 200, box.y + 60);
+    await page.mouse.down();
+    for (let i = 1; i <= 20; i++) {
+      await page.mouse.move(box.x + 200 - 6 * i, box.y + 60 + 3 * i);
+      await new Promise((r) => setTimeout(r, 30));
+    }
+    await page.mouse.up();
+    const label = await until("the button to count", () => page.$eval(
+      "#record", (b) => b.textContent.startsWith("stop (1 s)") && b.textContent), 10);
+    await page.click("#record");
+    const shown = (await page.evaluate(() => window.cuglView.frames)) - before;
+    const made = await until("the recording", () => page.evaluate(
+      () => window.cuglView.recorded || window.cuglView.record_why), 10);
+    if (typeof made === "string")
+      throw new Error(`no recording: ${made} (the page drew ${shown} frames meanwhile)`);
+    // Downloaded: the file at its name with every byte the page made.
+    const file = await until("the download", () => readdirSync(dir).find(
+      (f) => f.endsWith(".webm") && statSync(join(dir, f)).size === made.bytes), 10);
+    const bytes = readFileSync(join(dir, file));
+    if (bytes.length !== made.bytes || bytes.readUInt32BE(0) !== 0x1a45dfa3)
+      throw new Error(`${file}: ${bytes.length} bytes of ${made.bytes}, not WebM`);
+    // The tests' own reader: its codec, size and frames, each decoded.
+    const lines = execFileSync(recordRead, ["--decode", join(dir, file)]).toString()
+      .trim().split("\n");
+    const [, codecName, w, h, n] = /codec=(\w+) width=(\d+) height=(\d+) frames=(\d+)/
+      .exec(lines[0]) || [];
+    const spreads = lines.slice(1).map((l) => Number(/spread=([\d.]+)/.exec(l)[1]));
+    console.log(`# ${file}: ${made.type}, ${bytes.length} bytes, ${made.seconds.toFixed(1)} s; ` +
+                `${lines[0]}; the page drew ${shown} frames meanwhile; "${label}" on the button`);
+    if (Number(w) !== W || Number(h) !== H)
+      throw new Error(`the recording is ${w} x ${h}, the canvas ${W} x ${H}`);
+    if (!(Number(n) >= shown / 2 && Number(n) >= 10))
+      throw new Error(`${n} frames recorded of ${shown} the page drew`);
+    if (Math.min(...spreads) < 4)
+      throw new Error(`a flat (black) frame: luma spreads ${spreads.join(" ")}`);
+    if (!["vp8", "vp9"].includes(codecName)) throw new Error(`codec ${codecName}`);
+  });
+}
 
 await browser.close();
 child.stdin.end(); // serve_app exits when its stdin closes
