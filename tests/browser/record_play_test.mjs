@@ -20,12 +20,13 @@
 //
 // usage: node record_play_test.mjs RECORD_CLIP
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { createServer } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 
-const CHROMIUM = process.env.CUGL_CHROMIUM || "/usr/bin/chromium";
+import { CHROMIUM, loadPuppeteer, noSkip, skip } from "./browser_common.mjs";
+
 // The largest difference of a region's mean from the colour drawn, in
 // levels of a channel: 4:2:0, the codecs' quantizers, and a player's own
 // YUV to RGB.
@@ -43,23 +44,7 @@ if (!recordClip) {
   console.log("usage: node record_play_test.mjs RECORD_CLIP");
   process.exit(99);
 }
-const noSkip = Boolean(process.env.CUGL_TEST_NO_SKIP);
-// A skip of the whole test, as the C tests' (tests/common/cugl_test.h).
-function skip(why) {
-  if (noSkip) {
-    console.log(`Bail out! would skip, but CUGL_TEST_NO_SKIP is set: ${why}`);
-    process.exit(1);
-  }
-  console.log(`1..0 # SKIP ${why}`);
-  process.exit(77);
-}
-let puppeteer;
-try {
-  puppeteer = (await import("puppeteer-core")).default;
-} catch {
-  skip("puppeteer-core is not installed (npm ci in tests/browser)");
-}
-if (!existsSync(CHROMIUM)) skip(`no chromium at ${CHROMIUM}`);
+const puppeteer = await loadPuppeteer();
 
 // The recordings: each container's clip description, or why there is none
 // (`skipped`: this build records no such video; else a failure).

@@ -28,11 +28,12 @@
 //                                           [--page-screenshot FILE.png]
 //                                           [--record-read READER]
 import { execFileSync, spawn } from "node:child_process";
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 
-const CHROMIUM = process.env.CUGL_CHROMIUM || "/usr/bin/chromium";
+import { CHROMIUM, loadPuppeteer, skip } from "./browser_common.mjs";
+
 const TOKEN = "browser-Token.7";
 const W = 320, H = 240;
 
@@ -54,22 +55,7 @@ if (!app || !(video || codec === "jpeg")) {
               "[--encoder E] [--page-screenshot FILE]");
   process.exit(99);
 }
-// A skip of the whole test, as the C tests' (tests/common/cugl_test.h).
-function skip(why) {
-  if (process.env.CUGL_TEST_NO_SKIP) {
-    console.log(`Bail out! would skip, but CUGL_TEST_NO_SKIP is set: ${why}`);
-    process.exit(1);
-  }
-  console.log(`1..0 # SKIP ${why}`);
-  process.exit(77);
-}
-let puppeteer;
-try {
-  puppeteer = (await import("puppeteer-core")).default;
-} catch {
-  skip("puppeteer-core is not installed (npm ci in tests/browser)");
-}
-if (!existsSync(CHROMIUM)) skip(`no chromium at ${CHROMIUM}`);
+const puppeteer = await loadPuppeteer();
 
 const dir = mkdtempSync(join(tmpdir(), "cugl-browser-"));
 const shot = join(dir, "shot.png");
