@@ -28,3 +28,34 @@ export async function loadPuppeteer() {
   if (!existsSync(CHROMIUM)) skip(`no chromium at ${CHROMIUM}`);
   return puppeteer;
 }
+
+// TAP checks, numbered as they run: check(name, body[, why]) runs body
+// (an exception fails the check, its stack as comments), or where `why`
+// is given skips it, saying why (a failure under CUGL_TEST_NO_SKIP).
+// failures() counts the checks that failed, and fail() one more failure of
+// the script's own.
+export function tapChecks() {
+  let failed = 0, checks = 0;
+  async function check(name, body, why = null) {
+    const n = ++checks;
+    if (why) {
+      if (noSkip) {
+        failed++;
+        console.log(`not ok ${n} - ${name}`);
+        console.log(`# would skip, but CUGL_TEST_NO_SKIP is set: ${why}`);
+      } else {
+        console.log(`ok ${n} - ${name} # SKIP ${why}`);
+      }
+      return;
+    }
+    try {
+      await body();
+      console.log(`ok ${n} - ${name}`);
+    } catch (e) {
+      failed++;
+      console.log(`not ok ${n} - ${name}`);
+      for (const line of String(e.stack || e).split("\n")) console.log("# " + line);
+    }
+  }
+  return { check, failures: () => failed, fail: () => { failed++; } };
+}

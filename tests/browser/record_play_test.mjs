@@ -26,7 +26,7 @@ import { createServer } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 
-import { CHROMIUM, loadPuppeteer, noSkip, skip } from "./browser_common.mjs";
+import { CHROMIUM, loadPuppeteer, skip, tapChecks } from "./browser_common.mjs";
 
 // The largest difference of a region's mean from the colour drawn, in
 // levels of a channel: 4:2:0, the codecs' quantizers, and a player's own
@@ -172,28 +172,7 @@ const base = `http://127.0.0.1:${server.address().port}/`;
 
 // The checks, numbered as they run; a skip says why, and fails under
 // CUGL_TEST_NO_SKIP.
-let failed = 0, checks = 0;
-async function check(name, why, body) {
-  const n = ++checks;
-  if (why) {
-    if (noSkip) {
-      failed++;
-      console.log(`not ok ${n} - ${name}`);
-      console.log(`# would skip, but CUGL_TEST_NO_SKIP is set: ${why}`);
-    } else {
-      console.log(`ok ${n} - ${name} # SKIP ${why}`);
-    }
-    return;
-  }
-  try {
-    await body();
-    console.log(`ok ${n} - ${name}`);
-  } catch (e) {
-    failed++;
-    console.log(`not ok ${n} - ${name}`);
-    for (const line of String(e.stack || e).split("\n")) console.log("# " + line);
-  }
-}
+const { check, failures } = tapChecks();
 // `promise`, or a failure naming `what` after `seconds`.
 function within(what, seconds, promise) {
   let timer;
@@ -257,7 +236,7 @@ for (const c of CONTAINERS) {
     await body();
   };
   const reg = clip && regions(clip);
-  await check(`${c.title}: ${CHECKS[0]}`, why, run(async () => {
+  await check(`${c.title}: ${CHECKS[0]}`, run(async () => {
     const m = await within("loadedmetadata", 10,
                            page.evaluate((src) => window.clip.load(src), base + "clip." + c.ext));
     const want = clip.frames / clip.fps;
@@ -267,15 +246,15 @@ for (const c of CONTAINERS) {
       throw new Error(`the video is ${m.width} x ${m.height}, not ${clip.width} x ${clip.height}`);
     if (!(Math.abs(m.duration - want) <= 1 / clip.fps))
       throw new Error(`the duration is ${m.duration} s, not ${want} s within a frame`);
-  }));
-  await check(`${c.title}: ${CHECKS[1]}`, why, run(async () => {
+  }), why);
+  await check(`${c.title}: ${CHECKS[1]}`, run(async () => {
     const f = await within("the first frame", 10,
                            page.evaluate((r) => window.clip.first(r), reg));
     if (frameAt(clip, f.time) !== 0) throw new Error(`the first frame is at ${f.time} s`);
     const d = isFrame(clip, f, "the first frame");
     console.log(`# ${f.colours.map(rgb).join(" ")}: within ${d.toFixed(1)} levels`);
-  }));
-  await check(`${c.title}: ${CHECKS[2]}`, why, run(async () => {
+  }), why);
+  await check(`${c.title}: ${CHECKS[2]}`, run(async () => {
     // Mid-frame times, in the middle of a step of the picture.
     for (const n of [Math.floor(clip.frames * 3 / 4), Math.floor(clip.frames / 4)]) {
       const s = await within(`a seek to frame ${n}`, 10,
@@ -289,8 +268,8 @@ for (const c of CONTAINERS) {
       console.log(`# frame ${n} at ${s.time} s: ${s.frame.colours.map(rgb).join(" ")}, ` +
                   `within ${d.toFixed(1)} levels`);
     }
-  }));
-  await check(`${c.title}: ${CHECKS[3]}`, why, run(async () => {
+  }), why);
+  await check(`${c.title}: ${CHECKS[3]}`, run(async () => {
     const p = await within("the video to play to its end", 10 + 2 * clip.frames / clip.fps,
                            page.evaluate((r) => window.clip.play(r), reg));
     let worst = 0, ahead = 0;
@@ -310,12 +289,12 @@ for (const c of CONTAINERS) {
     // last 8 once, beside other work): half of them shown is playing.
     if (p.seen.length < clip.frames / 2)
       throw new Error(`${p.seen.length} frames presented of ${clip.frames}`);
-  }));
+  }), why);
 }
 console.log(`# ${ranges} byte ranges served`);
 
 await browser.close();
 server.close();
-if (failed === 0) rmSync(dir, { recursive: true, force: true });
+if (failures() === 0) rmSync(dir, { recursive: true, force: true });
 else console.log(`# the recordings are in ${dir}`);
-process.exit(failed ? 1 : 0);
+process.exit(failures() ? 1 : 0);

@@ -32,7 +32,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:f
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 
-import { CHROMIUM, loadPuppeteer, skip } from "./browser_common.mjs";
+import { CHROMIUM, loadPuppeteer, skip, tapChecks } from "./browser_common.mjs";
 
 const TOKEN = "browser-Token.7";
 const W = 320, H = 240;
@@ -91,18 +91,7 @@ const base = `http://127.0.0.1:${port}/`;
 // The page's address; for video it offers the codec alone.
 const pageUrl = base + "?token=" + TOKEN + (video ? "&codecs=" + codec : "");
 // The checks, numbered as they run.
-let failed = 0, checks = 0;
-async function check(name, body) {
-  const n = ++checks;
-  try {
-    await body();
-    console.log(`ok ${n} - ${name}`);
-  } catch (e) {
-    failed++;
-    console.log(`not ok ${n} - ${name}`);
-    for (const line of String(e.stack || e).split("\n")) console.log("# " + line);
-  }
-}
+const { check, failures, fail } = tapChecks();
 
 const browser = await puppeteer.launch({
   executablePath: CHROMIUM,
@@ -343,8 +332,8 @@ child.stdin.end(); // serve_app exits when its stdin closes
 const code = await exited;
 if (code !== 0) {
   console.log(`# serve_app exited with ${code}`);
-  failed++;
+  fail();
 }
-if (failed === 0) rmSync(dir, { recursive: true, force: true });
+if (failures() === 0) rmSync(dir, { recursive: true, force: true });
 else console.log(`# the files are in ${dir}`);
-process.exit(failed ? 1 : 0);
+process.exit(failures() ? 1 : 0);
