@@ -265,6 +265,12 @@ test | setup)
     # shellcheck disable=SC2046,SC2086
     configure build-tsan $(tsan_options) $arch_opt -Ddocs=disabled $common $(tsan_parts)
     build build
+    # The ASan tree's suites: the gpu and demo suites' only where a GPU
+    # runs them (without one, every test of theirs skips in the plain
+    # build already).
+    asan_no_gpu=
+    [ "$gpu_count" -gt 0 ] || asan_no_gpu="--no-suite gpu --no-suite demo"
+    asan_suites="--suite unit --suite gl --suite timing --suite gpu --suite demo $asan_no_gpu"
     if [ "$what" = setup ]; then
         build build-sanitize
         build build-tsan
@@ -277,10 +283,12 @@ test | setup)
         sanitized_log=$root/build-sanitize/background-build.log
         say "building build-sanitize and build-tsan beside the tests, at the lowest priority" \
             "(log: $sanitized_log)"
-        # The TSan tree only what its suites run (unit and gl: not the gpu
-        # suite's programs, the benchmarks or the fault sweep's).
-        # shellcheck disable=SC2046 # one target a word
-        (nice -n 19 ninja -C build-sanitize &&
+        # Each tree only what its suites run: not the benchmarks or the
+        # fault sweep's programs; the TSan tree unit and gl; the ASan tree
+        # the gpu and demo suites' too where a GPU runs them.
+        # shellcheck disable=SC2046,SC2086 # one target, one option a word
+        (nice -n 19 ninja -C build-sanitize \
+            $(python3 scripts/test_list.py build-sanitize --targets $asan_suites) &&
             nice -n 19 ninja -C build-tsan \
                 $(python3 scripts/test_list.py build-tsan --targets --suite unit --suite gl)) \
             >"$sanitized_log" 2>&1 &
@@ -345,9 +353,13 @@ test)
         --no-suite timing >"$tsan_output" 2>&1) &
     tsan=$!
     ran_logs="$ran_logs build-tsan/meson-logs/tsan.json"
-    # shellcheck disable=SC2046
+    [ "$gpu_count" -gt 0 ] ||
+        say "no GPU: build-sanitize's gpu and demo suites are neither built nor run" \
+            "(the plain build's report them skipped)"
+    # shellcheck disable=SC2046,SC2086 # one option a word
     run_suites build-sanitize asan $(asan_vars) --num-processes 1 \
-        --suite unit --suite gl --suite gpu --suite demo --no-suite timing || status=1
+        --suite unit --suite gl --suite gpu --suite demo --no-suite timing $asan_no_gpu ||
+        status=1
     wait "$tsan" || status=1
     cat "$tsan_output"
     # And their timing tests: the two builds' side by side, a test of each
@@ -361,9 +373,9 @@ test)
         --no-suite browser --no-suite gpu --no-suite link >"$tsan_output" 2>&1) &
     tsan=$!
     ran_logs="$ran_logs build-tsan/meson-logs/tsan-timing.json"
-    # shellcheck disable=SC2046
+    # shellcheck disable=SC2046,SC2086
     run_suites build-sanitize asan-timing $(asan_vars) --num-processes 1 \
-        --suite timing --no-suite browser --no-suite link || status=1
+        --suite timing --no-suite browser --no-suite link $asan_no_gpu || status=1
     wait "$tsan" || status=1
     cat "$tsan_output"
     # shellcheck disable=SC2046

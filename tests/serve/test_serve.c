@@ -1038,17 +1038,22 @@ static void remove_dir(const char *path)
 int main(int argc, char **argv)
 {
     if (argc < 3 || (strcmp(argv[1], "app") != 0 && strcmp(argv[1], "demo") != 0 &&
-                     strcmp(argv[1], "unpaced") != 0)) {
-        printf("usage: %s app SERVE_APP [ARGS...] | unpaced SERVE_APP [ARGS...] | "
-               "demo CUGL_DEMO [--every-case] [ARGS...]\n",
+                     strcmp(argv[1], "unpaced") != 0 && strcmp(argv[1], "encoder") != 0)) {
+        printf("usage: %s app SERVE_APP [ARGS...] | encoder SERVE_APP [ARGS...] | "
+               "unpaced SERVE_APP [ARGS...] | demo CUGL_DEMO [--every-case] [ARGS...]\n",
                argv[0]);
         return 99;
     }
     demo_mode = strcmp(argv[1], "demo") == 0;
     /* serve_app as fast as it can renders: the copies' cap. */
     bool unpaced = strcmp(argv[1], "unpaced") == 0;
+    /* serve_app with another encoder (ARGS name it), where the server's
+     * own cases ran already with the first (a sanitized build's): the
+     * cases of the program alone, as for a demo. */
+    bool encoder_only = strcmp(argv[1], "encoder") == 0;
     binary = argv[2];
-    bool every = !demo_mode || (argc > 3 && strcmp(argv[3], "--every-case") == 0);
+    bool every = !encoder_only &&
+                 (!demo_mode || (argc > 3 && strcmp(argv[3], "--every-case") == 0));
     int first_extra = demo_mode && every ? 4 : 3;
     extra_args = argv + first_extra;
     extra_count = argc - first_extra;
@@ -1120,7 +1125,7 @@ int main(int argc, char **argv)
     };
     cmocka_set_message_output(CM_OUTPUT_TAP);
     int failed = unpaced ? cmocka_run_group_tests_name("unpaced", unpaced_cases, NULL, NULL)
-                 : demo_mode && !every
+                 : !every
                      ? cmocka_run_group_tests_name("program", program_cases, NULL, NULL)
                      : _cmocka_run_group_tests("every case", cases, count, NULL, NULL);
     if (child > 0)
