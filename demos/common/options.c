@@ -8,6 +8,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 enum flag_id {
     FLAG_HEADLESS,
@@ -29,6 +30,8 @@ enum flag_id {
     FLAG_SERVE_CERT,
     FLAG_SERVE_KEY,
     FLAG_RECORD,
+    FLAG_RECORD_CODEC,
+    FLAG_RECORD_KBPS,
     FLAG_INPUT,
     FLAG_SAVE_INPUT,
     FLAG_VIEW,
@@ -67,6 +70,8 @@ static const flag flags[] = {
     {"--serve-cert", FLAG_SERVE_CERT, "FILE"},
     {"--serve-key", FLAG_SERVE_KEY, "FILE"},
     {"--record", FLAG_RECORD, "DIR|FILE"},
+    {"--record-codec", FLAG_RECORD_CODEC, "h264|vp8|vp9"},
+    {"--record-kbps", FLAG_RECORD_KBPS, "N"},
     {"--input", FLAG_INPUT, "FILE"},
     {"--save-input", FLAG_SAVE_INPUT, "FILE"},
     {"--view", FLAG_VIEW, "V1,V2,..."},
@@ -137,6 +142,9 @@ void demo_options_usage(const demo_info *info, FILE *f)
     fprintf(f, "  --record FILE.mp4|FILE.webm\n"
                "                         record every frame (60 a second) as H.264 in MP4 or\n"
                "                         VP8 in WebM, encoded off the render loop\n"
+               "  --record-codec C       h264 (.mp4), vp8 or vp9 (.webm): the file's codec\n"
+               "  --record-kbps N        the file's bitrate, kbit/s (default: 0.1 bit a pixel\n"
+               "                         a frame)\n"
                "  --record DIR           write every frame as DIR/%s-NNNNNN.png, and\n"
                "                         DIR/%s.mp4 where ffmpeg is installed\n",
             info->name, info->name);
@@ -334,6 +342,13 @@ static const flag *find_flag(const demo_info *info, const char *name, size_t len
     return NULL;
 }
 
+bool demo_record_is_video(const char *arg)
+{
+    size_t n = strlen(arg);
+    return (n > 4 && strcasecmp(arg + n - 4, ".mp4") == 0) ||
+           (n > 5 && strcasecmp(arg + n - 5, ".webm") == 0);
+}
+
 int demo_options_parse(demo_options *opt, const demo_info *info, int argc, char **argv,
                        FILE *out, FILE *err)
 {
@@ -481,6 +496,23 @@ int demo_options_parse(demo_options *opt, const demo_info *info, int argc, char 
                                    value);
             opt->serve = true;
             break;
+        case FLAG_RECORD_CODEC: {
+            static const char *const codecs[] = {"h264", "vp8", "vp9"};
+            opt->record_codec = 0;
+            for (int k = 0; k < 3; k++)
+                if (strcmp(value, codecs[k]) == 0)
+                    opt->record_codec = k + 1; /* cugl_app_record_codec's order */
+            if (!opt->record_codec)
+                return usage_error(info, err, "--record-codec: '%s' is not h264, vp8 or vp9",
+                                   value);
+            break;
+        }
+        case FLAG_RECORD_KBPS:
+            if (!parse_long(value, value + strlen(value), 1, DEMO_MAX_RECORD_KBPS, &n))
+                return usage_error(info, err, "--record-kbps: '%s' is not a number from 1 to %ld",
+                                   value, (long)DEMO_MAX_RECORD_KBPS);
+            opt->record_kbps = (int)n;
+            break;
         case FLAG_SERVE_CODEC:
             if (strcmp(value, "auto") && strcmp(value, "jpeg") && strcmp(value, "video"))
                 return usage_error(info, err, "--serve-codec: '%s' is not jpeg, video or auto",
@@ -509,5 +541,9 @@ int demo_options_parse(demo_options *opt, const demo_info *info, int argc, char 
                            "process");
     if (opt->mpi_timeout > 0 && !opt->mpi)
         return usage_error(info, err, "--mpi-timeout is for --mpi");
+    if ((opt->record_codec || opt->record_kbps) &&
+        !(opt->record && demo_record_is_video(opt->record)))
+        return usage_error(info, err, "--record-codec and --record-kbps are for --record "
+                           "FILE.mp4|FILE.webm (a video file, not a folder of PNG files)");
     return DEMO_RUN;
 }

@@ -134,6 +134,8 @@ typedef struct demo_options {
     const char *serve_cert, *serve_key; /* --serve-cert, --serve-key; NULL: plain HTTP */
     const char *dump_vertices; /* NULL: not given */
     const char *record;        /* NULL: not given */
+    int record_codec;          /* --record-codec: cugl_app_record_codec (0: the file's) */
+    int record_kbps;           /* --record-kbps; 0: not given */
     bool mpi;                  /* --mpi */
     double mpi_timeout;        /* --mpi-timeout's seconds; 0: not given */
     /* The values of the demo's own flags as given (demo_info.extra's
@@ -149,7 +151,11 @@ enum {
     DEMO_MAX_DEVICE = 1023,       /* the largest --device */
     DEMO_MPI_TIMEOUT = 60,        /* --mpi-timeout's default, seconds */
     DEMO_MAX_MPI_TIMEOUT = 86400, /* the largest --mpi-timeout */
+    DEMO_MAX_RECORD_KBPS = 1000000, /* the largest --record-kbps (CUGL_APP_RECORD_MAX_KBPS) */
 };
+
+/** Whether --record's argument names a video file (.mp4, .webm), not a folder. */
+bool demo_record_is_video(const char *arg);
 
 /**
  * Parse argv[1 .. argc-1] into *opt. Returns DEMO_RUN to go on, or the

@@ -155,22 +155,16 @@ cugl_status demo_recorder_frame(demo_recorder *r, const uint8_t *rgba, int width
     return CUGL_OK;
 }
 
-bool demo_record_is_video(const char *arg)
-{
-    size_t n = strlen(arg);
-    return (n > 4 && strcasecmp(arg + n - 4, ".mp4") == 0) ||
-           (n > 5 && strcasecmp(arg + n - 5, ".webm") == 0);
-}
-
 #if CUGL_APP_HAS_RECORD
 int demo_recorder_open_video(demo_recorder *r, const char *program, cugl_app_context *ctx,
-                             const char *path)
+                             const char *path, int codec, int kbps)
 {
     *r = (demo_recorder){.program = program, .log = stdout, .video_path = path};
     cugl_app_recorder *rec = NULL;
     /* The demos step 1/60 s a frame when they record: every frame kept. */
-    cugl_status st = cugl_app_recorder_create(&rec, ctx, path,
-                                              &(cugl_app_recorder_desc){.keep_every_frame = true});
+    cugl_app_recorder_desc desc = {
+        .keep_every_frame = true, .codec = (cugl_app_record_codec)codec, .kbps = kbps};
+    cugl_status st = cugl_app_recorder_create(&rec, ctx, path, &desc);
     if (st != CUGL_OK) {
         fprintf(stderr, "%s: --record: %s\n", program, cugl_last_error());
         return st == CUGL_ERROR_NOT_SUPPORTED ? 2 : 1;
@@ -207,9 +201,11 @@ static int close_video(demo_recorder *r)
 }
 #else
 int demo_recorder_open_video(demo_recorder *r, const char *program, cugl_app_context *ctx,
-                             const char *path)
+                             const char *path, int codec, int kbps)
 {
     (void)ctx;
+    (void)codec;
+    (void)kbps;
     *r = (demo_recorder){.program = program, .log = stdout};
     fprintf(stderr,
             "%s: --record %s: this build has no recorder (it needs OpenH264 or libvpx: "

@@ -37,16 +37,15 @@ typedef struct demo_recorder {
     void *video;                                 /* its cugl_app_recorder, where built */
 } demo_recorder;
 
-/** Whether --record's argument names a video file (.mp4, .webm), not a folder. */
-bool demo_record_is_video(const char *arg);
-
 /**
  * Start recording the frames of `ctx` (current) into the video file at
- * `path`. Returns 0, or the exit status after a message on stderr: 2 where
- * the name or this build cannot record it, 1 where it cannot be written.
+ * `path`, in `codec` (a cugl_app_record_codec; 0: the file's) at `kbps`
+ * (0: the recorder's default). Returns 0, or the exit status after a
+ * message on stderr: 2 where the name, the codec or this build cannot
+ * record it, 1 where it cannot be written.
  */
 int demo_recorder_open_video(demo_recorder *r, const char *program, cugl_app_context *ctx,
-                             const char *path);
+                             const char *path, int codec, int kbps);
 
 /** This frame (rendered, before present) into the video file. */
 cugl_status demo_recorder_video_frame(demo_recorder *r);

@@ -99,6 +99,7 @@ class AppRecorderDesc(ctypes.Structure):
         ("height", c_int),
         ("clock", c_int),     # cugl_app_record_clock
         ("keep_every_frame", c_bool),
+        ("codec", c_int),     # cugl_app_record_codec
     ]
 
 
@@ -117,6 +118,8 @@ class AppRecordCounts(ctypes.Structure):
 
 # cugl_app_record_clock's values by the names Viewer.record takes.
 RECORD_CLOCK = {"fixed": 0, "wall": 1}
+# cugl_app_record_codec by name (None: the container's).
+RECORD_CODEC = {None: 0, "h264": 1, "vp8": 2, "vp9": 3}
 
 # Every struct above by its C name, for the layout probe's comparison.
 BY_C_NAME = {
@@ -133,6 +136,10 @@ BY_C_NAME = {
 ENUM_VALUES = {
     "CUGL_APP_RECORD_CLOCK_FIXED": RECORD_CLOCK["fixed"],
     "CUGL_APP_RECORD_CLOCK_WALL": RECORD_CLOCK["wall"],
+    "CUGL_APP_RECORD_CODEC_DEFAULT": RECORD_CODEC[None],
+    "CUGL_APP_RECORD_CODEC_H264": RECORD_CODEC["h264"],
+    "CUGL_APP_RECORD_CODEC_VP8": RECORD_CODEC["vp8"],
+    "CUGL_APP_RECORD_CODEC_VP9": RECORD_CODEC["vp9"],
 }
 # What belongs to an optional part of libcugl-app (a struct or an enum
 # value, by C name): the macro that says the build has it, its header, and
@@ -145,4 +152,8 @@ OPTIONAL_HEADER = {
     "cugl_app_record_counts": _RECORD,
     "CUGL_APP_RECORD_CLOCK_FIXED": _RECORD,
     "CUGL_APP_RECORD_CLOCK_WALL": _RECORD,
+    "CUGL_APP_RECORD_CODEC_DEFAULT": _RECORD,
+    "CUGL_APP_RECORD_CODEC_H264": _RECORD,
+    "CUGL_APP_RECORD_CODEC_VP8": _RECORD,
+    "CUGL_APP_RECORD_CODEC_VP9": _RECORD,
 }

@@ -730,11 +730,17 @@ def check_video(path, codec, frames, width=RW, height=RH):
     return pts
 
 
-@pytest.mark.parametrize("suffix", sorted(CONTAINERS))
-def test_recording_shows_into_a_video_file(tmp_path, suffix):
+# Each container in its own codec, and WebM in VP9 where asked.
+RECORDINGS = [(suffix, None, codec) for suffix, codec in sorted(CONTAINERS.items())] + [
+    (".webm", "vp9", "vp9")]
+
+
+@pytest.mark.parametrize("suffix, asked, codec", RECORDINGS,
+                         ids=["%s %s" % (s, a or "default") for s, a, _ in RECORDINGS])
+def test_recording_shows_into_a_video_file(tmp_path, suffix, asked, codec):
     path = str(tmp_path / ("run" + suffix))
     with make_viewer(RW, RH) as v:
-        rec = record_or_skip(v, path, keep_every_frame=True)
+        rec = record_or_skip(v, path, keep_every_frame=True, codec=asked)
         assert v.recording is rec and rec.is_recording and rec.path == path
         for i in range(FRAMES):
             v.show(clip(i))
@@ -748,7 +754,7 @@ def test_recording_shows_into_a_video_file(tmp_path, suffix):
     assert (final.kept, final.written, final.dropped, final.behind) == (FRAMES, FRAMES, 0, 0)
     assert final.bytes == os.path.getsize(path) and final.waited_ms >= 0
     assert temporary_files(path) == []
-    pts = check_video(path, CONTAINERS[suffix], FRAMES)
+    pts = check_video(path, codec, FRAMES)
     if pts is not None:  # the fixed clock: frame i at i / 60 s (WebM: to the millisecond)
         assert max(abs(t - i / 60) for i, t in enumerate(pts)) < 0.001, pts
 
@@ -822,7 +828,12 @@ BAD_RECORDINGS = [
     ("run.mp4", {"kbps": -1}, cugl.InvalidArgumentError, "kbps is -1: not from 1 to 1000000"),
     ("missing/run.webm", {}, cugl.InvalidArgumentError, "No such file or directory"),
     ("run.avi", {}, cugl.InvalidArgumentError,
-     "run.avi: the name ends in neither .mp4 (H.264) nor .webm (VP8)"),
+     "run.avi: the name ends in neither .mp4 (H.264) nor .webm (VP8, VP9)"),
+    ("run.webm", {"codec": "av1"}, ValueError,
+     "codec 'av1' is none of None, 'h264', 'vp8', 'vp9'"),
+    ("run.webm", {"codec": 3}, ValueError, "codec 3 is none of None"),
+    ("run.mp4", {"codec": "vp9"}, cugl.InvalidArgumentError, "VP9 is not in .mp4"),
+    ("run.webm", {"codec": "h264"}, cugl.InvalidArgumentError, "H.264 is not in .webm"),
 ]
 
 

@@ -3,7 +3,7 @@ containers' own structure, parsed here (MP4: ISO BMFF boxes; WebM: EBML
 elements), so that the tests read every file on any machine; and by
 ffprobe where it is installed, a reader that is not cugl's.
 
-Each gives a dict: codec ("h264" or "vp8"), width, height, frames, and
+Each gives a dict: codec ("h264", "vp8" or "vp9"), width, height, frames, and
 from ffprobe also pts (each frame's time in seconds, in order)."""
 import json
 import shutil
@@ -122,7 +122,7 @@ def read_webm(data):
         return found[0]
 
     assert only(DOC_TYPE) == b"webm"
-    return {"codec": {b"V_VP8": "vp8"}.get(only(CODEC_ID), only(CODEC_ID)),
+    return {"codec": {b"V_VP8": "vp8", b"V_VP9": "vp9"}.get(only(CODEC_ID), only(CODEC_ID)),
             "width": int.from_bytes(only(PIXEL_WIDTH), "big"),
             "height": int.from_bytes(only(PIXEL_HEIGHT), "big"),
             "frames": sum(1 for i, _, _ in elements if i == SIMPLE_BLOCK)}

@@ -1,5 +1,6 @@
 #!/bin/sh
-# --record FILE.mp4 and FILE.webm on a demo, headless on a GPU: the file
+# --record FILE.mp4 and FILE.webm (VP8, and VP9 with --record-codec vp9) on
+# a demo, headless on a GPU: the file
 # plays (read back by RECORD_READ, the tests' own reader: its codec, size
 # and every frame, 60 a second, each decoded and none black or flat; where
 # FFPROBE is given, ffprobe reads the same), the same run with the same
@@ -27,7 +28,7 @@ printf '10 move 100 100\n10 button left down\n20 move 160 120\n30 button left up
 frames=90
 n=0
 failed=0
-echo "1..7"
+echo "1..9"
 check() { # check DESCRIPTION CONDITION-STATUS
     n=$((n + 1))
     if [ "$2" -eq 0 ]; then echo "ok $n - $1"; else echo "not ok $n - $1"; failed=1; fi
@@ -39,10 +40,15 @@ at_60() {
         END { print (NR == n && !bad) ? "ok" : "bad" }'
 }
 
-for ext in mp4 webm; do
+for kind in mp4 webm vp9; do
+    # The file's extension, and its codec (the container's, or asked for).
+    ext=$kind codec=h264 asked=
+    [ $kind = webm ] && codec=vp8
+    [ $kind = vp9 ] && ext=webm codec=vp9 asked="--record-codec vp9"
     for run in a b; do
+        # shellcheck disable=SC2086 # no word or two
         out=$("$bin" --headless --size 640x360 --frames $frames --input "$dir/input.txt" \
-            --record "$dir/$run.$ext" 2>&1)
+            --record "$dir/$run-$kind.$ext" $asked 2>&1)
         rc=$?
         case "$out" in
         *"no CUDA driver"* | *"no CUDA device"*) skip "no CUDA device" ;;
@@ -52,14 +58,12 @@ for ext in mp4 webm; do
         printf '%s\n' "$out" | grep 'recorded' | sed 's/^/# /'
         [ $run = a ] && out_a=$out && rc_a=$rc
     done
-    [ "$rc_a" -eq 0 ] && printf '%s\n' "$out_a" | grep -q "recorded $frames frames as $dir/a.$ext"
-    check "--record a.$ext: exit 0, says it recorded $frames frames" $?
-    codec=h264
-    [ $ext = webm ] && codec=vp8
-    "$record_read" --decode "$dir/a.$ext" >"$dir/read.txt" 2>&1
+    [ "$rc_a" -eq 0 ] && printf '%s\n' "$out_a" | grep -q "recorded $frames frames as $dir/a-$kind.$ext"
+    check "--record a-$kind.$ext: exit 0, says it recorded $frames frames" $?
+    "$record_read" --decode "$dir/a-$kind.$ext" >"$dir/read.txt" 2>&1
     rc=$?
     info=$(head -n 1 "$dir/read.txt")
-    echo "# $ext: $info"
+    echo "# $kind: $info"
     sed -n 's/^pts=\([^ ]*\) key=.*/\1/p' "$dir/read.txt" >"$dir/times.txt"
     times=$(at_60 <"$dir/times.txt")
     # A picture in every frame, not a black or flat one (headless
@@ -67,7 +71,7 @@ for ext in mp4 webm; do
     # spread (its standard deviation), the least of them.
     spread=$(sed -n 's/^pts=.* spread=\([0-9.]*\)$/\1/p' "$dir/read.txt" |
         awk 'NR == 1 || $1 < least { least = $1 } END { print NR ? least : 0 }')
-    echo "# $ext: the least luma spread of a frame $spread (of 255)"
+    echo "# $kind: the least luma spread of a frame $spread (of 255)"
     [ $rc -eq 0 ] && [ "$info" = "codec=$codec width=640 height=360 frames=$frames" ] &&
         awk -v s="$spread" 'BEGIN { exit !(s >= 4) }'
     ok=$?
@@ -75,10 +79,10 @@ for ext in mp4 webm; do
         # ffprobe reads the same: codec, size, frames, each time within 1 us.
         probed=$("$ffprobe" -v error -count_frames -select_streams v:0 \
             -show_entries stream=codec_name,width,height,nb_read_frames -of csv=p=0 \
-            "$dir/a.$ext" 2>&1)
-        echo "# $ext by ffprobe: $probed"
+            "$dir/a-$kind.$ext" 2>&1)
+        echo "# $kind by ffprobe: $probed"
         "$ffprobe" -v error -select_streams v:0 -show_entries packet=pts_time -of csv=p=0 \
-            "$dir/a.$ext" | sort -g >"$dir/probed.txt"
+            "$dir/a-$kind.$ext" | sort -g >"$dir/probed.txt"
         [ $ok -eq 0 ] && [ "$probed" = "$codec,640,360,$frames" ] &&
             paste -d ' ' "$dir/times.txt" "$dir/probed.txt" | awk -v n=$frames '
                 { d = $1 - $2; if (d < -0.000001 || d > 0.000001 || NF != 2) bad++ }
@@ -88,9 +92,9 @@ for ext in mp4 webm; do
     else
         also="no ffprobe here to cross-check"
     fi
-    check "--record a.$ext: $codec, 640x360, $frames frames, each decoded and none flat ($also)" $ok
-    [ -s "$dir/a.$ext" ] && cmp -s "$dir/a.$ext" "$dir/b.$ext" && [ "$times" = ok ]
-    check "--record b.$ext: frame i at i/60 s, and the same bytes as a.$ext" $?
+    check "--record a-$kind.$ext: $codec, 640x360, $frames frames, each decoded and none flat ($also)" $ok
+    [ -s "$dir/a-$kind.$ext" ] && cmp -s "$dir/a-$kind.$ext" "$dir/b-$kind.$ext" && [ "$times" = ok ]
+    check "--record b-$kind.$ext: frame i at i/60 s, and the same bytes as a-$kind.$ext" $?
 done
 
 # Refused: a name that is no video goes on being a folder of PNGs, so the

@@ -177,7 +177,20 @@ static void every_flag(void **state)
     assert_int_equal(p.opt.width, 16384);
     assert_int_equal(p.opt.height, 1);
     assert_string_equal(p.opt.record, "frames");
+    assert_int_equal(p.opt.record_codec, 0);
+    assert_int_equal(p.opt.record_kbps, 0);
     parsed_free(&p);
+
+    /* The codec by name, in cugl_app_record_codec's values; the bitrate. */
+    static const char *const codecs[] = {"h264", "vp8", "vp9"};
+    for (int k = 0; k < 3; k++) {
+        p = parse(&with_vertices, ARGS("--record", "run.WEBM", "--record-codec", codecs[k],
+                                       "--record-kbps", "1000000"));
+        assert_int_equal(p.rc, DEMO_RUN);
+        assert_int_equal(p.opt.record_codec, k + 1);
+        assert_int_equal(p.opt.record_kbps, 1000000);
+        parsed_free(&p);
+    }
 }
 
 static void check_bad(const demo_info *info, const char *const *args, const char *mentions);
@@ -337,6 +350,13 @@ static const bad_case bad_cases[] = {
     {{"--dump-vertices"}, "--dump-vertices needs a value: FILE"},
     {{"--record"}, "--record needs a value: DIR"},
     {{"--record="}, "--record needs a folder name"},
+    {{"--record", "a.webm", "--record-codec", "av1"}, "--record-codec: 'av1' is not h264, vp8"},
+    {{"--record", "a.webm", "--record-codec", ""}, "--record-codec: '' is not"},
+    {{"--record", "a.mp4", "--record-kbps", "0"}, "--record-kbps: '0' is not a number from 1"},
+    {{"--record", "a.mp4", "--record-kbps", "1000001"}, "--record-kbps: '1000001'"},
+    {{"--record", "a.mp4", "--record-kbps", "5k"}, "--record-kbps: '5k'"},
+    {{"--record-codec", "vp9"}, "--record-codec and --record-kbps are for --record FILE"},
+    {{"--record", "frames", "--record-kbps", "900"}, "not a folder of PNG files"},
     {{"--size", "--headless"}, "--size needs a value"},
     {{"--screenshot", "--frames", "3"}, "--screenshot needs a value"},
     {{"--screenshot="}, "--screenshot needs a file name"},

@@ -28,10 +28,12 @@ note() { tail -n 30 "$1" | sed 's/^/# /'; }
 # missing library (libm, say) fails to link; not the fuzzers' clang
 # builds, which the plain build makes with the options of its own.
 # "nothing": configured alone (libcugl-app without the demos is what the
-# plain build compiles too; what can break is the configuration). Each is
+# plain build compiles too, everything off what the demos without the
+# panel and the frame server compile but libcugl-mpi: what can break is
+# the configuration). Each is
 # built at -O1 without debug information: the warnings that need an
 # optimizer are there, and the builds take half the time.
-combinations='all-off|all|-Dwerror=true -Ddemos=disabled -Dtests=disabled -Dui=disabled -Dserve=disabled -Ddocs=disabled -Dmpi=disabled
+combinations='all-off|nothing|-Dwerror=true -Ddemos=disabled -Dtests=disabled -Dui=disabled -Dserve=disabled -Ddocs=disabled -Dmpi=disabled
 app-without-demos|nothing|-Dwerror=true -Ddemos=disabled -Dtests=disabled -Ddocs=disabled
 demos-without-ui-or-serve|all|-Dwerror=true -Ddemos=enabled -Dui=disabled -Dserve=disabled -Dtests=disabled -Ddocs=disabled
 serve-without-video|programs|-Dwerror=true -Ddemos=disabled -Dtests=disabled -Dui=disabled -Dserve=enabled -Dserve_video=disabled -Dserve_h264=disabled -Ddocs=disabled -Dmpi=disabled

@@ -1,9 +1,10 @@
 /*
  * test_recorder.c - cugl/app_record.h on a headless context (Mesa here,
  * NVIDIA's EGL device on the GPU machine): a known animation recorded to
- * MP4 (H.264) and WebM (VP8), read back by the tests' own reader (frames,
- * size, codec, each frame's time) and decoded by it, each frame compared
- * with the picture drawn (PSNR); the same run twice gives the same bytes;
+ * MP4 (H.264) and WebM (VP8, and VP9 where asked), read back by the tests'
+ * own reader (frames, size, codec, each frame's time) and decoded by it,
+ * each frame compared with the picture drawn (PSNR); the same run twice
+ * gives the same bytes;
  * a scaled recording; the wall clock; bad input refused with nothing left
  * behind; a full disk under a recording. FFPROBE and FFMPEG name Debian's
  * ffprobe and ffmpeg: where they are, they read every file again, and
@@ -218,10 +219,11 @@ static double reader_worst_psnr(const reader_video *v, int scale)
 
 /* Whether this build records `name`'s container (its codec built in);
  * says so where not, which CUGL_TEST_NO_SKIP makes a failure at the end. */
-static bool built(const char *name)
+static bool built_codec(const char *name, cugl_app_record_codec codec)
 {
     cugl_app_recorder *rec = NULL;
-    cugl_status st = cugl_app_recorder_create(&rec, ctx, tmp_path(name), NULL);
+    cugl_status st =
+        cugl_app_recorder_create(&rec, ctx, tmp_path(name), &(cugl_app_recorder_desc){.codec = codec});
     if (st == CUGL_ERROR_NOT_SUPPORTED) {
         print_message("# not run here: %s\n", cugl_last_error());
         not_run++;
@@ -230,6 +232,12 @@ static bool built(const char *name)
     assert_ok(st);
     assert_status(cugl_app_recorder_close(rec), CUGL_ERROR_INVALID_STATE); /* no frame */
     return true;
+}
+
+/* Whether this build records the container of `name` in its own codec. */
+static bool built(const char *name)
+{
+    return built_codec(name, CUGL_APP_RECORD_CODEC_DEFAULT);
 }
 
 static bool exists(const char *path)
@@ -249,12 +257,14 @@ static void folder_holds(const char *keep)
 /* The animation in each container: its frames, size, codec and times, and
  * the pictures decoded within a PSNR bound of what was drawn; by the
  * reader, and by ffprobe and ffmpeg where they are. */
-static void plays_back(const char *name, const char *codec)
+static void plays_back(const char *name, const char *codec, cugl_app_record_codec asked)
 {
-    if (!built(name))
+    if (!built_codec(name, asked))
         return;
     const char *path = tmp_path(name);
-    record(path, &(cugl_app_recorder_desc){.keep_every_frame = true, .kbps = 4000}, FRAMES);
+    record(path,
+           &(cugl_app_recorder_desc){.keep_every_frame = true, .kbps = 4000, .codec = asked},
+           FRAMES);
     folder_holds(name);
     reader_video v;
     read_back(&v, path, true);
@@ -288,27 +298,35 @@ static void plays_back(const char *name, const char *codec)
 static void mp4_plays_back(void **state)
 {
     (void)state;
-    plays_back("run.mp4", "h264");
+    plays_back("run.mp4", "h264", CUGL_APP_RECORD_CODEC_DEFAULT);
 }
 
 static void webm_plays_back(void **state)
 {
     (void)state;
-    plays_back("run.webm", "vp8");
+    plays_back("run.webm", "vp8", CUGL_APP_RECORD_CODEC_DEFAULT);
 }
 
-/* The fixed clock: the same frames give the same bytes, in both containers. */
+static void vp9_plays_back(void **state)
+{
+    (void)state;
+    plays_back("run9.webm", "vp9", CUGL_APP_RECORD_CODEC_VP9);
+}
+
+/* The fixed clock: the same frames give the same bytes, in each codec. */
 static void same_run_same_bytes(void **state)
 {
     (void)state;
-    const char *names[][2] = {{"a.mp4", "b.mp4"}, {"a.webm", "b.webm"}};
-    for (int k = 0; k < 2; k++) {
-        if (!built(names[k][0]))
+    const char *names[][2] = {{"a.mp4", "b.mp4"}, {"a.webm", "b.webm"}, {"a9.webm", "b9.webm"}};
+    const cugl_app_record_codec codecs[] = {CUGL_APP_RECORD_CODEC_H264, CUGL_APP_RECORD_CODEC_VP8,
+                                            CUGL_APP_RECORD_CODEC_VP9};
+    for (int k = 0; k < 3; k++) {
+        if (!built_codec(names[k][0], codecs[k]))
             continue;
         char a[320], b[320], cmd[800];
         snprintf(a, sizeof a, "%s", tmp_path(names[k][0]));
         snprintf(b, sizeof b, "%s", tmp_path(names[k][1]));
-        cugl_app_recorder_desc d = {.keep_every_frame = true};
+        cugl_app_recorder_desc d = {.keep_every_frame = true, .codec = codecs[k]};
         record(a, &d, 30);
         record(b, &d, 30);
         snprintf(cmd, sizeof cmd, "cmp -s '%s' '%s'", a, b);
@@ -389,7 +407,7 @@ static void refusals(void **state)
         cugl_app_recorder_desc desc;
         const char *words;
     } bad[] = {
-        {"run.avi", {.fps = 0}, "ends in neither .mp4 (H.264) nor .webm (VP8)"},
+        {"run.avi", {.fps = 0}, "ends in neither .mp4 (H.264) nor .webm (VP8, VP9)"},
         {"run", {.fps = 0}, "ends in neither"},
         {"run.mp4", {.fps = -1}, "fps is -1: not from 1 to 60"},
         {"run.mp4", {.fps = NAN}, "fps is nan"},
@@ -400,6 +418,11 @@ static void refusals(void **state)
         {"run.webm", {.width = 8, .height = 8}, "the size is 8 x 8"},
         {"run.webm", {.width = 9000, .height = 100}, "the size is 9000 x 100"},
         {"run.mp4", {.clock = (cugl_app_record_clock)7}, "clock is 7"},
+        {"run.webm", {.codec = (cugl_app_record_codec)9}, "codec is 9"},
+        {"run.webm", {.codec = (cugl_app_record_codec)-1}, "codec is -1"},
+        {"run.mp4", {.codec = CUGL_APP_RECORD_CODEC_VP9}, "VP9 is not in .mp4"},
+        {"run.mp4", {.codec = CUGL_APP_RECORD_CODEC_VP8}, "VP8 is not in .mp4"},
+        {"run.webm", {.codec = CUGL_APP_RECORD_CODEC_H264}, "H.264 is not in .webm"},
         {"no/such/folder/run.mp4", {.fps = 0}, "cannot open"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
@@ -486,6 +509,7 @@ int main(void)
     app_test_dir_make("cugl-record");
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(mp4_plays_back),   cmocka_unit_test(webm_plays_back),
+        cmocka_unit_test(vp9_plays_back),
         cmocka_unit_test(same_run_same_bytes), cmocka_unit_test(scaled),
         cmocka_unit_test(wall_clock),       cmocka_unit_test(refusals),
         cmocka_unit_test(full_disk),

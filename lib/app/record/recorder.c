@@ -302,7 +302,42 @@ static cugl_status check_desc(cugl_app_recorder_desc *desc, const char *who)
     if (d.clock != CUGL_APP_RECORD_CLOCK_FIXED && d.clock != CUGL_APP_RECORD_CLOCK_WALL)
         return cugl__fail(CUGL_ERROR_INVALID_ARGUMENT, who,
                           "clock is %d: not a cugl_app_record_clock", (int)d.clock);
+    if ((unsigned)d.codec > CUGL_APP_RECORD_CODEC_VP9)
+        return cugl__fail(CUGL_ERROR_INVALID_ARGUMENT, who,
+                          "codec is %d: not a cugl_app_record_codec", (int)d.codec);
     *desc = d;
+    return CUGL_OK;
+}
+
+/* The codec of the file at `path` (its name's container, desc's codec),
+ * built in; or an error. */
+static cugl_status codec_of(const char *path, cugl_app_record_codec asked,
+                            cugl__video_codec *codec, const char *who)
+{
+    bool webm = ends_with(path, ".webm");
+    if (!webm && !ends_with(path, ".mp4"))
+        return cugl__fail(CUGL_ERROR_INVALID_ARGUMENT, who,
+                          "%.200s: the name ends in neither .mp4 (H.264) nor .webm (VP8, VP9)",
+                          path);
+    static const cugl__video_codec of[] = {
+        [CUGL_APP_RECORD_CODEC_H264] = CUGL__VIDEO_H264,
+        [CUGL_APP_RECORD_CODEC_VP8] = CUGL__VIDEO_VP8,
+        [CUGL_APP_RECORD_CODEC_VP9] = CUGL__VIDEO_VP9,
+    };
+    *codec = asked == CUGL_APP_RECORD_CODEC_DEFAULT ? (webm ? CUGL__VIDEO_VP8 : CUGL__VIDEO_H264)
+                                                    : of[asked];
+    if (webm == (*codec == CUGL__VIDEO_H264))
+        return cugl__fail(CUGL_ERROR_INVALID_ARGUMENT, who,
+                          "%.200s: %s is not in %s (H.264 is in .mp4, VP8 and VP9 in .webm)",
+                          path, cugl__video_codecs[*codec].title, webm ? ".webm" : ".mp4");
+    if (!cugl__video_codecs[*codec].built)
+        return cugl__fail(CUGL_ERROR_NOT_SUPPORTED, who,
+                          "%.200s: this cugl was built without %s (%s: Meson feature %s, "
+                          "Debian's %s)",
+                          path, cugl__video_codecs[*codec].title,
+                          cugl__video_codecs[*codec].encoder,
+                          webm ? "serve_video" : "serve_h264",
+                          webm ? "libvpx-dev" : "libopenh264-dev");
     return CUGL_OK;
 }
 
@@ -318,20 +353,9 @@ CUGL_API cugl_status cugl_app_recorder_create(cugl_app_recorder **out, cugl_app_
     cugl_app_recorder_desc d = desc ? *desc : (cugl_app_recorder_desc){0};
     if (!path[0])
         return cugl__fail(CUGL_ERROR_INVALID_ARGUMENT, who, "path is empty");
-    bool webm = ends_with(path, ".webm");
-    if (!webm && !ends_with(path, ".mp4"))
-        return cugl__fail(CUGL_ERROR_INVALID_ARGUMENT, who,
-                          "%.200s: the name ends in neither .mp4 (H.264) nor .webm (VP8)", path);
     CUGL__TRY(check_desc(&d, who));
-    cugl__video_codec codec = webm ? CUGL__VIDEO_VP8 : CUGL__VIDEO_H264;
-    if (!cugl__video_codecs[codec].built)
-        return cugl__fail(CUGL_ERROR_NOT_SUPPORTED, who,
-                          "%.200s: this cugl was built without %s (%s: Meson feature %s, "
-                          "Debian's %s)",
-                          path, cugl__video_codecs[codec].title,
-                          cugl__video_codecs[codec].encoder,
-                          webm ? "serve_video" : "serve_h264",
-                          webm ? "libvpx-dev" : "libopenh264-dev");
+    cugl__video_codec codec;
+    CUGL__TRY(codec_of(path, d.codec, &codec, who));
 
     cugl_app_recorder *r = calloc(1, sizeof *r);
     if (!r)
@@ -393,11 +417,13 @@ static cugl_status start(cugl_app_recorder *r, int width, int height, const char
     for (int i = 0; i < CUGL_APP_RECORD_QUEUE; i++)
         CUGL__TRY(cugl__app_mapped_pack_buffer(&r->slots[i].pbo, &r->slots[i].pixels,
                                                (GLsizeiptr)r->width * r->height * 4, who));
-    /* The container of the codec: WebM for VP8, MP4 for H.264. */
+    /* The container of the codec: WebM for VP8 and VP9, MP4 for H.264. */
     const char *muxer_who = "cugl_app_recorder";
-    cugl_status st = r->codec == CUGL__VIDEO_VP8
-                         ? cugl__webm_open(&r->webm_out, r->file.file, CUGL__WEBM_VP8, r->width,
-                                           r->height, TIMESCALE, muxer_who)
+    cugl_status st = r->codec != CUGL__VIDEO_H264
+                         ? cugl__webm_open(&r->webm_out, r->file.file,
+                                           r->codec == CUGL__VIDEO_VP9 ? CUGL__WEBM_VP9
+                                                                       : CUGL__WEBM_VP8,
+                                           r->width, r->height, TIMESCALE, muxer_who)
                          : cugl__mp4_open(&r->mp4, r->file.file, r->width, r->height, TIMESCALE,
                                           muxer_who);
     if (st != CUGL_OK)

@@ -27,6 +27,7 @@ const serve_level cugl__serve_levels[LEVELS] = {
 const cugl__video_codec_info cugl__video_codecs[CUGL__VIDEO_CODECS] = {
     [CUGL__VIDEO_VP8] = {"vp8", "VP8", "libvpx", CUGL_SERVE_VP8},
     [CUGL__VIDEO_H264] = {"h264", "H.264", "OpenH264", CUGL_SERVE_H264},
+    [CUGL__VIDEO_VP9] = {"vp9", "VP9", "libvpx", CUGL_SERVE_VP8},
 };
 
 /* `text` as the inside of a JSON string, cut to fit `size`. */

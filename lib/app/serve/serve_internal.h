@@ -71,10 +71,12 @@ uint64_t cugl__gpu_jpeg_take_hash(cugl__gpu_jpeg *g, int index);
 /* Drop job `index`, whatever its phase. */
 void cugl__gpu_jpeg_cancel(cugl__gpu_jpeg *g, int index);
 
-/* The video codecs, in the order "codecs" lines name them. */
+/* The video codecs, in the order "codecs" lines name them. VP9 is the
+ * recorder's (a page that names it gets H.264 or VP8: VIDEO_ORDER). */
 typedef enum cugl__video_codec {
     CUGL__VIDEO_VP8,
     CUGL__VIDEO_H264,
+    CUGL__VIDEO_VP9,
     CUGL__VIDEO_CODECS
 } cugl__video_codec;
 

@@ -550,12 +550,13 @@ static void take_codecs(viewer *v, const char *list)
         snprintf(v->page_why, sizeof v->page_why, "%s", list[4] ? list + 5 : "");
         return;
     }
+    /* Of the codecs a viewer may get (VIDEO_ORDER: not the recorder's VP9). */
     for (const char *w = list; *w;) {
         size_t n = strcspn(w, " ");
-        for (int c = 0; c < CUGL__VIDEO_CODECS; c++) {
-            const char *name = cugl__video_codecs[c].name;
+        for (size_t i = 0; i < sizeof video_order / sizeof *video_order; i++) {
+            const char *name = cugl__video_codecs[video_order[i]].name;
             if (n == strlen(name) && strncmp(w, name, n) == 0)
-                v->decodes |= 1u << c;
+                v->decodes |= 1u << video_order[i];
         }
         w += n;
         w += strspn(w, " ");

@@ -22,7 +22,7 @@ from ctypes import byref, c_void_p
 
 from .. import _app_lib
 from .. import _errors
-from .._app_structs import RECORD_CLOCK, AppRecordCounts, AppRecorderDesc
+from .._app_structs import RECORD_CLOCK, RECORD_CODEC, AppRecordCounts, AppRecorderDesc
 
 RecordCounts = collections.namedtuple(
     "RecordCounts", ["kept", "written", "dropped", "behind", "waited_ms", "encode_ms", "bytes"])
@@ -135,7 +135,7 @@ def _c_int(name, value):
     return int(value)
 
 
-def _desc(fps, kbps, size, clock, keep_every_frame):
+def _desc(fps, kbps, size, clock, keep_every_frame, codec):
     """The cugl_app_recorder_desc of record()'s arguments, their types and
     names checked (their ranges are the C library's to check)."""
     if isinstance(fps, bool) or not isinstance(fps, numbers.Real):
@@ -152,9 +152,12 @@ def _desc(fps, kbps, size, clock, keep_every_frame):
     if not isinstance(clock, str) or clock not in RECORD_CLOCK:
         raise ValueError("Viewer.record: clock %r is none of %s" % (
             clock, ", ".join(repr(c) for c in RECORD_CLOCK)))
+    if codec is not None and (not isinstance(codec, str) or codec not in RECORD_CODEC):
+        raise ValueError("Viewer.record: codec %r is none of None, %s" % (
+            codec, ", ".join(repr(c) for c in RECORD_CODEC if c)))
     return AppRecorderDesc(fps=float(fps), kbps=_c_int("kbps", kbps), width=width,
                            height=height, clock=RECORD_CLOCK[clock],
-                           keep_every_frame=bool(keep_every_frame))
+                           keep_every_frame=bool(keep_every_frame), codec=RECORD_CODEC[codec])
 
 
 def _encoded_path(path):
@@ -172,10 +175,12 @@ def _encoded_path(path):
 class _Recording:
     """Viewer's record(), stop_recording() and recording."""
 
-    def record(self, path, *, fps=60, kbps=0, size=None, clock="fixed", keep_every_frame=False):
+    def record(self, path, *, fps=60, kbps=0, size=None, clock="fixed", keep_every_frame=False,
+               codec=None):
         """Record the frames presented from now on (show(), frame(),
         present()) into the video file `path` (cugl/app_record.h): ".mp4"
-        is H.264, ".webm" VP8. Returns a Recording, a context manager:
+        is H.264, ".webm" VP8 (or VP9: codec="vp9"). Returns a Recording,
+        a context manager:
 
             with viewer.record("run.mp4", keep_every_frame=True):
                 for step in range(600):
@@ -198,20 +203,22 @@ class _Recording:
             time it was presented).
         keep_every_frame: where the encoder is 8 frames behind, a present
             waits for it rather than drop the frame.
+        codec: "h264" (.mp4), "vp8" or "vp9" (.webm); None: the
+            container's (H.264, VP8).
 
         Raises TypeError or ValueError for arguments of the wrong type, an
-        unknown clock or a size that is no pair; cugl.InvalidArgumentError
-        for what libcugl-app refuses (a name that ends in neither .mp4 nor
-        .webm, fps, kbps or size out of range, a folder that does not
-        exist or cannot be written); cugl.NotSupportedError where this
-        libcugl-app has no recorder, or not the codec of the name's
-        container; cugl.InvalidStateError while a recording runs. A
+        unknown clock or codec or a size that is no pair;
+        cugl.InvalidArgumentError for what libcugl-app refuses (a name that
+        ends in neither .mp4 nor .webm, a codec its container does not
+        hold, fps, kbps or size out of range, a folder that does not exist
+        or cannot be written); cugl.NotSupportedError where this
+        libcugl-app has no recorder, or not the codec; cugl.InvalidStateError while a recording runs. A
         failure of the recorder while it runs (a full disk) is raised by
         the present that meets it, which ends the recording (no file).
         """
         self._enter("record", turn_ok=True)
         name, encoded = _encoded_path(path)
-        desc = _desc(fps, kbps, size, clock, keep_every_frame)
+        desc = _desc(fps, kbps, size, clock, keep_every_frame, codec)
         res = self._res
         if res.recording is not None:
             raise _errors.InvalidStateError(

@@ -4,7 +4,8 @@
  *
  * Part of libcugl-app (cugl/app.h includes every part), where it was built
  * with a video encoder: H.264 by OpenH264 (Meson feature `serve_h264`,
- * Debian's libopenh264-dev) or VP8 by libvpx (`serve_video`, libvpx-dev).
+ * Debian's libopenh264-dev) or VP8 and VP9 by libvpx (`serve_video`,
+ * libvpx-dev).
  * Errors are cugl's: functions return cugl_status and leave a message in
  * cugl_last_error().
  *
@@ -21,7 +22,7 @@
  * counts the time it waited.
  *
  * The container is the file name's: ".mp4" (H.264, ISO BMFF) or ".webm"
- * (VP8, Matroska). Frame i is stamped i / fps seconds by default (the fixed
+ * (VP8, or VP9 where asked: Matroska). Frame i is stamped i / fps seconds by default (the fixed
  * clock: a run with the same input, as input replay gives, records the same
  * bytes), or at the time it was kept (the wall clock). The file is written
  * beside its name as ".<name>.<pid>-<n>.tmp" and renamed over it once
@@ -56,6 +57,17 @@ typedef enum cugl_app_record_clock {
     CUGL_APP_RECORD_CLOCK_WALL,
 } cugl_app_record_clock;
 
+/** The video codec (cugl_app_recorder_desc.codec). */
+typedef enum cugl_app_record_codec {
+    /** The container's: H.264 in ".mp4", VP8 in ".webm". */
+    CUGL_APP_RECORD_CODEC_DEFAULT = 0,
+    CUGL_APP_RECORD_CODEC_H264, /**< H.264 (OpenH264, Constrained Baseline), in ".mp4" */
+    CUGL_APP_RECORD_CODEC_VP8,  /**< VP8 (libvpx), in ".webm" */
+    /** VP9 (libvpx, profile 0), in ".webm": about 3 dB more than VP8 at the
+     * same bitrate, for about twice its encoding time a frame. */
+    CUGL_APP_RECORD_CODEC_VP9,
+} cugl_app_record_codec;
+
 /** How to record (cugl_app_recorder_create); zero fields take their defaults. */
 typedef struct cugl_app_recorder_desc {
     /** Frames a second: the fixed clock's rate, and the encoder's budget of
@@ -76,6 +88,9 @@ typedef struct cugl_app_recorder_desc {
     /** Every frame kept: cugl_app_recorder_frame waits where the encoder is
      * CUGL_APP_RECORD_QUEUE frames behind, rather than drop the frame. */
     bool keep_every_frame;
+    /** The codec: one the container holds (H.264 in ".mp4"; VP8 or VP9 in
+     * ".webm"). The default: the container's. */
+    cugl_app_record_codec codec;
 } cugl_app_recorder_desc;
 
 /** What a recorder has done (cugl_app_recorder_counts). */
@@ -99,9 +114,10 @@ typedef struct cugl_app_recorder cugl_app_recorder;
  * @errors CUGL_ERROR_INVALID_ARGUMENT (NULL out, ctx or path; an empty
  *   path; a name that ends in neither ".mp4" nor ".webm"; fps, kbps, width
  *   or height out of range, or one of width and height set without the
- *   other; a clock that is no cugl_app_record_clock; a folder that does
- *   not exist, cannot be written or is no folder; a path that is a folder),
- *   CUGL_ERROR_NOT_SUPPORTED (the container's codec is not in this build:
+ *   other; a clock that is no cugl_app_record_clock; a codec that is no
+ *   cugl_app_record_codec, or one the container does not hold; a folder
+ *   that does not exist, cannot be written or is no folder; a path that is
+ *   a folder), CUGL_ERROR_NOT_SUPPORTED (the codec is not in this build:
  *   the message names the Meson feature and Debian package),
  *   CUGL_ERROR_OUT_OF_MEMORY.
  * @thread_safety The thread that uses the context, with it current.
