@@ -228,17 +228,20 @@ share_of() {
     case $1 in main) n=$jobs ;; asan) n=$((jobs * 3 / 4)) ;; window) n=1 ;; *) n=$((jobs / 4)) ;; esac
     [ "$n" -ge 1 ] && echo "$n" || echo 1
 }
-# names PART alone|beside: its tests that run so. The window suite's all
-# run beside the others, one after another as meson's is_parallel: false
-# asks (they need the X server to themselves, not the machine).
+# names PART alone|beside [ARGS...]: its tests that run so (and as ARGS,
+# test_list.py's, say). The window suite's all run beside the others, one
+# after another as meson's is_parallel: false asks (they need the X server
+# to themselves, not the machine).
 names() {
     if [ "$1" = window ]; then
         python3 scripts/test_list.py build-gpu --alone --suite window
         python3 scripts/test_list.py build-gpu --beside --suite window
         return 0
     fi
+    part=$1 how=$2
+    shift 2
     # shellcheck disable=SC2046
-    python3 scripts/test_list.py "$(tree_of "$1")" "--$2" $(suites_of "$1")
+    python3 scripts/test_list.py "$(tree_of "$part")" "--$how" $(suites_of "$part") "$@"
 }
 side_parts=''
 for p in main asan tsan window; do
@@ -290,13 +293,35 @@ run_wave() {
 # the cores stay busy.
 if [ -n "$side_parts" ]; then
     t_alone=$(date +%s)
+    # The shaped link's tests (the link suite: each in a network namespace
+    # of its own, waiting on its link most of the time) of every part side
+    # by side; then the others one after another, part after part.
+    pids=''
     for p in $side_parts; do
         [ "$p" != window ] || continue
         if [ -n "$dry_run" ]; then
             say "would run alone, in $(tree_of "$p"): $(names "$p" alone 2>/dev/null | tr '\n' ' ')"
             continue
         fi
-        alone=$(names "$p" alone | tr '\n' ' ')
+        link=$(names "$p" alone --also link | tr '\n' ' ')
+        [ -z "$link" ] && continue
+        tree=$(tree_of "$p")
+        ran_logs="${ran_logs:+$ran_logs }$tree/meson-logs/$p-link.json"
+        # shellcheck disable=SC2046,SC2086
+        run_suites "$tree" "$p-link" $(vars_of "$p") $(limits_of "$p") \
+            --no-rebuild --num-processes 1 $link >"$tree/gpu-check-$p-link.txt" 2>&1 &
+        pids="$pids $p:$!"
+    done
+    for j in $pids; do
+        p=${j%%:*}
+        wait "${j#*:}" || status=1
+        cat "$(tree_of "$p")/gpu-check-$p-link.txt"
+    done
+    for p in $side_parts; do
+        if [ "$p" = window ] || [ -n "$dry_run" ]; then
+            continue
+        fi
+        alone=$(names "$p" alone --no-suite link | tr '\n' ' ')
         [ -z "$alone" ] && continue
         # shellcheck disable=SC2046,SC2086
         run_suites "$(tree_of "$p")" "$p-alone" $(vars_of "$p") $(limits_of "$p") \
