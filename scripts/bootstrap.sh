@@ -381,9 +381,8 @@ test)
     # And their timing tests: the two builds' side by side, a test of each
     # at a time (they wait on frames for most of their time; two of them
     # keep their rates on 2 cores), then the shaped link's (the link suite)
-    # of each, side by side with nothing else (its narrow link's viewer
-    # decodes H.264 where the build has it, which under TSan keeps within
-    # its bound beside ASan's; VP8's fell behind it).
+    # of each, side by side with nothing else (under a sanitizer it holds
+    # no latency bound: tests/serve/test_link.py).
     tsan_output=build-tsan/meson-logs/tsan-timing-output.txt
     # shellcheck disable=SC2046
     (run_suites build-tsan tsan-timing $(tsan_vars) --num-processes 1 --suite timing \

@@ -107,7 +107,8 @@ static bool encode(stream *s, cugl__webm_codec codec, int count, int key_every, 
     cfg.kf_mode = VPX_KF_DISABLED; /* key frames only where asked */
     if (vpx_codec_enc_init(&ctx, iface, &cfg, 0) != VPX_CODEC_OK)
         return snprintf(why, why_size, "libvpx cannot start its encoder"), false;
-    vpx_codec_control(&ctx, VP8E_SET_CPUUSED, 8);
+    /* The fastest real-time speeds: 640 frames in 2.6 s here, not 5.3. */
+    vpx_codec_control(&ctx, VP8E_SET_CPUUSED, codec == CUGL__WEBM_VP9 ? 9 : 16);
     uint8_t *pixels = malloc(FRAME_BYTES);
     vpx_image_t image;
     vpx_img_wrap(&image, VPX_IMG_FMT_I420, W, H, 1, pixels);
