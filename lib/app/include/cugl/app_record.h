@@ -22,14 +22,15 @@
  * counts the time it waited.
  *
  * The container is the file name's: ".mp4" (H.264, ISO BMFF) or ".webm"
- * (VP8, or VP9 where asked: Matroska). Frame i is stamped i / fps seconds by default (the fixed
- * clock: a run with the same input, as input replay gives, records the same
- * bytes), or at the time it was kept (the wall clock). The file is written
- * beside its name as ".<name>.<pid>-<n>.tmp" and renamed over it once
- * cugl_app_recorder_close has written the index, so a full disk, a failed
- * write or a killed program leave no file that looks complete, and a file
- * already at the name stays as it was until then; a symbolic link's target
- * is what is replaced (as cugl_app_write_file).
+ * (VP8, or VP9 where asked: Matroska). Frame i is stamped i / fps seconds
+ * by default (the fixed clock: a run with the same input, as input replay
+ * gives, records the same bytes), or at the time it was kept (the wall
+ * clock). The file is written beside its name as ".<name>.<pid>-<n>.tmp"
+ * and renamed over it once cugl_app_recorder_close has written the index,
+ * so a full disk, a failed write or a killed program leave no file that
+ * looks complete, and a file already at the name stays as it was until
+ * then; a symbolic link's target is what is replaced (as
+ * cugl_app_write_file).
  */
 #ifndef CUGL_APP_RECORD_H
 #define CUGL_APP_RECORD_H
