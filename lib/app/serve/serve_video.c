@@ -118,13 +118,16 @@ static void set_up_vp9(cugl__video *v)
      * picks no speed from the time frames take: the same frames give the
      * same bytes at any speed. */
     vpx_codec_control(&v->codec_ctx, VP8E_SET_CPUUSED, 9);
-    /* Tiles as the threads, log2 of them (one tile on one thread), and rows
-     * of superblocks across the threads within a tile. */
+    /* Tiles as the threads, log2 of them (one tile on one thread; libvpx
+     * makes no tile narrower than 256 pixels), and rows of superblocks
+     * across the threads within a tile, but where the same frames must
+     * give the same bytes: libvpx's row threads are not deterministic
+     * (vpxenc's --row-mt says so), its tiles are. */
     int tiles_log2 = 0;
     while ((1u << (tiles_log2 + 1)) <= v->cfg.g_threads)
         tiles_log2++;
     vpx_codec_control(&v->codec_ctx, VP9E_SET_TILE_COLUMNS, tiles_log2);
-    vpx_codec_control(&v->codec_ctx, VP9E_SET_ROW_MT, 1u);
+    vpx_codec_control(&v->codec_ctx, VP9E_SET_ROW_MT, v->fixed_speed ? 0u : 1u);
     /* Cyclic refresh: a slice of the picture's blocks at a lower quantizer
      * each frame, the rest coasting on them. */
     vpx_codec_control(&v->codec_ctx, VP9E_SET_AQ_MODE, 3u);
