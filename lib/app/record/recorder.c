@@ -48,7 +48,7 @@ struct cugl_app_recorder {
     cugl_app_context *ctx;
     char *path;
     cugl__app_file file;
-    cugl__video_codec codec;
+    cugl__video_codec codec = CUGL__VIDEO_H264; /* codec_of sets it where it succeeds */
     double fps;
     int kbps, width, height; /* width 0 until the first frame sets it */
     cugl_app_record_clock clock;
@@ -354,7 +354,7 @@ CUGL_API cugl_status cugl_app_recorder_create(cugl_app_recorder **out, cugl_app_
     if (!path[0])
         return cugl__fail(CUGL_ERROR_INVALID_ARGUMENT, who, "path is empty");
     CUGL__TRY(check_desc(&d, who));
-    cugl__video_codec codec;
+    cugl__video_codec codec = CUGL__VIDEO_H264; /* codec_of sets it where it succeeds */
     CUGL__TRY(codec_of(path, d.codec, &codec, who));
 
     cugl_app_recorder *r = calloc(1, sizeof *r);
