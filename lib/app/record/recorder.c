@@ -48,7 +48,7 @@ struct cugl_app_recorder {
     cugl_app_context *ctx;
     char *path;
     cugl__app_file file;
-    cugl__video_codec codec = CUGL__VIDEO_H264; /* codec_of sets it where it succeeds */
+    cugl__video_codec codec;
     double fps;
     int kbps, width, height; /* width 0 until the first frame sets it */
     cugl_app_record_clock clock;
