@@ -28,7 +28,7 @@ printf '10 move 100 100\n10 button left down\n20 move 160 120\n30 button left up
 frames=90
 n=0
 failed=0
-echo "1..9"
+echo "1..10"
 check() { # check DESCRIPTION CONDITION-STATUS
     n=$((n + 1))
     if [ "$2" -eq 0 ]; then echo "ok $n - $1"; else echo "not ok $n - $1"; failed=1; fi
