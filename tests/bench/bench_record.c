@@ -44,12 +44,11 @@
 #include <time.h>
 #include <unistd.h>
 
-#include <glad/gl.h>
-
 #include <cugl/app.h>
 
 #include "pattern.h"
 #include "pattern_gl.h"
+#include "test_gl.h"
 
 enum { MAX_RUNS = 8 };
 
@@ -64,7 +63,6 @@ typedef struct measured {
     long frames, late;        /* frames rendered; late for the pace */
     double cpu_ms;            /* the process's CPU time a frame */
     cugl_app_record_counts counts;
-    double close_ms;          /* cugl_app_recorder_close: the frames in flight, the index */
 } measured;
 
 static const char *const codec_names[] = {NULL, "h264", "vp8", "vp9"};
@@ -128,12 +126,10 @@ static bool run(cugl_app_context *ctx, size_rate r, double seconds, const char *
         fprintf(stderr, "bench_record: a frame failed: %s\n", cugl_last_error());
     if (rec) {
         cugl_app_recorder_counts(rec, &m->counts);
-        double c0 = now_ms(CLOCK_MONOTONIC);
         if (cugl_app_recorder_close(rec) != CUGL_OK) {
             fprintf(stderr, "bench_record: %s\n", cugl_last_error());
             ok = false;
         }
-        m->close_ms = now_ms(CLOCK_MONOTONIC) - c0;
     }
     /* The CPU time to the close: the frames in flight are encoded there. */
     m->cpu_ms = (now_ms(CLOCK_PROCESS_CPUTIME_ID) - cpu0) / (double)n;
@@ -179,10 +175,21 @@ static int ffmpeg_on_frames(const char *ffmpeg, size_rate r, long n, const char 
     snprintf(size, sizeof size, "%dx%d", r.width, r.height);
     snprintf(rate, sizeof rate, "%g", r.fps);
     int logfd = mkstemp(logpath);
-    int in[2];
-    if (logfd < 0 || pipe(in) != 0)
+    if (logfd < 0)
         return -1;
+    unlink(logpath); /* read through logfd; gone with it */
+    int in[2];
+    if (pipe(in) != 0) {
+        close(logfd);
+        return -1;
+    }
     pid_t pid = fork();
+    if (pid < 0) {
+        close(in[0]);
+        close(in[1]);
+        close(logfd);
+        return -1;
+    }
     if (pid == 0) {
         dup2(in[0], 0);
         dup2(logfd, 2);
@@ -219,8 +226,9 @@ static int ffmpeg_on_frames(const char *ffmpeg, size_rate r, long n, const char 
         size_t got = fread(log, 1, log_size - 1, f);
         log[got] = '\0';
         fclose(f);
+    } else {
+        close(logfd);
     }
-    unlink(logpath);
     return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
@@ -397,10 +405,7 @@ int main(int argc, char **argv)
             rmdir(dir);
             return 77;
         }
-        if (!gladLoadGL(cugl_app_gl_proc)) {
-            fprintf(stderr, "bench_record: GLAD could not load GL\n");
-            return 1;
-        }
+        test_gl_load();
         if (k == 0)
             printf("# GL: %s, %s\n", cugl_app_context_vendor(ctx), cugl_app_context_renderer(ctx));
         measured alone;

@@ -44,13 +44,21 @@ struct cugl__video {
 #endif
 };
 
+#if CUGL_SERVE_VP8
+/* Whether libvpx encodes `codec` (VP8 and VP9 do). */
+static bool by_libvpx(cugl__video_codec codec)
+{
+    return codec == CUGL__VIDEO_VP8 || codec == CUGL__VIDEO_VP9;
+}
+#endif
+
 /* The encoder and its picture, gone. */
 static void stop(cugl__video *v)
 {
     if (!v->open)
         return;
 #if CUGL_SERVE_VP8
-    if (v->codec == CUGL__VIDEO_VP8 || v->codec == CUGL__VIDEO_VP9) {
+    if (by_libvpx(v->codec)) {
         vpx_codec_destroy(&v->codec_ctx);
         vpx_img_free(&v->image);
     }
@@ -262,7 +270,7 @@ static bool start(cugl__video *v, int w, int h, double fps, int kbps, char *why,
     stop(v);
     bool ok = false;
 #if CUGL_SERVE_VP8
-    if (v->codec == CUGL__VIDEO_VP8 || v->codec == CUGL__VIDEO_VP9)
+    if (by_libvpx(v->codec))
         ok = start_vpx(v, w, h, kbps, why, why_size);
 #endif
 #if CUGL_SERVE_H264
@@ -342,7 +350,7 @@ unsigned char *cugl__video_encode(cugl__video *v, const uint8_t *rgba, int width
     v->clock_ms += step_ms;
     unsigned long duration = (unsigned long)(llround(v->clock_ms) - pts);
 #if CUGL_SERVE_VP8
-    if (v->codec == CUGL__VIDEO_VP8 || v->codec == CUGL__VIDEO_VP9)
+    if (by_libvpx(v->codec))
         return encode_vpx(v, pts, duration, kbps, key, size, is_key, why, why_size);
 #endif
 #if CUGL_SERVE_H264
