@@ -101,8 +101,10 @@ static int start(demo *d, const demo_info *info, int argc, char **argv)
         return demo_finish(d, rc);
     if (d->opt.record) {
         rc = demo_record_is_video(d->opt.record)
+                 /* A replayed run (--input) records the same bytes each time. */
                  ? demo_recorder_open_video(&d->recorder, info->program, d->ctx, d->opt.record,
-                                            d->opt.record_codec, d->opt.record_kbps)
+                                            d->opt.record_codec, d->opt.record_kbps,
+                                            d->opt.input != NULL)
                  : demo_recorder_open(&d->recorder, info->program, info->name, d->opt.record);
         if (rc != 0)
             return demo_finish(d, rc);

@@ -157,13 +157,15 @@ cugl_status demo_recorder_frame(demo_recorder *r, const uint8_t *rgba, int width
 
 #if CUGL_APP_HAS_RECORD
 int demo_recorder_open_video(demo_recorder *r, const char *program, cugl_app_context *ctx,
-                             const char *path, int codec, int kbps)
+                             const char *path, int codec, int kbps, bool same_bytes)
 {
     *r = (demo_recorder){.program = program, .log = stdout, .video_path = path};
     cugl_app_recorder *rec = NULL;
     /* The demos step 1/60 s a frame when they record: every frame kept. */
-    cugl_app_recorder_desc desc = {
-        .keep_every_frame = true, .codec = (cugl_app_record_codec)codec, .kbps = kbps};
+    cugl_app_recorder_desc desc = {.keep_every_frame = true,
+                                   .codec = (cugl_app_record_codec)codec,
+                                   .kbps = kbps,
+                                   .same_bytes = same_bytes};
     cugl_status st = cugl_app_recorder_create(&rec, ctx, path, &desc);
     if (st != CUGL_OK) {
         fprintf(stderr, "%s: --record: %s\n", program, cugl_last_error());
@@ -201,11 +203,12 @@ static int close_video(demo_recorder *r)
 }
 #else
 int demo_recorder_open_video(demo_recorder *r, const char *program, cugl_app_context *ctx,
-                             const char *path, int codec, int kbps)
+                             const char *path, int codec, int kbps, bool same_bytes)
 {
     (void)ctx;
     (void)codec;
     (void)kbps;
+    (void)same_bytes;
     *r = (demo_recorder){.program = program, .log = stdout};
     fprintf(stderr,
             "%s: --record %s: this build has no recorder (it needs OpenH264 or libvpx: "

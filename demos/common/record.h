@@ -40,12 +40,13 @@ typedef struct demo_recorder {
 /**
  * Start recording the frames of `ctx` (current) into the video file at
  * `path`, in `codec` (a cugl_app_record_codec; 0: the file's) at `kbps`
- * (0: the recorder's default). Returns 0, or the exit status after a
- * message on stderr: 2 where the name, the codec or this build cannot
- * record it, 1 where it cannot be written.
+ * (0: the recorder's default), the same frames into the same bytes where
+ * `same_bytes` (cugl_app_recorder_desc's). Returns 0, or the exit status
+ * after a message on stderr: 2 where the name, the codec or this build
+ * cannot record it, 1 where it cannot be written.
  */
 int demo_recorder_open_video(demo_recorder *r, const char *program, cugl_app_context *ctx,
-                             const char *path, int codec, int kbps);
+                             const char *path, int codec, int kbps, bool same_bytes);
 
 /** This frame (rendered, before present) into the video file. */
 cugl_status demo_recorder_video_frame(demo_recorder *r);

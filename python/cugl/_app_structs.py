@@ -100,6 +100,7 @@ class AppRecorderDesc(ctypes.Structure):
         ("clock", c_int),     # cugl_app_record_clock
         ("keep_every_frame", c_bool),
         ("codec", c_int),     # cugl_app_record_codec
+        ("same_bytes", c_bool),
     ]
 
 

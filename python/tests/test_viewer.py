@@ -945,7 +945,7 @@ def test_the_same_frames_make_the_same_bytes(tmp_path, suffix):
     for run in range(2):
         path = str(tmp_path / ("run%d%s" % (run, suffix)))
         with make_viewer(RW, RH) as v:
-            with record_or_skip(v, path, keep_every_frame=True):
+            with record_or_skip(v, path, keep_every_frame=True, same_bytes=True):
                 for i in range(FRAMES):
                     v.show(clip(i))
         with open(path, "rb") as f:

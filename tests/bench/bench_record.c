@@ -4,7 +4,7 @@
  * encoders make of the frames beside x264.
  *
  * usage: bench_record [--seconds S] [--runs WxH@FPS,...] [--codecs C,...]
- *                     [--ffmpeg PATH] [--any-gl]
+ *                     [--ffmpeg PATH] [--any-gl] [--same-bytes]
  *
  *   --seconds S   each run's length (default 10; the goals' figure is 60)
  *   --runs        sizes and rates (default 1920x1080@60,3840x2160@30)
@@ -13,6 +13,8 @@
  *                 the same frames at the same bitrate, and decodes every
  *                 file against them (its psnr filter); without, no peer
  *   --any-gl      a headless context on any GL (Mesa), not a CUDA device's
+ *   --same-bytes  record as cugl_app_recorder_desc.same_bytes asks (the
+ *                 encoders on fewer threads, the same bytes each run)
  *
  * A headless context renders tests/serve/pattern.h's moving picture (a
  * compute shader: waves and drifting grain, as a simulation's detail) at
@@ -83,12 +85,17 @@ static int by_value(const void *a, const void *b)
 
 /* A run of `seconds` at r's size and rate, recorded into `path` in
  * `codec` (a cugl_app_record_codec) at `kbps` where path is not NULL. */
+static bool same_bytes;
+
 static bool run(cugl_app_context *ctx, size_rate r, double seconds, const char *path, int codec,
                 int kbps, measured *m)
 {
     *m = (measured){0};
     cugl_app_recorder *rec = NULL;
-    cugl_app_recorder_desc desc = {.fps = r.fps, .kbps = kbps, .codec = (cugl_app_record_codec)codec};
+    cugl_app_recorder_desc desc = {.fps = r.fps,
+                                   .kbps = kbps,
+                                   .codec = (cugl_app_record_codec)codec,
+                                   .same_bytes = same_bytes};
     if (path && cugl_app_recorder_create(&rec, ctx, path, &desc) != CUGL_OK) {
         fprintf(stderr, "bench_record: %s\n", cugl_last_error());
         return false;
@@ -268,7 +275,7 @@ static bool parse_runs(const char *text, size_rate *runs, int *count)
 static int usage(void)
 {
     fprintf(stderr, "usage: bench_record [--seconds S] [--runs WxH@FPS,...] [--codecs C,...] "
-                    "[--ffmpeg PATH] [--any-gl]\n");
+                    "[--ffmpeg PATH] [--any-gl] [--same-bytes]\n");
     return 2;
 }
 
@@ -380,6 +387,8 @@ int main(int argc, char **argv)
             i++;
         } else if (strcmp(argv[i], "--any-gl") == 0) {
             any_gl = true;
+        } else if (strcmp(argv[i], "--same-bytes") == 0) {
+            same_bytes = true;
         } else {
             return usage();
         }
@@ -389,7 +398,8 @@ int main(int argc, char **argv)
         perror("bench_record: mkdtemp");
         return 1;
     }
-    printf("# %ld cores; %g s a run; the peer: %s\n", sysconf(_SC_NPROCESSORS_ONLN), seconds,
+    printf("# %ld cores; %g s a run; %s; the peer: %s\n", sysconf(_SC_NPROCESSORS_ONLN),
+           seconds, same_bytes ? "the same bytes each run (fewer threads)" : "every thread",
            ffmpeg ? ffmpeg : "none (no --ffmpeg)");
     printf("| size @ fps | codec | loop time, mean / p99 | ratio | late | dropped | encoder "
            "a frame | CPU a frame above the loop's | Mbit/s | PSNR |\n");

@@ -454,7 +454,7 @@ static int stsd(reader__in *in, const box *stbl, reader__track *t)
         return -1;
     t->width = reader__be16(in->p + e.body + 24);
     t->height = reader__be16(in->p + e.body + 26);
-    int w, h;
+    int w = 0, h = 0;
     if (need(in, &e, e.body + 78, "avcC", &c) != 0 || avcc(in, &c, t, &w, &h) != 0)
         return -1;
     if (w != t->width || h != t->height)
@@ -712,8 +712,8 @@ int reader__mp4(reader__in *in, reader__track *t)
 {
     box moov, trak, mdia, minf, stbl;
     span mdat[MDAT_MAX];
-    int mdats, shown_w, shown_h;
-    uint32_t movie_scale;
+    int mdats, shown_w = 0, shown_h = 0;
+    uint32_t movie_scale = 0;
     if (top(in, &moov, mdat, &mdats) != 0 || mvhd(in, &moov, &movie_scale) != 0 ||
         video_trak(in, &moov, &trak) != 0 || tkhd_size(in, &trak, &shown_w, &shown_h) != 0 ||
         need(in, &trak, trak.body, "mdia", &mdia) != 0 ||
@@ -721,7 +721,7 @@ int reader__mp4(reader__in *in, reader__track *t)
         need(in, &minf, minf.body, "stbl", &stbl) != 0)
         return -1;
     uint32_t timescale, n, fixed;
-    uint64_t duration, end;
+    uint64_t duration = 0, end = 0;
     double shift;
     const uint8_t *size_table;
     t->codec = READER__H264;

@@ -373,8 +373,8 @@ CUGL_API cugl_status cugl_app_recorder_create(cugl_app_recorder **out, cugl_app_
     r->last_pts = -1;
     r->path = strdup(path);
     r->video = cugl__video_new(codec);
-    if (r->video)
-        cugl__video_fixed_speed(r->video); /* the fixed clock's same bytes */
+    if (r->video && d.same_bytes)
+        cugl__video_fixed_speed(r->video);
     cugl_status st = CUGL_OK;
     if (!r->path || !r->video)
         st = cugl__fail(CUGL_ERROR_OUT_OF_MEMORY, who, "no memory for a recorder");

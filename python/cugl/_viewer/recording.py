@@ -135,7 +135,7 @@ def _c_int(name, value):
     return int(value)
 
 
-def _desc(fps, kbps, size, clock, keep_every_frame, codec):
+def _desc(fps, kbps, size, clock, keep_every_frame, codec, same_bytes):
     """The cugl_app_recorder_desc of record()'s arguments, their types and
     names checked (their ranges are the C library's to check)."""
     if isinstance(fps, bool) or not isinstance(fps, numbers.Real):
@@ -157,7 +157,8 @@ def _desc(fps, kbps, size, clock, keep_every_frame, codec):
             codec, ", ".join(repr(c) for c in RECORD_CODEC if c)))
     return AppRecorderDesc(fps=float(fps), kbps=_c_int("kbps", kbps), width=width,
                            height=height, clock=RECORD_CLOCK[clock],
-                           keep_every_frame=bool(keep_every_frame), codec=RECORD_CODEC[codec])
+                           keep_every_frame=bool(keep_every_frame), codec=RECORD_CODEC[codec],
+                           same_bytes=bool(same_bytes))
 
 
 def _encoded_path(path):
@@ -176,7 +177,7 @@ class _Recording:
     """Viewer's record(), stop_recording() and recording."""
 
     def record(self, path, *, fps=60, kbps=0, size=None, clock="fixed", keep_every_frame=False,
-               codec=None):
+               codec=None, same_bytes=False):
         """Record the frames presented from now on (show(), frame(),
         present()) into the video file `path` (cugl/app_record.h): ".mp4"
         is H.264, ".webm" VP8 (or VP9: codec="vp9"). Returns a Recording,
@@ -193,8 +194,7 @@ class _Recording:
         was where the recording fails.
 
         fps: frames a second, 1 to 60: frame i is at i / fps seconds with
-            the "fixed" clock (the same frames make the same bytes), and
-            the encoder's budget of bits a frame.
+            the "fixed" clock, and the encoder's budget of bits a frame.
         kbps: the bitrate, kbit/s; 0: 0.1 bit a pixel a frame.
         size: (width, height) to scale every frame to (each from 16 to
             8192, an odd width or height rounded down); None: the
@@ -205,6 +205,8 @@ class _Recording:
             waits for it rather than drop the frame.
         codec: "h264" (.mp4), "vp8" or "vp9" (.webm); None: the
             container's (H.264, VP8).
+        same_bytes: with the "fixed" clock the same frames make the same
+            bytes; the encoders run on fewer threads (slower).
 
         Raises TypeError or ValueError for arguments of the wrong type, an
         unknown clock or codec or a size that is no pair;
@@ -218,7 +220,7 @@ class _Recording:
         """
         self._enter("record", turn_ok=True)
         name, encoded = _encoded_path(path)
-        desc = _desc(fps, kbps, size, clock, keep_every_frame, codec)
+        desc = _desc(fps, kbps, size, clock, keep_every_frame, codec, same_bytes)
         res = self._res
         if res.recording is not None:
             raise _errors.InvalidStateError(

@@ -23,9 +23,10 @@
  *
  * The container is the file name's: ".mp4" (H.264, ISO BMFF) or ".webm"
  * (VP8, or VP9 where asked: Matroska). Frame i is stamped i / fps seconds
- * by default (the fixed clock: a run with the same input, as input replay
- * gives, records the same bytes), or at the time it was kept (the wall
- * clock). The file is written beside its name as ".<name>.<pid>-<n>.tmp"
+ * by default (the fixed clock), or at the time it was kept (the wall
+ * clock). With the fixed clock and `same_bytes`, a run with the same input
+ * (as input replay gives) records the same bytes; the encoders then run
+ * on fewer threads. The file is written beside its name as ".<name>.<pid>-<n>.tmp"
  * and renamed over it once cugl_app_recorder_close has written the index,
  * so a full disk, a failed write or a killed program leave no file that
  * looks complete, and a file already at the name stays as it was until
@@ -92,6 +93,13 @@ typedef struct cugl_app_recorder_desc {
     /** The codec: one the container holds (H.264 in ".mp4"; VP8 or VP9 in
      * ".webm"). The default: the container's. */
     cugl_app_record_codec codec;
+    /** The same frames give the same bytes (with the fixed clock): the
+     * encoders hold their speed, OpenH264 runs on one thread and VP9 on
+     * tiles alone, as their other threads make other bytes from run to run.
+     * Slower: on an H200's 16 cores H.264 encoded 1920x1080 in 22.8 ms a
+     * frame so (dropping a quarter of 60 frames a second). Off: every
+     * thread the encoders use. */
+    bool same_bytes;
 } cugl_app_recorder_desc;
 
 /** What a recorder has done (cugl_app_recorder_counts). */
