@@ -130,3 +130,110 @@ def test_install_refuses_a_library_that_is_not_there(venv):
     out = pip_install(venv, CUGL_LIBRARY="/nonexistent/libcugl.so")
     assert out.returncode != 0
     assert ("CUGL_LIBRARY=/nonexistent/libcugl.so names no libcugl" in out.stdout + out.stderr)
+
+
+# --- the wheel the build makes (python/make_wheel.py) -------------------------
+
+WHEEL = os.environ.get("CUGL_TEST_WHEEL")
+WHEEL_LIBRARY = os.environ.get("CUGL_TEST_WHEEL_LIBRARY")
+WHEEL_PROBE = """
+import cugl, cugl._install_config as c
+print(c.LIBRARY)
+print(__import__("os").path.realpath(cugl.library_path()))
+print(cugl.live_objects(), cugl.__version__)
+"""
+
+
+def pythons():
+    """Every Python 3.9+ on PATH that makes venvs with pip (its own
+    executable, once each), the one running these tests first: Debian's,
+    and others such as pyenv's, whose pip may build nothing offline."""
+    names = ["python3"] + ["python3.%d" % m for m in range(9, 20)]
+    found, seen = [], set()
+    for command in [sys.executable] + [shutil.which(n) for n in names]:
+        if not command:
+            continue
+        out = run([command, "-c", "import ensurepip, os, sys, venv; print(os.path.realpath("
+                   "sys.executable), sys.executable, sys.version_info >= (3, 9))"], "/",
+                  clean_env(), timeout=60)
+        words = out.stdout.split()
+        if out.returncode == 0 and words[-1] == "True" and words[0] not in seen:
+            seen.add(words[0])
+            found.append(words[1])
+    return found
+
+
+def test_the_wheel_is_made_from_the_sources_the_same_each_time(tmp_path):
+    if not WHEEL:
+        pytest.skip("CUGL_TEST_WHEEL names no wheel (meson test sets it)")
+    again = tmp_path / os.path.basename(WHEEL)
+    make = os.path.join(PACKAGE_DIR, "make_wheel.py")
+    out = run([sys.executable, make, PACKAGE_DIR, str(again), WHEEL_LIBRARY], tmp_path,
+              clean_env())
+    assert out.returncode == 0, out.stderr
+    with open(WHEEL, "rb") as a, open(again, "rb") as b:
+        assert a.read() == b.read(), "the build's wheel is not what its sources make"
+    import zipfile
+    with zipfile.ZipFile(WHEEL) as z:
+        names = z.namelist()
+        assert "cugl/__init__.py" in names and "cugl/_viewer/__init__.py" in names
+        assert not [n for n in names if "__pycache__" in n or "/tests/" in n]
+        record = z.read("cugl-%s.dist-info/RECORD" % cugl.__version__).decode()
+        assert len(record.splitlines()) == len(names)
+
+
+def test_the_wheel_installs_offline_with_any_pip(tmp_path):
+    """pip install of the wheel into a fresh venv of each Python on PATH,
+    with no index and nothing but the venv's own pip: no build, no
+    setuptools; the installed package names the library `meson install`
+    puts in libdir, and finds another by CUGL_LIBRARY or pkg-config."""
+    if not WHEEL:
+        pytest.skip("CUGL_TEST_WHEEL names no wheel (meson test sets it)")
+    found = pythons()
+    for k, python in enumerate(found):
+        print("# %s" % python)
+        installs_the_wheel(python, tmp_path / ("python%d" % k))
+    if not found:
+        # No Python here makes venvs with pip (Debian: python3-venv): this
+        # one's pip installs the wheel into a folder of its own.
+        target = tmp_path / "target"
+        out = run([sys.executable, "-m", "pip", "install", "--target", str(target), WHEEL],
+                  tmp_path, clean_env())
+        assert out.returncode == 0, out.stdout + out.stderr
+        out = run([sys.executable, "-c", WHEEL_PROBE], tmp_path,
+                  clean_env(CUGL_LIBRARY=BUILD_LIBRARY, PYTHONPATH=str(target)), timeout=60)
+        assert out.returncode == 0, out.stdout + out.stderr
+        assert out.stdout.splitlines() == [WHEEL_LIBRARY, BUILD_LIBRARY,
+                                           "0 %s" % cugl.__version__]
+
+
+def installs_the_wheel(python, tmp_path):
+    tmp_path.mkdir()
+    env = clean_env()
+    out = run([python, "-m", "venv", str(tmp_path / "venv")], tmp_path, env)
+    assert out.returncode == 0, out.stderr
+    bin_dir = tmp_path / "venv" / "bin"
+    out = run([str(bin_dir / "python"), "-m", "pip", "install", WHEEL], tmp_path, env)
+    assert out.returncode == 0, "%s: %s%s" % (python, out.stdout, out.stderr)
+    out = run([str(bin_dir / "python"), "-c", WHEEL_PROBE], tmp_path,
+              clean_env(CUGL_LIBRARY=BUILD_LIBRARY), timeout=60)
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert out.stdout.splitlines() == [WHEEL_LIBRARY, BUILD_LIBRARY, "0 %s" % cugl.__version__]
+    if os.path.exists(WHEEL_LIBRARY):
+        return  # an installed cugl is what it finds without CUGL_LIBRARY
+    (tmp_path / "cugl.pc").write_text(
+        "libdir=%s\nName: cugl\nDescription: test\nVersion: %s\nLibs: -L${libdir} -lcugl\n"
+        % (os.path.dirname(BUILD_LIBRARY), cugl.__version__))
+    out = run([str(bin_dir / "python"), "-c", WHEEL_PROBE], tmp_path,
+              clean_env(PKG_CONFIG_LIBDIR=str(tmp_path)), timeout=60)
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert out.stdout.splitlines()[1] == BUILD_LIBRARY
+    # With neither, it says what it looked for, the recorded library first
+    # (and not the loader's path to the build's, which meson test sets).
+    env = clean_env(PKG_CONFIG_LIBDIR=str(tmp_path / "none"))
+    env.pop("LD_LIBRARY_PATH", None)
+    out = run([str(bin_dir / "python"), "-c", "import cugl; cugl.library_path()"], tmp_path,
+              env, timeout=60)
+    assert out.returncode != 0
+    assert "the library named at install time" in out.stderr
+    assert "%s does not exist" % WHEEL_LIBRARY in out.stderr
