@@ -216,6 +216,13 @@ bool cugl__app_vk_semaphore_fds(const uint8_t uuid[16], int fds[2], char *why,
 
 /* blit.c: free the blit objects (the context is current). */
 void cugl__app_blit_free(cugl_app_context *ctx);
+/* blit.c: cugl_app_blit and cugl_app_blit_rgba8_buffer with row 0 where
+ * `origin` says, refusals named for `who` (ctx is not NULL). */
+cugl_status cugl__app_blit(cugl_app_context *ctx, uint32_t texture, bool linear,
+                           cugl_app_origin origin, const char *who);
+cugl_status cugl__app_blit_rgba8_buffer(cugl_app_context *ctx, uint32_t buffer, int width,
+                                        int height, size_t pitch, cugl_app_origin origin,
+                                        const char *who);
 
 /* shader.c: compile one stage; the message names the program and stage. */
 cugl_status cugl__app_compile(GLuint *out, const char *who, const char *name, GLenum stage,

@@ -7,6 +7,9 @@
 
 #include "app_internal.h"
 
+/* blit.vert's uniform: 1 draws the picture's row 0 at the top. */
+enum { ROW0_UP = 4 };
+
 /* A context's drawing objects (ctx->draw), made on first use. */
 struct cugl__app_draw {
     GLuint blit_program, vao, samplers[2]; /* cugl_app_blit's; samplers nearest, linear */
@@ -96,19 +99,25 @@ void cugl__app_blit_free(cugl_app_context *ctx)
 CUGL_API cugl_status cugl_app_blit(cugl_app_context *ctx, uint32_t texture, bool linear)
 {
     CUGL__CHECK_NOT_NULL(ctx);
+    return cugl__app_blit(ctx, texture, linear, CUGL_APP_ORIGIN_LOWER, __func__);
+}
+
+cugl_status cugl__app_blit(cugl_app_context *ctx, uint32_t texture, bool linear,
+                           cugl_app_origin origin, const char *who)
+{
     if (!texture || !glIsTexture(texture))
-        return cugl__fail(CUGL_ERROR_INVALID_ARGUMENT, __func__, "%u is not a texture name",
+        return cugl__fail(CUGL_ERROR_INVALID_ARGUMENT, who, "%u is not a texture name",
                           texture);
     GLint target = 0;
     glGetTextureParameteriv(texture, GL_TEXTURE_TARGET, &target);
     if (target != GL_TEXTURE_2D)
-        return cugl__fail(CUGL_ERROR_INVALID_ARGUMENT, __func__,
+        return cugl__fail(CUGL_ERROR_INVALID_ARGUMENT, who,
                           "texture %u has target 0x%x, not GL_TEXTURE_2D", texture,
                           (unsigned)target);
     struct cugl__app_draw *d = NULL;
-    CUGL__TRY(draw_of(&d, ctx, __func__));
+    CUGL__TRY(draw_of(&d, ctx, who));
     if (!d->blit_program) {
-        cugl_status st = blit_init(d, __func__);
+        cugl_status st = blit_init(d, who);
         if (st != CUGL_OK) {
             cugl__app_blit_free(ctx);
             return st;
@@ -118,6 +127,7 @@ CUGL_API cugl_status cugl_app_blit(cugl_app_context *ctx, uint32_t texture, bool
     glBindVertexArray(d->vao);
     glBindTextureUnit(0, texture);
     glBindSampler(0, d->samplers[linear ? 1 : 0]);
+    glUniform1i(ROW0_UP, origin == CUGL_APP_ORIGIN_UPPER);
     glDrawArrays(GL_TRIANGLES, 0, 3);
     /* A sampler left on unit 0 would override the caller's texture filtering. */
     glBindSampler(0, 0);
@@ -152,18 +162,27 @@ CUGL_API cugl_status cugl_app_blit_rgba8_buffer(cugl_app_context *ctx, uint32_t 
                                                 int width, int height, size_t pitch)
 {
     CUGL__CHECK_NOT_NULL(ctx);
-    cugl_status checked = check_image_buffer(__func__, buffer, width, height, pitch);
+    return cugl__app_blit_rgba8_buffer(ctx, buffer, width, height, pitch, CUGL_APP_ORIGIN_LOWER,
+                                       __func__);
+}
+
+cugl_status cugl__app_blit_rgba8_buffer(cugl_app_context *ctx, uint32_t buffer, int width,
+                                        int height, size_t pitch, cugl_app_origin origin,
+                                        const char *who)
+{
+    cugl_status checked = check_image_buffer(who, buffer, width, height, pitch);
     if (checked != CUGL_OK)
         return checked;
     struct cugl__app_draw *d = NULL;
-    CUGL__TRY(draw_of(&d, ctx, __func__));
+    CUGL__TRY(draw_of(&d, ctx, who));
     if (!d->blit_buffer_program)
-        CUGL__TRY(blit_buffer_init(d, __func__));
+        CUGL__TRY(blit_buffer_init(d, who));
     glUseProgram(d->blit_buffer_program);
     glBindVertexArray(d->vao);
     glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 0, buffer);
     glUniform2i(0, width, height);
     glUniform1i(1, (GLint)(pitch / 4));
+    glUniform1i(ROW0_UP, origin == CUGL_APP_ORIGIN_UPPER);
     glDrawArrays(GL_TRIANGLES, 0, 3);
     return CUGL_OK;
 }

@@ -81,6 +81,7 @@ PROTOTYPES = {
     "cugl_app_target_gl_end": (STATUS, [P]),
     "cugl_app_target_copy_from": (STATUS, [P, P, P]),
     "cugl_app_target_draw": (STATUS, [P]),
+    "cugl_app_target_draw_origin": (STATUS, [P, c_int]),
     "cugl_app_target_draw_points": (STATUS, [P, c_size_t, c_int, POINTER(c_float), c_float,
                                              POINTER(c_float)]),
     "cugl_app_target_gl_name": (c_uint32, [P]),

@@ -109,6 +109,7 @@ uniform ivec2 u_size;     // the image's width and height
 uniform int u_channels;   // 1 or 3
 uniform int u_type;       // 0 uint8, 1 float16, 2 float32
 uniform float u_lo, u_scale;
+uniform int u_row0_up;    // 1: the image's row 0 at the top of the viewport
 out vec4 colour;
 
 float element(int e)
@@ -128,6 +129,8 @@ void main()
     int y = int((gl_FragCoord.y - float(u_viewport.y)) * float(u_size.y) / float(u_viewport.w));
     x = clamp(x, 0, u_size.x - 1);
     y = clamp(y, 0, u_size.y - 1);
+    if (u_row0_up != 0)
+        y = u_size.y - 1 - y;
     int e = (y * u_size.x + x) * u_channels;
     if (u_channels == 1) {
         float v = element(e);
@@ -140,4 +143,4 @@ void main()
 }
 """
 
-UNIFORMS = ("u_viewport", "u_size", "u_channels", "u_type", "u_lo", "u_scale")
+UNIFORMS = ("u_viewport", "u_size", "u_channels", "u_type", "u_lo", "u_scale", "u_row0_up")

@@ -83,7 +83,7 @@ SCALARS = {
     "long": ctypes.c_long,
     # enums: int-sized
     "cugl_status": ctypes.c_int, "cugl_format": ctypes.c_int, "cugl_memory_kind": ctypes.c_int,
-    "cugl_app_interop": ctypes.c_int,
+    "cugl_app_interop": ctypes.c_int, "cugl_app_origin": ctypes.c_int,
     # by value
     "cugl_dtype": DType,
 }

@@ -66,11 +66,12 @@ def image(dtype, channels, height=H, width=W, seed=7):
     return (r.random(shape) * 1.4 - 0.2).astype(dtype)
 
 
-def c_api_picture(v, rgba):
+def c_api_picture(v, rgba, origin=1):
     """What the C API draws for `rgba` (H x W x 4 of uint8, float16 or
     float32) in the viewer's context: a target of libcugl-app's own made,
     filled with cugl_app_target_copy_from and drawn with
-    cugl_app_target_draw, read back top to bottom."""
+    cugl_app_target_draw_origin (1: CUGL_APP_ORIGIN_UPPER, row 0 at the
+    top, as show() by default), read back top to bottom."""
     app = _app_lib.load()
     fmt = {"uint8": 0, "float16": 1, "float32": 2}[rgba.dtype.name]
     height, width = rgba.shape[:2]
@@ -87,7 +88,7 @@ def c_api_picture(v, rgba):
         gl.glViewport(0, 0, vw, vh)
         gl.glClearColor(0, 0, 0, 1)
         gl.glClear(0x4000)
-        app.cugl_app_target_draw(t)
+        app.cugl_app_target_draw_origin(t, origin)
         buf = create_string_buffer(vw * vh * 4)
         app.cugl_app_read_pixels(buf, vw * vh * 4, v._res.ctx)
         return np.frombuffer(buf.raw, np.uint8).reshape(vh, vw, 4).copy()
@@ -122,11 +123,11 @@ def test_four_channels_are_the_c_apis_picture(viewer, dtype):
     viewer.show(a)
     got = viewer.read_pixels()
     assert np.array_equal(got, c_api_picture(viewer, a))  # the same calls, the same picture
-    # Row 0 at the bottom, as GL and the C API draw images.
+    # Row 0 at the top, as NumPy has it (origin="upper", the default).
     if dtype == np.uint8:
-        assert np.array_equal(got, a[::-1])
+        assert np.array_equal(got, a)
     else:
-        assert max_level_difference(got, levels(a[::-1])) <= 1
+        assert max_level_difference(got, levels(a)) <= 1
 
 
 @pytest.mark.parametrize("dtype", [np.uint8, np.float16, np.float32], ids=lambda d: d.__name__)
@@ -136,10 +137,10 @@ def test_three_channels_are_drawn_opaque(viewer, dtype):
     got = viewer.read_pixels()
     assert (got[..., 3] == 255).all()
     if dtype == np.uint8:
-        assert np.array_equal(got[..., :3], a[::-1])
+        assert np.array_equal(got[..., :3], a)
         padded = np.concatenate([a, np.full((H, W, 1), 255, np.uint8)], axis=2)
     else:
-        assert max_level_difference(got[..., :3], levels(a[::-1])) <= 1
+        assert max_level_difference(got[..., :3], levels(a)) <= 1
         padded = np.concatenate([a, np.ones((H, W, 1), a.dtype)], axis=2)
     assert np.array_equal(got, c_api_picture(viewer, padded))
 
@@ -158,7 +159,7 @@ def test_one_channel_goes_through_the_colour_map(viewer, dtype, two_d):
     viewer.show(a, vmin=vmin, vmax=vmax)
     got = viewer.read_pixels()
     want = cugl.colormap(a.reshape(H, W), vmin, vmax)
-    assert np.array_equal(got, want[::-1])
+    assert np.array_equal(got, want)
     assert np.array_equal(got, c_api_picture(viewer, want))
 
 
@@ -204,7 +205,7 @@ def test_the_gl_program_device_memory_takes_draws_the_same(viewer, dtype):
     if dtype == np.uint8:
         index = one.astype(np.int64)
         assert np.array_equal(program_way, numpy_way)
-    near = [table[np.clip(index + d, 0, 255)][::-1] for d in (-1, 0, 1)]
+    near = [table[np.clip(index + d, 0, 255)] for d in (-1, 0, 1)]
     ok = np.zeros((H, W), bool)
     for n in near:
         ok |= (program_way == n).all(axis=2)
@@ -219,7 +220,7 @@ def test_the_gl_program_device_memory_takes_draws_the_same(viewer, dtype):
         assert np.array_equal(program_way, numpy_way)
     else:
         assert max_level_difference(program_way, numpy_way) <= 1
-        assert max_level_difference(program_way[..., :3], levels(three[::-1])) <= 1
+        assert max_level_difference(program_way[..., :3], levels(three)) <= 1
 
 
 def test_odd_sizes_through_the_program(viewer):
@@ -229,10 +230,13 @@ def test_odd_sizes_through_the_program(viewer):
     got = viewer.read_pixels()
     want = cugl.colormap(a, 50, 200)
     # 3 x 5 texels over 40 x 24 pixels, nearest: pixel x shows texel
-    # floor((x + 0.5) * 3 / 40), rows likewise (counted from the bottom).
+    # floor((x + 0.5) * 3 / 40), rows likewise (counted from the top).
     ys = ((np.arange(H) + 0.5) * 5 / H).astype(int)
     xs = ((np.arange(W) + 0.5) * 3 / W).astype(int)
-    assert np.array_equal(got, want[ys][:, xs][::-1])
+    assert np.array_equal(got, want[ys][:, xs])
+    # Row 0 at the bottom where asked: the same picture upside down.
+    viewer._show_through_program(a, vmin=50, vmax=200, origin="lower")
+    assert np.array_equal(viewer.read_pixels(), want[ys][:, xs][::-1])
 
 
 def test_strided_and_scaled_images(viewer):
@@ -240,21 +244,37 @@ def test_strided_and_scaled_images(viewer):
     strided = base[::2, ::2]  # every other row and column
     assert not strided.flags.c_contiguous
     viewer.show(strided)
-    assert np.array_equal(viewer.read_pixels(), np.ascontiguousarray(strided)[::-1])
+    assert np.array_equal(viewer.read_pixels(), np.ascontiguousarray(strided))
     small = image(np.uint8, 4, height=H // 2, width=W // 2)
     viewer.show(small)  # drawn over the whole framebuffer, nearest
-    assert np.array_equal(viewer.read_pixels(), small.repeat(2, 0).repeat(2, 1)[::-1])
+    assert np.array_equal(viewer.read_pixels(), small.repeat(2, 0).repeat(2, 1))
     transposed = image(np.uint8, 3, height=W, width=H).transpose(1, 0, 2)
     viewer.show(transposed)
-    assert np.array_equal(viewer.read_pixels()[..., :3], transposed[::-1])
+    assert np.array_equal(viewer.read_pixels()[..., :3], transposed)
 
 
-def test_row_zero_is_at_the_bottom(viewer):
-    a = np.zeros((H, W, 4), np.uint8)
-    a[0] = (255, 0, 0, 255)
-    viewer.show(a)
-    got = viewer.read_pixels()
-    assert (got[-1] == (255, 0, 0, 255)).all() and (got[:-1, :, 0] == 0).all()
+@pytest.mark.parametrize("channels", [1, 3, 4])
+def test_origin_says_where_row_zero_goes(viewer, channels):
+    """Row 0 at the top by default (NumPy's, matplotlib's imshow's
+    origin="upper"), at the bottom with origin="lower" (GL's and the C
+    API's cugl_app_target_draw); every way an image is drawn (4 channels:
+    the image target; 1 and 3: NumPy's colours, and the GL program device
+    memory takes)."""
+    a = np.zeros((H, W, channels), np.uint8)
+    a[0] = 255
+    top_lit = np.zeros((H, W), bool)
+    top_lit[0] = True
+    for show in (viewer.show, viewer._show_through_program):
+        if show is viewer._show_through_program and channels == 4:
+            continue
+        for origin, lit in (("upper", top_lit), ("lower", top_lit[::-1])):
+            show(a, origin=origin)
+            got = viewer.read_pixels()
+            assert np.array_equal(got[..., 0] == 255, lit), (show.__name__, origin)
+        show(a)
+        assert np.array_equal(viewer.read_pixels()[..., 0] == 255, top_lit)
+    with pytest.raises(ValueError, match=r"origin 'top' is neither 'upper' \(row 0 at the top\)"):
+        viewer.show(a, origin="top")
 
 
 def test_any_dlpack_object(viewer):
@@ -263,11 +283,11 @@ def test_any_dlpack_object(viewer):
     a = image(np.uint8, 4)
     for versioned in (True, None):
         viewer.show(Producer(a, versioned=versioned))
-        assert np.array_equal(viewer.read_pixels(), a[::-1])
+        assert np.array_equal(viewer.read_pixels(), a)
     view = cugl.from_dlpack(a)
     viewer.show(view)
     assert not view.is_closed  # the caller's view stays the caller's
-    assert np.array_equal(viewer.read_pixels(), a[::-1])
+    assert np.array_equal(viewer.read_pixels(), a)
 
 
 # --- points ---------------------------------------------------------------------------
@@ -374,7 +394,7 @@ def test_resize_and_close_events(viewer):
     assert viewer.size == (64, 32)
     a = image(np.uint8, 4, height=32, width=64)
     viewer.show(a)  # the next frame has the new size
-    assert np.array_equal(viewer.read_pixels(), a[::-1])
+    assert np.array_equal(viewer.read_pixels(), a)
 
 
 def test_event_text_and_refusals(viewer):
@@ -398,7 +418,7 @@ def test_frame_refuses_without_cuda_and_the_viewer_goes_on(viewer):
     assert "show() a host array" in str(info.value)
     a = image(np.uint8, 4)
     viewer.show(a)
-    assert np.array_equal(viewer.read_pixels(), a[::-1])
+    assert np.array_equal(viewer.read_pixels(), a)
 
 
 class Exploding:
@@ -427,7 +447,7 @@ def test_refusals_leave_the_viewer_usable(viewer):
     assert (cugl.live_objects(), cugl.live_bytes()) == before
     a = image(np.uint8, 4)
     viewer.show(a)
-    assert np.array_equal(viewer.read_pixels(), a[::-1])
+    assert np.array_equal(viewer.read_pixels(), a)
 
 
 def test_the_paths_that_need_cuda_are_refused_with_the_c_message():
@@ -600,8 +620,8 @@ def test_panel_widgets(viewer):
             assert v.checkbox("flip", value) is False
             v.show(picture)
         with_panel = v.read_pixels()
-        assert not np.array_equal(with_panel, picture[::-1])  # the panel over the picture
-        assert np.array_equal(with_panel[-20:, -20:], picture[::-1][-20:, -20:])
+        assert not np.array_equal(with_panel, picture)  # the panel over the picture
+        assert np.array_equal(with_panel[-20:, -20:], picture[-20:, -20:])
         # A click on the box (the default style puts it at (20, 36)) flips it.
         for want in (True, False):
             v.push_event("move 20 36")
@@ -927,7 +947,7 @@ def test_a_full_disk_ends_the_recording_with_the_reason(tmp_path):
             except cugl.InvalidArgumentError as e:
                 failure = e
                 print("# met by the present of frame %d" % i)
-                assert np.array_equal(v.read_pixels(), picture[::-1])  # presented all the same
+                assert np.array_equal(v.read_pixels(), picture)  # presented all the same
                 assert v.recording is None and not rec.is_recording
                 break
         if failure is None:
@@ -1084,7 +1104,7 @@ def test_gl_debug_output_comes_as_warnings():
         assert [type(u.exc_value) for u in unraisable] == [cugl.AppNotice]
         assert "GL_INVALID_VALUE" in str(unraisable[0].exc_value)
         v.show(image(np.uint8, 4))  # usable after
-        assert (v.read_pixels()[::-1] == image(np.uint8, 4)).all()
+        assert (v.read_pixels() == image(np.uint8, 4)).all()
 
 
 def installed_callback(app):

@@ -36,17 +36,26 @@ static cugl_app_target *image_target(cugl_app_format format)
     return t;
 }
 
-/* The framebuffer after drawing `t`, rows top to bottom. */
-static uint8_t *drawn(cugl_app_target *t)
+/* The framebuffer after drawing `t` with row 0 where `origin` says (-1:
+ * cugl_app_target_draw), rows top to bottom. */
+static uint8_t *drawn_from(cugl_app_target *t, int origin)
 {
     glBindFramebuffer(GL_FRAMEBUFFER, cugl_app_context_framebuffer(ctx));
     glViewport(0, 0, W, H);
     glClearColor(0, 0, 0, 1);
     glClear(GL_COLOR_BUFFER_BIT);
-    assert_ok(cugl_app_target_draw(t));
+    if (origin < 0)
+        assert_ok(cugl_app_target_draw(t));
+    else
+        assert_ok(cugl_app_target_draw_origin(t, (cugl_app_origin)origin));
     uint8_t *px = malloc((size_t)W * H * 4);
     assert_ok(cugl_app_read_pixels(px, (size_t)W * H * 4, ctx));
     return px;
+}
+
+static uint8_t *drawn(cugl_app_target *t)
+{
+    return drawn_from(t, -1);
 }
 
 /* Texel (x, y) of the image's row y (row 0 first): at the framebuffer's row H - 1 - y. */
@@ -100,6 +109,58 @@ static void rgba8_from_dense_and_strided_views(void **state)
         cugl_app_target_destroy(t);
         cugl_view_release(views[v]);
     }
+}
+
+/* Row 0 at the bottom (cugl_app_target_draw, CUGL_APP_ORIGIN_LOWER) or at
+ * the top (CUGL_APP_ORIGIN_UPPER), every texel where it belongs; an origin
+ * that is neither refused, the framebuffer untouched. */
+static void origin_puts_row_0_where_asked(void **state)
+{
+    (void)state;
+    static uint8_t picture[H][W][4];
+    for (int y = 0; y < H; y++)
+        for (int x = 0; x < W; x++)
+            for (int c = 0; c < 4; c++)
+                picture[y][x][c] = (uint8_t)(c == 3 ? 255 : x * 7 + y * 11 + c * 60);
+    int64_t shape[3] = {H, W, 4};
+    cugl_view *view = host_view(picture, sizeof picture, 3, shape, NULL, 1,
+                                (cugl_dtype){CUGL_DTYPE_UINT, 8, 1});
+    cugl_app_target *t = image_target(CUGL_APP_FORMAT_RGBA8);
+    assert_ok(cugl_app_target_copy_from(t, view, NULL));
+    int origins[3] = {-1, CUGL_APP_ORIGIN_LOWER, CUGL_APP_ORIGIN_UPPER};
+    for (int o = 0; o < 3; o++) {
+        uint8_t *px = drawn_from(t, origins[o]);
+        for (int y = 0; y < H; y++) {
+            /* The framebuffer's row, from the top, that holds the image's row y. */
+            int row = origins[o] == CUGL_APP_ORIGIN_UPPER ? y : H - 1 - y;
+            for (int x = 0; x < W; x++) {
+                const uint8_t *got = px + ((size_t)row * W + (size_t)x) * 4;
+                if (memcmp(got, picture[y][x], 4) != 0)
+                    fail_msg("origin %d: texel (%d, %d) drawn as %u %u %u in row %d from the "
+                             "top, expected %u %u %u",
+                             origins[o], x, y, got[0], got[1], got[2], row,
+                             picture[y][x][0], picture[y][x][1], picture[y][x][2]);
+            }
+        }
+        free(px);
+    }
+    /* Refused, nothing drawn: the framebuffer keeps its clear colour. */
+    glClear(GL_COLOR_BUFFER_BIT);
+    assert_status(cugl_app_target_draw_origin(t, (cugl_app_origin)2),
+                  CUGL_ERROR_INVALID_ARGUMENT);
+    assert_string_equal(cugl_last_error(), "cugl_app_target_draw_origin: origin 2: "
+                                           "CUGL_APP_ORIGIN_LOWER (0) or "
+                                           "CUGL_APP_ORIGIN_UPPER (1)");
+    uint8_t corner[4];
+    glReadPixels(0, 0, 1, 1, GL_RGBA, GL_UNSIGNED_BYTE, corner);
+    assert_memory_equal(corner, black, 4);
+    assert_status(cugl_app_target_draw_origin(NULL, CUGL_APP_ORIGIN_UPPER),
+                  CUGL_ERROR_INVALID_ARGUMENT);
+    assert_string_equal(cugl_last_error(), "cugl_app_target_draw_origin: target is NULL");
+    /* The next good draw works: the refusals left no turn open. */
+    free(drawn_from(t, CUGL_APP_ORIGIN_UPPER));
+    cugl_app_target_destroy(t);
+    cugl_view_release(view);
 }
 
 /* Floats clamp to 0 .. 1 as drawn; one channel shows as grey. */
@@ -337,6 +398,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(auto_takes_host_without_cuda),
         cmocka_unit_test(rgba8_from_dense_and_strided_views),
+        cmocka_unit_test(origin_puts_row_0_where_asked),
         cmocka_unit_test(float_images_drawn),
         cmocka_unit_test(volume_read_back),
         cmocka_unit_test(points_drawn_where_they_are),

@@ -520,12 +520,13 @@ CUGL_API uint32_t cugl_app_target_gl_name(cugl_app_target *t)
     return s->gl_name;
 }
 
-CUGL_API cugl_status cugl_app_target_draw(cugl_app_target *t)
+/* An image over the viewport, row 0 where `origin` says (cugl_app_target_draw). */
+static cugl_status draw_image(cugl_app_target *t, cugl_app_origin origin, const char *who)
 {
     if (!t)
-        return cugl__fail(CUGL_ERROR_INVALID_ARGUMENT, __func__, "target is NULL");
+        return cugl__fail(CUGL_ERROR_INVALID_ARGUMENT, who, "target is NULL");
     if (t->kind != CUGL_APP_TARGET_IMAGE)
-        return cugl__fail(CUGL_ERROR_INVALID_ARGUMENT, __func__,
+        return cugl__fail(CUGL_ERROR_INVALID_ARGUMENT, who,
                           "a %s is not drawn as an image (%s)",
                           t->kind == CUGL_APP_TARGET_BUFFER ? "buffer" : "volume",
                           t->kind == CUGL_APP_TARGET_BUFFER
@@ -533,18 +534,32 @@ CUGL_API cugl_status cugl_app_target_draw(cugl_app_target *t)
                           : "a shader of the program's own samples a volume");
     cugl_status st = cugl_app_target_gl_begin(t);
     if (st != CUGL_OK)
-        return cugl__as_own(st, __func__);
+        return cugl__as_own(st, who);
     cugl__app_slot *s = cugl__gl_slot(t);
     if (t->drawn_from_memory && !s->filled) {
         /* Shared memory: the pixels where CUDA wrote them, no texture between. */
-        st = cugl_app_blit_rgba8_buffer(t->ctx, cugl_app_shared_gl_buffer(s->shared), t->width,
-                                        t->height, t->pitch);
+        st = cugl__app_blit_rgba8_buffer(t->ctx, cugl_app_shared_gl_buffer(s->shared),
+                                         t->width, t->height, t->pitch, origin, who);
     } else {
         uint32_t name = cugl_app_target_gl_name(t);
-        st = name ? cugl_app_blit(t->ctx, name, false) : cugl_last_status();
+        st = name ? cugl__app_blit(t->ctx, name, false, origin, who) : cugl_last_status();
     }
     cugl_status end = cugl_app_target_gl_end(t);
-    return cugl__as_own(st != CUGL_OK ? st : end, __func__);
+    return cugl__as_own(st != CUGL_OK ? st : end, who);
+}
+
+CUGL_API cugl_status cugl_app_target_draw(cugl_app_target *t)
+{
+    return draw_image(t, CUGL_APP_ORIGIN_LOWER, __func__);
+}
+
+CUGL_API cugl_status cugl_app_target_draw_origin(cugl_app_target *t, cugl_app_origin origin)
+{
+    if (origin != CUGL_APP_ORIGIN_LOWER && origin != CUGL_APP_ORIGIN_UPPER)
+        return cugl__fail(CUGL_ERROR_INVALID_ARGUMENT, __func__,
+                          "origin %d: CUGL_APP_ORIGIN_LOWER (0) or CUGL_APP_ORIGIN_UPPER (1)",
+                          (int)origin);
+    return draw_image(t, origin, __func__);
 }
 
 CUGL_API cugl_status cugl_app_target_draw_points(cugl_app_target *t, size_t count,

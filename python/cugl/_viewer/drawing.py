@@ -18,9 +18,15 @@ def _covering(draw):
     return draw
 
 
-def _image_drawer(res):
+# cugl_app_origin: where an image's row 0 is drawn.
+_ORIGIN = {"lower": 0, "upper": 1}
+
+
+def _image_drawer(res, origin):
+    code = _ORIGIN[origin]
+
     def draw():
-        _app_lib.load().cugl_app_target_draw(res.targets["image"].ptr)
+        _app_lib.load().cugl_app_target_draw_origin(res.targets["image"].ptr, code)
     return _covering(draw)
 
 
@@ -63,7 +69,7 @@ def _program(res):
 
 
 def _program_drawer(res, uniforms, words):
-    width, height, channels, dtype, lo, scale = uniforms
+    width, height, channels, dtype, lo, scale, row0_up = uniforms
 
     def draw():
         app, gl = _app_lib.load(), res.gl
@@ -88,6 +94,7 @@ def _program_drawer(res, uniforms, words):
             gl.glUniform1i(u["u_type"], dtype)
             gl.glUniform1f(u["u_lo"], lo)
             gl.glUniform1f(u["u_scale"], scale)
+            gl.glUniform1i(u["u_row0_up"], int(row0_up))
             gl.glBindBufferBase(_gl.GL_SHADER_STORAGE_BUFFER, 0, app.cugl_app_target_gl_name(t))
             if res.lut:
                 gl.glBindBufferBase(_gl.GL_SHADER_STORAGE_BUFFER, 1, res.lut)

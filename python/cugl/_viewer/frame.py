@@ -78,7 +78,7 @@ class _Frames:
         Mesa) there is no device memory to hand out: frame() raises
         cugl.NotSupportedError; show() a host array instead.
         """
-        self._enter("frame")
+        self._enter("frame", draws=True)
         if self._device is None:
             raise _errors.NotSupportedError(
                 "Viewer.frame: the viewer has no CUDA device (%s); frame() hands out device "

@@ -46,8 +46,8 @@ class _Images:
 
     # --- show ----------------------------------------------------------------------------
 
-    def show(self, x, *, vmin=None, vmax=None, cmap="cugl", points=None, point_size=2.0,
-             color=(1.0, 1.0, 1.0, 1.0), matrix=None):
+    def show(self, x, *, vmin=None, vmax=None, cmap="cugl", origin="upper", points=None,
+             point_size=2.0, color=(1.0, 1.0, 1.0, 1.0), matrix=None):
         """Draw `x` and present.
 
         x: any object with __dlpack__ or __cuda_array_interface__, or a
@@ -56,8 +56,13 @@ class _Images:
 
           an image, (H, W, C) with C 1, 3 or 4 (or (H, W): one channel) of
           uint8, float16 or float32 (host memory: float64 too, as float32),
-          row 0 at the bottom as GL and cugl's C API draw images, floats
-          clamped to 0 .. 1, drawn over the whole framebuffer (nearest).
+          floats clamped to 0 .. 1, drawn over the whole framebuffer
+          (nearest), row 0 at the top where `origin` is "upper" (the
+          default: NumPy's, image files' and matplotlib's imshow's way) or
+          at the bottom where it is "lower" (GL's, and cugl's C API
+          cugl_app_target_draw; frame() hands GL's own memory, row 0 at the
+          bottom). Either way the draw reads the rows in order: no copy
+          is made to turn the picture over.
           4 channels are copied as they are (one copy, from any strides)
           into an image target (RGBA8, RGBA16F, RGBA32F) that libcugl-app
           draws. 3 channels are drawn opaque, and 1 channel through the
@@ -77,7 +82,8 @@ class _Images:
         Device memory is read on the viewer's stream after its producer's
         work (DLPack's stream handshake) and held until the copy has run.
         """
-        self._enter("show")
+        self._enter("show", draws=True)
+        _check_origin(origin)
         src = import_tensor(x, self._res.stream if self._res.stream is not None else -1)
         try:
             shape = src.shape
@@ -87,14 +93,14 @@ class _Images:
             if points:
                 draw = self._points(src, point_size, color, matrix)
             else:
-                draw = self._image(src, vmin, vmax, cmap)
+                draw = self._image(src, vmin, vmax, cmap, origin)
         except BaseException:
             src.close()
             raise
         self._draw = draw
         self._finish(draw)
 
-    def _image(self, src, vmin, vmax, cmap):
+    def _image(self, src, vmin, vmax, cmap, origin):
         shape = src.shape
         if len(shape) == 2:
             shape = shape + (1,)
@@ -107,12 +113,13 @@ class _Images:
         if channels == 4 and name in _FORMAT_OF:
             t = self._target("image", _IMAGE, _FORMAT_OF[name], width, height)
             self._copy_in(t, src)
-            return _image_drawer(res)
+            return _image_drawer(res, origin)
         if src.device_id >= 0:
             if name not in _PROGRAM_TYPE:
                 raise TypeError("Viewer.show: device memory of %s; images are uint8, float16 "
                                 "or float32" % name)
-            return self._program_image(src, height, width, channels, name, vmin, vmax, cmap)
+            return self._program_image(src, height, width, channels, name, vmin, vmax, cmap,
+                                       origin)
         # Host memory: made RGBA with NumPy, then one copy.
         import numpy as np
         a = src.numpy().reshape(height, width, channels)
@@ -134,9 +141,9 @@ class _Images:
         src.close()  # what is copied is rgba
         t = self._target("image", _IMAGE, _FORMAT_OF[rgba.dtype.name], width, height)
         self._copy_in(t, import_tensor(rgba))
-        return _image_drawer(res)
+        return _image_drawer(res, origin)
 
-    def _program_image(self, src, height, width, channels, name, vmin, vmax, cmap):
+    def _program_image(self, src, height, width, channels, name, vmin, vmax, cmap, origin):
         """Device memory of 1 or 3 channels (and, for the tests, host
         memory): copied as it is into a buffer target, drawn by the viewer's
         GL program (cugl/_gl.py)."""
@@ -154,16 +161,17 @@ class _Images:
             lo, scale = 0.0, (_colormap.scale_of(0.0, 255.0) if name == "uint8" else 1.0)
             words = None
         return _program_drawer(self._res, (width, height, channels, _PROGRAM_TYPE[name], lo,
-                                           scale), words)
+                                           scale, origin == "upper"), words)
 
-    def _show_through_program(self, a, vmin=None, vmax=None, cmap="cugl"):
+    def _show_through_program(self, a, vmin=None, vmax=None, cmap="cugl", origin="upper"):
         """show() of a host array of 1 or 3 channels the way device memory
         goes (a buffer target and the viewer's GL program): how the tests
         check that program where there is no CUDA device. The bytes are
         padded to a multiple of 4 (a buffer target without a device takes
         exactly its size)."""
         import numpy as np
-        self._enter("show")
+        self._enter("show", draws=True)
+        _check_origin(origin)
         a = np.ascontiguousarray(a)
         height, width = a.shape[:2]
         channels = a.shape[2] if a.ndim == 3 else 1
@@ -171,9 +179,15 @@ class _Images:
         padded = np.zeros((flat.size + 3) // 4 * 4, np.uint8)
         padded[:flat.size] = flat
         draw = self._program_image(import_tensor(padded), height, width, channels,
-                                   a.dtype.name, vmin, vmax, cmap)
+                                   a.dtype.name, vmin, vmax, cmap, origin)
         self._draw = draw
         self._finish(draw)
+
+
+def _check_origin(origin):
+    if origin not in ("upper", "lower"):
+        raise ValueError("Viewer.show: origin %r is neither 'upper' (row 0 at the top) nor "
+                         "'lower' (row 0 at the bottom)" % (origin,))
 
 
 def colormap(values, vmin=None, vmax=None, cmap="cugl"):

@@ -20,6 +20,7 @@ from .context import (_AUTO, _HEADLESS, _IMAGE, _INTEROP, _MAX_PENDING, _RGBA8, 
 from .frame import _Frames
 from .images import _Images
 from .input import _Inputs
+from . import interrupt
 from .panel import _Panel
 from .points import _Points
 from .recording import _Recording
@@ -90,6 +91,7 @@ class Viewer(_Images, _Points, _Frames, _Inputs, _Panel, _Serving, _Recording):
         self._draw = None
         self._ui_open = False
         self._last_frame_time = None
+        self._interrupt = None  # Ctrl-C: "asked" (interrupt.py), "seen" by should_close
         self._key_codes = {}
         self._token = None
         self._frame_access = None
@@ -198,8 +200,13 @@ class Viewer(_Images, _Points, _Frames, _Inputs, _Panel, _Serving, _Recording):
     @property
     def should_close(self):
         """The user asked to close (the window's close button, Escape, a
-        close event)."""
-        return _app_lib.load().cugl_app_context_should_close(self._ctx())
+        close event), or pressed Ctrl-C while the viewer was presenting
+        (true until the next present: cugl/_viewer/interrupt.py)."""
+        ctx = self._ctx()
+        if self._interrupt is not None:
+            self._interrupt = "seen"
+            return True
+        return _app_lib.load().cugl_app_context_should_close(ctx)
 
     @property
     def is_closed(self):
@@ -212,9 +219,11 @@ class Viewer(_Images, _Points, _Frames, _Inputs, _Panel, _Serving, _Recording):
             raise _errors.ClosedError("Viewer: the viewer has been closed")
         return self._res.ctx
 
-    def _enter(self, who, turn_ok=False):
-        """Checks before a call that draws: open, on the viewer's thread, no
-        frame() turn open; the context made current."""
+    def _enter(self, who, turn_ok=False, draws=False):
+        """Checks before a call on the context: open, on the viewer's
+        thread, no frame() turn open; the context made current. A call that
+        `draws` (show, present, frame) also takes a Ctrl-C its loop did not
+        ask about (interrupt.py) and puts the Ctrl-C handler in place."""
         self._ctx()
         if threading.get_ident() != self._thread:
             raise _errors.InvalidStateError(
@@ -223,6 +232,12 @@ class Viewer(_Images, _Points, _Frames, _Inputs, _Panel, _Serving, _Recording):
         if self._in_turn and not turn_ok:
             raise _errors.InvalidStateError(
                 "Viewer.%s: a frame() turn is open; leave its with block first" % who)
+        if draws:
+            asked, self._interrupt = self._interrupt, None
+            if asked == "asked":
+                raise KeyboardInterrupt("Viewer.%s: Ctrl-C, and the loop did not ask "
+                                        "should_close" % who)
+            interrupt.arm(self)
         self._res.make_current()
 
     # --- targets -------------------------------------------------------------------------
@@ -253,7 +268,7 @@ class Viewer(_Images, _Points, _Frames, _Inputs, _Panel, _Serving, _Recording):
         """Draw the last picture again (with the panel's widgets of this
         frame) and present: for frames where only the input or the panel
         changed."""
-        self._enter("present")
+        self._enter("present", draws=True)
         self._finish(self._draw or (lambda: None))
 
     def _finish(self, draw):
@@ -338,6 +353,7 @@ class Viewer(_Images, _Points, _Frames, _Inputs, _Panel, _Serving, _Recording):
         if self._in_turn:
             raise _errors.InvalidStateError("Viewer.close: a frame() turn is open")
         failure = self._end_recording(in_flight)
+        interrupt.forget(self)
         self._finalizer()
         if failure is not None:
             raise failure

@@ -339,6 +339,31 @@ CUGL_API cugl_status cugl_app_target_copy_from(cugl_app_target *target, cugl_vie
  */
 CUGL_API cugl_status cugl_app_target_draw(cugl_app_target *target);
 
+/** Where cugl_app_target_draw_origin puts an image's row 0 (its first row
+ * in memory): at the bottom of the viewport, as GL's textures and
+ * cugl_app_target_draw have it, or at the top, as NumPy, image files and
+ * most CPU code lay a picture out (matplotlib's imshow `origin`). */
+typedef enum cugl_app_origin {
+    CUGL_APP_ORIGIN_LOWER = 0, /**< row 0 at the bottom (cugl_app_target_draw) */
+    CUGL_APP_ORIGIN_UPPER = 1, /**< row 0 at the top */
+} cugl_app_origin;
+
+/**
+ * cugl_app_target_draw with row 0 where `origin` says: CUGL_APP_ORIGIN_UPPER
+ * draws an image whose row 0 is the top of its picture upright, with no
+ * copy and no kernel writing rows in reverse (the draw samples the rows
+ * from the top); CUGL_APP_ORIGIN_LOWER is cugl_app_target_draw.
+ * @errors CUGL_ERROR_INVALID_ARGUMENT (NULL; not an image; an origin that
+ *   is neither), CUGL_ERROR_INVALID_STATE (a turn is open), the statuses
+ *   of gl_begin and gl_end, CUGL_ERROR_GL.
+ * @thread_safety The thread whose GL context made the target, with it current.
+ * @param target The target.
+ * @param origin Where row 0 is drawn.
+ * @return CUGL_OK, or an error status (see Errors).
+ */
+CUGL_API cugl_status cugl_app_target_draw_origin(cugl_app_target *target,
+                                                 cugl_app_origin origin);
+
 /**
  * Draw a buffer's first `count` points, `components` floats each (x, y, z
  * and an ignored w: 3 or 4), as clip-space positions transformed by
