@@ -159,10 +159,12 @@ command -v node >/dev/null || command -v nodejs >/dev/null ||
 # and its shaped-link suite shapes a veth pair there with tc); openssl (the
 # HTTPS test makes a certificate);
 # mpirun (the mpi suite); pytest, NumPy, pip, setuptools, wheel and venv
-# (the python suite, which also installs the package into a venv).
+# (the python suite, which also installs the package into a venv);
+# jupyter-notebook, ipykernel and nbclient (a notebook's live view in
+# chromium, and the example notebook run headless).
 test_run_packages="libegl-mesa0 libgl1-mesa-dri ffmpeg cmake xvfb xauth xdotool chromium
  make iproute2 openssl openmpi-bin python3-pytest python3-numpy python3-pip python3-setuptools
- python3-wheel python3-venv"
+ python3-wheel python3-venv jupyter-notebook python3-ipykernel python3-nbclient"
 command -v npm >/dev/null || test_run_packages="$test_run_packages npm"
 
 # install PACKAGE...: apt-get install those not installed yet, with a line

@@ -70,6 +70,7 @@ PROTOTYPES = {
     # app_image.h
     "cugl_app_read_pixels": (STATUS, [P, c_size_t, P]),
     "cugl_app_screenshot": (STATUS, [P, c_char_p]),
+    "cugl_app_write_png": (STATUS, [c_char_p, c_char_p, c_int, c_int]),
     # app_interop.h
     "cugl_app_interop_name": (c_char_p, [c_int]),
     # app_target.h

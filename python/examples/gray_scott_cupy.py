@@ -75,7 +75,7 @@ def main():
                         pressed = e.down
                 if pressed:
                     w, h = viewer.size
-                    cx, cy = cursor[0] * gw / w, (h - cursor[1]) * gh / h
+                    cx, cy = cursor[0] * gw / w, cursor[1] * gh / h  # row 0 at the top, as shown
                     disc = (xx - cx) ** 2 + (yy - cy) ** 2 < 25.0
                     u[disc], v[disc] = 0.5, 0.25
                 for _ in range(8):

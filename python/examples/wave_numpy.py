@@ -67,10 +67,10 @@ def main():
                 elif e.type == "button" and e.button == "left":
                     pressed = e.down
             if pressed:
-                # The cursor in field cells: pixels from the top left, rows
-                # of the field from the bottom (as images are drawn).
+                # The cursor in field cells: pixels from the top left, as the
+                # field's rows are drawn (row 0 at the top: show()'s default).
                 w, h = viewer.size
-                cx, cy = cursor[0] * gw / w, (h - cursor[1]) * gh / h
+                cx, cy = cursor[0] * gw / w, cursor[1] * gh / h
                 u += 0.5 * np.exp(-((xx - cx) ** 2 + (yy - cy) ** 2) / 8.0, dtype=np.float32)
             u, u_prev = step(u, u_prev)
             viewer.show(u, vmin=-1.0, vmax=1.0)  # one channel: drawn through the colour map

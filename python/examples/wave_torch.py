@@ -89,10 +89,10 @@ def main():
                 elif e.type == "button" and e.button == "left" and not viewer.panel_wants_mouse:
                     pressed = e.down
             if pressed:
-                # The cursor in field cells: pixels from the top left, the
-                # field's rows from the bottom (as images are drawn).
+                # The cursor in field cells: pixels from the top left, as the
+                # field's rows are drawn (row 0 at the top: show()'s default).
                 w, h = viewer.size
-                cx, cy = cursor[0] * gw / w, (h - cursor[1]) * gh / h
+                cx, cy = cursor[0] * gw / w, cursor[1] * gh / h
                 u += 0.5 * torch.exp(-((xx - cx) ** 2 + (yy - cy) ** 2) / 8.0)
             if not paused:
                 u, u_prev = step(u, u_prev, damping)
@@ -103,7 +103,9 @@ def main():
                     out = torch.from_dlpack(img)  # (H, W, 4) uint8: GL's own memory
                     h, w = out.shape[:2]
                     if (h, w) not in sample:  # the window's pixels over the field's cells
-                        sample[(h, w)] = ((torch.arange(h, device=dev) * gh) // h,
+                        # GL's rows run from the bottom: the field's row 0
+                        # at the top, as show() draws it.
+                        sample[(h, w)] = (((h - 1 - torch.arange(h, device=dev)) * gh) // h,
                                           (torch.arange(w, device=dev) * gw) // w)
                     rows, cols = sample[(h, w)]
                     t = ((u[rows][:, cols] + 1.0) * 0.5).clamp_(0.0, 1.0)

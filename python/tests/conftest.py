@@ -8,9 +8,11 @@ kinds a GPU machine may well lack, each run on its own terms:
 - multi_gpu: needs two CUDA devices; python-gpu leaves these out and
   python-multi-gpu (the multi-gpu suite, as the C tests' two-GPU cases)
   runs them alone;
-- optional_package: needs a package that is no Debian package (NVIDIA
-  Warp: pip only), which the project cannot install; its absence stays a
-  skip, with the reason.
+- optional_package: needs a package the project cannot install on every
+  such machine: one that is no Debian package (NVIDIA Warp: pip only), or
+  Debian's for Debian's Python alone (Jupyter's kernel and nbclient, which
+  the test command installs, absent on a GPU machine whose Python is its
+  own); its absence stays a skip, with the reason.
 """
 import os
 import sys
@@ -26,8 +28,9 @@ NO_SKIP = "CUGL_TEST_NO_SKIP" in os.environ
 
 def pytest_configure(config):
     config.addinivalue_line("markers", "multi_gpu: needs two CUDA devices (python-multi-gpu)")
-    config.addinivalue_line("markers", "optional_package(name): needs a package that is no "
-                            "Debian package; its absence is a skip under CUGL_TEST_NO_SKIP too")
+    config.addinivalue_line("markers", "optional_package(name): needs a package the project "
+                            "cannot install on every machine; its absence is a skip under "
+                            "CUGL_TEST_NO_SKIP too")
 
 
 @pytest.hookimpl(hookwrapper=True)

@@ -19,15 +19,16 @@ from .context import (_AUTO, _HEADLESS, _IMAGE, _INTEROP, _MAX_PENDING, _RGBA8, 
                       _cuda_device_count, _current, _Resources, _Target)
 from .frame import _Frames
 from .images import _Images
-from .input import _Inputs
 from . import interrupt
+from .input import _Inputs
+from .notebook import _Notebook
 from .panel import _Panel
 from .points import _Points
 from .recording import _Recording
 from .serving import _Serving
 
 
-class Viewer(_Images, _Points, _Frames, _Inputs, _Panel, _Serving, _Recording):
+class Viewer(_Images, _Points, _Frames, _Inputs, _Panel, _Serving, _Recording, _Notebook):
     """A window (where a display is), or a headless GL context, that shows
     images and point sets, optionally served to web browsers and recorded
     as a video file.
@@ -92,6 +93,7 @@ class Viewer(_Images, _Points, _Frames, _Inputs, _Panel, _Serving, _Recording):
         self._ui_open = False
         self._last_frame_time = None
         self._interrupt = None  # Ctrl-C: "asked" (interrupt.py), "seen" by should_close
+        self._still_frame = None  # the frame a notebook cell's still picture is of
         self._key_codes = {}
         self._token = None
         self._frame_access = None
@@ -352,6 +354,8 @@ class Viewer(_Images, _Points, _Frames, _Inputs, _Panel, _Serving, _Recording):
                 "Viewer.close: a viewer is closed by the thread that made it")
         if self._in_turn:
             raise _errors.InvalidStateError("Viewer.close: a frame() turn is open")
+        if not self._res.freed:
+            self._notebook_close()
         failure = self._end_recording(in_flight)
         interrupt.forget(self)
         self._finalizer()
