@@ -9,8 +9,10 @@ recordings (video files read back by their containers and by ffprobe)."""
 import ctypes
 import gc
 import os
+import signal
 import subprocess
 import sys
+import textwrap
 import threading
 import time
 import tracemalloc
@@ -1036,18 +1038,53 @@ def test_recordings_leave_nothing_behind(tmp_path):
 # --- the README and the example that runs here -----------------------------------------------
 
 
-def test_readme_starts_with_the_five_lines():
+def readme_blocks():
+    """The fenced Python blocks of python/README.md, in order, as lines."""
     text = open(os.path.join(PYTHON_DIR, "README.md")).read()
-    # The first fenced block, right under the title.
-    head, fence = text.split("```", 1)
-    assert head.strip() == "# cugl for Python"
-    block = fence.split("\n", 1)[1].split("```", 1)[0].splitlines()
-    assert len(block) == 5, block
-    assert block[0].startswith("import cugl")
-    assert "cugl.Viewer(" in block[1]
-    assert block[2].startswith("while not ") and block[2].endswith(".should_close:")
-    assert ".frame()" in block[3]
-    assert "from_dlpack" in block[4]
+    return [b.split("\n", 1)[1].rstrip("\n").splitlines()
+            for b in text.split("```")[1::2] if b.startswith("python")]
+
+
+def test_readme_starts_with_numpy_then_a_notebook_then_the_gpu():
+    text = open(os.path.join(PYTHON_DIR, "README.md")).read()
+    assert text.split("```", 1)[0].strip() == "# cugl for Python"
+    numpy_way, notebook, gpu = readme_blocks()[:3]
+    assert len(numpy_way) == 4 and "numpy" in numpy_way[0] and ".show(" in numpy_way[3]
+    assert numpy_way[2] == "while not v.should_close:"
+    # From an installed package to a live picture in a cell: 5 lines at most.
+    assert len(notebook) <= 5 and notebook[2] == "v" and "headless=True" in notebook[1]
+    assert len(gpu) == 5 and ".frame()" in gpu[3] and "from_dlpack" in gpu[4]
+
+
+def test_the_readmes_first_block_runs_and_ctrl_c_ends_it():
+    """The first block as it is, in a process of its own (no display:
+    headless), until Ctrl-C: the loop ends and the program exits 0."""
+    block = "\n".join(readme_blocks()[0])
+    # Says when its viewer is presenting, then runs the block unchanged.
+    wrapper = textwrap.dedent("""
+        import cugl
+        show, shows = cugl.Viewer.show, [0]
+        def counted(self, *args, **kwargs):
+            show(self, *args, **kwargs)
+            shows[0] += 1
+            if shows[0] == 5:
+                print("presenting", flush=True)
+        cugl.Viewer.show = counted
+    """) + block + "\nprint('ended after', shows[0], flush=True)\n"
+    env = dict(os.environ)
+    env.pop("DISPLAY", None)
+    proc = subprocess.Popen([sys.executable, "-c", wrapper], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, env=env)
+    first = proc.stdout.readline()
+    if first != "presenting\n":
+        out, err = proc.communicate(timeout=60)
+        if "no EGL" in err:
+            pytest.skip(err.strip().splitlines()[-1])
+        raise AssertionError((first, out, err))
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 0, err
+    assert out.startswith("ended after ") and "Traceback" not in err
 
 
 def test_the_numpy_example_runs_headless():

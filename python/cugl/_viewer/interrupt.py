@@ -6,10 +6,12 @@ closed, rather than with a KeyboardInterrupt from inside a show().
 
 The first SIGINT that comes while viewers are presenting (those that
 presented in the last LOOP_GAP seconds) asks them to close: each one's
-should_close is True until its next present. A viewer
-whose loop does not ask should_close raises KeyboardInterrupt at its next
-call that draws (show, present, frame), so Ctrl-C stops any loop, between
-two frames, never inside a call into libcugl-app or a frame() turn. A
+should_close is True until its next present after it was asked. The frame
+being made when the Ctrl-C came is drawn (its loop had no chance to ask);
+a loop that then does not ask should_close gets KeyboardInterrupt at its
+next call that draws (show, present, frame), so Ctrl-C stops any loop,
+between two frames, never inside a call into libcugl-app or a frame()
+turn. A
 second Ctrl-C before that, or one when no viewer is presenting (the program
 busy elsewhere, or at an interactive prompt), is Python's own
 KeyboardInterrupt at once.

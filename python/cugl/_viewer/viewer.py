@@ -92,7 +92,8 @@ class Viewer(_Images, _Points, _Frames, _Inputs, _Panel, _Serving, _Recording, _
         self._draw = None
         self._ui_open = False
         self._last_frame_time = None
-        self._interrupt = None  # Ctrl-C: "asked" (interrupt.py), "seen" by should_close
+        # Ctrl-C (interrupt.py): "asked", "drawn" (a frame since), "seen" by should_close
+        self._interrupt = None
         self._still_frame = None  # the frame a notebook cell's still picture is of
         self._key_codes = {}
         self._token = None
@@ -235,10 +236,15 @@ class Viewer(_Images, _Points, _Frames, _Inputs, _Panel, _Serving, _Recording, _
             raise _errors.InvalidStateError(
                 "Viewer.%s: a frame() turn is open; leave its with block first" % who)
         if draws:
-            asked, self._interrupt = self._interrupt, None
-            if asked == "asked":
+            # A Ctrl-C: the frame being made is drawn ("asked": the loop had
+            # no chance to ask yet); the one after it is refused where
+            # should_close was not asked in between ("drawn").
+            state = self._interrupt
+            if state == "drawn":
+                self._interrupt = None
                 raise KeyboardInterrupt("Viewer.%s: Ctrl-C, and the loop did not ask "
                                         "should_close" % who)
+            self._interrupt = "drawn" if state == "asked" else None
             interrupt.arm(self)
         self._res.make_current()
 
