@@ -82,8 +82,8 @@ class _Images:
         Device memory is read on the viewer's stream after its producer's
         work (DLPack's stream handshake) and held until the copy has run.
         """
+        _check_origin(origin)  # before _enter: a refused call changes nothing
         self._enter("show", draws=True)
-        _check_origin(origin)
         src = import_tensor(x, self._res.stream if self._res.stream is not None else -1)
         try:
             shape = src.shape
@@ -170,8 +170,8 @@ class _Images:
         padded to a multiple of 4 (a buffer target without a device takes
         exactly its size)."""
         import numpy as np
-        self._enter("show", draws=True)
         _check_origin(origin)
+        self._enter("show", draws=True)
         a = np.ascontiguousarray(a)
         height, width = a.shape[:2]
         channels = a.shape[2] if a.ndim == 3 else 1
