@@ -265,9 +265,16 @@ await check("a bad token is refused", async () => {
 await check("the page says what it gets, and goes full-window", async () => {
   await page.bringToFront(); // check 4 opened another
   const line = await page.$eval("#link", (e) => e.textContent);
+  // The server's PSNR of what the page shows: libjpeg-turbo's JPEGs and
+  // libvpx's VP8 are measured; the GPU's JPEGs and OpenH264's say why not.
+  const measured = codec === "vp8" || (codec === "jpeg" && encoder !== "gpu");
+  const fidelity = measured ? "dB PSNR (server's estimate)" : "PSNR not measured: ";
   for (const want of [video ? TITLES[codec] + " video" : "JPEG by", "frames/s received",
-                      "round trip"])
+                      "round trip", fidelity])
     if (!line.includes(want)) throw new Error(`the page's line has no '${want}': '${line}'`);
+  const psnr = await page.evaluate(() => window.cuglView.psnr);
+  if (measured ? !(psnr > 15 && psnr < 100) : psnr !== -1)
+    throw new Error(`the page's PSNR is ${psnr}`);
   await page.click("#full");
   const box = await (await page.$("#view")).boundingBox();
   const full = await page.evaluate(() => document.body.classList.contains("full"));

@@ -238,6 +238,18 @@ static uint8_t *reference_of(long frame, int *w, int *h)
 }
 
 /* The mean absolute difference of the RGB channels. */
+/* PSNR over R, G and B of `a` against `b` (w x h RGBA), in dB. */
+static double psnr_of(const uint8_t *a, const uint8_t *b, int w, int h)
+{
+    double se = 0;
+    for (long i = 0; i < (long)w * h; i++)
+        for (int c = 0; c < 3; c++) {
+            double d = (double)a[4 * i + c] - (double)b[4 * i + c];
+            se += d * d;
+        }
+    return se <= 0 ? 99.0 : 10 * log10(255.0 * 255.0 * 3.0 * (double)w * h / se);
+}
+
 static double mean_difference(const uint8_t *a, const uint8_t *b, int w, int h)
 {
     double sum = 0;
@@ -288,6 +300,14 @@ static void frames_match_the_picture(void **state)
     if (diff > JPEG_TOLERANCE)
         fail_msg("frame %ld differs from the program's picture by %.2f levels on average "
                  "(at most %.1f)", frame, diff, JPEG_TOLERANCE);
+    /* The server's estimate of what a page shows (measured on one of the
+     * level's frames a second, every other pixel), beside the test's own
+     * measure of this frame; -1 where the GPU made the JPEG. */
+    double estimate = ws_client_picture_number(c, "psnr"), own = psnr_of(got, want, W, H);
+    printf("# PSNR %.2f dB here, the server's estimate %.2f\n", own, estimate);
+    if (estimate != -1 && !(estimate > 0 && fabs(estimate - own) <= 3))
+        fail_msg("the server's PSNR estimate %.2f dB is not within 3 dB of this frame's %.2f",
+                 estimate, own);
     free(got);
     free(want);
     ws_client_close(c);
@@ -998,6 +1018,16 @@ static void encoder_is_named(void **state)
     snprintf(want, sizeof want, "\"encoder\":\"%s\"", name);
     if (!strstr(header, want))
         fail_msg("a picture's header has not %s: %.300s", want, header);
+    /* And how close the picture is: libjpeg-turbo's JPEGs are measured;
+     * a GPU's say why not. */
+    const char *psnr = strstr(header, "\"psnr\":");
+    assert_non_null(psnr);
+    double db = atof(psnr + 7);
+    printf("# the header's PSNR: %.300s\n", psnr);
+    if (strcmp(name, "libjpeg-turbo") == 0)
+        assert_true(db > 15 && db < 100);
+    else
+        assert_true(db == -1 && strstr(header, "\"psnr_why\":\"the GPU makes these JPEGs"));
 }
 
 static void exits_cleanly(void **state)

@@ -339,6 +339,11 @@ double ws_client_header_number(const ws_client *c, const char *key)
     return ws_message_number(c->last, c->last_size, key);
 }
 
+double ws_client_picture_number(const ws_client *c, const char *key)
+{
+    return ws_message_number(c->pic, c->pic_size, key);
+}
+
 uint8_t *ws_message_decode(const uint8_t *m, size_t size, int *width, int *height)
 {
     size_t n = m ? header_length(m, size) : 0;

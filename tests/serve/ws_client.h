@@ -59,6 +59,10 @@ long long ws_client_bytes(const ws_client *c);
 /* A number of the newest frame's JSON header ("frame", "width", ...); -1 if absent. */
 double ws_client_header_number(const ws_client *c, const char *key);
 
+/* The same of the newest message with a picture (the one ws_client_decode
+ * decodes); -1 if absent. */
+double ws_client_picture_number(const ws_client *c, const char *key);
+
 /* The same of a message's header; -1 if absent. */
 double ws_message_number(const uint8_t *message, size_t size, const char *key);
 

@@ -86,46 +86,129 @@ frame *cugl__serve_wrap_frame(cugl_app_server *s, const slot *sl, int level, uin
     return f;
 }
 
+void cugl__serve_frame_psnr(frame *f, double psnr, const char *why)
+{
+    size_t n = strlen(f->json);
+    if (psnr >= 0) {
+        snprintf(f->json + n, sizeof f->json - n, ",\"psnr\":%.2f", psnr);
+    } else {
+        char text[160];
+        cugl__serve_json_escape(text, sizeof text, why);
+        snprintf(f->json + n, sizeof f->json - n, ",\"psnr\":-1,\"psnr_why\":\"%s\"", text);
+    }
+}
+
+/* A buffer of at least `need` bytes in *buf; false without memory. */
+static bool room_for(uint8_t **buf, size_t *size, size_t need)
+{
+    if (need <= *size)
+        return true;
+    uint8_t *p = realloc(*buf, need);
+    if (!p)
+        return false;
+    *buf = p;
+    *size = need;
+    return true;
+}
+
+/* What a page shows of a JPEG of the slot's picture scaled down by `f`
+ * (jw x jh), drawn back at the slot's size, against the picture: PSNR over
+ * R, G and B in dB (99 where they are equal), each of every other row and
+ * column's pixels against its texel (nearest: a page's smoothing scores a
+ * little higher); -1 where the JPEG does not decode. Both rows bottom first. */
+static double jpeg_psnr(tjhandle dec, const unsigned char *jpeg, unsigned long size, int jw,
+                        int jh, const slot *sl, int f, uint8_t **buf, size_t *buf_size)
+{
+    if (!dec || !room_for(buf, buf_size, (size_t)jw * (size_t)jh * 4) ||
+        tjDecompress2(dec, jpeg, size, *buf, jw, 0, jh, TJPF_RGBA,
+                      TJFLAG_BOTTOMUP | TJFLAG_FASTDCT) != 0)
+        return -1;
+    double se = 0;
+    long n = 0;
+    for (int y = 0; y < sl->height; y += 2) {
+        const uint8_t *a = (const uint8_t *)sl->pixels + (size_t)y * (size_t)sl->width * 4;
+        const uint8_t *b = *buf + (size_t)(y / f < jh ? y / f : jh - 1) * (size_t)jw * 4;
+        for (int x = 0; x < sl->width; x += 2) {
+            const uint8_t *p = a + 4 * x, *q = b + 4 * (x / f < jw ? x / f : jw - 1);
+            for (int c = 0; c < 3; c++) {
+                double d = (double)p[c] - (double)q[c];
+                se += d * d;
+            }
+            n += 3;
+        }
+    }
+    return se <= 0 || n == 0 ? 99.0 : 10 * log10(255.0 * 255.0 * (double)n / se);
+}
+
+/* The PSNR of `level` for a frame's header: measured on this JPEG where
+ * the level's estimate is PSNR_EVERY_S old, else that estimate. */
+static double level_psnr(cugl_app_server *s, tjhandle dec, const unsigned char *jpeg,
+                         unsigned long size, int jw, int jh, const slot *sl, int level, int f,
+                         uint8_t **buf, size_t *buf_size)
+{
+    double t = now_s();
+    pthread_mutex_lock(&s->lock);
+    bool measure = t - s->level_psnr_s[level] >= PSNR_EVERY_S;
+    if (measure)
+        s->level_psnr_s[level] = t;
+    double psnr = s->level_psnr[level];
+    pthread_mutex_unlock(&s->lock);
+    if (!measure)
+        return psnr;
+    psnr = jpeg_psnr(dec, jpeg, size, jw, jh, sl, f, buf, buf_size);
+    pthread_mutex_lock(&s->lock);
+    s->level_psnr[level] = psnr;
+    pthread_mutex_unlock(&s->lock);
+    return psnr;
+}
+
+/* What each encoder thread keeps: libjpeg-turbo's handles and the
+ * pictures scaled down or decoded. */
+typedef struct encoder_scratch {
+    tjhandle tj, dec;
+    uint8_t *down, *decoded;
+    size_t down_size, decoded_size;
+} encoder_scratch;
+
 /* A frame of the slot's pixels: a JPEG at `level` by libjpeg-turbo, or
- * the header alone (level -1); NULL on failure. `scratch` holds a picture
- * scaled down on the CPU. */
-static frame *make_frame(cugl_app_server *s, tjhandle tj, const slot *sl, int level,
-                         uint64_t hash, uint8_t **scratch, size_t *scratch_size)
+ * the header alone (level -1); NULL on failure. */
+static frame *make_frame(cugl_app_server *s, encoder_scratch *e, const slot *sl, int level,
+                         uint64_t hash)
 {
     unsigned char *jpeg = NULL;
     unsigned long jpeg_size = 0;
     int w = sl->width, h = sl->height;
     double t0 = now_s();
+    int f = 1;
     if (level >= 0) {
         const uint8_t *pixels = sl->pixels;
-        int f = cugl__serve_levels[level].scale / sl->scale;
+        f = cugl__serve_levels[level].scale / sl->scale;
         if (f > 1) {
-            size_t need = (size_t)(w / f) * (size_t)(h / f) * 4;
-            if (need > *scratch_size) {
-                uint8_t *p = realloc(*scratch, need);
-                if (!p)
-                    return NULL;
-                *scratch = p;
-                *scratch_size = need;
-            }
-            box_down(*scratch, pixels, w, h, f);
-            pixels = *scratch;
+            if (!room_for(&e->down, &e->down_size, (size_t)(w / f) * (size_t)(h / f) * 4))
+                return NULL;
+            box_down(e->down, pixels, w, h, f);
+            pixels = e->down;
             w /= f;
             h /= f;
         }
         /* GL's rows run bottom to top. */
-        if (tjCompress2(tj, pixels, w, 0, h, TJPF_RGBA, &jpeg, &jpeg_size, TJSAMP_420,
+        if (tjCompress2(e->tj, pixels, w, 0, h, TJPF_RGBA, &jpeg, &jpeg_size, TJSAMP_420,
                         level_quality(s, level), TJFLAG_BOTTOMUP | TJFLAG_FASTDCT) != 0) {
             cugl__app_notice("cugl_app_server: JPEG of a %d x %d frame: %s", w, h,
-                             tjGetErrorStr2(tj));
+                             tjGetErrorStr2(e->tj));
             tjFree(jpeg);
             return NULL;
         }
     }
-    frame *f = cugl__serve_wrap_frame(s, sl, level, hash, jpeg, jpeg_size, w, h,
-                                      1e3 * (now_s() - t0), "libjpeg-turbo");
+    double ms = 1e3 * (now_s() - t0);
+    frame *out = cugl__serve_wrap_frame(s, sl, level, hash, jpeg, jpeg_size, w, h, ms,
+                                        "libjpeg-turbo");
+    if (out && level >= 0)
+        cugl__serve_frame_psnr(out, level_psnr(s, e->dec, jpeg, jpeg_size, w, h, sl, level, f,
+                                               &e->decoded, &e->decoded_size),
+                               "libjpeg-turbo could not decode its own JPEG");
     tjFree(jpeg);
-    return f;
+    return out;
 }
 
 /* Keep `f` as the newest of its kind if it is newer; drops the loser. */
@@ -205,6 +288,36 @@ void cugl__serve_drop_video(cugl_app_server *s, viewer *v)
 }
 
 #if CUGL_SERVE_VIDEO
+/* A frame of `size` bytes of the stream's video of the slot's picture,
+ * its header with the encoder's PSNR; NULL without memory. */
+static frame *video_frame(video_stream *vs, const slot *sl, const unsigned char *bits,
+                          size_t size, bool is_key, int kbps, double encode_ms)
+{
+    frame *f = malloc(sizeof *f + size);
+    if (!f)
+        return NULL;
+    atomic_init(&f->refs, 1);
+    f->number = sl->number;
+    f->events = sl->events;
+    f->time_s = sl->time_s;
+    f->hash = 0;
+    f->level = -2; /* video */
+    f->width = sl->width & ~1;
+    f->height = sl->height & ~1;
+    f->size = size;
+    f->encode_ms = encode_ms;
+    const cugl__video_codec_info *c = &cugl__video_codecs[vs->codec];
+    snprintf(f->json, sizeof f->json,
+             "%s,\"codec\":\"%s\",\"encoder\":\"%s\",\"key\":%s,\"bitrate\":%d,"
+             "\"encode_ms\":%.3f",
+             sl->json, c->name, c->encoder, is_key ? "true" : "false", kbps, encode_ms);
+    memcpy(f->jpeg, bits, size);
+    char none[96];
+    snprintf(none, sizeof none, "%s measures no PSNR of its frames", c->encoder);
+    cugl__serve_frame_psnr(f, cugl__video_psnr(vs->encoder), none);
+    return f;
+}
+
 /* The slot's pixels to each video stream with room, in frame order. */
 static void encode_video(cugl_app_server *s, const slot *sl)
 {
@@ -235,7 +348,9 @@ static void encode_video(cugl_app_server *s, const slot *sl)
         size_t size = 0;
         bool is_key = false;
         double t0 = now_s();
-        if (!vs->encoder && !(vs->encoder = cugl__video_new(vs->codec)))
+        if (!vs->encoder && (vs->encoder = cugl__video_new(vs->codec)) != NULL)
+            cugl__video_measure(vs->encoder);
+        if (!vs->encoder)
             snprintf(why, sizeof why, "no %s encoder (no memory)",
                      cugl__video_codecs[vs->codec].title);
         unsigned char *bits =
@@ -245,26 +360,7 @@ static void encode_video(cugl_app_server *s, const slot *sl)
                         : NULL;
         frame *f = NULL;
         if (bits) {
-            f = malloc(sizeof *f + size);
-            if (f) {
-                atomic_init(&f->refs, 1);
-                f->number = sl->number;
-                f->events = sl->events;
-                f->time_s = sl->time_s;
-                f->hash = 0;
-                f->level = -2; /* video */
-                f->width = sl->width & ~1;
-                f->height = sl->height & ~1;
-                f->size = size;
-                f->encode_ms = 1e3 * (now_s() - t0);
-                snprintf(f->json, sizeof f->json,
-                         "%s,\"codec\":\"%s\",\"encoder\":\"%s\",\"key\":%s,"
-                         "\"bitrate\":%d,\"encode_ms\":%.3f",
-                         sl->json, cugl__video_codecs[vs->codec].name,
-                         cugl__video_codecs[vs->codec].encoder, is_key ? "true" : "false", kbps,
-                         f->encode_ms);
-                memcpy(f->jpeg, bits, size);
-            }
+            f = video_frame(vs, sl, bits, size, is_key, kbps, 1e3 * (now_s() - t0));
             free(bits);
         } else {
             cugl__app_notice("cugl_app_server: %s", why);
@@ -289,9 +385,7 @@ void *cugl__serve_encoder_main(void *arg)
 {
     cugl_app_server *s = arg;
     prctl(PR_SET_NAME, "cugl-encoder"); /* what profilers and benchmarks see */
-    tjhandle tj = tjInitCompress();
-    uint8_t *scratch = NULL;
-    size_t scratch_size = 0;
+    encoder_scratch e = {.tj = tjInitCompress(), .dec = tjInitDecompress()};
     pthread_mutex_lock(&s->lock);
     for (;;) {
         while (!s->stop && s->queued == 0)
@@ -328,11 +422,11 @@ void *cugl__serve_encoder_main(void *arg)
         unsigned want = changed ? atomic_load(&s->want_live) : atomic_load(&s->want_now);
         frame *made[LEVELS] = {0};
         for (int l = 0; l < LEVELS; l++)
-            if ((want >> l & 1) && tj && cugl__serve_levels[l].scale >= sl->scale &&
+            if ((want >> l & 1) && e.tj && cugl__serve_levels[l].scale >= sl->scale &&
                 sl->width * sl->scale / cugl__serve_levels[l].scale >= 16 &&
                 sl->height * sl->scale / cugl__serve_levels[l].scale >= 16)
-                made[l] = make_frame(s, tj, sl, l, hash, &scratch, &scratch_size);
-        frame *header = make_frame(s, tj, sl, -1, hash, &scratch, &scratch_size);
+                made[l] = make_frame(s, &e, sl, l, hash);
+        frame *header = make_frame(s, &e, sl, -1, hash);
 
         pthread_mutex_lock(&s->lock);
         sl->state = SLOT_FREE;
@@ -342,8 +436,11 @@ void *cugl__serve_encoder_main(void *arg)
         pthread_mutex_lock(&s->lock);
     }
     pthread_mutex_unlock(&s->lock);
-    free(scratch);
-    if (tj)
-        tjDestroy(tj);
+    free(e.down);
+    free(e.decoded);
+    if (e.tj)
+        tjDestroy(e.tj);
+    if (e.dec)
+        tjDestroy(e.dec);
     return NULL;
 }

@@ -104,6 +104,9 @@ static void gpu_publish_done(cugl_app_server *s)
             if (jpeg)
                 made[l] = cugl__serve_wrap_frame(s, &gf->meta, l, 0, jpeg, size, w, h, ms,
                                                  cugl__gpu_jpeg_name(s->gpu));
+            if (made[l])
+                cugl__serve_frame_psnr(made[l], -1, "the GPU makes these JPEGs; the picture "
+                                                    "is not on the host to compare");
             free(jpeg);
         }
         for (int l = 0; l < LEVELS; l++)

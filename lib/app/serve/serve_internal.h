@@ -101,6 +101,13 @@ cugl__video *cugl__video_new(cugl__video_codec codec);
  * frames at 640x360 on 16 cores), so that the same frames give the same
  * bytes however loaded the machine (the recorder's). */
 void cugl__video_fixed_speed(cugl__video *v);
+/* Before the first frame: each frame's PSNR measured by the encoder
+ * (libvpx's, of the I420 picture it was given against the one it
+ * reconstructs: Y, U and V by their samples); false where the codec has no
+ * such measure (OpenH264). cugl__video_psnr: the last frame's, in dB, or
+ * -1 where none was measured. */
+bool cugl__video_measure(cugl__video *v);
+double cugl__video_psnr(const cugl__video *v);
 void cugl__video_close(cugl__video *v);
 
 /* The frame (RGBA rows bottom first, width x height, of a program that

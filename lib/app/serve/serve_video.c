@@ -28,6 +28,8 @@ struct cugl__video {
     cugl__video_codec codec;
     bool open;
     bool fixed_speed; /* the same frames, the same bytes (cugl__video_fixed_speed) */
+    bool measure;     /* libvpx's PSNR of each frame (cugl__video_measure) */
+    double psnr;      /* the last frame's, in dB; -1: none */
     int width, height;
     double clock_ms; /* the stream's time: 1 / fps a frame */
     /* The I420 picture: Y, U and V, each `stride` bytes a row. */
@@ -87,13 +89,28 @@ void cugl__video_fixed_speed(cugl__video *v)
     v->fixed_speed = true;
 }
 
+bool cugl__video_measure(cugl__video *v)
+{
+#if CUGL_SERVE_VP8
+    v->measure = by_libvpx(v->codec);
+#endif
+    return v->measure;
+}
+
+double cugl__video_psnr(const cugl__video *v)
+{
+    return v->psnr;
+}
+
 cugl__video *cugl__video_new(cugl__video_codec codec)
 {
     if (!cugl__video_codecs[codec].built)
         return NULL;
     cugl__video *v = calloc(1, sizeof(cugl__video));
-    if (v)
+    if (v) {
         v->codec = codec;
+        v->psnr = -1;
+    }
     return v;
 }
 
@@ -175,7 +192,7 @@ static bool start_vpx(cugl__video *v, int w, int h, int kbps, char *why, size_t 
     v->cfg.rc_overshoot_pct = 10;
     v->cfg.kf_mode = VPX_KF_AUTO;
     v->cfg.kf_max_dist = 3000; /* key frames when asked, or now and then */
-    e = vpx_codec_enc_init(&v->codec_ctx, iface, &v->cfg, 0);
+    e = vpx_codec_enc_init(&v->codec_ctx, iface, &v->cfg, v->measure ? VPX_CODEC_USE_PSNR : 0);
     if (e != VPX_CODEC_OK) {
         snprintf(why, why_size, "libvpx cannot start a %d x %d %s encoder: %s", w, h, title,
                  vpx_codec_err_to_string(e));
@@ -218,6 +235,8 @@ static unsigned char *encode_vpx(cugl__video *v, long long pts, unsigned long du
     vpx_codec_iter_t iter = NULL;
     const vpx_codec_cx_pkt_t *pkt;
     while ((pkt = vpx_codec_get_cx_data(&v->codec_ctx, &iter)) != NULL) {
+        if (pkt->kind == VPX_CODEC_PSNR_PKT)
+            v->psnr = pkt->data.psnr.psnr[0]; /* Y, U and V together, by their samples */
         if (pkt->kind != VPX_CODEC_CX_FRAME_PKT)
             continue;
         unsigned char *p = realloc(out, *size + pkt->data.frame.sz);

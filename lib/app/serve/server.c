@@ -364,6 +364,8 @@ CUGL_API cugl_status cugl_app_server_create(cugl_app_server **out, cugl_app_cont
     snprintf(s->token, sizeof s->token, "%s", desc->token ? desc->token : "");
     s->quality = desc->quality ? desc->quality : 85;
     s->window = desc->window ? desc->window : 2;
+    for (int l = 0; l < LEVELS; l++)
+        s->level_psnr[l] = -1;
     s->codec = desc->codec;
     const char *timeout = getenv("CUGL_SERVE_ACK_TIMEOUT");
     s->ack_timeout_s = timeout && atoi(timeout) > 0 ? atoi(timeout) : ACK_TIMEOUT_S;

@@ -116,6 +116,9 @@ enum {
  * frame (1080p: 24.6 and 27.0 ms). */
 #define VIDEO_ORDER CUGL__VIDEO_H264, CUGL__VIDEO_VP8
 #define JPEG_ABOVE_BPS 60e6  /* ... and back to JPEG on links that carry more */
+/* A level's PSNR is measured on a frame this often (seconds): a decode of
+ * the JPEG and a comparison of every other row and column. */
+#define PSNR_EVERY_S 1.0
 #define CODEC_HOLD_S 5.0     /* a codec is kept at least this long */
 #define VIDEO_SHARE 0.5      /* of the measured bytes a second, what video starts at */
 #define VIDEO_CAP 0.7        /* ... and what it may reach */
@@ -177,7 +180,7 @@ typedef struct frame {
     int level;
     int width, height;  /* of the JPEG */
     double encode_ms;
-    char json[JSON_MAX + 160];
+    char json[JSON_MAX + 320]; /* the slot's, the codec's fields, the PSNR's */
     size_t size;        /* of the JPEG */
     unsigned char jpeg[];
 } frame;
@@ -304,6 +307,9 @@ struct cugl_app_server {
     frame *header;         /* the newest frame's header (level -1) */
     uint64_t hash;         /* the newest frame's picture */
     double level_bytes[LEVELS], level_seen_s[LEVELS], bytes0; /* sizes seen */
+    /* Each level's PSNR as a page shows it (dB; -1: none), measured on a
+     * frame every PSNR_EVERY_S (libjpeg-turbo's JPEGs: encoders.c), and when. */
+    double level_psnr[LEVELS], level_psnr_s[LEVELS];
     cugl_app_server_viewer_stats viewer_stats[CUGL_APP_SERVE_MAX_VIEWERS];
     int viewer_stats_count;
     bool stop;
@@ -349,6 +355,9 @@ static inline int level_quality(const cugl_app_server *s, int level)
                                                           : s->quality;
 }
 
+/* encoders.c: a picture's or video frame's header gets the PSNR of what
+ * a page shows of it (dB; -1 with why where none is measured). */
+void cugl__serve_frame_psnr(frame *f, double psnr, const char *why);
 /* encoders.c (the encoder threads). A frame of the slot's header fields
  * and, at `level` (-1: the header alone), `size` bytes of JPEG of a w x h
  * picture; NULL without memory. */
