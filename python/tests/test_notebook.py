@@ -72,6 +72,13 @@ def test_the_cells_html(tmp_path):
         assert np.array_equal(png_pixels(png, tmp_path), a)
 
 
+def test_a_closed_viewer_says_so():
+    v = make_viewer(40, 24)
+    v.close()
+    html = v.notebook_html()
+    assert "cugl: cugl: closed" in html and "<script>" not in html and still_of(html) is None
+
+
 def test_a_wide_still_is_scaled_down():
     with make_viewer(2000, 10) as v:
         v.show(np.full((10, 2000, 3), 90, np.uint8))

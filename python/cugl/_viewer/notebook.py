@@ -106,6 +106,8 @@ class _Notebook:
             note = ("cugl: %s, %d x %d, served at %s (the live view needs the kernel running; "
                     "through ssh, forward this port too)" % (self._title, width, height,
                                                              self.url))
+        elif res.freed:
+            note = "cugl: %s: closed" % self._title
         elif _closing:
             note = "cugl: %s, %d x %d: closed; its last picture (frame %d)" % (
                 self._title, width, height, frame)
