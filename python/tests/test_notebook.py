@@ -94,6 +94,15 @@ def test_a_token_goes_into_the_pages_query():
         assert '"&token=s3cret"' in v.notebook_html()
 
 
+def test_a_title_cannot_end_the_script():
+    if not _app_lib.has("serve"):
+        pytest.skip("this libcugl-app has no frame server")
+    with make_viewer(40, 24, title="</script><b>x") as v:
+        html = v.notebook_html()
+        assert html.count("</script>") == 1  # the script's own end alone
+        assert "&lt;/script&gt;&lt;b&gt;x" in html  # the note, escaped as text
+
+
 def run_notebook(path, frames):
     """The notebook at `path` run by nbclient (its FRAMES set to `frames`):
     the executed notebook; skipped where nbclient or ipykernel is not

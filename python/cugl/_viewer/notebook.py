@@ -26,6 +26,7 @@ import itertools
 import json
 import os
 import tempfile
+import urllib.parse
 import threading
 import weakref
 
@@ -67,6 +68,11 @@ _SCRIPT = """(function () {
     }
   });
 })();"""
+
+
+def _js(text):
+    """`text` as a JavaScript string inside a <script> element (no "</" in it)."""
+    return json.dumps(text).replace("<", "\\u003c")
 
 
 class _Notebook:
@@ -122,13 +128,13 @@ class _Notebook:
         if serving:
             app = _app_lib.load()
             bound = app.cugl_app_server_address(res.server, 0).decode()
-            query = "&token=" + self._token if self._token else ""
+            query = "&token=" + urllib.parse.quote(self._token, safe="") if self._token else ""
             parts.append("<script>%s</script>" % (_SCRIPT % {
-                "id": json.dumps(box),
-                "host": json.dumps("" if bound in _LOOPBACK else bound),
+                "id": _js(box),
+                "host": _js("" if bound in _LOOPBACK else bound),
                 "port": app.cugl_app_server_port(res.server),
-                "query": json.dumps(query),
-                "title": json.dumps("cugl: " + self._title),
+                "query": _js(query),
+                "title": _js("cugl: " + self._title),
             }))
         parts.append("</div>")
         return "".join(parts)
