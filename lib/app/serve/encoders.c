@@ -53,12 +53,11 @@ static void box_down(uint8_t *dst, const uint8_t *src, int w, int h, int f)
     }
 }
 
-/* A frame of the slot's header fields and, at `level` (-1: none, the
- * header alone), `size` bytes of JPEG of a w x h picture; NULL without
- * memory. */
-frame *cugl__serve_wrap_frame(cugl_app_server *s, const slot *sl, int level, uint64_t hash,
-                              const unsigned char *jpeg, size_t size, int w, int h,
-                              double encode_ms, const char *encoder)
+/* A frame of the slot's number, events and time, `size` bytes of picture
+ * (`bytes`) of a w x h picture at `level` (-2: video), its header not yet
+ * written; NULL without memory. */
+static frame *frame_of(const slot *sl, int level, uint64_t hash, int w, int h,
+                       const unsigned char *bytes, size_t size, double encode_ms)
 {
     frame *f = malloc(sizeof *f + size);
     if (!f)
@@ -73,6 +72,21 @@ frame *cugl__serve_wrap_frame(cugl_app_server *s, const slot *sl, int level, uin
     f->height = h;
     f->size = size;
     f->encode_ms = encode_ms;
+    if (size)
+        memcpy(f->jpeg, bytes, size);
+    return f;
+}
+
+/* A frame of the slot's header fields and, at `level` (-1: none, the
+ * header alone), `size` bytes of JPEG of a w x h picture; NULL without
+ * memory. */
+frame *cugl__serve_wrap_frame(cugl_app_server *s, const slot *sl, int level, uint64_t hash,
+                              const unsigned char *jpeg, size_t size, int w, int h,
+                              double encode_ms, const char *encoder)
+{
+    frame *f = frame_of(sl, level, hash, w, h, jpeg, size, encode_ms);
+    if (!f)
+        return NULL;
     if (level >= 0)
         snprintf(f->json, sizeof f->json,
                  "%s,\"codec\":\"jpeg\",\"encoder\":\"%s\",\"quality\":%d,\"scale\":%d,"
@@ -81,8 +95,6 @@ frame *cugl__serve_wrap_frame(cugl_app_server *s, const slot *sl, int level, uin
                  cugl__serve_levels[level].scale, encode_ms);
     else
         snprintf(f->json, sizeof f->json, "%s", sl->json);
-    if (size)
-        memcpy(f->jpeg, jpeg, size);
     return f;
 }
 
@@ -293,25 +305,14 @@ void cugl__serve_drop_video(cugl_app_server *s, viewer *v)
 static frame *video_frame(video_stream *vs, const slot *sl, const unsigned char *bits,
                           size_t size, bool is_key, int kbps, double encode_ms)
 {
-    frame *f = malloc(sizeof *f + size);
+    frame *f = frame_of(sl, -2, 0, sl->width & ~1, sl->height & ~1, bits, size, encode_ms);
     if (!f)
         return NULL;
-    atomic_init(&f->refs, 1);
-    f->number = sl->number;
-    f->events = sl->events;
-    f->time_s = sl->time_s;
-    f->hash = 0;
-    f->level = -2; /* video */
-    f->width = sl->width & ~1;
-    f->height = sl->height & ~1;
-    f->size = size;
-    f->encode_ms = encode_ms;
     const cugl__video_codec_info *c = &cugl__video_codecs[vs->codec];
     snprintf(f->json, sizeof f->json,
              "%s,\"codec\":\"%s\",\"encoder\":\"%s\",\"key\":%s,\"bitrate\":%d,"
              "\"encode_ms\":%.3f",
              sl->json, c->name, c->encoder, is_key ? "true" : "false", kbps, encode_ms);
-    memcpy(f->jpeg, bits, size);
     char none[96];
     snprintf(none, sizeof none, "%s measures no PSNR of its frames", c->encoder);
     cugl__serve_frame_psnr(f, cugl__video_psnr(vs->encoder), none);
