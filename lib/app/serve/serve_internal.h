@@ -101,11 +101,11 @@ cugl__video *cugl__video_new(cugl__video_codec codec);
  * frames at 640x360 on 16 cores), so that the same frames give the same
  * bytes however loaded the machine (the recorder's). */
 void cugl__video_fixed_speed(cugl__video *v);
-/* Before the first frame: each frame's PSNR measured by the encoder
- * (libvpx's, of the I420 picture it was given against the one it
- * reconstructs: Y, U and V by their samples); false where the codec has no
- * such measure (OpenH264). cugl__video_psnr: the last frame's, in dB, or
- * -1 where none was measured. */
+/* Before the first frame: the PSNR of a frame a second (of the stream's
+ * time) measured, the I420 picture libvpx was given against the one it
+ * reconstructs, Y, U and V by their samples; false where the codec has no
+ * reconstruction to read (OpenH264). cugl__video_psnr: the last measured,
+ * in dB, or -1 where none was. */
 bool cugl__video_measure(cugl__video *v);
 double cugl__video_psnr(const cugl__video *v);
 void cugl__video_close(cugl__video *v);
