@@ -4,12 +4,14 @@
  * bitrate, for codec_bench.py:
  *
  *   codec_bench vp8|h264 KBPS WIDTH HEIGHT FRAMES PICTURES STREAM
+ *   codec_bench pictures WIDTH HEIGHT FRAMES PICTURES
  *
  * writes the pictures as the program rendered them (RGBA, rows top first,
  * FRAMES of them) to PICTURES and what the encoder made of them to STREAM
  * (VP8 in IVF, H.264 as an Annex B stream), each frame encoded as the
  * server does (60 a second, a key frame first); prints one JSON line: the
- * bitrate it came to and the encoder's time a frame.
+ * bitrate it came to and the encoder's time a frame. `pictures` writes the
+ * pictures alone (test_link.py's peer encodes them).
  */
 #include <stdbool.h>
 #include <stdint.h>
@@ -34,10 +36,38 @@ static double now_ms(void)
     return (double)t.tv_sec * 1e3 + (double)t.tv_nsec / 1e6;
 }
 
+/* FRAMES pictures of w x h to `path`, rows top first; 0 or 1. */
+static int write_pictures(const char *path, int w, int h, int n)
+{
+    FILE *out = fopen(path, "wb");
+    uint8_t *row = malloc((size_t)w * 4);
+    int ok = out && row;
+    for (int f = 0; ok && f < n; f++)
+        for (int y = 0; ok && y < h; y++) {
+            pattern_row(row, y, w, f);
+            ok = fwrite(row, 1, (size_t)w * 4, out) == (size_t)w * 4;
+        }
+    free(row);
+    if ((out && fclose(out) != 0) || !ok) {
+        fprintf(stderr, "codec_bench: cannot write %s\n", path);
+        return 1;
+    }
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
+    if (argc == 6 && strcmp(argv[1], "pictures") == 0) {
+        int w = atoi(argv[2]), h = atoi(argv[3]), n = atoi(argv[4]);
+        if (w < 16 || h < 16 || (w | h) & 1 || n <= 0) {
+            fprintf(stderr, "codec_bench: even sides of 16 or more, FRAMES > 0\n");
+            return 2;
+        }
+        return write_pictures(argv[5], w, h, n);
+    }
     if (argc != 8) {
-        fprintf(stderr, "usage: codec_bench vp8|h264 KBPS WIDTH HEIGHT FRAMES PICTURES STREAM\n");
+        fprintf(stderr, "usage: codec_bench vp8|h264 KBPS WIDTH HEIGHT FRAMES PICTURES STREAM\n"
+                        "       codec_bench pictures WIDTH HEIGHT FRAMES PICTURES\n");
         return 2;
     }
     cugl__video_codec codec = strcmp(argv[1], "h264") == 0 ? CUGL__VIDEO_H264 : CUGL__VIDEO_VP8;

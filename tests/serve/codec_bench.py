@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """The frame server's video encoders against each other and a peer, at a fixed bitrate.
 
-usage: codec_bench.py CODEC_BENCH
+usage: codec_bench.py CODEC_BENCH [WIDTHxHEIGHT@KBPS ...]
 
 On tests/serve/pattern.h's moving picture (fine grain that changes every
 frame over drifting waves: the hard case), at the bitrates the server gives
@@ -15,7 +15,9 @@ command and never linked). Each stream decoded by ffmpeg against the
 pictures: PSNR over RGB (as the link test's viewer measures) and SSIM of
 the luma, the bitrate reached and the encoder's time a frame (x264's on all
 this machine's cores, through ffmpeg: not comparable). Needs ffmpeg;
-without it, skipped (77).
+without it, skipped (77). Rows given as arguments replace those two: the
+peer for the bitrates a viewer received on another machine (the GPU
+machine has no ffmpeg; the pictures are the CPU's, the same everywhere).
 """
 import json
 import os
@@ -29,10 +31,11 @@ FRAMES = 120
 ROWS = [('1280x720', 3500), ('1920x1080', 14000)]
 
 
-def metrics(size, pictures, stream, fmt):
+def metrics(size, pictures, stream, fmt, fps=60):
     """PSNR (RGB, dB) and SSIM (Y) of `stream` against the raw `pictures`."""
-    cmd = ['ffmpeg', '-nostats', '-f', 'rawvideo', '-pix_fmt', 'rgba', '-s', size, '-r', '60',
-           '-i', pictures, '-r', '60'] + (['-f', fmt] if fmt else []) + ['-i', stream,
+    rate = '%g' % fps
+    cmd = ['ffmpeg', '-nostats', '-f', 'rawvideo', '-pix_fmt', 'rgba', '-s', size, '-r', rate,
+           '-i', pictures, '-r', rate] + (['-f', fmt] if fmt else []) + ['-i', stream,
            '-lavfi', '[0:v]split[r1][r2];[1:v]split[d1][d2];'
            '[d1]format=rgb24[p1];[r1]format=rgb24[q1];[p1][q1]psnr;'
            '[d2]format=yuv420p[p2];[r2]format=yuv420p[q2];[p2][q2]ssim',
@@ -45,10 +48,11 @@ def metrics(size, pictures, stream, fmt):
     return float(psnr.group(1)), float(ssim.group(1))
 
 
-def x264(size, kbps, pictures, stream):
-    """x264 through ffmpeg at `kbps`: (kbit/s reached, ms a frame) or None."""
+def x264(size, kbps, pictures, stream, fps=60):
+    """x264 through ffmpeg at `kbps`, the pictures `fps` a second: (kbit/s
+    reached, ms a frame) or None."""
     cmd = ['ffmpeg', '-nostats', '-v', 'error', '-y', '-f', 'rawvideo', '-pix_fmt', 'rgba',
-           '-s', size, '-r', '60', '-i', pictures, '-pix_fmt', 'yuv420p', '-c:v', 'libx264',
+           '-s', size, '-r', '%g' % fps, '-i', pictures, '-pix_fmt', 'yuv420p', '-c:v', 'libx264',
            '-preset', 'veryfast', '-tune', 'zerolatency', '-bf', '0',
            '-b:v', '%dk' % kbps, '-maxrate', '%dk' % kbps, '-bufsize', '%dk' % (kbps // 10),
            '-f', 'h264', stream]
@@ -58,12 +62,19 @@ def x264(size, kbps, pictures, stream):
         return None, r.stderr.strip()[-200:]
     t2 = os.times()
     cpu = (t2.children_user + t2.children_system) - (t.children_user + t.children_system)
-    return (os.path.getsize(stream) * 8 * 60 / FRAMES / 1e3, cpu * 1e3 / FRAMES), ''
+    return (os.path.getsize(stream) * 8 * fps / FRAMES / 1e3, cpu * 1e3 / FRAMES), ''
 
 
 def main():
-    if len(sys.argv) != 2:
-        print('usage: codec_bench.py CODEC_BENCH')
+    rows_asked = []
+    for arg in sys.argv[2:]:
+        m = re.fullmatch(r'(\d+)x(\d+)@(\d+)', arg)
+        if not m or int(m.group(3)) <= 0:
+            print('codec_bench.py: a row is WIDTHxHEIGHT@KBPS, not %r' % arg)
+            return 2
+        rows_asked.append(('%sx%s' % m.group(1, 2), int(m.group(3))))
+    if len(sys.argv) < 2:
+        print('usage: codec_bench.py CODEC_BENCH [WIDTHxHEIGHT@KBPS ...]')
         return 2
     if not shutil.which('ffmpeg'):
         print('skipped: no ffmpeg (Debian: apt-get install ffmpeg)')
@@ -71,7 +82,7 @@ def main():
     bench = sys.argv[1]
     rows = []
     with tempfile.TemporaryDirectory(prefix='cugl-codecs-') as tmp:
-        for size, kbps in ROWS:
+        for size, kbps in rows_asked or ROWS:
             w, h = size.split('x')
             pictures = os.path.join(tmp, 'pictures.rgba')
             for codec, fmt in (('vp8', 'ivf'), ('h264', 'h264')):

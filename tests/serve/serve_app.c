@@ -27,7 +27,7 @@
  *                   encoder cannot be had: "skipped", exit 77
  *   --codec C       cugl_app_server_desc.codec
  *   --cert, --key   HTTPS and WSS with this certificate and key (PEM)
- * It prints "encoder: NAME (why)" once serving.
+ * It prints "renderer: GL_RENDERER" and "encoder: NAME (why)" once serving.
  */
 #include <fcntl.h>
 #include <math.h>
@@ -184,6 +184,7 @@ int main(int argc, char **argv)
         printf("serving on %s://%s%s%s:%d/\n", cugl_app_server_is_https(server) ? "https" : "http",
                strchr(address, ':') ? "[" : "", address,
                strchr(address, ':') ? "]" : "", cugl_app_server_port(server));
+    printf("renderer: %s\n", (const char *)glGetString(GL_RENDERER));
     const char *why = NULL, *encoder = cugl_app_server_encoder(server, &why);
     printf("encoder: %s (%s)\n", encoder, why);
     fflush(stdout);

@@ -55,6 +55,7 @@ import select
 import shutil
 import subprocess
 import sys
+import tempfile
 import time
 
 from taplib import skip
@@ -80,9 +81,16 @@ SANITIZE = next((a.partition('=')[2] for a in sys.argv[1:] if a.startswith('--sa
                 'none')
 args = [a for a in sys.argv[1:] if a not in ('--bench', '--video', '--h264')
         and not a.startswith('--sanitize=')]
-if len(args) != 2:
-    print('usage: test_link.py [--bench] [--video] [--h264] [--sanitize=NAME] SERVE_APP '
-          'LINK_VIEWER')
+# The benchmark's x264 peer encodes codec_bench's pictures (a build with a
+# video encoder has codec_bench).
+CODEC_BENCH = None
+if '--codec-bench' in args:
+    i = args.index('--codec-bench')
+    CODEC_BENCH = os.path.abspath(args[i + 1]) if i + 1 < len(args) else ''
+    del args[i:i + 2]
+if len(args) != 2 or CODEC_BENCH == '':
+    print('usage: test_link.py [--bench] [--video] [--h264] [--sanitize=NAME] '
+          '[--codec-bench CODEC_BENCH] SERVE_APP LINK_VIEWER')
     sys.exit(99)
 # Under the sanitizers every thread runs several times slower.
 SANITIZED = SANITIZE not in ('none', '', '[]')
@@ -114,8 +122,11 @@ TITLES = {None: 'JPEG', 'vp8': 'VP8', 'h264': 'H.264'}
 # figures. Two runs, not four: this test runs alone, on an idle machine.
 if SANITIZED and not bench:
     RUNS = [r for r in RUNS if r[0] == 20] + [r for r in RUNS if r[0] == 5][-1:]
-GOALS = {100: (60, 50, 100), 50: (55, 60, 120), 20: (30, 80, 150),
+GOALS = {100: (60, 50, 100), 50: (55, 60, 120), 20: (55, 80, 150),
          5: (30, 100, 200)}  # fps, median, worst
+# The picture's goal: within PEER_DB of the x264 peer at the bitrate the
+# viewer received; and at 50 Mbit/s at least LINK_USED of the link used.
+PEER_DB, LINK_USED = 1.0, 0.6
 
 
 def sh(*cmd, ns=None):
@@ -162,6 +173,9 @@ class Link:
             sh('ip', 'netns', 'del', self.ns)
 
 
+RENDERER = []  # serve_app's GL_RENDERER, for the benchmark's title
+
+
 def serve(address, size):
     """serve_app --animate on address; (process, port), or skips."""
     proc = subprocess.Popen([SERVE_APP, '--animate', '--size', size, '--address', address,
@@ -176,8 +190,12 @@ def serve(address, size):
         if not chunk:
             break
         text += chunk
-        for line in text.decode(errors='replace').splitlines():
-            if line.startswith('serving on http://'):
+        lines = text.decode(errors='replace').splitlines()
+        for line in lines:
+            if line.startswith('serving on http://') and any(
+                    x.startswith('encoder: ') for x in lines):
+                RENDERER[:] = [x[len('renderer: '):] for x in lines
+                               if x.startswith('renderer: ')][:1]
                 return proc, int(line.rsplit(':', 1)[1].split('/')[0])
             if line.startswith('serve_app: skipped'):
                 proc.wait()
@@ -422,39 +440,98 @@ def check(mbit, periods, rc, err, status, video, ack_delay=0):
     return ok, notes
 
 
+class Peer:
+    """x264 through Debian's ffmpeg (codec_bench.py's: `-preset veryfast
+    -tune zerolatency`, no B-frames, a tenth of a second's buffer; a
+    measurement peer run as a command, never linked) on the program's own
+    frames (codec_bench's pictures: pattern.h's first frames, one after
+    another) at the bitrate and the frames a second the viewer received (so
+    as many bits a frame): its PSNR over RGB and SSIM of the luma, as
+    link_viewer measures what it decoded."""
+
+    def __init__(self, tmp):
+        self.tmp, self.pictures = tmp, {}
+        self.why = ('no ffmpeg here' if not shutil.which('ffmpeg') else
+                    'no codec_bench (a build without a video encoder)' if not CODEC_BENCH
+                    else None)
+
+    def __call__(self, size, kbps, fps):
+        """(PSNR, SSIM, kbit/s reached) or the reason there is none."""
+        if self.why:
+            return self.why
+        import codec_bench
+        if size not in self.pictures:
+            path = os.path.join(self.tmp, size + '.rgba')
+            w, h = size.split('x')
+            r = subprocess.run([CODEC_BENCH, 'pictures', w, h, str(codec_bench.FRAMES), path],
+                               capture_output=True, text=True, timeout=600)
+            if r.returncode != 0:
+                return 'codec_bench pictures: ' + r.stderr.strip()[-200:]
+            self.pictures[size] = path
+        stream = os.path.join(self.tmp, 'x264.h264')
+        fps = round(max(fps, 1), 1)
+        got, why = codec_bench.x264(size, int(kbps), self.pictures[size], stream, fps)
+        if not got:
+            return 'ffmpeg: ' + why
+        psnr, ssim = codec_bench.metrics(size, self.pictures[size], stream, 'h264', fps)
+        return psnr, ssim, got[0]
+
+
 def table(results):
     print('\nserve_app --animate served across a link shaped by tc tbf (burst 64kbit, '
           'latency 50ms), viewer in a network namespace; medians over '
-          f'{PERIODS * PERIOD} s')
+          f'{PERIODS * PERIOD} s; the program rendered by {", ".join(RENDERER) or "?"}. '
+          'PSNR over RGB and SSIM of the luma of what the viewer '
+          'decoded against the frame the program rendered (its frame number); the x264 peer '
+          'encodes the program\'s frames at the bitrate and frames/s the viewer received')
     print('| link | size | codec | frames/s rendered | frames/s at the viewer | input to picture, '
-          'median / worst | picture age, median / worst | Mbit/s received | link measured | '
-          'JPEG quality, scale / video bitrate | PSNR | SSIM |')
-    print('|---|---|---|---|---|---|---|---|---|---|---|---|')
-    for mbit, size, video, periods in results:
-        if len(periods) != PERIODS:
-            print(f'| {mbit} Mbit/s | {size} | (the viewer got {len(periods)} periods) ||||||||')
-            continue
-        s = summary(periods)
-        codec = TITLES[video] if video and s['video_share'] > 0.5 else 'JPEG'
-        level = (f'{s["bitrate_kbps"] / 1000:.1f} Mbit/s' if codec != 'JPEG'
-                 else f'{s["quality"]:.0f}, {s["scale"]:.1f}')
-        print(f'| {mbit} Mbit/s | {size} | {codec}{" (auto)" if video else ""} | '
-              f'{s["program_fps"]:.1f} | {s["fps"]:.1f} | '
-              f'{s["input_median_ms"]:.0f} / '
-              f'{s["input_worst_ms"]:.0f} ms | {s["age_median_ms"]:.0f} / '
-              f'{s["age_worst_ms"]:.0f} ms | {s["mbit_s"]:.1f} | {s["measured_mbit_s"]:.1f} | '
-              f'{level} | {s["psnr"]:.1f} dB | {s["ssim"]:.3f} |')
-    for mbit, size, video, periods in results:
-        if len(periods) != PERIODS:
-            continue
-        s = summary(periods)
+          'median / worst | picture age, median / worst | Mbit/s received | link used | '
+          'link measured | JPEG quality, scale / video bitrate | PSNR | SSIM | x264 peer |')
+    print('|---|---|---|---|---|---|---|---|---|---|---|---|---|---|')
+    rows = []
+    with tempfile.TemporaryDirectory(prefix='cugl-link-peer-') as tmp:
+        peer = Peer(tmp)
+        for mbit, size, video, periods in results:
+            if len(periods) != PERIODS:
+                print(f'| {mbit} Mbit/s | {size} | (the viewer got {len(periods)} periods) '
+                      '|||||||||||')
+                continue
+            s = summary(periods)
+            p = peer(size.split(',')[0], s['mbit_s'] * 1e3, s['fps'])
+            rows.append((mbit, size, video, s, p))
+            codec = TITLES[video] if video and s['video_share'] > 0.5 else 'JPEG'
+            level = (f'{s["bitrate_kbps"] / 1000:.1f} Mbit/s' if codec != 'JPEG'
+                     else f'{s["quality"]:.0f}, {s["scale"]:.1f}')
+            peer_text = (p if isinstance(p, str) else
+                         f'{p[0]:.1f} dB, {p[1]:.3f} at {p[2] / 1e3:.1f} Mbit/s')
+            print(f'| {mbit} Mbit/s | {size} | {codec}{" (auto)" if video else ""} | '
+                  f'{s["program_fps"]:.1f} | {s["fps"]:.1f} | '
+                  f'{s["input_median_ms"]:.0f} / '
+                  f'{s["input_worst_ms"]:.0f} ms | {s["age_median_ms"]:.0f} / '
+                  f'{s["age_worst_ms"]:.0f} ms | {s["mbit_s"]:.1f} | '
+                  f'{100 * s["mbit_s"] / mbit:.0f}% | {s["measured_mbit_s"]:.1f} | '
+                  f'{level} | {s["psnr"]:.1f} dB | {s["ssim"]:.3f} | {peer_text} |')
+            sys.stdout.flush()
+    for mbit, size, video, s, p in rows:
         fps, med, worst = GOALS[mbit]
-        met = s['fps'] >= fps and s['input_median_ms'] <= med and s['input_worst_ms'] <= worst
+        missed = []
+        if s['fps'] < fps:
+            missed.append('frames/s')
+        if s['input_median_ms'] > med or s['input_worst_ms'] > worst:
+            missed.append('input to picture')
+        if not isinstance(p, str) and s['psnr'] < p[0] - PEER_DB:
+            missed.append(f'picture ({s["psnr"] - p[0]:+.1f} dB from the peer)')
+        if mbit == 50 and s['mbit_s'] < LINK_USED * mbit:
+            missed.append('link use')
+        peer_goal = ('' if isinstance(p, str) else
+                     f', PSNR within {PEER_DB:.0f} dB of the peer\'s {p[0]:.1f}: {s["psnr"]:.1f}')
+        use_goal = (f', at least {100 * LINK_USED:.0f}% of the link used: '
+                    f'{100 * s["mbit_s"] / mbit:.0f}%' if mbit == 50 else '')
         print(f'goal: {mbit} Mbit/s {size} {TITLES[video]}{" (auto)" if video else ""} >= {fps} '
               f'frames/s, input to picture <= {med} / '
               f'{worst} ms: {s["fps"]:.1f}, {s["input_median_ms"]:.0f} / '
-              f'{s["input_worst_ms"]:.0f} ms, {"met" if met else "MISSED"}')
-
+              f'{s["input_worst_ms"]:.0f} ms{peer_goal}{use_goal}: '
+              f'{"MISSED " + ", ".join(missed) if missed else "met"}')
 
 if __name__ == '__main__':
     sys.exit(main())
