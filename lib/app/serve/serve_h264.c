@@ -14,7 +14,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include <wels/codec_api.h>
 
@@ -43,7 +42,7 @@ static int bps_of(int kbps)
     return kbps < 1 ? 1000 : kbps > INT_MAX / 1000 ? INT_MAX / 1000 * 1000 : kbps * 1000;
 }
 
-cugl__h264 *cugl__h264_open(int w, int h, double fps, int kbps, bool one_thread, char *why,
+cugl__h264 *cugl__h264_open(int w, int h, double fps, int kbps, int threads, char *why,
                              size_t why_size)
 {
     cugl__h264 *e = calloc(1, sizeof *e);
@@ -92,8 +91,7 @@ cugl__h264 *cugl__h264_open(int w, int h, double fps, int kbps, bool one_thread,
     p.bPrefixNalAddingCtrl = false;
     p.iComplexityMode = LOW_COMPLEXITY;
     /* Slices on threads, as VP8's rows (not the same bytes from run to run). */
-    long cores = sysconf(_SC_NPROCESSORS_ONLN);
-    int threads = one_thread ? 1 : cores >= 16 ? 8 : cores >= 8 ? 4 : cores >= 4 ? 2 : 1;
+    threads = threads > 1 ? threads : 1;
     p.iMultipleThreadIdc = (unsigned short)threads;
     SSpatialLayerConfig *l = &p.sSpatialLayers[0];
     l->iVideoWidth = w;

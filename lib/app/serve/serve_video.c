@@ -103,6 +103,14 @@ double cugl__video_psnr(const cugl__video *v)
     return v->psnr;
 }
 
+int cugl__video_threads(int w, int h)
+{
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    if (cores >= 16 && (long)w * h > 1920L * 1088)
+        return (int)(cores - 2 < 16 ? cores - 2 : 16);
+    return cores >= 16 ? 8 : cores >= 8 ? 4 : cores >= 4 ? 2 : 1;
+}
+
 cugl__video *cugl__video_new(cugl__video_codec codec)
 {
     if (!cugl__video_codecs[codec].built)
@@ -177,10 +185,8 @@ static bool start_vpx(cugl__video *v, int w, int h, int kbps, char *why, size_t 
     v->cfg.g_w = (unsigned)w;
     v->cfg.g_h = (unsigned)h;
     v->cfg.g_timebase = (struct vpx_rational){1, 1000}; /* milliseconds */
-    /* Rows of macroblocks on several threads: on a 16-core H100 machine
-     * 1080p took 16.6 ms on 4 and 12.2 on 8 (31 on one). */
-    long cores = sysconf(_SC_NPROCESSORS_ONLN);
-    v->cfg.g_threads = (unsigned)(cores >= 16 ? 8 : cores >= 8 ? 4 : cores >= 4 ? 2 : 1);
+    /* Rows of macroblocks on several threads. */
+    v->cfg.g_threads = (unsigned)cugl__video_threads(w, h);
     v->cfg.g_lag_in_frames = 0;     /* one frame in, one frame out */
     v->cfg.g_pass = VPX_RC_ONE_PASS;
     v->cfg.rc_end_usage = VPX_CBR;
@@ -296,7 +302,8 @@ static bool start_h264(cugl__video *v, int w, int h, double fps, int kbps, char 
         snprintf(why, why_size, "no memory for a %d x %d picture", w, h);
         return false;
     }
-    v->h264 = cugl__h264_open(w, h, fps, kbps, v->fixed_speed, why, why_size);
+    v->h264 = cugl__h264_open(w, h, fps, kbps, v->fixed_speed ? 1 : cugl__video_threads(w, h),
+                              why, why_size);
     if (!v->h264) {
         free(v->i420);
         v->i420 = NULL;
