@@ -18,7 +18,9 @@
  *     filter) of every 10th picture.
  * One line of JSON a period on stdout.
  *
- *   - the encoder's time a picture (the header's "encode_ms"), mean.
+ *   - the encoder's time a picture (the header's "encode_ms"), mean, and
+ *     this viewer's own time to decode one, mean ("decode_ms": a viewer
+ *     that decodes slower than the program renders gets fewer frames).
  * With LINK_VIEWER_TRACE set to a file's name, a line a message there:
  * when, its size, codec, picture age, decode time and what its header says.
  * With --no-psnr (a program other than serve_app --animate) no PSNR. With
@@ -66,7 +68,7 @@ typedef struct period {
     int ages;
     double input_ms[MAX_SAMPLES];
     int inputs;
-    double quality_sum, scale_sum, encode_ms_sum;
+    double quality_sum, scale_sum, encode_ms_sum, decode_ms_sum;
     long video_pictures;
     int levels;
 } period;
@@ -480,6 +482,7 @@ static void on_frame(void *user, const uint8_t *m, size_t size)
         p->pictures++;
         p->video_pictures += video;
         p->encode_ms_sum += ws_message_number(m, size, "encode_ms");
+        p->decode_ms_sum += (now - t0) * 1e3;
         double age = (now - ws_message_number(m, size, "time")) * 1e3;
         if (p->ages < MAX_SAMPLES)
             p->age_ms[p->ages++] = age;
@@ -610,7 +613,7 @@ int main(int argc, char **argv)
                    "\"quality\":%.1f,"
                    "\"scale\":%.2f,\"rtt_ms\":%.2f,\"throughput_mbit_s\":%.3f,\"program_fps\":%.1f,"
                    "\"encode_ms\":%.3f,\"pictures\":%ld,\"messages\":%ld,\"video_share\":%.3f,"
-                   "\"bitrate_kbps\":%.0f}\n",
+                   "\"bitrate_kbps\":%.0f,\"decode_ms\":%.3f}\n",
                    done, (double)p->pictures / dt, (double)p->messages / dt,
                    p->bytes * 8 / dt / 1e6, median(p->age_ms, p->ages),
                    worst(p->age_ms, p->ages), median(p->input_ms, p->inputs),
@@ -624,7 +627,8 @@ int main(int argc, char **argv)
                    p->pictures ? p->encode_ms_sum / (double)p->pictures : -1, p->pictures,
                    p->messages,
                    p->pictures ? (double)p->video_pictures / (double)p->pictures : 0,
-                   ws_client_header_number(c, "bitrate"));
+                   ws_client_header_number(c, "bitrate"),
+                   p->pictures ? p->decode_ms_sum / (double)p->pictures : -1);
             fflush(stdout);
             memset(p, 0, sizeof *p);
             start = now_s();

@@ -361,7 +361,7 @@ def summary(periods):
             'input_median_ms': med('input_median_ms'),
             'input_worst_ms': max(p['input_worst_ms'] for p in periods),
             'psnr': med('psnr'), 'ssim': med('ssim'), 'quality': med('quality'),
-            'scale': med('scale'),
+            'scale': med('scale'), 'decode_ms': med('decode_ms'),
             'rtt_ms': med('rtt_ms'), 'program_fps': med('program_fps'),
             'measured_mbit_s': med('throughput_mbit_s')}
 
@@ -486,15 +486,16 @@ def table(results):
           'encodes the program\'s frames at the bitrate and frames/s the viewer received')
     print('| link | size | codec | frames/s rendered | frames/s at the viewer | input to picture, '
           'median / worst | picture age, median / worst | Mbit/s received | link used | '
-          'link measured | JPEG quality, scale / video bitrate | PSNR | SSIM | x264 peer |')
-    print('|---|---|---|---|---|---|---|---|---|---|---|---|---|---|')
+          'link measured | JPEG quality, scale / video bitrate | viewer\'s decode ms | PSNR | '
+          'SSIM | x264 peer |')
+    print('|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|')
     rows = []
     with tempfile.TemporaryDirectory(prefix='cugl-link-peer-') as tmp:
         peer = Peer(tmp)
         for mbit, size, video, periods in results:
             if len(periods) != PERIODS:
                 print(f'| {mbit} Mbit/s | {size} | (the viewer got {len(periods)} periods) '
-                      '|||||||||||')
+                      '||||||||||||')
                 continue
             s = summary(periods)
             p = peer(size.split(',')[0], s['mbit_s'] * 1e3, s['fps'])
@@ -510,7 +511,8 @@ def table(results):
                   f'{s["input_worst_ms"]:.0f} ms | {s["age_median_ms"]:.0f} / '
                   f'{s["age_worst_ms"]:.0f} ms | {s["mbit_s"]:.1f} | '
                   f'{100 * s["mbit_s"] / mbit:.0f}% | {s["measured_mbit_s"]:.1f} | '
-                  f'{level} | {s["psnr"]:.1f} dB | {s["ssim"]:.3f} | {peer_text} |')
+                  f'{level} | {s["decode_ms"]:.1f} | {s["psnr"]:.1f} dB | {s["ssim"]:.3f} | '
+                  f'{peer_text} |')
             sys.stdout.flush()
     for mbit, size, video, s, p in rows:
         fps, med, worst = GOALS[mbit]
