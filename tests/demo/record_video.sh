@@ -6,15 +6,19 @@
 # FFPROBE is given, ffprobe reads the same), the same run with the same
 # replayed input twice
 # gives the same bytes, and a name that is no video or a folder that does
-# not exist is refused with nothing left behind. Skipped (77) without a
-# CUDA device or the recorder, which CUGL_TEST_NO_SKIP makes a failure.
+# not exist is refused with nothing left behind. With VIEWER (the tests'
+# own page, tests/serve/link_viewer), a served demo records while a viewer
+# watches: every frame is in the file and the viewer got pictures. Skipped
+# (77) without a CUDA device or the recorder, which CUGL_TEST_NO_SKIP makes
+# a failure.
 #
-#   record_video.sh DEMO FFPROBE RECORD_READ     (FFPROBE empty: none here)
+#   record_video.sh DEMO FFPROBE RECORD_READ [VIEWER]   (FFPROBE empty: none here)
 set -u
-usage='usage: record_video.sh DEMO FFPROBE RECORD_READ'
+usage='usage: record_video.sh DEMO FFPROBE RECORD_READ [VIEWER]'
 bin=${1:?$usage}
 ffprobe=${2?$usage}
 record_read=${3:?$usage}
+viewer=${4:-}
 skip() {
     [ -n "${CUGL_TEST_NO_SKIP:-}" ] && { echo "not ok 1 - $1 (CUGL_TEST_NO_SKIP)"; exit 1; }
     echo "1..0 # SKIP $1"
@@ -28,7 +32,7 @@ printf '10 move 100 100\n10 button left down\n20 move 160 120\n30 button left up
 frames=90
 n=0
 failed=0
-echo "1..10"
+echo "1..$([ -n "$viewer" ] && echo 11 || echo 10)"
 check() { # check DESCRIPTION CONDITION-STATUS
     n=$((n + 1))
     if [ "$2" -eq 0 ]; then echo "ok $n - $1"; else echo "not ok $n - $1"; failed=1; fi
@@ -103,4 +107,36 @@ out=$("$bin" --headless --frames 2 --record "$dir/no/such/run.mp4" 2>&1)
 rc=$?
 printf '%s\n' "$out" | grep -q 'cannot open' && [ $rc -ne 0 ] && [ ! -e "$dir/no" ]
 check "--record into a missing folder: refused (exit $rc), nothing made" $?
+
+# Served and recorded at once: 180 frames at the served pace (60 a second),
+# a viewer watching for a second of them.
+if [ -n "$viewer" ]; then
+    served=180
+    "$bin" --headless --size 640x360 --frames $served --serve 127.0.0.1:0 \
+        --record "$dir/served.mp4" >"$dir/served.txt" 2>&1 &
+    pid=$!
+    port='' i=0
+    while [ -z "$port" ] && [ $i -lt 300 ] && kill -0 $pid 2>/dev/null; do
+        port=$(sed -n 's|.*serving on http://127\.0\.0\.1:\([0-9]*\)/.*|\1|p' "$dir/served.txt" |
+            head -n 1)
+        [ -n "$port" ] || sleep 0.05
+        i=$((i + 1))
+    done
+    got=0
+    if [ -n "$port" ]; then
+        seen=$("$viewer" 127.0.0.1 "$port" --no-psnr --warmup 0.2 --periods 1 --period 1 2>&1)
+        got=$(printf '%s\n' "$seen" | sed -n 's/.*"pictures":\([0-9]*\).*/\1/p' | head -n 1)
+        echo "# the viewer: $(printf '%s\n' "$seen" | tail -n 1 | cut -c1-200)"
+    fi
+    wait $pid
+    rc=$?
+    grep -E 'serving on|recorded' "$dir/served.txt" | sed 's/^/# /'
+    [ $rc -eq 0 ] || sed 's/^/# /' "$dir/served.txt"
+    "$record_read" --decode "$dir/served.mp4" >"$dir/read.txt" 2>&1
+    info=$(head -n 1 "$dir/read.txt")
+    echo "# served: $info; the viewer got ${got:-0} pictures in its second"
+    [ $rc -eq 0 ] && [ -n "$port" ] && [ "${got:-0}" -gt 0 ] &&
+        [ "$info" = "codec=h264 width=640 height=360 frames=$served" ]
+    check "--serve and --record served.mp4 at once: exit 0, a viewer got pictures, $served frames in the file" $?
+fi
 exit $failed
