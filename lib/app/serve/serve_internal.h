@@ -127,6 +127,15 @@ unsigned char *cugl__video_encode(cugl__video *v, const uint8_t *rgba, int width
  * the render and encoder loops, at most 16; fewer on fewer cores. */
 int cugl__video_threads(int w, int h);
 
+/* RGBA (rows bottom first, `stride` bytes a row, w x h, both even) into
+ * the I420 picture `planes` (rows top first; BT.601, limited range, as
+ * browsers decode), in `bands` bands of rows (at most CUGL__I420_BANDS, at
+ * least 16 rows each), all but the first each on a thread of its own for
+ * the call: the same bytes however many. */
+enum { CUGL__I420_BANDS = 16 };
+void cugl__video_to_i420(uint8_t *const planes[3], const int strides[3], const uint8_t *rgba,
+                         int w, int h, size_t stride, int bands);
+
 /* OpenH264's encoder (serve_h264.c, CUGL_SERVE_H264): for w x h at
  * `kbps`, its slices on `threads` threads (one: the same frames make the
  * same bytes; cugl__video_threads otherwise), NULL with `why`; the I420
