@@ -216,6 +216,19 @@ bool cugl__app_vk_semaphore_fds(const uint8_t uuid[16], int fds[2], char *why,
 
 /* blit.c: free the blit objects (the context is current). */
 void cugl__app_blit_free(cugl_app_context *ctx);
+/* The drawers' GL objects of a context (draw/), each made by its drawer
+ * on first use, kept with blit.c's and freed with them. */
+enum { CUGL__APP_COLORMAPS = 2 };
+typedef struct cugl__app_drawer_objects {
+    GLuint mesh_program, vao;
+    GLuint colormaps[CUGL__APP_COLORMAPS]; /* 256 x 1 RGBA8 each, by cugl_app_colormap */
+} cugl__app_drawer_objects;
+/* blit.c: the context's drawer objects (zero where none is made yet). */
+cugl_status cugl__app_drawer_objects_of(cugl__app_drawer_objects **out, cugl_app_context *ctx,
+                                        const char *who);
+/* interop/target.c: a target's context and kind, for the drawers. */
+cugl_app_context *cugl__app_target_context(const cugl_app_target *t);
+cugl_app_target_kind cugl__app_target_kind(const cugl_app_target *t);
 /* blit.c: cugl_app_blit and cugl_app_blit_rgba8_buffer with row 0 where
  * `origin` says, refusals named for `who` (ctx is not NULL). */
 cugl_status cugl__app_blit(cugl_app_context *ctx, uint32_t texture, bool linear,
@@ -239,6 +252,8 @@ extern const unsigned char cugl_shader_pack_rgba8_comp[];
 extern const unsigned char cugl_shader_unpack_rgba8_comp[];
 extern const unsigned char cugl_shader_points_vert[];
 extern const unsigned char cugl_shader_points_frag[];
+extern const unsigned char cugl_shader_mesh_vert[];
+extern const unsigned char cugl_shader_mesh_frag[];
 extern const unsigned char cugl_shader_frame_hash_comp[]; /* the frame server's */
 
 #endif /* CUGL_APP_INTERNAL_H */

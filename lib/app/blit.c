@@ -16,6 +16,7 @@ struct cugl__app_draw {
     GLuint blit_buffer_program;            /* cugl_app_blit_rgba8_buffer's */
     GLuint pack_program;                   /* cugl_app_pack_rgba8's */
     GLuint points_program;                 /* cugl__app_draw_points' */
+    cugl__app_drawer_objects drawers;      /* draw/'s, made there */
 };
 
 /* The context's drawing objects, made empty where there are none yet. */
@@ -75,11 +76,33 @@ static cugl_status blit_buffer_init(struct cugl__app_draw *d, const char *who)
     return st;
 }
 
+cugl_status cugl__app_drawer_objects_of(cugl__app_drawer_objects **out, cugl_app_context *ctx,
+                                        const char *who)
+{
+    struct cugl__app_draw *d = NULL;
+    CUGL__TRY(draw_of(&d, ctx, who));
+    *out = &d->drawers;
+    return CUGL_OK;
+}
+
+/* The drawers' objects, those made. */
+static void drawers_free(cugl__app_drawer_objects *o)
+{
+    if (o->mesh_program)
+        glDeleteProgram(o->mesh_program);
+    if (o->vao)
+        glDeleteVertexArrays(1, &o->vao);
+    for (int i = 0; i < CUGL__APP_COLORMAPS; i++)
+        if (o->colormaps[i])
+            glDeleteTextures(1, &o->colormaps[i]);
+}
+
 void cugl__app_blit_free(cugl_app_context *ctx)
 {
     struct cugl__app_draw *d = ctx->draw;
     if (!d)
         return;
+    drawers_free(&d->drawers);
     if (d->points_program)
         glDeleteProgram(d->points_program);
     if (d->pack_program)

@@ -593,6 +593,16 @@ CUGL_API cugl_status cugl_app_target_draw_points(cugl_app_target *t, size_t coun
     return cugl__as_own(st != CUGL_OK ? st : end, __func__);
 }
 
+cugl_app_context *cugl__app_target_context(const cugl_app_target *t)
+{
+    return t->ctx;
+}
+
+cugl_app_target_kind cugl__app_target_kind(const cugl_app_target *t)
+{
+    return t->kind;
+}
+
 CUGL_API cugl_app_interop cugl_app_target_interop(const cugl_app_target *t)
 {
     return t ? t->path->interop : CUGL_APP_INTEROP_AUTO;

@@ -12,6 +12,7 @@
  *   cugl/app_timer.h     per-phase frame timing, CPU and GPU
  *   cugl/app_interop.h   which interop path works here
  *   cugl/app_target.h    what CUDA writes and GL shows, on any path
+ *   cugl/app_draw.h      drawers of it: meshes, colour maps
  *   cugl/app_shared.h    map-free shared memory (the GL half)
  *   cugl/app_ui.h        the panel (Dear ImGui), where built
  *   cugl/app_serve.h     the frames served to web browsers, where built
@@ -39,6 +40,7 @@
 #include "cugl/app_interop.h"
 #include "cugl/app_shared.h"
 #include "cugl/app_target.h"
+#include "cugl/app_draw.h"
 #if CUGL_APP_HAS_UI
 #include "cugl/app_ui.h"
 #endif

@@ -1,0 +1,217 @@
+/*
+ * mesh.c - a triangle mesh drawn from the buffers CUDA writes
+ * (cugl_app_draw_mesh, cugl/app_draw.h): mesh.vert reads positions,
+ * scalars and indices as storage buffers, mesh.frag colours through the
+ * colour map (a 256 x 1 texture) and lights by the face's normal. The
+ * program, an empty vertex array and one texture a colour map are made
+ * once a context, on first use, and kept with its other drawing objects
+ * (blit.c's).
+ */
+#include <math.h>
+
+#include "app_internal.h"
+#include "cugl/app_draw.h"
+
+/* The context's mesh program, vertex array and colour map `map`'s texture,
+ * made where there are none yet. */
+static cugl_status mesh_objects(cugl__app_drawer_objects **out, cugl_app_context *ctx,
+                                cugl_app_colormap map, const char *who)
+{
+    CUGL__TRY(cugl__app_drawer_objects_of(out, ctx, who));
+    cugl__app_drawer_objects *d = *out;
+    if (!d->mesh_program) {
+        GLuint shaders[2];
+        CUGL__TRY(cugl__app_compile(&shaders[0], who, "mesh", GL_VERTEX_SHADER,
+                                    (const char *)cugl_shader_mesh_vert));
+        cugl_status st = cugl__app_compile(&shaders[1], who, "mesh", GL_FRAGMENT_SHADER,
+                                           (const char *)cugl_shader_mesh_frag);
+        if (st != CUGL_OK) {
+            glDeleteShader(shaders[0]);
+            return st;
+        }
+        CUGL__TRY(cugl__app_link(&d->mesh_program, who, "mesh", shaders, 2));
+    }
+    if (!d->vao)
+        glCreateVertexArrays(1, &d->vao);
+    if (!d->colormaps[map]) {
+        uint8_t table[1024];
+        CUGL__TRY(cugl_app_colormap_table(map, table));
+        glCreateTextures(GL_TEXTURE_2D, 1, &d->colormaps[map]);
+        glTextureStorage2D(d->colormaps[map], 1, GL_RGBA8, 256, 1);
+        cugl__gl_pixels saved;
+        cugl__gl_pixels_set(&saved, false, 0, 4, 0, 0);
+        glTextureSubImage2D(d->colormaps[map], 0, 0, 0, 256, 1, GL_RGBA, GL_UNSIGNED_BYTE,
+                            table);
+        cugl__gl_pixels_restore(&saved);
+    }
+    return cugl_app_check_gl(who, "making the mesh's program and colour map");
+}
+
+/* Why `t` (of the mesh's field `name`) cannot be drawn from, NULL where it
+ * can: a buffer of the positions' context holding `need` bytes. */
+static const char *unusable(const cugl_app_target *t, const cugl_app_context *ctx,
+                            size_t need, size_t *has)
+{
+    cugl_app_target_size(t, NULL, NULL, NULL, has);
+    if (cugl__app_target_kind(t) != CUGL_APP_TARGET_BUFFER)
+        return "is not a buffer (CUGL_APP_TARGET_BUFFER)";
+    if (cugl__app_target_context(t) != ctx)
+        return "is of another context than the positions";
+    return need > *has ? "is too small" : NULL;
+}
+
+/* The desc's arguments checked against the counts; the range's scale. */
+static cugl_status check(const cugl_app_mesh_desc *m, size_t vertices, size_t triangles,
+                         int components, float *scale, const char *who)
+{
+    if (!m || !m->positions)
+        return cugl__fail(CUGL_ERROR_INVALID_ARGUMENT, who, "%s is NULL",
+                          !m ? "mesh" : "mesh->positions");
+    if (components != 3 && components != 4)
+        return cugl__fail(CUGL_ERROR_INVALID_ARGUMENT, who, "%d components a vertex: 3 or 4",
+                          components);
+    if ((unsigned)m->colormap >= CUGL__APP_COLORMAPS)
+        return cugl__fail(CUGL_ERROR_INVALID_ARGUMENT, who, "colour map %d is none",
+                          (int)m->colormap);
+    if (m->shading != CUGL_APP_SHADING_FLAT && m->shading != CUGL_APP_SHADING_NONE)
+        return cugl__fail(CUGL_ERROR_INVALID_ARGUMENT, who,
+                          "shading %d: CUGL_APP_SHADING_FLAT (0) or CUGL_APP_SHADING_NONE (1)",
+                          (int)m->shading);
+    if (vertices > UINT32_MAX / 4 || triangles > INT32_MAX / 3)
+        return cugl__fail(CUGL_ERROR_INVALID_ARGUMENT, who,
+                          "%zu vertices, %zu triangles: at most %u and %d", vertices, triangles,
+                          UINT32_MAX / 4, INT32_MAX / 3);
+    if (!m->indices && triangles > vertices / 3)
+        return cugl__fail(CUGL_ERROR_INVALID_ARGUMENT, who,
+                          "%zu triangles without indices need %zu vertices; there are %zu",
+                          triangles, triangles * 3, vertices);
+    const struct {
+        const cugl_app_target *t;
+        const char *name;
+        size_t need;
+    } fields[] = {
+        {m->positions, "positions", vertices * (size_t)components * sizeof(float)},
+        {m->scalars, "scalars", vertices * sizeof(float)},
+        {m->indices, "indices", triangles * 3 * sizeof(uint32_t)},
+    };
+    const cugl_app_context *ctx = cugl__app_target_context(m->positions);
+    for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++) {
+        size_t has = 0;
+        const char *why = fields[i].t ? unusable(fields[i].t, ctx, fields[i].need, &has) : NULL;
+        if (why)
+            return cugl__fail(CUGL_ERROR_INVALID_ARGUMENT, who,
+                              "mesh->%s %s: %zu bytes wanted, it holds %zu", fields[i].name, why,
+                              fields[i].need, has);
+    }
+    float lo = m->vmin, hi = m->vmax;
+    if (lo == 0 && hi == 0)
+        hi = 1;
+    if (!isfinite(lo) || !isfinite(hi) || !(hi > lo) || !isfinite(hi - lo) ||
+        !isfinite(1.0f / (hi - lo)))
+        return cugl__fail(CUGL_ERROR_INVALID_ARGUMENT, who,
+                          "the scalars' range %g .. %g: finite, vmin below vmax, vmax - vmin "
+                          "finite",
+                          (double)lo, (double)hi);
+    *scale = 1.0f / (hi - lo);
+    for (int c = 0; c < 4; c++)
+        if (!(m->rgba[c] >= 0 && m->rgba[c] <= 1))
+            return cugl__fail(CUGL_ERROR_INVALID_ARGUMENT, who,
+                              "rgba[%d] is %g: each from 0 to 1", c, (double)m->rgba[c]);
+    return CUGL_OK;
+}
+
+/* The GL state the draw changes, to be put back. */
+typedef struct saved_state {
+    GLint program, vao, texture, ssbo[3];
+    GLboolean depth_test, depth_mask;
+    GLint depth_func;
+} saved_state;
+
+static void save(saved_state *s)
+{
+    glGetIntegerv(GL_CURRENT_PROGRAM, &s->program);
+    glGetIntegerv(GL_VERTEX_ARRAY_BINDING, &s->vao);
+    glGetIntegerv(GL_TEXTURE_BINDING_2D, &s->texture); /* unit 0: the draw's active unit */
+    for (GLuint i = 0; i < 3; i++)
+        glGetIntegeri_v(GL_SHADER_STORAGE_BUFFER_BINDING, i, &s->ssbo[i]);
+    s->depth_test = glIsEnabled(GL_DEPTH_TEST);
+    glGetBooleanv(GL_DEPTH_WRITEMASK, &s->depth_mask);
+    glGetIntegerv(GL_DEPTH_FUNC, &s->depth_func);
+}
+
+static void restore(const saved_state *s)
+{
+    glUseProgram((GLuint)s->program);
+    glBindVertexArray((GLuint)s->vao);
+    glBindTextureUnit(0, (GLuint)s->texture);
+    for (GLuint i = 0; i < 3; i++)
+        glBindBufferBase(GL_SHADER_STORAGE_BUFFER, i, (GLuint)s->ssbo[i]);
+    (s->depth_test ? glEnable : glDisable)(GL_DEPTH_TEST);
+    glDepthMask(s->depth_mask);
+    glDepthFunc((GLenum)s->depth_func);
+}
+
+/* The draw itself, in the targets' GL turn. */
+static cugl_status draw(cugl__app_drawer_objects *d, const cugl_app_mesh_desc *m,
+                        size_t vertices, size_t triangles, int components, float scale,
+                        const float *matrix, const char *who)
+{
+    static const float identity[16] = {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1};
+    static const float white[4] = {1, 1, 1, 1};
+    const float *rgba = m->rgba[0] == 0 && m->rgba[1] == 0 && m->rgba[2] == 0 && m->rgba[3] == 0
+                            ? white
+                            : m->rgba;
+    GLuint positions = cugl_app_target_gl_name(m->positions);
+    GLuint scalars = m->scalars ? cugl_app_target_gl_name(m->scalars) : positions;
+    GLuint indices = m->indices ? cugl_app_target_gl_name(m->indices) : positions;
+    if (!positions || !scalars || !indices)
+        return cugl_last_status();
+    saved_state s;
+    save(&s);
+    cugl_app_drain_gl_errors();
+    glUseProgram(d->mesh_program);
+    glBindVertexArray(d->vao);
+    glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 0, positions);
+    glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 1, scalars);
+    glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 2, indices);
+    glBindTextureUnit(0, d->colormaps[m->colormap]);
+    glUniformMatrix4fv(0, 1, GL_FALSE, matrix ? matrix : identity);
+    glUniform1i(1, components);
+    glUniform1i(2, m->indices != NULL);
+    glUniform1i(3, m->scalars != NULL);
+    glUniform1ui(4, (GLuint)vertices);
+    glUniform2f(5, m->vmin == 0 && m->vmax == 0 ? 0.0f : m->vmin, scale);
+    glUniform4fv(6, 1, rgba);
+    glUniform1i(7, m->shading == CUGL_APP_SHADING_FLAT);
+    glEnable(GL_DEPTH_TEST);
+    glDepthFunc(GL_LESS);
+    glDepthMask(GL_TRUE);
+    glDrawArrays(GL_TRIANGLES, 0, (GLsizei)(triangles * 3));
+    restore(&s);
+    return cugl_app_check_gl(who, "drawing the mesh");
+}
+
+CUGL_API cugl_status cugl_app_draw_mesh(const cugl_app_mesh_desc *m, size_t vertices,
+                                        size_t triangles, const float matrix[16])
+{
+    int components = m && m->components ? m->components : 3;
+    float scale = 1;
+    CUGL__TRY(check(m, vertices, triangles, components, &scale, __func__));
+    if (triangles == 0)
+        return CUGL_OK;
+    /* One turn, each target once. */
+    cugl_app_target *turn[3] = {m->positions};
+    int n = 1;
+    if (m->scalars && m->scalars != m->positions)
+        turn[n++] = m->scalars;
+    if (m->indices && m->indices != m->positions && m->indices != m->scalars)
+        turn[n++] = m->indices;
+    cugl__app_drawer_objects *d = NULL;
+    CUGL__TRY(mesh_objects(&d, cugl__app_target_context(m->positions), m->colormap, __func__));
+    cugl_status st = cugl_app_targets_gl_begin(turn, n);
+    if (st != CUGL_OK)
+        return cugl__as_own(st, __func__);
+    st = draw(d, m, vertices, triangles, components, scale, matrix, __func__);
+    cugl_status end = cugl_app_targets_gl_end(turn, n);
+    return cugl__as_own(st != CUGL_OK ? st : end, __func__);
+}

@@ -1,0 +1,100 @@
+/**
+ * @file cugl/app_draw.h
+ * Drawers: what CUDA writes, drawn from its targets' own GL objects with no
+ * copy, on any interop path (cugl/app_target.h). A frame:
+ *
+ *   cugl_app_target_cuda_begin ... kernels write positions, scalars ... end
+ *   glClear(GL_COLOR_BUFFER_BIT | GL_DEPTH_BUFFER_BIT);
+ *   cugl_app_draw_mesh(&mesh, vertices, triangles, camera_matrix);
+ *
+ * A drawer takes its targets' GL turn itself (one turn for all of them) and
+ * draws into the bound framebuffer, depth-tested against its depth buffer,
+ * putting back the GL state it changes. Scalars become colours through a
+ * colour map: t = clamp((v - vmin) / (vmax - vmin), 0, 1) (NaN counts as
+ * vmin), entry int(t * 255 + 0.5) of the map's 256.
+ */
+#ifndef CUGL_APP_DRAW_H
+#define CUGL_APP_DRAW_H
+
+#include <stdint.h>
+
+#include "cugl/app_target.h"
+
+CUGL_BEGIN_DECLS
+
+/** A colour map: 256 RGBA8 entries, dark to light. */
+typedef enum cugl_app_colormap {
+    /** "cugl": black through blue, teal, green and yellow to white, its
+     * brightness rising all the way (Python's cugl.colormap default). */
+    CUGL_APP_COLORMAP_CUGL = 0,
+    CUGL_APP_COLORMAP_GREY = 1, /**< black to white */
+} cugl_app_colormap;
+
+/**
+ * A colour map's 256 entries, RGBA8 (alpha 255): entry i at rgba[4 i] to
+ * rgba[4 i + 3], for a program that maps values itself (or draws a
+ * colorbar of its own).
+ * @errors CUGL_ERROR_INVALID_ARGUMENT (NULL; not a cugl_app_colormap).
+ * @thread_safety Any thread.
+ * @param map The colour map.
+ * @param[out] rgba Receives the entries: 1024 bytes.
+ * @return CUGL_OK, or an error status (see Errors).
+ */
+CUGL_API cugl_status cugl_app_colormap_table(cugl_app_colormap map, uint8_t rgba[1024]);
+
+/** How a mesh is lit. */
+typedef enum cugl_app_shading {
+    /** Each triangle by its own normal against a light at the eye (a
+     * headlight, both sides lit): a surface shows its shape. */
+    CUGL_APP_SHADING_FLAT = 0,
+    CUGL_APP_SHADING_NONE = 1, /**< unlit: the colours as they are */
+} cugl_app_shading;
+
+/** A triangle mesh whose buffers CUDA writes (targets of kind
+ * CUGL_APP_TARGET_BUFFER of one context). A zero field takes its default. */
+typedef struct cugl_app_mesh_desc {
+    /** Positions: `components` floats a vertex (x, y, z and an unused w). */
+    cugl_app_target *positions;
+    int components; /**< 3 or 4; 0: 3 */
+    /** One float a vertex, coloured through `colormap`; NULL: `rgba`. */
+    cugl_app_target *scalars;
+    /** Three uint32 vertex indices a triangle; NULL: vertices 3i, 3i + 1
+     * and 3i + 2 make triangle i. A triangle with an index past the
+     * vertices is not drawn. */
+    cugl_app_target *indices;
+    cugl_app_colormap colormap; /**< CUGL_APP_COLORMAP_CUGL (0) or another */
+    /** The value drawn as the map's first entry (vmin < vmax, both
+     * finite; both 0: the range 0 .. 1). */
+    float vmin;
+    float vmax; /**< the value drawn as its last entry */
+    /** The colour without scalars, 0 .. 1 each; all 0: opaque white. */
+    float rgba[4];
+    cugl_app_shading shading; /**< CUGL_APP_SHADING_FLAT (0) or NONE */
+} cugl_app_mesh_desc;
+
+/**
+ * Draw `triangles` triangles of a mesh of `vertices` vertices, positions
+ * transformed by `matrix` (column-major 4x4 to clip space: a camera's
+ * projection times its view; NULL: none), into the bound framebuffer,
+ * depth-tested (GL_LESS, writing depth) where it has a depth buffer, in
+ * one GL turn of the mesh's targets.
+ * @errors CUGL_ERROR_INVALID_ARGUMENT (NULL desc or positions; a target
+ *   that is no buffer, or of another context than the positions'; 
+ *   components not 3 or 4; more vertices than the positions or scalars
+ *   hold, more triangles than the indices hold, or without indices more
+ *   than vertices / 3; a range that is not finite or empty; not a
+ *   colour map or a shading), CUGL_ERROR_INVALID_STATE (a turn is open),
+ *   the statuses of cugl_app_targets_gl_begin and _end, CUGL_ERROR_GL.
+ * @thread_safety The thread whose GL context made the targets, with it current.
+ * @param mesh The mesh.
+ * @param vertices Vertices the positions (and scalars) hold for this draw.
+ * @param triangles Triangles to draw; 0 draws nothing.
+ * @param matrix Column-major 4x4 applied to each position, or NULL.
+ * @return CUGL_OK, or an error status (see Errors).
+ */
+CUGL_API cugl_status cugl_app_draw_mesh(const cugl_app_mesh_desc *mesh, size_t vertices,
+                                        size_t triangles, const float matrix[16]);
+
+CUGL_END_DECLS
+
+#endif /* CUGL_APP_DRAW_H */

@@ -1,0 +1,344 @@
+/*
+ * test_draw.c - the drawers (cugl/app_draw.h) where there is no CUDA: a
+ * context on no CUDA device (Mesa here) gives targets of the host path
+ * that start with host memory, and the mesh drawn from them is read back
+ * pixel by pixel against what the colour map's formula says: each
+ * triangle in its colour, indices, the depth test, shading, NaN, the
+ * colour maps' entries, the GL state put back, and every refusal named.
+ */
+#include <float.h>
+#include <math.h>
+
+#include "gl_test.h"
+
+#include "cugl/app_draw.h"
+
+static const float clear_rgba[4] = {0, 0, 1, 1}; /* blue: no map entry, no white */
+
+/* A buffer target that starts with `size` bytes of `data`. */
+static cugl_app_target *buffer(const void *data, size_t size)
+{
+    cugl_app_target *t = NULL;
+    assert_ok(cugl_app_target_create(&t, ctx, &(cugl_app_target_desc){
+                                                  .kind = CUGL_APP_TARGET_BUFFER,
+                                                  .size = size,
+                                                  .initial = data}));
+    return t;
+}
+
+/* Cleared (colour and depth), then the mesh drawn: the framebuffer, rows
+ * top to bottom. */
+static uint8_t *drawn(const cugl_app_mesh_desc *m, size_t vertices, size_t triangles)
+{
+    glBindFramebuffer(GL_FRAMEBUFFER, cugl_app_context_framebuffer(ctx));
+    glViewport(0, 0, W, H);
+    glClearColor(clear_rgba[0], clear_rgba[1], clear_rgba[2], clear_rgba[3]);
+    glClearDepth(1.0);
+    glClear(GL_COLOR_BUFFER_BIT | GL_DEPTH_BUFFER_BIT);
+    assert_ok(cugl_app_draw_mesh(m, vertices, triangles, NULL));
+    uint8_t *px = malloc((size_t)W * H * 4);
+    assert_ok(cugl_app_read_pixels(px, (size_t)W * H * 4, ctx));
+    return px;
+}
+
+/* The pixel at clip-space (x, y). */
+static const uint8_t *at(const uint8_t *px, float x, float y)
+{
+    int col = (int)((x * 0.5f + 0.5f) * W), row = (int)((y * 0.5f + 0.5f) * H);
+    return px + ((size_t)(H - 1 - row) * W + (size_t)col) * 4;
+}
+
+static void expect_rgb(const uint8_t *got, const uint8_t *want, const char *what)
+{
+    if (got[0] != want[0] || got[1] != want[1] || got[2] != want[2])
+        fail_msg("%s: %u %u %u, want %u %u %u", what, got[0], got[1], got[2], want[0], want[1],
+                 want[2]);
+}
+
+static uint8_t table[1024];
+
+/* The colour map's entry for `v` in 0 .. 1, as the header's formula says. */
+static const uint8_t *entry(float v)
+{
+    float t = v < 0 ? 0 : v > 1 ? 1 : v;
+    return table + 4 * (int)(t * 255.0f + 0.5f);
+}
+
+static void colour_maps_have_their_entries(void **state)
+{
+    (void)state;
+    uint8_t grey[1024];
+    assert_ok(cugl_app_colormap_table(CUGL_APP_COLORMAP_GREY, grey));
+    for (int i = 0; i < 256; i++)
+        if (grey[4 * i] != i || grey[4 * i + 1] != i || grey[4 * i + 2] != i ||
+            grey[4 * i + 3] != 255)
+            fail_msg("grey entry %d is %u %u %u %u", i, grey[4 * i], grey[4 * i + 1],
+                     grey[4 * i + 2], grey[4 * i + 3]);
+    assert_ok(cugl_app_colormap_table(CUGL_APP_COLORMAP_CUGL, table));
+    /* Its stops: 0 black, 0.2 (entry 51) 30 20 110, 1 white; brightness rising. */
+    static const uint8_t black[3] = {0, 0, 0}, stop[3] = {30, 20, 110}, white[3] = {255, 255, 255};
+    expect_rgb(table, black, "entry 0");
+    expect_rgb(table + 4 * 51, stop, "entry 51");
+    expect_rgb(table + 4 * 255, white, "entry 255");
+    for (int i = 1; i < 256; i++) {
+        int a = table[4 * i - 4] + table[4 * i - 3] + table[4 * i - 2];
+        int b = table[4 * i] + table[4 * i + 1] + table[4 * i + 2];
+        if (b < a)
+            fail_msg("entry %d (%d) is darker than entry %d (%d)", i, b, i - 1, a);
+    }
+    assert_status(cugl_app_colormap_table(CUGL_APP_COLORMAP_CUGL, NULL),
+                  CUGL_ERROR_INVALID_ARGUMENT);
+    assert_string_equal(cugl_last_error(), "cugl_app_colormap_table: rgba is NULL");
+    assert_status(cugl_app_colormap_table((cugl_app_colormap)7, grey),
+                  CUGL_ERROR_INVALID_ARGUMENT);
+    assert_non_null(strstr(cugl_last_error(), "colour map 7"));
+}
+
+/* Two triangles, left and right, scalars 0.5 and 1 (unlit): each pixel
+ * inside is the map's entry; outside, the clear colour. */
+static void triangles_take_their_colours(void **state)
+{
+    (void)state;
+    static const float p[] = {-0.9f, -0.9f, 0, -0.1f, -0.9f, 0, -0.9f, 0.9f, 0,
+                              0.1f,  -0.9f, 0, 0.9f,  -0.9f, 0, 0.1f,  0.9f, 0};
+    static const float s[] = {0.5f, 0.5f, 0.5f, 1, 1, 1};
+    cugl_app_target *pos = buffer(p, sizeof p), *sc = buffer(s, sizeof s);
+    cugl_app_mesh_desc m = {.positions = pos, .scalars = sc, .shading = CUGL_APP_SHADING_NONE};
+    uint8_t *px = drawn(&m, 6, 2);
+    expect_rgb(at(px, -0.7f, -0.7f), entry(0.5f), "inside the left triangle");
+    expect_rgb(at(px, 0.3f, -0.7f), entry(1.0f), "inside the right triangle");
+    static const uint8_t blue[3] = {0, 0, 255};
+    expect_rgb(at(px, 0.7f, 0.7f), blue, "outside both");
+    free(px);
+    /* A range of its own: 0.5 is now the last entry, 1 past it. */
+    m.vmin = -1;
+    m.vmax = 0.5f;
+    px = drawn(&m, 6, 2);
+    expect_rgb(at(px, -0.7f, -0.7f), entry(1.0f), "0.5 at the top of -1 .. 0.5");
+    free(px);
+    /* Without scalars: one colour. */
+    m = (cugl_app_mesh_desc){
+        .positions = pos, .rgba = {1, 0, 0, 1}, .shading = CUGL_APP_SHADING_NONE};
+    px = drawn(&m, 6, 2);
+    static const uint8_t red[3] = {255, 0, 0};
+    expect_rgb(at(px, 0.3f, -0.7f), red, "the mesh's own colour");
+    free(px);
+    cugl_app_target_destroy(sc);
+    cugl_app_target_destroy(pos);
+}
+
+/* A quad of 4 vertices by indices; a triangle with an index past the
+ * vertices is not drawn at all. */
+static void indices_pick_vertices(void **state)
+{
+    (void)state;
+    static const float p[] = {-0.8f, -0.8f, 0, 0.8f, -0.8f, 0, -0.8f, 0.8f, 0, 0.8f, 0.8f, 0};
+    static const float s[] = {1, 1, 1, 1};
+    static const uint32_t quad[] = {0, 1, 2, 2, 1, 3}, bad[] = {0, 1, 7};
+    cugl_app_target *pos = buffer(p, sizeof p), *sc = buffer(s, sizeof s);
+    cugl_app_target *iq = buffer(quad, sizeof quad), *ib = buffer(bad, sizeof bad);
+    cugl_app_mesh_desc m = {
+        .positions = pos, .scalars = sc, .indices = iq, .shading = CUGL_APP_SHADING_NONE};
+    uint8_t *px = drawn(&m, 4, 2);
+    static const uint8_t white[3] = {255, 255, 255}, blue[3] = {0, 0, 255};
+    expect_rgb(at(px, -0.6f, 0.6f), white, "the quad's first triangle");
+    expect_rgb(at(px, 0.6f, -0.6f), white, "its second");
+    expect_rgb(at(px, 0.9f, 0.9f), blue, "outside the quad");
+    free(px);
+    m.indices = ib;
+    px = drawn(&m, 4, 1);
+    for (int i = 0; i < W * H; i++)
+        if (px[4 * i] != 0 || px[4 * i + 1] != 0 || px[4 * i + 2] != 255)
+            fail_msg("a triangle with vertex 7 of 4 drew pixel %d", i);
+    free(px);
+    /* More triangles than the indices hold: refused. */
+    assert_status(cugl_app_draw_mesh(&m, 4, 2, NULL), CUGL_ERROR_INVALID_ARGUMENT);
+    assert_non_null(strstr(cugl_last_error(), "mesh->indices is too small: 24 bytes wanted"));
+    cugl_app_target_destroy(ib);
+    cugl_app_target_destroy(iq);
+    cugl_app_target_destroy(sc);
+    cugl_app_target_destroy(pos);
+}
+
+/* Two triangles over each other: the nearer shows, whichever comes first. */
+static void depth_decides_not_order(void **state)
+{
+    (void)state;
+    static const float near_first[] = {-0.9f, -0.9f, -0.5f, 0.9f, -0.9f, -0.5f, 0, 0.9f, -0.5f,
+                                       -0.9f, -0.9f, 0.5f,  0.9f, -0.9f, 0.5f,  0, 0.9f, 0.5f};
+    static const float far_first[] = {-0.9f, -0.9f, 0.5f,  0.9f, -0.9f, 0.5f,  0, 0.9f, 0.5f,
+                                      -0.9f, -0.9f, -0.5f, 0.9f, -0.9f, -0.5f, 0, 0.9f, -0.5f};
+    static const float s_near_first[] = {0.25f, 0.25f, 0.25f, 1, 1, 1};
+    static const float s_far_first[] = {1, 1, 1, 0.25f, 0.25f, 0.25f};
+    const float *ps[2] = {near_first, far_first}, *ss[2] = {s_near_first, s_far_first};
+    for (int k = 0; k < 2; k++) {
+        cugl_app_target *pos = buffer(ps[k], sizeof near_first);
+        cugl_app_target *sc = buffer(ss[k], sizeof s_near_first);
+        cugl_app_mesh_desc m = {
+            .positions = pos, .scalars = sc, .shading = CUGL_APP_SHADING_NONE};
+        uint8_t *px = drawn(&m, 6, 2);
+        expect_rgb(at(px, 0, -0.5f), entry(0.25f), k ? "the nearer, drawn second"
+                                                      : "the nearer, drawn first");
+        free(px);
+        cugl_app_target_destroy(sc);
+        cugl_app_target_destroy(pos);
+    }
+}
+
+/* Shaded, a triangle facing the eye keeps its colour; one turned 45
+ * degrees about the vertical is darker: 0.35 + 0.65 cos 45 of it. */
+static void shading_follows_the_face(void **state)
+{
+    (void)state;
+    static const float facing[] = {-0.9f, -0.9f, 0, 0.9f, -0.9f, 0, -0.9f, 0.9f, 0};
+    static const float turned[] = {-0.9f, -0.9f, -0.9f, 0.9f, -0.9f, 0.9f, -0.9f, 0.9f, -0.9f};
+    const float *ps[2] = {facing, turned};
+    for (int k = 0; k < 2; k++) {
+        cugl_app_target *pos = buffer(ps[k], sizeof facing);
+        cugl_app_mesh_desc m = {.positions = pos}; /* white, shaded: the defaults */
+        uint8_t *px = drawn(&m, 3, 1);
+        const uint8_t *c = at(px, -0.5f, -0.5f);
+        /* Turned: z grows as x does, so the normal is 45 degrees off the
+         * eye's axis (the pixels' aspect moves no angle about y). */
+        int want = k ? (int)(255 * (0.35 + 0.65 * sqrt(0.5))) : 255;
+        if (abs(c[0] - want) > 3 || c[0] != c[1] || c[1] != c[2])
+            fail_msg("%s: %u %u %u, want about %d grey", k ? "turned" : "facing", c[0], c[1],
+                     c[2], want);
+        free(px);
+        cugl_app_target_destroy(pos);
+    }
+}
+
+/* Along a row from a vertex of scalar 0 to the edge of scalar 1, the
+ * colours brighten (the map's brightness rises); a NaN scalar is vmin's. */
+static void scalars_run_between_vertices(void **state)
+{
+    (void)state;
+    static const float p[] = {-0.9f, -0.9f, 0, 0.9f, -0.9f, 0, 0.9f, 0.9f, 0};
+    static const float s[] = {0, 1, 1}, nan3[] = {NAN, NAN, NAN};
+    cugl_app_target *pos = buffer(p, sizeof p), *sc = buffer(s, sizeof s);
+    cugl_app_mesh_desc m = {.positions = pos, .scalars = sc, .shading = CUGL_APP_SHADING_NONE};
+    uint8_t *px = drawn(&m, 3, 1);
+    int last = -1;
+    for (float x = -0.5f; x < 0.9f; x += 0.2f) {
+        const uint8_t *c = at(px, x, -0.6f);
+        int b = c[0] + c[1] + c[2];
+        if (b <= last)
+            fail_msg("at x %.1f the brightness %d is not above %d", (double)x, b, last);
+        last = b;
+    }
+    free(px);
+    cugl_app_target *sn = buffer(nan3, sizeof nan3);
+    m.scalars = sn;
+    px = drawn(&m, 3, 1);
+    expect_rgb(at(px, 0.5f, -0.6f), entry(0), "NaN scalars");
+    free(px);
+    cugl_app_target_destroy(sn);
+    cugl_app_target_destroy(sc);
+    cugl_app_target_destroy(pos);
+}
+
+/* What the draw changes is put back: program, vertex array, storage
+ * buffers, texture, depth test. */
+static void gl_state_is_put_back(void **state)
+{
+    (void)state;
+    static const float p[] = {-0.9f, -0.9f, 0, 0.9f, -0.9f, 0, -0.9f, 0.9f, 0};
+    cugl_app_target *pos = buffer(p, sizeof p);
+    GLuint vao = 0, tex = 0, ssbo = 0;
+    glCreateVertexArrays(1, &vao);
+    glCreateTextures(GL_TEXTURE_2D, 1, &tex);
+    glCreateBuffers(1, &ssbo);
+    glBindVertexArray(vao);
+    glBindTextureUnit(0, tex);
+    glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 1, ssbo);
+    glDisable(GL_DEPTH_TEST);
+    glDepthFunc(GL_GREATER);
+    cugl_app_mesh_desc m = {.positions = pos};
+    free(drawn(&m, 3, 1));
+    GLint got = 0;
+    glGetIntegerv(GL_VERTEX_ARRAY_BINDING, &got);
+    assert_int_equal(got, (GLint)vao);
+    glGetIntegerv(GL_TEXTURE_BINDING_2D, &got);
+    assert_int_equal(got, (GLint)tex);
+    glGetIntegeri_v(GL_SHADER_STORAGE_BUFFER_BINDING, 1, &got);
+    assert_int_equal(got, (GLint)ssbo);
+    glGetIntegerv(GL_CURRENT_PROGRAM, &got);
+    assert_int_equal(got, 0);
+    glGetIntegerv(GL_DEPTH_FUNC, &got);
+    assert_int_equal(got, GL_GREATER);
+    assert_false(glIsEnabled(GL_DEPTH_TEST));
+    glDepthFunc(GL_LESS);
+    glBindVertexArray(0);
+    glDeleteBuffers(1, &ssbo);
+    glDeleteTextures(1, &tex);
+    glDeleteVertexArrays(1, &vao);
+    cugl_app_target_destroy(pos);
+}
+
+/* Each bad argument refused with the call's name and what is wrong; a
+ * draw of no triangles draws nothing and is no error. */
+static void refusals(void **state)
+{
+    (void)state;
+    static const float p[12] = {0};
+    cugl_app_target *pos = buffer(p, sizeof p), *small = buffer(p, 8);
+    cugl_app_target *image = NULL;
+    assert_ok(cugl_app_target_create(&image, ctx, &(cugl_app_target_desc){.width = 4,
+                                                                          .height = 4}));
+    const cugl_app_mesh_desc ok = {.positions = pos};
+    const struct {
+        cugl_app_mesh_desc m;
+        size_t vertices, triangles;
+        const char *says;
+    } cases[] = {
+        {{0}, 3, 1, "mesh->positions is NULL"},
+        {{.positions = pos, .components = 2}, 3, 1, "2 components a vertex: 3 or 4"},
+        {{.positions = image}, 3, 1, "mesh->positions is not a buffer"},
+        {{.positions = pos}, 5, 1, "mesh->positions is too small: 60 bytes wanted, it holds 48"},
+        {{.positions = pos, .components = 4}, 4, 1, "mesh->positions is too small"},
+        {{.positions = pos, .scalars = small}, 4, 1, "mesh->scalars is too small"},
+        {{.positions = pos}, 4, 2, "2 triangles without indices need 6 vertices; there are 4"},
+        {{.positions = pos, .vmin = NAN, .vmax = 1}, 3, 1, "the scalars' range nan .. 1"},
+        {{.positions = pos, .vmin = 1, .vmax = 1}, 3, 1, "vmin below vmax"},
+        {{.positions = pos, .vmin = 2, .vmax = 1}, 3, 1, "vmin below vmax"},
+        {{.positions = pos, .vmin = -FLT_MAX, .vmax = FLT_MAX}, 3, 1, "vmin below vmax"},
+        {{.positions = pos, .colormap = (cugl_app_colormap)7}, 3, 1, "colour map 7 is none"},
+        {{.positions = pos, .shading = (cugl_app_shading)5}, 3, 1, "shading 5"},
+        {{.positions = pos, .rgba = {2, 0, 0, 1}}, 3, 1, "rgba[0] is 2"},
+        {{.positions = pos, .rgba = {0, NAN, 0, 1}}, 3, 1, "rgba[1] is nan"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        cugl_status st = cugl_app_draw_mesh(&cases[i].m, cases[i].vertices, cases[i].triangles,
+                                            NULL);
+        if (st != CUGL_ERROR_INVALID_ARGUMENT || !strstr(cugl_last_error(), cases[i].says) ||
+            strncmp(cugl_last_error(), "cugl_app_draw_mesh: ", 20) != 0)
+            fail_msg("case %zu: status %d, \"%s\"; want \"%s\"", i, (int)st, cugl_last_error(),
+                     cases[i].says);
+    }
+    assert_status(cugl_app_draw_mesh(NULL, 3, 1, NULL), CUGL_ERROR_INVALID_ARGUMENT);
+    assert_string_equal(cugl_last_error(), "cugl_app_draw_mesh: mesh is NULL");
+    uint8_t *px = drawn(&ok, 0, 0);
+    static const uint8_t blue[3] = {0, 0, 255};
+    for (int i = 0; i < W * H; i++)
+        expect_rgb(px + 4 * i, blue, "no triangles");
+    free(px);
+    cugl_app_target_destroy(image);
+    cugl_app_target_destroy(small);
+    cugl_app_target_destroy(pos);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(colour_maps_have_their_entries),
+        cmocka_unit_test(triangles_take_their_colours),
+        cmocka_unit_test(indices_pick_vertices),
+        cmocka_unit_test(depth_decides_not_order),
+        cmocka_unit_test(shading_follows_the_face),
+        cmocka_unit_test(scalars_run_between_vertices),
+        cmocka_unit_test(gl_state_is_put_back),
+        cmocka_unit_test(refusals),
+    };
+    return gl_test_run(tests, "cugl-draw-");
+}
