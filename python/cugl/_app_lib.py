@@ -83,6 +83,8 @@ PROTOTYPES = {
     "cugl_app_target_copy_from": (STATUS, [P, P, P]),
     "cugl_app_target_draw": (STATUS, [P]),
     "cugl_app_target_draw_origin": (STATUS, [P, c_int]),
+    # app_draw.h: the colour maps' tables (_colormap.py)
+    "cugl_app_colormap_table": (STATUS, [c_int, POINTER(ctypes.c_uint8)]),
     "cugl_app_target_draw_points": (STATUS, [P, c_size_t, c_int, POINTER(c_float), c_float,
                                              POINTER(c_float)]),
     "cugl_app_target_gl_name": (c_uint32, [P]),

@@ -10,36 +10,20 @@ Host arrays are mapped here with NumPy; device memory by the viewer's GL
 program (_gl.py) with the same table and the same float32 arithmetic.
 """
 
-# The default map, "cugl": (t, r, g, b) stops joined by straight lines, dark
-# to light, its brightness rising all the way.
-STOPS = (
-    (0.00, (0, 0, 0)),
-    (0.20, (30, 20, 110)),
-    (0.45, (20, 130, 170)),
-    (0.70, (120, 200, 90)),
-    (0.90, (250, 220, 60)),
-    (1.00, (255, 255, 255)),
-)
-
 NAMES = ("cugl", "grey")
 
-
-def _ramp(stops):
-    table = []
-    for i in range(256):
-        t = i / 255.0
-        for (t0, c0), (t1, c1) in zip(stops, stops[1:]):
-            if t <= t1:
-                f = (t - t0) / (t1 - t0)
-                table.append(tuple(int(a + (b - a) * f + 0.5) for a, b in zip(c0, c1)) + (255,))
-                break
-    return tuple(table)
+# Their tables are libcugl-app's (cugl_app_colormap_table, cugl/app_draw.h:
+# the maps its drawers colour with), read once each.
+_C_MAPS = {"cugl": 0, "grey": 1}  # cugl_app_colormap
+_TABLES = {}
 
 
-_TABLES = {
-    "cugl": _ramp(STOPS),
-    "grey": tuple((i, i, i, 255) for i in range(256)),
-}
+def _from_library(name):
+    import ctypes
+    from . import _app_lib
+    entries = (ctypes.c_uint8 * 1024)()
+    _app_lib.load().cugl_app_colormap_table(_C_MAPS[name], entries)
+    return tuple(tuple(entries[4 * i:4 * i + 4]) for i in range(256))
 
 
 def table(cmap="cugl"):
@@ -47,9 +31,11 @@ def table(cmap="cugl"):
     256 entries given as rows of 3 or 4 ints from 0 to 255 (a NumPy
     (256, 3) or (256, 4) uint8 array will do)."""
     if isinstance(cmap, str):
-        if cmap not in _TABLES:
+        if cmap not in _C_MAPS:
             raise ValueError("colour map %r is none of %s (or give 256 rows of r, g, b[, a])"
                              % (cmap, ", ".join(NAMES)))
+        if cmap not in _TABLES:
+            _TABLES[cmap] = _from_library(cmap)
         return _TABLES[cmap]
     rows = [tuple(int(c) for c in row) for row in cmap]
     if len(rows) != 256 or any(len(r) not in (3, 4) for r in rows) or any(

@@ -79,11 +79,12 @@ def declarations(directory=HEADERS):
 SCALARS = {
     "int": ctypes.c_int, "unsigned": ctypes.c_uint, "bool": ctypes.c_bool,
     "size_t": ctypes.c_size_t, "int64_t": ctypes.c_int64, "uint64_t": ctypes.c_uint64,
-    "uint32_t": ctypes.c_uint32, "float": ctypes.c_float,
+    "uint32_t": ctypes.c_uint32, "uint8_t": ctypes.c_uint8, "float": ctypes.c_float,
     "long": ctypes.c_long,
     # enums: int-sized
     "cugl_status": ctypes.c_int, "cugl_format": ctypes.c_int, "cugl_memory_kind": ctypes.c_int,
     "cugl_app_interop": ctypes.c_int, "cugl_app_origin": ctypes.c_int,
+    "cugl_app_colormap": ctypes.c_int,
     # by value
     "cugl_dtype": DType,
 }
