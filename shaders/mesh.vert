@@ -1,15 +1,14 @@
 #version 450 core
 // A triangle mesh from buffers CUDA writes, read as storage buffers (no
 // vertex format to set): positions (components floats a vertex), one
-// scalar a vertex where there are scalars, three indices a triangle where
-// there are indices. A vertex past the mesh's marks its triangle, which
-// the fragment shader then drops.
+// scalar a vertex where there are scalars. Indices, where there are, are
+// the draw's element buffer (gl_VertexID is the index, and a vertex
+// shared by triangles is transformed once). A vertex past the mesh's
+// marks its triangle, which the fragment shader then drops.
 layout(std430, binding = 0) readonly buffer Positions { float p[]; };
 layout(std430, binding = 1) readonly buffer Scalars { float s[]; };
-layout(std430, binding = 2) readonly buffer Indices { uint index[]; };
 layout(location = 0) uniform mat4 transform;
 layout(location = 1) uniform int components;
-layout(location = 2) uniform bool indexed;
 layout(location = 3) uniform bool scalared;
 layout(location = 4) uniform uint vertices;
 
@@ -20,7 +19,7 @@ noperspective out vec3 ndc;
 
 void main()
 {
-    uint v = indexed ? index[gl_VertexID] : uint(gl_VertexID);
+    uint v = uint(gl_VertexID);
     outside = v < vertices ? 0.0 : 1.0;
     v = min(v, vertices - 1u);
     uint i = v * uint(components);
