@@ -3,7 +3,8 @@
  * path: images of every format, volumes and buffers written by a kernel
  * wherever the path puts them (linear memory, or a surface on a mapped
  * array) and read back through GL exactly; an image drawn to the
- * framebuffer; images GL draws read by CUDA; two targets in one turn with
+ * framebuffer; a mesh drawn from buffers CUDA wrote (cugl/app_draw.h);
+ * images GL draws read by CUDA; two targets in one turn with
  * swapped uses; pipelining (GL sees the turn before, then its own once
  * off); auto's choice and its reason; the turn's state machine; 200
  * create-and-destroy cycles without growth in cugl's live objects.
@@ -268,6 +269,79 @@ static void buffers_start_with_their_contents(void **state)
         expect_bytes(got, want, N, cugl_app_interop_name(paths[p]));
         cugl_app_target_destroy(t);
     }
+}
+
+/* CUDA's turn on `t` (a buffer): `n` bytes of host memory copied to where
+ * the path puts the buffer (a.ptr), on the stream. */
+static void cuda_writes(cugl_app_target *t, const void *data, size_t n)
+{
+    cugl_app_access a;
+    assert_ok(cugl_app_target_cuda_begin(t, stream, &a));
+    assert_true(a.ptr != 0 && a.size >= n);
+    cugl_buffer *dst = NULL, *src = NULL;
+    assert_ok(cugl_buffer_from_handle(&dst, a.ptr, n, NULL));
+    assert_ok(cugl_buffer_from_handle(&src, (uint64_t)(uintptr_t)data, n, NULL));
+    assert_ok(cugl_buffer_copy_from(dst, src, stream));
+    assert_ok(cugl_stream_sync(stream));
+    cugl_buffer_release(src);
+    cugl_buffer_release(dst);
+    assert_ok(cugl_app_target_cuda_end(t, stream));
+}
+
+/* A mesh (cugl_app_draw_mesh) from buffers CUDA wrote, on every path: a
+ * quad by indices whose two triangles have scalars 0.5 and 1, unlit, each
+ * pixel inside its triangle the colour map's entry (as gl-draw checks on
+ * Mesa), outside the clear colour. */
+static void mesh_from_what_cuda_wrote(void **state)
+{
+    (void)state;
+    static const float pos[] = {-0.8f, -0.8f, 0, 0.8f, -0.8f, 0, -0.8f, 0.8f, 0,
+                                -0.8f, 0.8f,  0, 0.8f, -0.8f, 0, 0.8f,  0.8f, 0};
+    static const float sc[] = {0.5f, 0.5f, 0.5f, 1, 1, 1};
+    static const uint32_t idx[] = {0, 1, 2, 3, 4, 5};
+    uint8_t table[1024];
+    assert_ok(cugl_app_colormap_table(CUGL_APP_COLORMAP_CUGL, table));
+    const uint8_t *half = table + 4 * 128, *top = table + 4 * 255;
+    int fw = 0, fh = 0;
+    cugl_app_context_size(ctx, &fw, &fh);
+    uint8_t *got = malloc((size_t)fw * fh * 4);
+    for (int p = 0; p < PATHS; p++) {
+        cugl_app_target *t[3];
+        const void *data[3] = {pos, sc, idx};
+        const size_t sizes[3] = {sizeof pos, sizeof sc, sizeof idx};
+        for (int i = 0; i < 3; i++) {
+            t[i] = make(paths[p], (cugl_app_target_desc){.kind = CUGL_APP_TARGET_BUFFER,
+                                                         .size = sizes[i]});
+            cuda_writes(t[i], data[i], sizes[i]);
+        }
+        glBindFramebuffer(GL_FRAMEBUFFER, cugl_app_context_framebuffer(ctx));
+        glViewport(0, 0, fw, fh);
+        glClearColor(0, 0, 1, 1);
+        glClear(GL_COLOR_BUFFER_BIT | GL_DEPTH_BUFFER_BIT);
+        const cugl_app_mesh_desc mesh = {.positions = t[0], .scalars = t[1], .indices = t[2],
+                                         .shading = CUGL_APP_SHADING_NONE};
+        assert_ok(cugl_app_draw_mesh(&mesh, 6, 2, NULL));
+        assert_ok(cugl_app_read_pixels(got, (size_t)fw * fh * 4, ctx));
+        /* Clip-space points well inside each triangle, and one outside both. */
+        const struct {
+            float x, y;
+            const uint8_t *want;
+        } probes[] = {{-0.6f, -0.6f, half}, {0.6f, 0.6f, top}, {0.9f, -0.9f, NULL}};
+        static const uint8_t blue[4] = {0, 0, 255, 255};
+        for (int k = 0; k < 3; k++) {
+            int col = (int)((probes[k].x * 0.5f + 0.5f) * fw);
+            int row = (int)((probes[k].y * 0.5f + 0.5f) * fh);
+            const uint8_t *c = got + ((size_t)(fh - 1 - row) * fw + (size_t)col) * 4;
+            const uint8_t *w = probes[k].want ? probes[k].want : blue;
+            if (c[0] != w[0] || c[1] != w[1] || c[2] != w[2])
+                fail_msg("--interop %s, the mesh at (%.1f, %.1f): %u %u %u, want %u %u %u",
+                         cugl_app_interop_name(paths[p]), (double)probes[k].x,
+                         (double)probes[k].y, c[0], c[1], c[2], w[0], w[1], w[2]);
+        }
+        for (int i = 0; i < 3; i++)
+            cugl_app_target_destroy(t[i]);
+    }
+    free(got);
 }
 
 /* ---- GL writes, CUDA reads ------------------------------------------------- */
@@ -559,6 +633,7 @@ int main(void)
         cmocka_unit_test(images_and_volumes_every_format),
         cmocka_unit_test(draw_shows_the_image),
         cmocka_unit_test(buffers_start_with_their_contents),
+        cmocka_unit_test(mesh_from_what_cuda_wrote),
         cmocka_unit_test(gl_draws_cuda_reads),
         cmocka_unit_test(two_targets_one_turn),
         cmocka_unit_test(pipelining),
