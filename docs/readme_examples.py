@@ -34,6 +34,8 @@ GIVEN = [
     ("size_t ", "bytes"),
     ("float ", "t"),
     ("GLsizei ", "count"),
+    ("cugl_app_context *", "ctx"),
+    ("const float ", "mvp[]"),
 ]
 
 
