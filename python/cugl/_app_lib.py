@@ -24,8 +24,8 @@ import os
 from ctypes import POINTER, c_bool, c_char_p, c_float, c_int, c_long, c_size_t, c_uint32
 
 from . import _errors, _lib, _loader, _notices
-from ._app_structs import (AppAccess, AppContextDesc, AppEvent, AppInput, AppRecordCounts,
-                           AppRecorderDesc, AppServerDesc, AppTargetDesc)
+from ._app_structs import (AppAccess, AppContextDesc, AppEvent, AppInput, AppMeshDesc,
+                           AppRecordCounts, AppRecorderDesc, AppServerDesc, AppTargetDesc)
 
 ENV = "CUGL_APP_LIBRARY"
 SONAME = "libcugl-app.so.0"
@@ -85,6 +85,7 @@ PROTOTYPES = {
     "cugl_app_target_draw_origin": (STATUS, [P, c_int]),
     # app_draw.h: the colour maps' tables (_colormap.py)
     "cugl_app_colormap_table": (STATUS, [c_int, POINTER(ctypes.c_uint8)]),
+    "cugl_app_draw_mesh": (STATUS, [POINTER(AppMeshDesc), c_size_t, c_size_t, POINTER(c_float)]),
     "cugl_app_target_draw_points": (STATUS, [P, c_size_t, c_int, POINTER(c_float), c_float,
                                              POINTER(c_float)]),
     "cugl_app_target_gl_name": (c_uint32, [P]),

@@ -6,8 +6,8 @@ against the headers and compares every size and offset (tests/test_abi.py),
 as for the core's structs in _structs.py. Enums are int-sized.
 """
 import ctypes
-from ctypes import (c_bool, c_char_p, c_double, c_int, c_long, c_longlong, c_size_t, c_uint64,
-                    c_void_p)
+from ctypes import (c_bool, c_char_p, c_double, c_float, c_int, c_long, c_longlong, c_size_t,
+                    c_uint64, c_void_p)
 
 
 class AppContextDesc(ctypes.Structure):
@@ -104,6 +104,26 @@ class AppRecorderDesc(ctypes.Structure):
     ]
 
 
+class AppMeshDesc(ctypes.Structure):
+    """cugl_app_mesh_desc (app_draw.h)."""
+    _fields_ = [
+        ("positions", c_void_p),
+        ("components", c_int),
+        ("scalars", c_void_p),
+        ("indices", c_void_p),
+        ("colormap", c_int),
+        ("vmin", c_float),
+        ("vmax", c_float),
+        ("rgba", c_float * 4),
+        ("shading", c_int),
+    ]
+
+
+# cugl_app_colormap and cugl_app_shading by the names Viewer.mesh takes.
+COLORMAP = {"cugl": 0, "grey": 1}
+SHADING = {"flat": 0, "none": 1}
+
+
 class AppRecordCounts(ctypes.Structure):
     """cugl_app_record_counts (app_record.h)."""
     _fields_ = [
@@ -132,6 +152,7 @@ BY_C_NAME = {
     "cugl_app_server_desc": AppServerDesc,
     "cugl_app_recorder_desc": AppRecorderDesc,
     "cugl_app_record_counts": AppRecordCounts,
+    "cugl_app_mesh_desc": AppMeshDesc,
 }
 # The enum values above by their C names, which the probe prints too.
 ENUM_VALUES = {
@@ -141,6 +162,10 @@ ENUM_VALUES = {
     "CUGL_APP_RECORD_CODEC_H264": RECORD_CODEC["h264"],
     "CUGL_APP_RECORD_CODEC_VP8": RECORD_CODEC["vp8"],
     "CUGL_APP_RECORD_CODEC_VP9": RECORD_CODEC["vp9"],
+    "CUGL_APP_COLORMAP_CUGL": COLORMAP["cugl"],
+    "CUGL_APP_COLORMAP_GREY": COLORMAP["grey"],
+    "CUGL_APP_SHADING_FLAT": SHADING["flat"],
+    "CUGL_APP_SHADING_NONE": SHADING["none"],
 }
 # What belongs to an optional part of libcugl-app (a struct or an enum
 # value, by C name): the macro that says the build has it, its header, and

@@ -15,7 +15,7 @@ current there).
 
 One module a subject: viewer (the Viewer: its context, devices, targets,
 presenting, reading back, lifetime), context (what a viewer holds, freed
-once), images (show() and the colour map), points, frame (frame()), input
+once), images (show() and the colour map), points, mesh (mesh()), frame (frame()), input
 (Input, InputEvent), panel, serving, recording (record(), Recording),
 notebook (the live view in a Jupyter cell), interrupt (Ctrl-C while a
 viewer presents), and drawing (the drawers a present calls).

@@ -37,6 +37,19 @@ def _points_drawer(res, count, components, matrix, size, rgba):
     return draw
 
 
+def _mesh_drawer(res, desc, roles, vertices, triangles, matrix):
+    """cugl_app_draw_mesh of `desc`, its targets those of `roles` (desc's
+    field: the viewer's target role) as they are when drawn."""
+    if not triangles:
+        return _nothing
+
+    def draw():
+        for field, role in roles.items():
+            setattr(desc, field, res.targets[role].ptr)
+        _app_lib.load().cugl_app_draw_mesh(byref(desc), vertices, triangles, matrix)
+    return draw
+
+
 def _frame_drawer(res, mapped, width, height):
     app = _app_lib.load()
     if not mapped:

@@ -1,6 +1,6 @@
 """The Viewer itself: its context, devices and targets, presenting, reading
 back and its lifetime. Each other subject is a module of this package whose
-class the Viewer derives from (images, points, frame, input, panel,
+class the Viewer derives from (images, points, mesh, frame, input, panel,
 serving, recording). Every call is a call into libcugl-app through
 ctypes.CDLL, which releases the GIL for its duration; a viewer is used by
 the thread that made it (its GL context is current there).
@@ -21,6 +21,7 @@ from .frame import _Frames
 from .images import _Images
 from . import interrupt
 from .input import _Inputs
+from .mesh import _Mesh
 from .notebook import _Notebook
 from .panel import _Panel
 from .points import _Points
@@ -28,7 +29,8 @@ from .recording import _Recording
 from .serving import _Serving
 
 
-class Viewer(_Images, _Points, _Frames, _Inputs, _Panel, _Serving, _Recording, _Notebook):
+class Viewer(_Images, _Points, _Mesh, _Frames, _Inputs, _Panel, _Serving, _Recording,
+             _Notebook):
     """A window (where a display is), or a headless GL context, that shows
     images and point sets, optionally served to web browsers and recorded
     as a video file.
@@ -320,7 +322,7 @@ class Viewer(_Images, _Points, _Frames, _Inputs, _Panel, _Serving, _Recording, _
         # 1920x1080 frame added 0.15 ms to a frame() in lockstep.
         gl = self._res.gl
         gl.glClearColor(0.0, 0.0, 0.0, 1.0)
-        gl.glClear(_gl.GL_COLOR_BUFFER_BIT)
+        gl.glClear(_gl.GL_COLOR_BUFFER_BIT | _gl.GL_DEPTH_BUFFER_BIT)  # depth: mesh()'s
 
     # --- reading back ---------------------------------------------------------------------------
 

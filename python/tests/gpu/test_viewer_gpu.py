@@ -153,6 +153,24 @@ def test_points_from_a_tensor(torch, path):
                 assert tuple(px[24 - 1 - y - dy, x + dx][:3]) == (255, 255, 255)
 
 
+@pytest.mark.parametrize("path", PATHS)
+def test_mesh_from_tensors(torch, path):
+    # A quad by indices, its triangles' scalars 0.5 and 1 (unlit): each
+    # pixel inside the colour map's entry, as test_mesh.py checks on Mesa.
+    p = torch.tensor([[-0.8, -0.8, 0], [0.8, -0.8, 0], [-0.8, 0.8, 0],
+                      [-0.8, 0.8, 0], [0.8, -0.8, 0], [0.8, 0.8, 0]], device="cuda")
+    s = torch.tensor([0.5] * 3 + [1.0] * 3, device="cuda")
+    i = torch.arange(6, dtype=torch.int32, device="cuda").reshape(2, 3)
+    table = np.asarray(cugl.colormap_table(), np.uint8)
+    with viewer_on(path) as v:
+        v.mesh(p, s, i, shading="none")
+        px = v.read_pixels()
+    for (x, y), want in (((-0.6, -0.6), table[128]), ((0.6, 0.6), table[255]),
+                         ((0.9, -0.9), np.uint8([0, 0, 0, 255]))):
+        col, row = int((x * 0.5 + 0.5) * W), int((y * 0.5 + 0.5) * H)
+        assert tuple(px[H - 1 - row, col, :3]) == tuple(want[:3]), (path, x, y)
+
+
 # --- frame() --------------------------------------------------------------------------------
 
 

@@ -1,0 +1,115 @@
+"""Viewer.mesh() on any GL (Mesa here: the host path, host memory): each
+triangle's pixels the colour map's entry for its scalar, indices, the
+depth test, a matrix, one colour, NaN as vmin, nothing for no vertices,
+and every refusal (libcugl-app's cugl_app_draw_mesh draws it; its own
+pixels are tests/gl/test_draw.c's)."""
+import numpy as np
+import pytest
+
+import cugl
+from test_viewer import H, W, make_viewer
+
+# Two triangles: the left one's scalars 0.5, the right one's 1.
+TWO = np.array([[-0.9, -0.9, 0], [-0.1, -0.9, 0], [-0.9, 0.9, 0],
+                [0.1, -0.9, 0], [0.9, -0.9, 0], [0.1, 0.9, 0]], np.float32)
+HALF_AND_ONE = np.array([0.5] * 3 + [1.0] * 3, np.float32)
+
+
+@pytest.fixture
+def viewer():
+    v = make_viewer()
+    yield v
+    v.close()
+
+
+def at(px, x, y):
+    """The pixel at clip-space (x, y): read_pixels' rows run top to bottom."""
+    col, row = int((x * 0.5 + 0.5) * W), int((y * 0.5 + 0.5) * H)
+    return tuple(int(c) for c in px[H - 1 - row, col, :3])
+
+
+def entry(v, cmap="cugl"):
+    table = np.asarray(cugl.colormap_table(cmap), np.uint8)
+    return tuple(int(c) for c in table[int(min(max(v, 0.0), 1.0) * 255 + 0.5), :3])
+
+
+def test_each_triangle_in_its_colour(viewer):
+    viewer.mesh(TWO, HALF_AND_ONE, shading="none")
+    px = viewer.read_pixels()
+    assert at(px, -0.7, -0.7) == entry(0.5)
+    assert at(px, 0.3, -0.7) == entry(1.0)
+    assert at(px, 0.7, 0.7) == (0, 0, 0)  # the clear colour
+    # A range and a map of its own; float64 in host memory is taken.
+    viewer.mesh(TWO.astype(np.float64), HALF_AND_ONE.astype(np.float64), vmin=0.5, vmax=1.5,
+                cmap="grey", shading="none")
+    px = viewer.read_pixels()
+    assert at(px, -0.7, -0.7) == entry(0.0, "grey")
+    assert at(px, 0.3, -0.7) == entry(0.5, "grey")
+
+
+def test_one_colour_and_shading(viewer):
+    viewer.mesh(TWO, color=(1, 0, 0, 1), shading="none")
+    assert at(viewer.read_pixels(), 0.3, -0.7) == (255, 0, 0)
+    # Facing the eye, shaded: the colour as it is.
+    viewer.mesh(TWO, color=(1, 0, 0, 1))
+    assert at(viewer.read_pixels(), 0.3, -0.7) == (255, 0, 0)
+
+
+def test_indices_pick_vertices(viewer):
+    quad = np.array([[-0.8, -0.8, 0], [0.8, -0.8, 0], [-0.8, 0.8, 0], [0.8, 0.8, 0]], np.float32)
+    ones = np.ones(4, np.float32)
+    viewer.mesh(quad, ones, np.array([[0, 1, 2], [2, 1, 3]], np.uint32), shading="none")
+    px = viewer.read_pixels()
+    assert at(px, -0.6, 0.6) == at(px, 0.6, -0.6) == (255, 255, 255)
+    # A triangle with an index past the vertices: nothing drawn.
+    viewer.mesh(quad, ones, np.array([[0, 1, 7]], np.int32), shading="none")
+    assert (viewer.read_pixels()[..., :3] == 0).all()
+
+
+def test_the_nearer_shows(viewer):
+    far_then_near = TWO.copy()
+    far_then_near[3:] = [[-0.9, -0.9, -0.5], [0.9, -0.9, -0.5], [0.0, 0.9, -0.5]]
+    far_then_near[:3] = [[-0.9, -0.9, 0.5], [0.9, -0.9, 0.5], [0.0, 0.9, 0.5]]
+    viewer.mesh(far_then_near, np.array([1.0] * 3 + [0.25] * 3, np.float32), shading="none")
+    assert at(viewer.read_pixels(), 0.0, -0.5) == entry(0.25)
+
+
+def test_a_matrix_and_nan(viewer):
+    mirror = np.diag([-1.0, 1.0, 1.0, 1.0])  # x mirrored: the left triangle lands right
+    viewer.mesh(TWO, HALF_AND_ONE, shading="none", matrix=mirror)
+    px = viewer.read_pixels()
+    assert at(px, 0.7, -0.7) == entry(0.5)
+    assert at(px, -0.3, -0.7) == entry(1.0)
+    viewer.mesh(TWO, np.full(6, np.nan, np.float32), shading="none")
+    assert at(viewer.read_pixels(), -0.7, -0.7) == entry(0.0)
+
+
+def test_no_vertices_draw_nothing(viewer):
+    viewer.mesh(TWO, HALF_AND_ONE)
+    viewer.mesh(np.zeros((0, 3), np.float32))
+    assert (viewer.read_pixels()[..., :3] == 0).all()
+    viewer.mesh(TWO, HALF_AND_ONE, np.zeros((0, 3), np.int32))
+    assert (viewer.read_pixels()[..., :3] == 0).all()
+
+
+@pytest.mark.parametrize("args, kwargs, error, says", [
+    ((np.zeros((6, 2), np.float32),), {}, ValueError, "positions are (N, 3) or (N, 4)"),
+    ((np.zeros((6, 3), np.int32),), {}, TypeError, "positions are float32"),
+    ((TWO, np.zeros(5, np.float32)), {}, ValueError, "6 positions want 6 scalars"),
+    ((TWO, np.zeros(6, np.int16)), {}, TypeError, "scalars are float32"),
+    ((TWO, None, np.zeros((2, 2), np.int32)), {}, ValueError, "indices are (M, 3)"),
+    ((TWO, None, np.zeros((2, 3), np.float32)), {}, TypeError, "indices are int32 or uint32"),
+    ((TWO,), {"cmap": "jet"}, ValueError, "cmap is cugl or grey"),
+    ((TWO,), {"shading": "smooth"}, ValueError, "shading is flat or none"),
+    ((TWO,), {"color": (1, 0, 0)}, ValueError, "color is (r, g, b, a)"),
+    ((TWO,), {"matrix": np.eye(3)}, ValueError, "matrix is 4x4"),
+    ((TWO, HALF_AND_ONE), {"vmin": 1, "vmax": 1}, cugl.InvalidArgumentError, "vmin below vmax"),
+    ((TWO,), {"color": (2, 0, 0, 1)}, cugl.InvalidArgumentError, "rgba[0] is 2"),
+])
+def test_refusals(viewer, args, kwargs, error, says):
+    with pytest.raises(error) as e:
+        viewer.mesh(*args, **kwargs)
+    assert says in str(e.value)
+    # The viewer goes on: a good mesh draws.
+    viewer.mesh(TWO, HALF_AND_ONE, shading="none")
+    assert at(viewer.read_pixels(), 0.3, -0.7) == entry(1.0)
