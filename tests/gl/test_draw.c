@@ -3,8 +3,9 @@
  * context on no CUDA device (Mesa here) gives targets of the host path
  * that start with host memory, and the mesh drawn from them is read back
  * pixel by pixel against what the colour map's formula says: each
- * triangle in its colour, indices, the depth test, shading, NaN, the
- * colour maps' entries, the GL state put back, and every refusal named.
+ * triangle in its colour, indices, the depth test, shading, NaN, lines,
+ * a line strip and points, the colour maps' entries, the GL state put
+ * back, and every refusal named.
  */
 #include <float.h>
 #include <math.h>
@@ -238,6 +239,146 @@ static void scalars_run_between_vertices(void **state)
     cugl_app_target_destroy(pos);
 }
 
+/* Clip space of pixel (x, y)'s centre, y from the bottom. */
+static float cx(float x) { return (x + 0.5f) / W * 2 - 1; }
+static float cy(float y) { return (y + 0.5f) / H * 2 - 1; }
+
+/* The framebuffer's pixel (x, y), y from the bottom. */
+static const uint8_t *pixel(const uint8_t *px, int x, int y)
+{
+    return px + ((size_t)(H - 1 - y) * W + (size_t)x) * 4;
+}
+
+static int lit_count(const uint8_t *px)
+{
+    int n = 0;
+    for (int i = 0; i < W * H; i++)
+        n += px[4 * i] != 0 || px[4 * i + 1] != 0 || px[4 * i + 2] != 255;
+    return n;
+}
+
+/* Cleared, then `draw` called: the framebuffer, rows top to bottom. */
+static uint8_t *drawn_by(cugl_status (*draw)(const cugl_app_mesh_desc *, size_t, const void *),
+                         const cugl_app_mesh_desc *m, size_t vertices, const void *arg)
+{
+    glBindFramebuffer(GL_FRAMEBUFFER, cugl_app_context_framebuffer(ctx));
+    glViewport(0, 0, W, H);
+    glClearColor(clear_rgba[0], clear_rgba[1], clear_rgba[2], clear_rgba[3]);
+    glClear(GL_COLOR_BUFFER_BIT | GL_DEPTH_BUFFER_BIT);
+    assert_ok(draw(m, vertices, arg));
+    uint8_t *px = malloc((size_t)W * H * 4);
+    assert_ok(cugl_app_read_pixels(px, (size_t)W * H * 4, ctx));
+    return px;
+}
+
+static cugl_status lines_of(const cugl_app_mesh_desc *m, size_t vertices, const void *arg)
+{
+    return cugl_app_draw_lines(m, vertices, *(const size_t *)arg, NULL);
+}
+
+static cugl_status strip_of(const cugl_app_mesh_desc *m, size_t vertices, const void *arg)
+{
+    (void)arg;
+    return cugl_app_draw_line_strip(m, vertices, NULL);
+}
+
+static cugl_status points_of(const cugl_app_mesh_desc *m, size_t vertices, const void *arg)
+{
+    return cugl_app_draw_points(m, vertices, *(const float *)arg, NULL);
+}
+
+/* A segment along row 24 in the map's last entry: that row lit from
+ * column 10 to 50, the rows two off not; by indices the same, and a
+ * segment with an index past the vertices not at all. */
+static void lines_between_vertices(void **state)
+{
+    (void)state;
+    const float p[] = {cx(5), cy(24), 0, cx(58), cy(24), 0};
+    static const float s[] = {1, 1};
+    static const uint32_t pair[] = {0, 1}, bad[] = {0, 5};
+    cugl_app_target *pos = buffer(p, sizeof p), *sc = buffer(s, sizeof s);
+    cugl_app_target *ip = buffer(pair, sizeof pair), *ib = buffer(bad, sizeof bad);
+    cugl_app_mesh_desc m = {.positions = pos, .scalars = sc};
+    static const uint8_t white[3] = {255, 255, 255}, blue[3] = {0, 0, 255};
+    const size_t one = 1;
+    for (int k = 0; k < 2; k++) {
+        m.indices = k ? ip : NULL;
+        uint8_t *px = drawn_by(lines_of, &m, 2, &one);
+        for (int x = 10; x <= 50; x++) {
+            expect_rgb(pixel(px, x, 24), white, k ? "the segment by indices" : "the segment");
+            expect_rgb(pixel(px, x, 22), blue, "two rows below");
+            expect_rgb(pixel(px, x, 26), blue, "two rows above");
+        }
+        free(px);
+    }
+    m.indices = ib;
+    uint8_t *px = drawn_by(lines_of, &m, 2, &one);
+    assert_int_equal(lit_count(px), 0);
+    free(px);
+    const size_t two = 2;
+    m.indices = NULL;
+    assert_status(cugl_app_draw_lines(&m, 2, two, NULL), CUGL_ERROR_INVALID_ARGUMENT);
+    assert_non_null(strstr(cugl_last_error(),
+                           "cugl_app_draw_lines: 2 segments without indices need 4 vertices"));
+    cugl_app_target_destroy(ib);
+    cugl_app_target_destroy(ip);
+    cugl_app_target_destroy(sc);
+    cugl_app_target_destroy(pos);
+}
+
+/* An L through three vertices, in one colour: both legs lit, the corner's
+ * inside not; a strip takes no indices. */
+static void a_strip_through_its_vertices(void **state)
+{
+    (void)state;
+    const float p[] = {cx(5), cy(10), 0, cx(40), cy(10), 0, cx(40), cy(40), 0};
+    static const uint32_t idx[] = {0, 1, 2};
+    cugl_app_target *pos = buffer(p, sizeof p), *ix = buffer(idx, sizeof idx);
+    cugl_app_mesh_desc m = {.positions = pos, .rgba = {1, 0, 0, 1}};
+    uint8_t *px = drawn_by(strip_of, &m, 3, NULL);
+    static const uint8_t red[3] = {255, 0, 0}, blue[3] = {0, 0, 255};
+    expect_rgb(pixel(px, 20, 10), red, "the first leg");
+    expect_rgb(pixel(px, 40, 25), red, "the second leg");
+    expect_rgb(pixel(px, 20, 25), blue, "inside the corner");
+    free(px);
+    m.indices = ix;
+    assert_status(cugl_app_draw_line_strip(&m, 3, NULL), CUGL_ERROR_INVALID_ARGUMENT);
+    assert_non_null(strstr(cugl_last_error(), "strip vertices take no indices"));
+    cugl_app_target_destroy(ix);
+    cugl_app_target_destroy(pos);
+}
+
+/* Two points, 3 pixels a side, each its scalar's colour: 18 pixels lit;
+ * points take no indices, and a size of 0 is refused. */
+static void points_in_their_colours(void **state)
+{
+    (void)state;
+    const float p[] = {cx(10), cy(10), 0, cx(30), cy(20), 0};
+    static const float s[] = {0.5f, 1};
+    static const uint32_t idx[] = {0, 1};
+    cugl_app_target *pos = buffer(p, sizeof p), *sc = buffer(s, sizeof s);
+    cugl_app_target *ix = buffer(idx, sizeof idx);
+    cugl_app_mesh_desc m = {.positions = pos, .scalars = sc};
+    const float size = 3;
+    uint8_t *px = drawn_by(points_of, &m, 2, &size);
+    assert_int_equal(lit_count(px), 18);
+    for (int dx = -1; dx <= 1; dx++)
+        for (int dy = -1; dy <= 1; dy++) {
+            expect_rgb(pixel(px, 10 + dx, 10 + dy), entry(0.5f), "the first point");
+            expect_rgb(pixel(px, 30 + dx, 20 + dy), entry(1.0f), "the second point");
+        }
+    free(px);
+    m.indices = ix;
+    assert_status(cugl_app_draw_points(&m, 2, 3, NULL), CUGL_ERROR_INVALID_ARGUMENT);
+    assert_non_null(strstr(cugl_last_error(), "points take no indices"));
+    m.indices = NULL;
+    assert_status(cugl_app_draw_points(&m, 2, 0, NULL), CUGL_ERROR_INVALID_ARGUMENT);
+    assert_non_null(strstr(cugl_last_error(), "point size 0"));
+    cugl_app_target_destroy(ix);
+    cugl_app_target_destroy(sc);
+    cugl_app_target_destroy(pos);
+}
+
 /* What the draw changes is put back: program, vertex array, storage
  * buffers, texture, depth test. */
 static void gl_state_is_put_back(void **state)
@@ -337,6 +478,9 @@ int main(void)
         cmocka_unit_test(depth_decides_not_order),
         cmocka_unit_test(shading_follows_the_face),
         cmocka_unit_test(scalars_run_between_vertices),
+        cmocka_unit_test(lines_between_vertices),
+        cmocka_unit_test(a_strip_through_its_vertices),
+        cmocka_unit_test(points_in_their_colours),
         cmocka_unit_test(gl_state_is_put_back),
         cmocka_unit_test(refusals),
     };

@@ -50,6 +50,20 @@ static cugl_status mesh_objects(cugl__app_drawer_objects **out, cugl_app_context
     return cugl_app_check_gl(who, "making the mesh's program and colour map");
 }
 
+/* What a draw call draws: GL's mode, vertices an element (through the
+ * indices, or in order), its elements' name, whether it takes indices. */
+typedef struct shape {
+    GLenum mode;
+    int per;
+    const char *elements;
+    bool indexed, lit;
+} shape;
+
+static const shape triangles_shape = {GL_TRIANGLES, 3, "triangles", true, true};
+static const shape segments_shape = {GL_LINES, 2, "segments", true, false};
+static const shape strip_shape = {GL_LINE_STRIP, 1, "strip vertices", false, false};
+static const shape points_shape = {GL_POINTS, 1, "points", false, false};
+
 /* Why `t` (of the mesh's field `name`) cannot be drawn from, NULL where it
  * can: a buffer of the positions' context holding `need` bytes. */
 static const char *unusable(const cugl_app_target *t, const cugl_app_context *ctx,
@@ -64,8 +78,8 @@ static const char *unusable(const cugl_app_target *t, const cugl_app_context *ct
 }
 
 /* The desc's arguments checked against the counts; the range's scale. */
-static cugl_status check(const cugl_app_mesh_desc *m, size_t vertices, size_t triangles,
-                         int components, float *scale, const char *who)
+static cugl_status check(const cugl_app_mesh_desc *m, const shape *sh, size_t vertices,
+                         size_t count, int components, float *scale, const char *who)
 {
     if (!m || !m->positions)
         return cugl__fail(CUGL_ERROR_INVALID_ARGUMENT, who, "%s is NULL",
@@ -80,14 +94,16 @@ static cugl_status check(const cugl_app_mesh_desc *m, size_t vertices, size_t tr
         return cugl__fail(CUGL_ERROR_INVALID_ARGUMENT, who,
                           "shading %d: CUGL_APP_SHADING_FLAT (0) or CUGL_APP_SHADING_NONE (1)",
                           (int)m->shading);
-    if (vertices > UINT32_MAX / 4 || triangles > INT32_MAX / 3)
+    if (vertices > UINT32_MAX / 4 || count > (size_t)INT32_MAX / (size_t)sh->per)
+        return cugl__fail(CUGL_ERROR_INVALID_ARGUMENT, who, "%zu vertices, %zu %s: at most %u and %d",
+                          vertices, count, sh->elements, UINT32_MAX / 4, INT32_MAX / sh->per);
+    if (m->indices && !sh->indexed)
         return cugl__fail(CUGL_ERROR_INVALID_ARGUMENT, who,
-                          "%zu vertices, %zu triangles: at most %u and %d", vertices, triangles,
-                          UINT32_MAX / 4, INT32_MAX / 3);
-    if (!m->indices && triangles > vertices / 3)
+                          "%s take no indices (mesh->indices is not NULL)", sh->elements);
+    if (!m->indices && count > vertices / (size_t)sh->per)
         return cugl__fail(CUGL_ERROR_INVALID_ARGUMENT, who,
-                          "%zu triangles without indices need %zu vertices; there are %zu",
-                          triangles, triangles * 3, vertices);
+                          "%zu %s without indices need %zu vertices; there are %zu", count,
+                          sh->elements, count * (size_t)sh->per, vertices);
     const struct {
         const cugl_app_target *t;
         const char *name;
@@ -95,7 +111,7 @@ static cugl_status check(const cugl_app_mesh_desc *m, size_t vertices, size_t tr
     } fields[] = {
         {m->positions, "positions", vertices * (size_t)components * sizeof(float)},
         {m->scalars, "scalars", vertices * sizeof(float)},
-        {m->indices, "indices", triangles * 3 * sizeof(uint32_t)},
+        {m->indices, "indices", count * (size_t)sh->per * sizeof(uint32_t)},
     };
     const cugl_app_context *ctx = cugl__app_target_context(m->positions);
     for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++) {
@@ -126,7 +142,7 @@ static cugl_status check(const cugl_app_mesh_desc *m, size_t vertices, size_t tr
 /* The GL state the draw changes, to be put back. */
 typedef struct saved_state {
     GLint program, vao, texture, ssbo[2];
-    GLboolean depth_test, depth_mask;
+    GLboolean depth_test, depth_mask, point_size;
     GLint depth_func;
 } saved_state;
 
@@ -138,6 +154,7 @@ static void save(saved_state *s)
     for (GLuint i = 0; i < 2; i++)
         glGetIntegeri_v(GL_SHADER_STORAGE_BUFFER_BINDING, i, &s->ssbo[i]);
     s->depth_test = glIsEnabled(GL_DEPTH_TEST);
+    s->point_size = glIsEnabled(GL_PROGRAM_POINT_SIZE);
     glGetBooleanv(GL_DEPTH_WRITEMASK, &s->depth_mask);
     glGetIntegerv(GL_DEPTH_FUNC, &s->depth_func);
 }
@@ -154,10 +171,18 @@ static void restore(const saved_state *s)
     glDepthFunc((GLenum)s->depth_func);
 }
 
+/* How it is drawn: the counts, the positions' floats a vertex, the
+ * range's scale, the points' size, the matrix. */
+typedef struct draw_args {
+    size_t vertices, count;
+    int components;
+    float scale, point_size;
+    const float *matrix;
+} draw_args;
+
 /* The draw itself, in the targets' GL turn. */
 static cugl_status draw(cugl__app_drawer_objects *d, const cugl_app_mesh_desc *m,
-                        size_t vertices, size_t triangles, int components, float scale,
-                        const float *matrix, const char *who)
+                        const shape *sh, const draw_args *a, const char *who)
 {
     static const float identity[16] = {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1};
     static const float white[4] = {1, 1, 1, 1};
@@ -178,31 +203,38 @@ static cugl_status draw(cugl__app_drawer_objects *d, const cugl_app_mesh_desc *m
     glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 1, scalars);
     glVertexArrayElementBuffer(d->vao, indices);
     glBindTextureUnit(0, d->colormaps[m->colormap]);
-    glUniformMatrix4fv(0, 1, GL_FALSE, matrix ? matrix : identity);
-    glUniform1i(1, components);
+    glUniformMatrix4fv(0, 1, GL_FALSE, a->matrix ? a->matrix : identity);
+    glUniform1i(1, a->components);
+    glUniform1f(2, a->point_size);
     glUniform1i(3, m->scalars != NULL);
-    glUniform1ui(4, (GLuint)vertices);
-    glUniform2f(5, m->vmin == 0 && m->vmax == 0 ? 0.0f : m->vmin, scale);
+    glUniform1ui(4, (GLuint)a->vertices);
+    glUniform2f(5, m->vmin == 0 && m->vmax == 0 ? 0.0f : m->vmin, a->scale);
     glUniform4fv(6, 1, rgba);
-    glUniform1i(7, m->shading == CUGL_APP_SHADING_FLAT);
+    glUniform1i(7, sh->lit && m->shading == CUGL_APP_SHADING_FLAT);
     glEnable(GL_DEPTH_TEST);
     glDepthFunc(GL_LESS);
     glDepthMask(GL_TRUE);
+    if (sh->mode == GL_POINTS)
+        glEnable(GL_PROGRAM_POINT_SIZE);
+    GLsizei n = (GLsizei)(a->count * (size_t)sh->per);
     if (indices)
-        glDrawElements(GL_TRIANGLES, (GLsizei)(triangles * 3), GL_UNSIGNED_INT, NULL);
+        glDrawElements(sh->mode, n, GL_UNSIGNED_INT, NULL);
     else
-        glDrawArrays(GL_TRIANGLES, 0, (GLsizei)(triangles * 3));
+        glDrawArrays(sh->mode, 0, n);
+    (s.point_size ? glEnable : glDisable)(GL_PROGRAM_POINT_SIZE);
     restore(&s);
     return cugl_app_check_gl(who, "drawing the mesh");
 }
 
-CUGL_API cugl_status cugl_app_draw_mesh(const cugl_app_mesh_desc *m, size_t vertices,
-                                        size_t triangles, const float matrix[16])
+/* Any of the drawers: checked, then drawn in one GL turn of its targets. */
+static cugl_status draw_shape(const cugl_app_mesh_desc *m, const shape *sh, size_t vertices,
+                             size_t count, float point_size, const float *matrix,
+                             const char *who)
 {
-    int components = m && m->components ? m->components : 3;
-    float scale = 1;
-    CUGL__TRY(check(m, vertices, triangles, components, &scale, __func__));
-    if (triangles == 0)
+    draw_args a = {vertices, count, m && m->components ? m->components : 3, 1, point_size,
+                   matrix};
+    CUGL__TRY(check(m, sh, vertices, count, a.components, &a.scale, who));
+    if (count == 0)
         return CUGL_OK;
     /* One turn, each target once. */
     cugl_app_target *turn[3] = {m->positions};
@@ -212,11 +244,38 @@ CUGL_API cugl_status cugl_app_draw_mesh(const cugl_app_mesh_desc *m, size_t vert
     if (m->indices && m->indices != m->positions && m->indices != m->scalars)
         turn[n++] = m->indices;
     cugl__app_drawer_objects *d = NULL;
-    CUGL__TRY(mesh_objects(&d, cugl__app_target_context(m->positions), m->colormap, __func__));
+    CUGL__TRY(mesh_objects(&d, cugl__app_target_context(m->positions), m->colormap, who));
     cugl_status st = cugl_app_targets_gl_begin(turn, n);
     if (st != CUGL_OK)
-        return cugl__as_own(st, __func__);
-    st = draw(d, m, vertices, triangles, components, scale, matrix, __func__);
+        return cugl__as_own(st, who);
+    st = draw(d, m, sh, &a, who);
     cugl_status end = cugl_app_targets_gl_end(turn, n);
-    return cugl__as_own(st != CUGL_OK ? st : end, __func__);
+    return cugl__as_own(st != CUGL_OK ? st : end, who);
+}
+
+CUGL_API cugl_status cugl_app_draw_mesh(const cugl_app_mesh_desc *mesh, size_t vertices,
+                                        size_t triangles, const float matrix[16])
+{
+    return draw_shape(mesh, &triangles_shape, vertices, triangles, 1, matrix, __func__);
+}
+
+CUGL_API cugl_status cugl_app_draw_lines(const cugl_app_mesh_desc *mesh, size_t vertices,
+                                         size_t segments, const float matrix[16])
+{
+    return draw_shape(mesh, &segments_shape, vertices, segments, 1, matrix, __func__);
+}
+
+CUGL_API cugl_status cugl_app_draw_line_strip(const cugl_app_mesh_desc *mesh, size_t vertices,
+                                              const float matrix[16])
+{
+    return draw_shape(mesh, &strip_shape, vertices, vertices, 1, matrix, __func__);
+}
+
+CUGL_API cugl_status cugl_app_draw_points(const cugl_app_mesh_desc *mesh, size_t vertices,
+                                          float point_size, const float matrix[16])
+{
+    if (!(point_size > 0 && point_size <= 4096))
+        return cugl__fail(CUGL_ERROR_INVALID_ARGUMENT, __func__,
+                          "point size %g: more than 0, at most 4096", (double)point_size);
+    return draw_shape(mesh, &points_shape, vertices, vertices, point_size, matrix, __func__);
 }

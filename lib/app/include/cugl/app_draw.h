@@ -1,7 +1,9 @@
 /**
  * @file cugl/app_draw.h
  * Drawers: what CUDA writes, drawn from its targets' own GL objects with no
- * copy, on any interop path (cugl/app_target.h). A frame:
+ * copy, on any interop path (cugl/app_target.h): triangle meshes, lines,
+ * line strips and points, each vertex coloured by its scalar through a
+ * colour map or in one colour. A frame:
  *
  *   cugl_app_target_cuda_begin ... kernels write positions, scalars ... end
  *   glClear(GL_COLOR_BUFFER_BIT | GL_DEPTH_BUFFER_BIT);
@@ -51,16 +53,19 @@ typedef enum cugl_app_shading {
 } cugl_app_shading;
 
 /** A triangle mesh whose buffers CUDA writes (targets of kind
- * CUGL_APP_TARGET_BUFFER of one context). A zero field takes its default. */
+ * CUGL_APP_TARGET_BUFFER of one context); lines, a line strip and points
+ * take the same (drawn unlit: `shading` is a mesh's alone). A zero field
+ * takes its default. */
 typedef struct cugl_app_mesh_desc {
     /** Positions: `components` floats a vertex (x, y, z and an unused w). */
     cugl_app_target *positions;
     int components; /**< 3 or 4; 0: 3 */
     /** One float a vertex, coloured through `colormap`; NULL: `rgba`. */
     cugl_app_target *scalars;
-    /** Three uint32 vertex indices a triangle; NULL: vertices 3i, 3i + 1
-     * and 3i + 2 make triangle i. A triangle with an index past the
-     * vertices is not drawn. */
+    /** Three uint32 vertex indices a triangle (two a segment of lines;
+     * strips and points take none); NULL: vertices 3i, 3i + 1 and 3i + 2
+     * make triangle i (2i and 2i + 1 segment i). A triangle or segment with
+     * an index past the vertices is not drawn. */
     cugl_app_target *indices;
     cugl_app_colormap colormap; /**< CUGL_APP_COLORMAP_CUGL (0) or another */
     /** The value drawn as the map's first entry (vmin < vmax, both
@@ -94,6 +99,52 @@ typedef struct cugl_app_mesh_desc {
  */
 CUGL_API cugl_status cugl_app_draw_mesh(const cugl_app_mesh_desc *mesh, size_t vertices,
                                         size_t triangles, const float matrix[16]);
+
+/**
+ * Draw `segments` line segments between a mesh's vertices (trajectories'
+ * steps, vectors, edges), one pixel wide, as cugl_app_draw_mesh draws
+ * triangles: two indices a segment, or vertices 2i and 2i + 1; coloured
+ * by the scalars (interpolated along each) or `rgba`; unlit.
+ * @errors as cugl_app_draw_mesh, for segments.
+ * @thread_safety The thread whose GL context made the targets, with it current.
+ * @param mesh The vertices (and scalars, indices, colours).
+ * @param vertices Vertices the positions (and scalars) hold for this draw.
+ * @param segments Segments to draw; 0 draws nothing.
+ * @param matrix Column-major 4x4 applied to each position, or NULL.
+ * @return CUGL_OK, or an error status (see Errors).
+ */
+CUGL_API cugl_status cugl_app_draw_lines(const cugl_app_mesh_desc *mesh, size_t vertices,
+                                         size_t segments, const float matrix[16]);
+
+/**
+ * Draw one line through the first `vertices` vertices in order (a
+ * trajectory, a streamline), one pixel wide, as cugl_app_draw_lines; no
+ * indices.
+ * @errors as cugl_app_draw_lines; CUGL_ERROR_INVALID_ARGUMENT for indices.
+ * @thread_safety The thread whose GL context made the targets, with it current.
+ * @param mesh The vertices (and scalars, colours).
+ * @param vertices Vertices of the line; fewer than 2 draw nothing.
+ * @param matrix Column-major 4x4 applied to each position, or NULL.
+ * @return CUGL_OK, or an error status (see Errors).
+ */
+CUGL_API cugl_status cugl_app_draw_line_strip(const cugl_app_mesh_desc *mesh, size_t vertices,
+                                              const float matrix[16]);
+
+/**
+ * Draw the first `vertices` vertices as squares `point_size` pixels a side,
+ * each its scalar's colour (or `rgba`), depth-tested, unlit; no indices.
+ * (cugl_app_target_draw_points draws one target's points in one colour.)
+ * @errors as cugl_app_draw_lines; CUGL_ERROR_INVALID_ARGUMENT for indices
+ *   and a point size that is not more than 0 and at most 4096.
+ * @thread_safety The thread whose GL context made the targets, with it current.
+ * @param mesh The vertices (and scalars, colours).
+ * @param vertices Points to draw; 0 draws nothing.
+ * @param point_size Pixels a side.
+ * @param matrix Column-major 4x4 applied to each position, or NULL.
+ * @return CUGL_OK, or an error status (see Errors).
+ */
+CUGL_API cugl_status cugl_app_draw_points(const cugl_app_mesh_desc *mesh, size_t vertices,
+                                          float point_size, const float matrix[16]);
 
 CUGL_END_DECLS
 
