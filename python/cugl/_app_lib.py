@@ -86,6 +86,9 @@ PROTOTYPES = {
     # app_draw.h: the colour maps' tables (_colormap.py)
     "cugl_app_colormap_table": (STATUS, [c_int, POINTER(ctypes.c_uint8)]),
     "cugl_app_draw_mesh": (STATUS, [POINTER(AppMeshDesc), c_size_t, c_size_t, POINTER(c_float)]),
+    "cugl_app_draw_lines": (STATUS, [POINTER(AppMeshDesc), c_size_t, c_size_t, POINTER(c_float)]),
+    "cugl_app_draw_line_strip": (STATUS, [POINTER(AppMeshDesc), c_size_t, POINTER(c_float)]),
+    "cugl_app_draw_points": (STATUS, [POINTER(AppMeshDesc), c_size_t, c_float, POINTER(c_float)]),
     "cugl_app_target_draw_points": (STATUS, [P, c_size_t, c_int, POINTER(c_float), c_float,
                                              POINTER(c_float)]),
     "cugl_app_target_gl_name": (c_uint32, [P]),

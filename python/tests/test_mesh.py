@@ -113,3 +113,46 @@ def test_refusals(viewer, args, kwargs, error, says):
     # The viewer goes on: a good mesh draws.
     viewer.mesh(TWO, HALF_AND_ONE, shading="none")
     assert at(viewer.read_pixels(), 0.3, -0.7) == entry(1.0)
+
+
+def centre(x, y):
+    """Clip space of pixel (x, y)'s centre, y from the bottom."""
+    return (x + 0.5) / W * 2 - 1, (y + 0.5) / H * 2 - 1
+
+
+def pixel(px, x, y):
+    return tuple(int(c) for c in px[H - 1 - y, x, :3])
+
+
+def test_lines_and_a_strip(viewer):
+    seg = np.array([centre(3, 12) + (0,), centre(36, 12) + (0,)], np.float32)
+    viewer.lines(seg, np.ones(2, np.float32))
+    px = viewer.read_pixels()
+    assert all(pixel(px, x, 12) == (255, 255, 255) for x in range(6, 33))
+    assert all(pixel(px, x, 10) == (0, 0, 0) for x in range(W))
+    # By indices, and one with an index past the vertices: not drawn.
+    viewer.lines(seg, None, np.array([[0, 1]], np.int32), color=(0, 1, 0, 1))
+    assert pixel(viewer.read_pixels(), 20, 12) == (0, 255, 0)
+    viewer.lines(seg, None, np.array([[0, 9]], np.int32))
+    assert (viewer.read_pixels()[..., :3] == 0).all()
+    # An L through three vertices.
+    ell = np.array([centre(3, 4) + (0,), centre(30, 4) + (0,), centre(30, 20) + (0,)],
+                   np.float32)
+    viewer.lines(ell, strip=True, color=(1, 0, 0, 1))
+    px = viewer.read_pixels()
+    assert pixel(px, 15, 4) == pixel(px, 30, 12) == (255, 0, 0)
+    assert pixel(px, 15, 12) == (0, 0, 0)
+    with pytest.raises(ValueError, match="a strip's vertices take no indices"):
+        viewer.lines(ell, None, np.array([[0, 1]], np.int32), strip=True)
+    with pytest.raises(ValueError, match=r"indices are \(M, 2\)"):
+        viewer.lines(ell, None, np.array([[0, 1, 2]], np.int32))
+
+
+def test_points_in_their_colours(viewer):
+    p = np.array([centre(8, 8) + (0,), centre(28, 16) + (0,)], np.float32)
+    viewer.points(p, np.array([0.5, 1.0], np.float32), size=3)
+    px = viewer.read_pixels()
+    assert int((px[..., :3] != 0).any(axis=-1).sum()) == 18
+    assert pixel(px, 8, 8) == entry(0.5) and pixel(px, 29, 17) == entry(1.0)
+    with pytest.raises(cugl.InvalidArgumentError, match="point size 0"):
+        viewer.points(p, size=0)

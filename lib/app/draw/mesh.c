@@ -95,8 +95,9 @@ static cugl_status check(const cugl_app_mesh_desc *m, const shape *sh, size_t ve
                           "shading %d: CUGL_APP_SHADING_FLAT (0) or CUGL_APP_SHADING_NONE (1)",
                           (int)m->shading);
     if (vertices > UINT32_MAX / 4 || count > (size_t)INT32_MAX / (size_t)sh->per)
-        return cugl__fail(CUGL_ERROR_INVALID_ARGUMENT, who, "%zu vertices, %zu %s: at most %u and %d",
-                          vertices, count, sh->elements, UINT32_MAX / 4, INT32_MAX / sh->per);
+        return cugl__fail(CUGL_ERROR_INVALID_ARGUMENT, who,
+                          "%zu vertices, %zu %s: at most %u and %d", vertices, count,
+                          sh->elements, UINT32_MAX / 4, INT32_MAX / sh->per);
     if (m->indices && !sh->indexed)
         return cugl__fail(CUGL_ERROR_INVALID_ARGUMENT, who,
                           "%s take no indices (mesh->indices is not NULL)", sh->elements);

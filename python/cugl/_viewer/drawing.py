@@ -37,16 +37,17 @@ def _points_drawer(res, count, components, matrix, size, rgba):
     return draw
 
 
-def _mesh_drawer(res, desc, roles, vertices, triangles, matrix):
-    """cugl_app_draw_mesh of `desc`, its targets those of `roles` (desc's
-    field: the viewer's target role) as they are when drawn."""
-    if not triangles:
+def _mesh_drawer(res, desc, roles, call, vertices, count, arg, matrix):
+    """A drawer of cugl/app_draw.h: `call(app, desc, vertices, count, arg,
+    matrix)`, desc's targets those of `roles` (desc's field: the viewer's
+    target role) as they are when drawn."""
+    if not count:
         return _nothing
 
     def draw():
         for field, role in roles.items():
             setattr(desc, field, res.targets[role].ptr)
-        _app_lib.load().cugl_app_draw_mesh(byref(desc), vertices, triangles, matrix)
+        call(_app_lib.load(), byref(desc), vertices, count, arg, matrix)
     return draw
 
 

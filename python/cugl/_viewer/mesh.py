@@ -1,7 +1,8 @@
-"""Meshes: mesh() of a triangle mesh, positions (N, 3) or (N, 4) float32,
-a scalar a vertex through a colour map or one colour, and indices (M, 3)
-of int32 or uint32; each copied into a buffer target and drawn by
-libcugl-app's mesh drawer (cugl_app_draw_mesh, cugl/app_draw.h)."""
+"""Meshes, lines and points: mesh(), lines() and points() of vertices,
+(N, 3) or (N, 4) float32, a scalar a vertex through a colour map or one
+colour, and indices ((M, 3) a triangle, (M, 2) a segment) of int32 or
+uint32; each copied into a buffer target and drawn by libcugl-app's
+drawers (cugl_app_draw_mesh, _lines, _line_strip, _points; cugl/app_draw.h)."""
 from ctypes import c_float
 
 from .._app_structs import COLORMAP, SHADING, AppMeshDesc
@@ -10,7 +11,7 @@ from .context import _BUFFER
 from .drawing import _mesh_drawer
 
 
-def _as(src, names, what, host_float64=False):
+def _as(src, names, what, who, host_float64=False):
     """`src`, its dtype one of `names`; host float64 made float32 where
     asked. Refused otherwise (src closed)."""
     name = src.name
@@ -21,21 +22,34 @@ def _as(src, names, what, host_float64=False):
         return import_tensor(a)
     if name not in names:
         src.close()
-        raise TypeError("Viewer.mesh: %s are %s, not %s" % (what, " or ".join(names), name))
+        raise TypeError("Viewer.%s: %s are %s, not %s" % (who, what, " or ".join(names), name))
     return src
 
 
-def _matrix(matrix):
+def _matrix(matrix, who):
     if matrix is None:
         return None
     rows = [[float(v) for v in row] for row in matrix]
     if len(rows) != 4 or any(len(r) != 4 for r in rows):
-        raise ValueError("Viewer.mesh: matrix is 4x4")
+        raise ValueError("Viewer.%s: matrix is 4x4" % who)
     return (c_float * 16)(*[rows[r][c] for c in range(4) for r in range(4)])
 
 
+# What each call draws: vertices an element given by indices (0: none
+# taken), the element's name, and the C call's (its desc, vertices, the
+# count of elements, an argument of its own, the matrix).
+_KINDS = {
+    "mesh": (3, "triangles", lambda app, d, n, k, arg, m: app.cugl_app_draw_mesh(d, n, k, m)),
+    "lines": (2, "segments", lambda app, d, n, k, arg, m: app.cugl_app_draw_lines(d, n, k, m)),
+    "strip": (0, "vertices",
+              lambda app, d, n, k, arg, m: app.cugl_app_draw_line_strip(d, n, m)),
+    "points": (0, "points",
+               lambda app, d, n, k, arg, m: app.cugl_app_draw_points(d, n, arg, m)),
+}
+
+
 class _Mesh:
-    """Viewer's meshes."""
+    """Viewer's meshes, lines and points."""
 
     def mesh(self, positions, scalars=None, indices=None, *, vmin=None, vmax=None,
              cmap="cugl", color=(1.0, 1.0, 1.0, 1.0), shading="flat", matrix=None):
@@ -56,22 +70,49 @@ class _Mesh:
         Any array cugl.from_dlpack takes, in host or device memory; each is
         copied into a buffer target (one copy), drawn depth-tested.
         """
+        self._vertices("mesh", "mesh", positions, scalars, indices, vmin, vmax, cmap, color,
+                       shading, matrix, None)
+
+    def lines(self, positions, scalars=None, indices=None, *, strip=False, vmin=None,
+              vmax=None, cmap="cugl", color=(1.0, 1.0, 1.0, 1.0), matrix=None):
+        """Draw line segments, one pixel wide, and present: as mesh() takes
+        them, with indices (M, 2), two vertices a segment (None: vertices
+        2i and 2i + 1), or with `strip` one line through the vertices in
+        order (no indices); coloured along each by the scalars, unlit."""
+        self._vertices("lines", "strip" if strip else "lines", positions, scalars, indices,
+                       vmin, vmax, cmap, color, "none", matrix, None)
+
+    def points(self, positions, scalars=None, *, size=2.0, vmin=None, vmax=None,
+               cmap="cugl", color=(1.0, 1.0, 1.0, 1.0), matrix=None):
+        """Draw points, squares `size` pixels a side, each its scalar's
+        colour (or `color`), depth-tested, and present; as mesh() takes
+        them (no indices)."""
+        self._vertices("points", "points", positions, scalars, None, vmin, vmax, cmap, color,
+                       "none", matrix, float(size))
+
+    def _vertices(self, who, kind, positions, scalars, indices, vmin, vmax, cmap, color,
+                  shading, matrix, arg):
+        per, elements, call = _KINDS[kind]
         if shading not in SHADING:
-            raise ValueError("Viewer.mesh: shading is %s, not %r" % (" or ".join(SHADING), shading))
+            raise ValueError("Viewer.%s: shading is %s, not %r"
+                             % (who, " or ".join(SHADING), shading))
         if cmap not in COLORMAP:
-            raise ValueError("Viewer.mesh: cmap is %s, not %r" % (" or ".join(COLORMAP), cmap))
+            raise ValueError("Viewer.%s: cmap is %s, not %r" % (who, " or ".join(COLORMAP), cmap))
         if len(color) != 4:
-            raise ValueError("Viewer.mesh: color is (r, g, b, a), 4 numbers from 0 to 1")
-        m = _matrix(matrix)
-        self._enter("mesh", draws=True)
+            raise ValueError("Viewer.%s: color is (r, g, b, a), 4 numbers from 0 to 1" % who)
+        if indices is not None and not per:
+            raise ValueError("Viewer.%s: %s take no indices" % (who, "a strip's vertices"
+                                                                 if kind == "strip" else kind))
+        m = _matrix(matrix, who)
+        self._enter(who, draws=True)
         stream = self._res.stream if self._res.stream is not None else -1
         srcs = []
         try:
-            pos = _as(import_tensor(positions, stream), ("float32",), "positions", True)
+            pos = _as(import_tensor(positions, stream), ("float32",), "positions", who, True)
             srcs.append(pos)
             if len(pos.shape) != 2 or pos.shape[1] not in (3, 4):
-                raise ValueError("Viewer.mesh: positions are (N, 3) or (N, 4); these have "
-                                 "shape %s" % (pos.shape,))
+                raise ValueError("Viewer.%s: positions are (N, 3) or (N, 4); these have "
+                                 "shape %s" % (who, pos.shape))
             vertices, components = pos.shape
             desc = AppMeshDesc(components=components, colormap=COLORMAP[cmap],
                                shading=SHADING[shading],
@@ -80,22 +121,22 @@ class _Mesh:
             desc.rgba[:] = [float(c) for c in color]
             parts = [("mesh-positions", vertices * components * 4, "positions", pos)]
             if scalars is not None:
-                sc = _as(import_tensor(scalars, stream), ("float32",), "scalars", True)
+                sc = _as(import_tensor(scalars, stream), ("float32",), "scalars", who, True)
                 srcs.append(sc)
                 if tuple(sc.shape) not in ((vertices,), (vertices, 1)):
-                    raise ValueError("Viewer.mesh: %d positions want %d scalars; these have "
-                                     "shape %s" % (vertices, vertices, sc.shape))
+                    raise ValueError("Viewer.%s: %d positions want %d scalars; these have "
+                                     "shape %s" % (who, vertices, vertices, sc.shape))
                 parts.append(("mesh-scalars", vertices * 4, "scalars", sc))
             if indices is None:
-                triangles = vertices // 3
+                count = vertices // per if per else vertices
             else:
-                ix = _as(import_tensor(indices, stream), ("int32", "uint32"), "indices")
+                ix = _as(import_tensor(indices, stream), ("int32", "uint32"), "indices", who)
                 srcs.append(ix)
-                if len(ix.shape) != 2 or ix.shape[1] != 3:
-                    raise ValueError("Viewer.mesh: indices are (M, 3); these have shape %s"
-                                     % (ix.shape,))
-                triangles = ix.shape[0]
-                parts.append(("mesh-indices", triangles * 12, "indices", ix))
+                if len(ix.shape) != 2 or ix.shape[1] != per:
+                    raise ValueError("Viewer.%s: indices are (M, %d); these have shape %s"
+                                     % (who, per, ix.shape))
+                count = ix.shape[0]
+                parts.append(("mesh-indices", count * per * 4, "indices", ix))
             roles = {}
             for role, size, field, src in parts:  # each copied in, or (no elements) let go
                 if size == 0:
@@ -111,7 +152,7 @@ class _Mesh:
                 s.close()
             raise
         if "positions" not in roles:
-            triangles = 0  # no vertices: nothing to draw
-        draw = _mesh_drawer(self._res, desc, roles, vertices, triangles, m)
+            count = 0  # no vertices: nothing to draw
+        draw = _mesh_drawer(self._res, desc, roles, call, vertices, count, arg, m)
         self._draw = draw
         self._finish(draw)
