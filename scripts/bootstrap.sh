@@ -135,12 +135,13 @@ fi
 # libpng, DLPack's header, the GL and EGL loaders (glvnd; the NVIDIA driver
 # brings its own GL), Dear ImGui (the panel), libwebsockets, libjpeg-turbo
 # libvpx and OpenH264 (--serve: JPEG, and VP8 or H.264 video for narrow
-# links), and Vulkan's headers (semaphores that GL and CUDA share; the
-# loader is used at run time).
+# links), Vulkan's headers (semaphores that GL and CUDA share; the
+# loader is used at run time), and FreeType with DejaVu Sans (text in the
+# picture: labels, colorbars).
 demo_packages="meson ninja-build pkg-config python3 python3-glad gcc g++ binutils
  libglfw3-dev libcglm-dev libpng-dev libdlpack-dev libegl-dev libgl-dev libegl1
  libimgui-dev libwebsockets-dev libturbojpeg0-dev libvpx-dev libopenh264-dev
- libvulkan-dev"
+ libvulkan-dev libfreetype-dev fonts-dejavu-core"
 # What the test command adds, in two parts. What its builds need (meson
 # looks for them): cmocka, clang with libFuzzer (the fuzz suite), doxygen
 # (the API reference, whose warnings fail the build), Node.js (the browser

@@ -220,9 +220,16 @@ void cugl__app_blit_free(cugl_app_context *ctx);
  * on first use, kept with blit.c's and freed with them. */
 enum { CUGL__APP_COLORMAPS = 2 };
 typedef struct cugl__app_drawer_objects {
-    GLuint mesh_program, vao;
+    GLuint mesh_program, vao, bar_program;
     GLuint colormaps[CUGL__APP_COLORMAPS]; /* 256 x 1 RGBA8 each, by cugl_app_colormap */
+    /* draw/text.c's font and atlases, and how they are freed. */
+    struct cugl__app_text *text;
+    void (*text_free)(struct cugl__app_text *text);
 } cugl__app_drawer_objects;
+/* draw/mesh.c: colour map `map`'s 256 x 1 texture in the context's drawer
+ * objects, made at its first use; and the drawers' empty vertex array. */
+cugl_status cugl__app_colormap_texture(GLuint *out, cugl_app_context *ctx,
+                                       cugl_app_colormap map, const char *who);
 /* blit.c: the context's drawer objects (zero where none is made yet). */
 cugl_status cugl__app_drawer_objects_of(cugl__app_drawer_objects **out, cugl_app_context *ctx,
                                         const char *who);

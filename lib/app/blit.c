@@ -90,11 +90,15 @@ static void drawers_free(cugl__app_drawer_objects *o)
 {
     if (o->mesh_program)
         glDeleteProgram(o->mesh_program);
+    if (o->bar_program)
+        glDeleteProgram(o->bar_program);
     if (o->vao)
         glDeleteVertexArrays(1, &o->vao);
     for (int i = 0; i < CUGL__APP_COLORMAPS; i++)
         if (o->colormaps[i])
             glDeleteTextures(1, &o->colormaps[i]);
+    if (o->text)
+        o->text_free(o->text);
 }
 
 void cugl__app_blit_free(cugl_app_context *ctx)

@@ -12,6 +12,9 @@
 
 #include "gl_test.h"
 
+#include <ft2build.h>
+#include FT_FREETYPE_H
+
 #include "cugl/app_draw.h"
 
 static const float clear_rgba[4] = {0, 0, 1, 1}; /* blue: no map entry, no white */
@@ -379,6 +382,160 @@ static void points_in_their_colours(void **state)
     cugl_app_target_destroy(pos);
 }
 
+/* Cleared to black: the framebuffer's red channel after `draw`, rows from
+ * the bottom. */
+static void red_after(void (*draw)(void *), void *arg, uint8_t *red)
+{
+    glBindFramebuffer(GL_FRAMEBUFFER, cugl_app_context_framebuffer(ctx));
+    glViewport(0, 0, W, H);
+    glClearColor(0, 0, 0, 1);
+    glClear(GL_COLOR_BUFFER_BIT | GL_DEPTH_BUFFER_BIT);
+    draw(arg);
+    uint8_t *px = malloc((size_t)W * H * 4);
+    assert_ok(cugl_app_read_pixels(px, (size_t)W * H * 4, ctx));
+    for (int y = 0; y < H; y++)
+        for (int x = 0; x < W; x++)
+            red[y * W + x] = pixel(px, x, y)[0];
+    free(px);
+}
+
+static void draw_hi(void *arg)
+{
+    static const float white[4] = {1, 1, 1, 1};
+    assert_ok(cugl_app_draw_text(ctx, (const char *)arg, 5, 12, 16, white));
+}
+
+/* White text over black: each pixel the coverage FreeType renders for the
+ * glyph there (blended over the glyphs before it as GL blends), from the
+ * same font at the same size; its width the advances' sum; a byte past
+ * ASCII drawn as '?'. */
+static void text_is_freetype_s_glyphs(void **state)
+{
+    (void)state;
+    FT_Library ft;
+    FT_Face face;
+    assert_int_equal(FT_Init_FreeType(&ft), 0);
+    assert_int_equal(FT_New_Face(ft, CUGL_TEST_FONT, 0, &face), 0);
+    assert_int_equal(FT_Set_Pixel_Sizes(face, 0, 16), 0);
+    const char *texts[2] = {"Hi, T!", "\xc3\xa9?"};
+    for (int k = 0; k < 2; k++) {
+        double want[W * H] = {0};
+        int pen = 5, advances = 0;
+        for (const unsigned char *c = (const unsigned char *)texts[k]; *c; c++) {
+            assert_int_equal(FT_Load_Char(face, *c < 127 ? *c : '?', FT_LOAD_RENDER), 0);
+            FT_GlyphSlot s = face->glyph;
+            for (int r = 0; r < (int)s->bitmap.rows; r++)
+                for (int col = 0; col < (int)s->bitmap.width; col++) {
+                    int x = pen + s->bitmap_left + col, y = 12 + s->bitmap_top - 1 - r;
+                    double a = s->bitmap.buffer[r * s->bitmap.pitch + col] / 255.0;
+                    if (x >= 0 && x < W && y >= 0 && y < H)
+                        want[y * W + x] = a * 255 + want[y * W + x] * (1 - a);
+                }
+            pen += (int)(s->advance.x / 64);
+            advances += (int)(s->advance.x / 64);
+        }
+        uint8_t got[W * H];
+        red_after(draw_hi, (void *)texts[k], got);
+        int lit = 0;
+        for (int i = 0; i < W * H; i++) {
+            lit += got[i] > 0;
+            if (fabs(got[i] - want[i]) > 1.0)
+                fail_msg("\"%s\": pixel (%d, %d) is %u, FreeType's %.1f", texts[k], i % W, i / W,
+                         got[i], want[i]);
+        }
+        assert_true(lit > 20); /* text, not nothing */
+        int width = 0;
+        assert_ok(cugl_app_text_width(ctx, texts[k], 16, &width));
+        assert_int_equal(width, advances);
+    }
+    FT_Done_Face(face);
+    FT_Done_FreeType(ft);
+}
+
+static void draw_bar(void *arg)
+{
+    assert_ok(cugl_app_draw_colorbar(ctx, (const cugl_app_colorbar_desc *)arg));
+}
+
+/* A bar of 8 x 40 at (4, 4): row k the map's entry for (k + 0.5) / 40; a
+ * tick at rows 0, 20 and 39 in white; each label drawn right of it. */
+static void colorbar_rows_ticks_and_labels(void **state)
+{
+    (void)state;
+    const cugl_app_colorbar_desc bar = {.vmin = -1, .vmax = 1, .x = 4, .y = 4, .width = 8,
+                                        .height = 40, .ticks = 3, .text_pixels = 10};
+    uint8_t red[W * H];
+    red_after(draw_bar, (void *)&bar, red);
+    for (int k = 0; k < 40; k++) {
+        uint8_t want = entry((k + 0.5f) / 40)[0];
+        if (red[(4 + k) * W + 8] != want)
+            fail_msg("bar row %d: red %u, want %u", k, red[(4 + k) * W + 8], want);
+    }
+    const int tick_rows[3] = {0, 20, 39};
+    for (int t = 0; t < 3; t++) {
+        for (int x = 13; x < 17; x++)
+            assert_int_equal(red[(4 + tick_rows[t]) * W + x], 255);
+        /* The label: lit pixels right of the tick, within 5 rows of it. */
+        int lit = 0;
+        for (int y = 4 + tick_rows[t] - 5; y <= 4 + tick_rows[t] + 5; y++)
+            for (int x = 20; x < W; x++)
+                lit += y >= 0 && y < H && red[y * W + x] > 128;
+        if (lit < 4)
+            fail_msg("no label by tick %d (%d pixels)", t, lit);
+    }
+    assert_int_equal(red[(4 + 10) * W + 14], 0); /* between the ticks */
+    /* Refusals. */
+    const struct {
+        cugl_app_colorbar_desc b;
+        const char *says;
+    } cases[] = {
+        {{.colormap = (cugl_app_colormap)9}, "colour map 9 is none"},
+        {{.vmin = 2, .vmax = 1}, "the range 2 .. 1"},
+        {{.ticks = 1}, "with 1 ticks"},
+        {{.height = 1}, "a bar 16 x 1 pixels"},
+        {{.rgba = {0, 0, 0, 2}}, "rgba[3] is 2"},
+        {{.text_pixels = 500}, "a text 500 pixels high"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        cugl_status st = cugl_app_draw_colorbar(ctx, &cases[i].b);
+        if (st != CUGL_ERROR_INVALID_ARGUMENT || !strstr(cugl_last_error(), cases[i].says))
+            fail_msg("case %zu: status %d, \"%s\"; want \"%s\"", i, (int)st, cugl_last_error(),
+                     cases[i].says);
+    }
+    assert_status(cugl_app_draw_colorbar(ctx, NULL), CUGL_ERROR_INVALID_ARGUMENT);
+}
+
+/* Text's refusals, and a font that is not there: named. */
+static void text_refusals(void **state)
+{
+    (void)state;
+    static const float white[4] = {1, 1, 1, 1}, bad[4] = {1, 1, 1.5f, 1};
+    int width = 7;
+    assert_status(cugl_app_draw_text(NULL, "a", 0, 0, 16, white), CUGL_ERROR_INVALID_ARGUMENT);
+    assert_string_equal(cugl_last_error(), "cugl_app_draw_text: ctx is NULL");
+    assert_status(cugl_app_draw_text(ctx, NULL, 0, 0, 16, white), CUGL_ERROR_INVALID_ARGUMENT);
+    assert_status(cugl_app_draw_text(ctx, "a", 0, 0, 3, white), CUGL_ERROR_INVALID_ARGUMENT);
+    assert_non_null(strstr(cugl_last_error(), "a text 3 pixels high: from 4 to 256"));
+    assert_status(cugl_app_draw_text(ctx, "a", 0, 0, NAN, white), CUGL_ERROR_INVALID_ARGUMENT);
+    assert_status(cugl_app_draw_text(ctx, "a", INFINITY, 0, 16, white),
+                  CUGL_ERROR_INVALID_ARGUMENT);
+    assert_status(cugl_app_draw_text(ctx, "a", 0, 0, 16, bad), CUGL_ERROR_INVALID_ARGUMENT);
+    assert_non_null(strstr(cugl_last_error(), "rgba[2] is 1.5"));
+    assert_status(cugl_app_text_width(ctx, "a", 16, NULL), CUGL_ERROR_INVALID_ARGUMENT);
+    assert_status(cugl_app_text_width(ctx, "a", 300, &width), CUGL_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(width, 0);
+    assert_ok(cugl_app_draw_text(ctx, "", 0, 0, 16, white)); /* nothing to draw */
+    /* A context whose font is not there (read at its first text). */
+    setenv("CUGL_APP_FONT", "/nonexistent/font.ttf", 1);
+    cugl_app_context *other = app_test_headless(8, 8);
+    assert_status(cugl_app_draw_text(other, "a", 0, 0, 16, white), CUGL_ERROR_NOT_SUPPORTED);
+    assert_non_null(strstr(cugl_last_error(), "/nonexistent/font.ttf"));
+    assert_non_null(strstr(cugl_last_error(), "fonts-dejavu-core"));
+    unsetenv("CUGL_APP_FONT");
+    cugl_app_context_destroy(other);
+    make_current();
+}
+
 /* What the draw changes is put back: program, vertex array, storage
  * buffers, texture, depth test. */
 static void gl_state_is_put_back(void **state)
@@ -481,6 +638,9 @@ int main(void)
         cmocka_unit_test(lines_between_vertices),
         cmocka_unit_test(a_strip_through_its_vertices),
         cmocka_unit_test(points_in_their_colours),
+        cmocka_unit_test(text_is_freetype_s_glyphs),
+        cmocka_unit_test(colorbar_rows_ticks_and_labels),
+        cmocka_unit_test(text_refusals),
         cmocka_unit_test(gl_state_is_put_back),
         cmocka_unit_test(refusals),
     };

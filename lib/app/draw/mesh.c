@@ -15,6 +15,28 @@
 #include "app_internal.h"
 #include "cugl/app_draw.h"
 
+cugl_status cugl__app_colormap_texture(GLuint *out, cugl_app_context *ctx,
+                                       cugl_app_colormap map, const char *who)
+{
+    cugl__app_drawer_objects *d = NULL;
+    CUGL__TRY(cugl__app_drawer_objects_of(&d, ctx, who));
+    if (!d->vao)
+        glCreateVertexArrays(1, &d->vao);
+    if (!d->colormaps[map]) {
+        uint8_t table[1024];
+        CUGL__TRY(cugl_app_colormap_table(map, table));
+        glCreateTextures(GL_TEXTURE_2D, 1, &d->colormaps[map]);
+        glTextureStorage2D(d->colormaps[map], 1, GL_RGBA8, 256, 1);
+        cugl__gl_pixels saved;
+        cugl__gl_pixels_set(&saved, false, 0, 4, 0, 0);
+        glTextureSubImage2D(d->colormaps[map], 0, 0, 0, 256, 1, GL_RGBA, GL_UNSIGNED_BYTE,
+                            table);
+        cugl__gl_pixels_restore(&saved);
+    }
+    *out = d->colormaps[map];
+    return cugl_app_check_gl(who, "making a colour map's texture");
+}
+
 /* The context's mesh program, vertex array and colour map `map`'s texture,
  * made where there are none yet. */
 static cugl_status mesh_objects(cugl__app_drawer_objects **out, cugl_app_context *ctx,
@@ -34,20 +56,8 @@ static cugl_status mesh_objects(cugl__app_drawer_objects **out, cugl_app_context
         }
         CUGL__TRY(cugl__app_link(&d->mesh_program, who, "mesh", shaders, 2));
     }
-    if (!d->vao)
-        glCreateVertexArrays(1, &d->vao);
-    if (!d->colormaps[map]) {
-        uint8_t table[1024];
-        CUGL__TRY(cugl_app_colormap_table(map, table));
-        glCreateTextures(GL_TEXTURE_2D, 1, &d->colormaps[map]);
-        glTextureStorage2D(d->colormaps[map], 1, GL_RGBA8, 256, 1);
-        cugl__gl_pixels saved;
-        cugl__gl_pixels_set(&saved, false, 0, 4, 0, 0);
-        glTextureSubImage2D(d->colormaps[map], 0, 0, 0, 256, 1, GL_RGBA, GL_UNSIGNED_BYTE,
-                            table);
-        cugl__gl_pixels_restore(&saved);
-    }
-    return cugl_app_check_gl(who, "making the mesh's program and colour map");
+    GLuint texture = 0;
+    return cugl__app_colormap_texture(&texture, ctx, map, who);
 }
 
 /* What a draw call draws: GL's mode, vertices an element (through the

@@ -3,7 +3,8 @@
  * Drawers: what CUDA writes, drawn from its targets' own GL objects with no
  * copy, on any interop path (cugl/app_target.h): triangle meshes, lines,
  * line strips and points, each vertex coloured by its scalar through a
- * colour map or in one colour. A frame:
+ * colour map or in one colour; and overlays: text, and a colorbar with its
+ * values. A frame:
  *
  *   cugl_app_target_cuda_begin ... kernels write positions, scalars ... end
  *   glClear(GL_COLOR_BUFFER_BIT | GL_DEPTH_BUFFER_BIT);
@@ -145,6 +146,86 @@ CUGL_API cugl_status cugl_app_draw_line_strip(const cugl_app_mesh_desc *mesh, si
  */
 CUGL_API cugl_status cugl_app_draw_points(const cugl_app_mesh_desc *mesh, size_t vertices,
                                           float point_size, const float matrix[16]);
+
+/**
+ * Draw one line of text into the bound framebuffer: its baseline's left
+ * end at (x, y), pixels from the current viewport's bottom-left corner
+ * (rounded to whole pixels), `pixels` high (the font's em; capitals are
+ * about 0.73 of it), in `rgba` blended over what is there (its alpha times
+ * each glyph's coverage), not depth-tested. The font is DejaVu Sans
+ * (Debian's fonts-dejavu-core), rendered by FreeType at that size, or the
+ * TrueType font the environment's CUGL_APP_FONT names; the printable ASCII
+ * characters, each other byte drawn as '?'. The GL state it changes is put
+ * back.
+ * @errors CUGL_ERROR_INVALID_ARGUMENT (NULL; a size not from 4 to 256
+ *   pixels; a colour outside 0 .. 1; a position not within a million
+ *   pixels), CUGL_ERROR_NOT_SUPPORTED (no font: the message names the path
+ *   tried), CUGL_ERROR_OUT_OF_MEMORY, CUGL_ERROR_GL.
+ * @thread_safety The thread whose GL context `ctx` is, with it current.
+ * @param ctx The context.
+ * @param text The text (NUL-terminated).
+ * @param x The baseline's left end, pixels from the viewport's left.
+ * @param y The baseline, pixels from the viewport's bottom.
+ * @param pixels The size.
+ * @param rgba The colour, 4 floats in 0 .. 1.
+ * @return CUGL_OK, or an error status (see Errors).
+ */
+CUGL_API cugl_status cugl_app_draw_text(cugl_app_context *ctx, const char *text, float x,
+                                        float y, float pixels, const float rgba[4]);
+
+/**
+ * How wide cugl_app_draw_text draws `text` at `pixels`: the sum of its
+ * characters' advances, in pixels (to right-align or centre a label).
+ * @errors as cugl_app_draw_text's, and CUGL_ERROR_INVALID_ARGUMENT for a
+ *   NULL width.
+ * @thread_safety The thread whose GL context `ctx` is, with it current.
+ * @param ctx The context.
+ * @param text The text.
+ * @param pixels The size.
+ * @param[out] width Receives the width; 0 on failure.
+ * @return CUGL_OK, or an error status (see Errors).
+ */
+CUGL_API cugl_status cugl_app_text_width(cugl_app_context *ctx, const char *text, float pixels,
+                                         int *width);
+
+/** A colorbar: a colour map from vmin (the bar's bottom) to vmax (its
+ * top) in a box of the viewport, with labelled ticks to its right. A zero
+ * field takes its default. */
+typedef struct cugl_app_colorbar_desc {
+    cugl_app_colormap colormap; /**< CUGL_APP_COLORMAP_CUGL (0) or another */
+    /** The value at the bar's bottom (vmin < vmax, both finite; both 0:
+     * the range 0 .. 1). */
+    float vmin;
+    float vmax; /**< the value at its top */
+    /** The bar's box: its bottom-left corner, pixels from the viewport's. */
+    int x;
+    int y;      /**< (see x) */
+    int width;  /**< its width in pixels, >= 1; 0: 16 */
+    int height; /**< its height in pixels, >= 2; 0: 200 */
+    /** Labelled values from vmin to vmax, evenly spaced, >= 2; 0: 5. */
+    int ticks;
+    float text_pixels; /**< the labels' size; 0: 14 */
+    /** The ticks' and labels' colour, 0 .. 1 each; all 0: opaque white. */
+    float rgba[4];
+} cugl_app_colorbar_desc;
+
+/**
+ * Draw a colorbar into the bound framebuffer: row k of its `height` (from
+ * the bottom) in the map's entry for t = (k + 0.5) / height, as a mesh's
+ * scalar vmin + t (vmax - vmin) is drawn; a tick 4 pixels long at each
+ * labelled value's row, right of the bar, and its value ("%.3g") right of
+ * the tick, centred on it (cugl_app_draw_text). Not depth-tested; the GL
+ * state it changes is put back.
+ * @errors CUGL_ERROR_INVALID_ARGUMENT (NULL; not a colour map; a range that
+ *   is not finite or empty; a size or tick count below the least; a colour
+ *   outside 0 .. 1), and cugl_app_draw_text's.
+ * @thread_safety The thread whose GL context `ctx` is, with it current.
+ * @param ctx The context.
+ * @param bar The colorbar.
+ * @return CUGL_OK, or an error status (see Errors).
+ */
+CUGL_API cugl_status cugl_app_draw_colorbar(cugl_app_context *ctx,
+                                            const cugl_app_colorbar_desc *bar);
 
 CUGL_END_DECLS
 
