@@ -119,6 +119,22 @@ class AppMeshDesc(ctypes.Structure):
     ]
 
 
+class AppColorbarDesc(ctypes.Structure):
+    """cugl_app_colorbar_desc (app_draw.h)."""
+    _fields_ = [
+        ("colormap", c_int),
+        ("vmin", c_float),
+        ("vmax", c_float),
+        ("x", c_int),
+        ("y", c_int),
+        ("width", c_int),
+        ("height", c_int),
+        ("ticks", c_int),
+        ("text_pixels", c_float),
+        ("rgba", c_float * 4),
+    ]
+
+
 # cugl_app_colormap and cugl_app_shading by the names Viewer.mesh takes.
 COLORMAP = {"cugl": 0, "grey": 1}
 SHADING = {"flat": 0, "none": 1}
@@ -153,6 +169,7 @@ BY_C_NAME = {
     "cugl_app_recorder_desc": AppRecorderDesc,
     "cugl_app_record_counts": AppRecordCounts,
     "cugl_app_mesh_desc": AppMeshDesc,
+    "cugl_app_colorbar_desc": AppColorbarDesc,
 }
 # The enum values above by their C names, which the probe prints too.
 ENUM_VALUES = {

@@ -156,3 +156,30 @@ def test_points_in_their_colours(viewer):
     assert pixel(px, 8, 8) == entry(0.5) and pixel(px, 29, 17) == entry(1.0)
     with pytest.raises(cugl.InvalidArgumentError, match="point size 0"):
         viewer.points(p, size=0)
+
+
+def test_a_colorbar_and_a_title():
+    big = make_viewer(320, 200)
+    try:
+        p = np.array([[-0.9, -0.9, 0], [0.3, -0.9, 0], [-0.9, 0.9, 0]], np.float32)
+        big.mesh(p, np.zeros(3, np.float32), shading="none", vmin=-2, vmax=2)
+        plain = big.read_pixels()
+        big.mesh(p, np.zeros(3, np.float32), shading="none", vmin=-2, vmax=2, colorbar=True,
+                 title="T = 0")
+        px = big.read_pixels()
+        table = np.asarray(cugl.colormap_table(), np.uint8)
+        # The bar: 16 pixels wide, 64 from the right, from a sixth of the
+        # height for two thirds of it; its bottom row the map's first
+        # entries, its top the last.
+        x = 320 - 16 - 64 + 8
+        bottom, top = 200 - 1 - 200 // 6, 200 - 1 - (200 // 6 + 200 * 2 // 3 - 1)
+        assert tuple(px[bottom, x, :3]) == tuple(table[int(0.5 / 133 * 255 + 0.5), :3])
+        assert tuple(px[top, x, :3]) == tuple(table[int(132.5 / 133 * 255 + 0.5), :3])
+        assert (plain[:, 240:, :3] == 0).all() and (px[:, 258:, :3] > 128).any()  # labels
+        # The title: white pixels at the top left, none there before.
+        assert not (plain[:40, :100, :3] > 200).any()
+        assert (px[:40, :100, :3] > 200).any()
+        with pytest.raises(TypeError, match="title is a str"):
+            big.mesh(p, title=3)
+    finally:
+        big.close()

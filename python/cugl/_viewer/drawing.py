@@ -2,10 +2,11 @@
 viewer's _Resources alone (a closure over the viewer would hold it in a
 cycle through its last picture). A drawer marked `covers` writes every
 pixel of the viewport, and _finish then skips the clear."""
-from ctypes import byref, c_int, c_uint32
+from ctypes import byref, c_float, c_int, c_uint32
 
 from .. import _app_lib
 from .. import _gl
+from .._app_structs import AppColorbarDesc
 
 def _nothing():
     pass
@@ -37,17 +38,46 @@ def _points_drawer(res, count, components, matrix, size, rgba):
     return draw
 
 
-def _mesh_drawer(res, desc, roles, call, vertices, count, arg, matrix):
+def _mesh_drawer(res, desc, roles, call, vertices, count, arg, matrix, overlays=None):
     """A drawer of cugl/app_draw.h: `call(app, desc, vertices, count, arg,
     matrix)`, desc's targets those of `roles` (desc's field: the viewer's
-    target role) as they are when drawn."""
-    if not count:
-        return _nothing
-
+    target role) as they are when drawn; then `overlays(app)`, if any."""
     def draw():
-        for field, role in roles.items():
-            setattr(desc, field, res.targets[role].ptr)
-        call(_app_lib.load(), byref(desc), vertices, count, arg, matrix)
+        app = _app_lib.load()
+        if count:
+            for field, role in roles.items():
+                setattr(desc, field, res.targets[role].ptr)
+            call(app, byref(desc), vertices, count, arg, matrix)
+        if overlays is not None:
+            overlays(app)
+    return draw if count or overlays is not None else _nothing
+
+
+# Overlays' places and sizes (pixels): the colorbar's width and its room at
+# the right for its labels, the margin, the title's size.
+_BAR_WIDTH, _BAR_ROOM, _MARGIN, _TITLE_PIXELS = 16, 64, 12, 18
+
+
+def _overlays(res, colorbar, title, colormap, vmin, vmax):
+    """What mesh(), lines() and points() draw over the picture: a colorbar
+    of their colour map at the right, a title at the top left; None where
+    neither."""
+    if not colorbar and not title:
+        return None
+    white = (c_float * 4)(1.0, 1.0, 1.0, 1.0)
+    text = title.encode("utf-8", "replace") if title else None
+
+    def draw(app):
+        w, h = c_int(), c_int()
+        app.cugl_app_context_size(res.ctx, byref(w), byref(h))
+        if colorbar and w.value > _BAR_WIDTH + _BAR_ROOM and h.value >= 60:
+            bar = AppColorbarDesc(colormap=colormap, vmin=vmin, vmax=vmax,
+                                  x=w.value - _BAR_WIDTH - _BAR_ROOM, y=h.value // 6,
+                                  width=_BAR_WIDTH, height=h.value * 2 // 3)
+            app.cugl_app_draw_colorbar(res.ctx, byref(bar))
+        if text and h.value > _TITLE_PIXELS + _MARGIN:
+            app.cugl_app_draw_text(res.ctx, text, _MARGIN, h.value - _MARGIN - _TITLE_PIXELS,
+                                   _TITLE_PIXELS, white)
     return draw
 
 

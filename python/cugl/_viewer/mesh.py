@@ -8,7 +8,7 @@ from ctypes import c_float
 from .._app_structs import COLORMAP, SHADING, AppMeshDesc
 from .._tensor import import_tensor
 from .context import _BUFFER
-from .drawing import _mesh_drawer
+from .drawing import _mesh_drawer, _overlays
 
 
 def _as(src, names, what, who, host_float64=False):
@@ -52,7 +52,8 @@ class _Mesh:
     """Viewer's meshes, lines and points."""
 
     def mesh(self, positions, scalars=None, indices=None, *, vmin=None, vmax=None,
-             cmap="cugl", color=(1.0, 1.0, 1.0, 1.0), shading="flat", matrix=None):
+             cmap="cugl", color=(1.0, 1.0, 1.0, 1.0), shading="flat", matrix=None,
+             colorbar=False, title=None):
         """Draw a triangle mesh and present.
 
         positions: (N, 3) or (N, 4) float32 (host memory: float64 too),
@@ -69,29 +70,34 @@ class _Mesh:
         the eye) or "none".
         Any array cugl.from_dlpack takes, in host or device memory; each is
         copied into a buffer target (one copy), drawn depth-tested.
+        colorbar: True draws the colour map from vmin to vmax at the right,
+        with its values; title: a line of text at the top left (both drawn
+        by libcugl-app: cugl_app_draw_colorbar, cugl_app_draw_text).
         """
         self._vertices("mesh", "mesh", positions, scalars, indices, vmin, vmax, cmap, color,
-                       shading, matrix, None)
+                       shading, matrix, None, colorbar, title)
 
     def lines(self, positions, scalars=None, indices=None, *, strip=False, vmin=None,
-              vmax=None, cmap="cugl", color=(1.0, 1.0, 1.0, 1.0), matrix=None):
+              vmax=None, cmap="cugl", color=(1.0, 1.0, 1.0, 1.0), matrix=None,
+              colorbar=False, title=None):
         """Draw line segments, one pixel wide, and present: as mesh() takes
         them, with indices (M, 2), two vertices a segment (None: vertices
         2i and 2i + 1), or with `strip` one line through the vertices in
         order (no indices); coloured along each by the scalars, unlit."""
         self._vertices("lines", "strip" if strip else "lines", positions, scalars, indices,
-                       vmin, vmax, cmap, color, "none", matrix, None)
+                       vmin, vmax, cmap, color, "none", matrix, None, colorbar, title)
 
     def points(self, positions, scalars=None, *, size=2.0, vmin=None, vmax=None,
-               cmap="cugl", color=(1.0, 1.0, 1.0, 1.0), matrix=None):
+               cmap="cugl", color=(1.0, 1.0, 1.0, 1.0), matrix=None, colorbar=False,
+               title=None):
         """Draw points, squares `size` pixels a side, each its scalar's
         colour (or `color`), depth-tested, and present; as mesh() takes
         them (no indices)."""
         self._vertices("points", "points", positions, scalars, None, vmin, vmax, cmap, color,
-                       "none", matrix, float(size))
+                       "none", matrix, float(size), colorbar, title)
 
     def _vertices(self, who, kind, positions, scalars, indices, vmin, vmax, cmap, color,
-                  shading, matrix, arg):
+                  shading, matrix, arg, colorbar, title):
         per, elements, call = _KINDS[kind]
         if shading not in SHADING:
             raise ValueError("Viewer.%s: shading is %s, not %r"
@@ -100,6 +106,8 @@ class _Mesh:
             raise ValueError("Viewer.%s: cmap is %s, not %r" % (who, " or ".join(COLORMAP), cmap))
         if len(color) != 4:
             raise ValueError("Viewer.%s: color is (r, g, b, a), 4 numbers from 0 to 1" % who)
+        if title is not None and not isinstance(title, str):
+            raise TypeError("Viewer.%s: title is a str, not %s" % (who, type(title).__name__))
         if indices is not None and not per:
             raise ValueError("Viewer.%s: %s take no indices" % (who, "a strip's vertices"
                                                                  if kind == "strip" else kind))
@@ -153,6 +161,7 @@ class _Mesh:
             raise
         if "positions" not in roles:
             count = 0  # no vertices: nothing to draw
-        draw = _mesh_drawer(self._res, desc, roles, call, vertices, count, arg, m)
+        overlays = _overlays(self._res, colorbar, title, desc.colormap, desc.vmin, desc.vmax)
+        draw = _mesh_drawer(self._res, desc, roles, call, vertices, count, arg, m, overlays)
         self._draw = draw
         self._finish(draw)
