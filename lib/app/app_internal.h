@@ -221,6 +221,7 @@ void cugl__app_blit_free(cugl_app_context *ctx);
 enum { CUGL__APP_COLORMAPS = 2 };
 typedef struct cugl__app_drawer_objects {
     GLuint mesh_program, vao, bar_program;
+    GLuint host_lines; /* cugl__app_draw_host_lines' vertices */
     GLuint colormaps[CUGL__APP_COLORMAPS]; /* 256 x 1 RGBA8 each, by cugl_app_colormap */
     /* draw/text.c's font and atlases, and how they are freed. */
     struct cugl__app_text *text;
@@ -230,6 +231,11 @@ typedef struct cugl__app_drawer_objects {
  * objects, made at its first use; and the drawers' empty vertex array. */
 cugl_status cugl__app_colormap_texture(GLuint *out, cugl_app_context *ctx,
                                        cugl_app_colormap map, const char *who);
+/* draw/mesh.c: `vertices` / 2 segments from host memory (3 floats a
+ * vertex), transformed by `matrix` (or none), in `rgba`, depth-tested, as
+ * cugl_app_draw_lines draws them (the axes' lines and ticks). */
+cugl_status cugl__app_draw_host_lines(cugl_app_context *ctx, const float *xyz, size_t vertices,
+                                      const float *matrix, const float rgba[4], const char *who);
 /* blit.c: the context's drawer objects (zero where none is made yet). */
 cugl_status cugl__app_drawer_objects_of(cugl__app_drawer_objects **out, cugl_app_context *ctx,
                                         const char *who);

@@ -92,6 +92,8 @@ static void drawers_free(cugl__app_drawer_objects *o)
         glDeleteProgram(o->mesh_program);
     if (o->bar_program)
         glDeleteProgram(o->bar_program);
+    if (o->host_lines)
+        glDeleteBuffers(1, &o->host_lines);
     if (o->vao)
         glDeleteVertexArrays(1, &o->vao);
     for (int i = 0; i < CUGL__APP_COLORMAPS; i++)

@@ -536,6 +536,83 @@ static void text_refusals(void **state)
     make_current();
 }
 
+/* Axes over a 256 x 192 context, the box (-0.8, -0.8, 0) .. (0.8, 0.8, 0)
+ * in clip space: the x axis along row 19, the y axis down column 25, the
+ * values' labels below and left of them, the names beyond the ends;
+ * nothing for a label behind the eye; refusals. */
+static void axes_and_labels(void **state)
+{
+    (void)state;
+    enum { AW = 256, AH = 192 };
+    cugl_app_context *big = app_test_headless(AW, AH);
+    glBindFramebuffer(GL_FRAMEBUFFER, cugl_app_context_framebuffer(big));
+    glViewport(0, 0, AW, AH);
+    glClearColor(0, 0, 0, 1);
+    glClear(GL_COLOR_BUFFER_BIT | GL_DEPTH_BUFFER_BIT);
+    const cugl_app_axes_desc axes = {.min = {-0.8f, -0.8f, 0}, .max = {0.8f, 0.8f, 0}};
+    assert_ok(cugl_app_draw_axes(big, &axes, NULL));
+    uint8_t *px = malloc((size_t)AW * AH * 4);
+    assert_ok(cugl_app_read_pixels(px, (size_t)AW * AH * 4, big));
+#define AT(x, y) (px[((size_t)(AH - 1 - (y)) * AW + (size_t)(x)) * 4])
+    for (int x = 30; x < 200; x++)
+        if (!AT(x, 19) && !AT(x, 20))
+            fail_msg("the x axis is not at column %d of row 19", x);
+    for (int y = 24; y < 150; y++)
+        if (!AT(25, y) && !AT(26, y))
+            fail_msg("the y axis is not at row %d of column 25", y);
+    /* Labels: lit pixels below the x axis, and left of its start. */
+    int below = 0, names = 0;
+    for (int y = 0; y < 16; y++)
+        for (int x = 30; x < 230; x++)
+            below += AT(x, y) > 128;
+    for (int y = 10; y < 30; y++) /* "x" beyond x = 0.93: column 247 on */
+        for (int x = 244; x < AW; x++)
+            names += AT(x, y) > 128;
+    assert_true(below > 40);
+    assert_true(names > 3);
+    /* Above the box's top right, nothing. */
+    for (int y = 170; y < AH; y++)
+        for (int x = 60; x < 240; x++)
+            if (AT(x, y))
+                fail_msg("pixel (%d, %d) lit", x, y);
+#undef AT
+    free(px);
+    /* A label behind the eye (w = -1): nothing, and no error. */
+    static const float flip[16] = {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, -1};
+    static const float white[4] = {1, 1, 1, 1}, origin[3] = {0, 0, 0};
+    glClear(GL_COLOR_BUFFER_BIT);
+    assert_ok(cugl_app_draw_label(big, "hidden", origin, flip, 16, white));
+    px = malloc((size_t)AW * AH * 4);
+    assert_ok(cugl_app_read_pixels(px, (size_t)AW * AH * 4, big));
+    for (size_t i = 0; i < (size_t)AW * AH; i++)
+        if (px[4 * i])
+            fail_msg("a label behind the eye drew pixel %zu", i);
+    free(px);
+    const struct {
+        cugl_app_axes_desc a;
+        const char *says;
+    } cases[] = {
+        {{.min = {0, 0, 0}, .max = {0, 0, 0}}, "the box is a point"},
+        {{.min = {1, 0, 0}, .max = {0, 1, 0}}, "axis 0 from 1 to 0"},
+        {{.min = {0, NAN, 0}, .max = {1, 1, 1}}, "axis 1 from nan"},
+        {{.max = {1, 1, 1}, .ticks = 1}, "1 ticks an axis: 2 to 64"},
+        {{.max = {1, 1, 1}, .text_pixels = 2}, "a text 2 pixels high"},
+        {{.max = {1, 1, 1}, .rgba = {2, 0, 0, 1}}, "rgba[0] is 2"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        cugl_status st = cugl_app_draw_axes(big, &cases[i].a, NULL);
+        if (st != CUGL_ERROR_INVALID_ARGUMENT || !strstr(cugl_last_error(), cases[i].says) ||
+            strncmp(cugl_last_error(), "cugl_app_draw_axes: ", 20) != 0)
+            fail_msg("case %zu: status %d, \"%s\"; want \"%s\"", i, (int)st, cugl_last_error(),
+                     cases[i].says);
+    }
+    assert_status(cugl_app_draw_axes(big, NULL, NULL), CUGL_ERROR_INVALID_ARGUMENT);
+    assert_status(cugl_app_draw_label(big, "a", NULL, NULL, 16, white),
+                  CUGL_ERROR_INVALID_ARGUMENT);
+    cugl_app_context_destroy(big);
+    make_current();
+}
+
 /* What the draw changes is put back: program, vertex array, storage
  * buffers, texture, depth test. */
 static void gl_state_is_put_back(void **state)
@@ -641,6 +718,7 @@ int main(void)
         cmocka_unit_test(text_is_freetype_s_glyphs),
         cmocka_unit_test(colorbar_rows_ticks_and_labels),
         cmocka_unit_test(text_refusals),
+        cmocka_unit_test(axes_and_labels),
         cmocka_unit_test(gl_state_is_put_back),
         cmocka_unit_test(refusals),
     };

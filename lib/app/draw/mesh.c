@@ -11,6 +11,7 @@
  * (blit.c's).
  */
 #include <math.h>
+#include <string.h>
 
 #include "app_internal.h"
 #include "cugl/app_draw.h"
@@ -191,20 +192,17 @@ typedef struct draw_args {
     const float *matrix;
 } draw_args;
 
-/* The draw itself, in the targets' GL turn. */
-static cugl_status draw(cugl__app_drawer_objects *d, const cugl_app_mesh_desc *m,
-                        const shape *sh, const draw_args *a, const char *who)
+/* The draw itself from GL buffers (positions; scalars where m has them;
+ * indices, 0 for none), in their GL turn. */
+static cugl_status draw_buffers(cugl__app_drawer_objects *d, const cugl_app_mesh_desc *m,
+                                const shape *sh, const draw_args *a, GLuint positions,
+                                GLuint scalars, GLuint indices, const char *who)
 {
     static const float identity[16] = {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1};
     static const float white[4] = {1, 1, 1, 1};
     const float *rgba = m->rgba[0] == 0 && m->rgba[1] == 0 && m->rgba[2] == 0 && m->rgba[3] == 0
                             ? white
                             : m->rgba;
-    GLuint positions = cugl_app_target_gl_name(m->positions);
-    GLuint scalars = m->scalars ? cugl_app_target_gl_name(m->scalars) : positions;
-    GLuint indices = m->indices ? cugl_app_target_gl_name(m->indices) : 0;
-    if (!positions || !scalars || (m->indices && !indices))
-        return cugl_last_status();
     saved_state s;
     save(&s);
     cugl_app_drain_gl_errors();
@@ -235,6 +233,35 @@ static cugl_status draw(cugl__app_drawer_objects *d, const cugl_app_mesh_desc *m
     (s.point_size ? glEnable : glDisable)(GL_PROGRAM_POINT_SIZE);
     restore(&s);
     return cugl_app_check_gl(who, "drawing the mesh");
+}
+
+/* The draw from the targets' GL objects, in their GL turn. */
+static cugl_status draw(cugl__app_drawer_objects *d, const cugl_app_mesh_desc *m,
+                        const shape *sh, const draw_args *a, const char *who)
+{
+    GLuint positions = cugl_app_target_gl_name(m->positions);
+    GLuint scalars = m->scalars ? cugl_app_target_gl_name(m->scalars) : positions;
+    GLuint indices = m->indices ? cugl_app_target_gl_name(m->indices) : 0;
+    if (!positions || !scalars || (m->indices && !indices))
+        return cugl_last_status();
+    return draw_buffers(d, m, sh, a, positions, scalars, indices, who);
+}
+
+cugl_status cugl__app_draw_host_lines(cugl_app_context *ctx, const float *xyz, size_t vertices,
+                                      const float *matrix, const float rgba[4], const char *who)
+{
+    if (vertices < 2)
+        return CUGL_OK;
+    cugl__app_drawer_objects *d = NULL;
+    CUGL__TRY(mesh_objects(&d, ctx, CUGL_APP_COLORMAP_CUGL, who));
+    if (!d->host_lines)
+        glCreateBuffers(1, &d->host_lines);
+    glNamedBufferData(d->host_lines, (GLsizeiptr)(vertices * 3 * sizeof(float)), xyz,
+                      GL_STREAM_DRAW);
+    cugl_app_mesh_desc m = {.components = 3, .shading = CUGL_APP_SHADING_NONE};
+    memcpy(m.rgba, rgba, sizeof m.rgba);
+    draw_args a = {vertices, vertices / 2, 3, 1, 1, matrix};
+    return draw_buffers(d, &m, &segments_shape, &a, d->host_lines, d->host_lines, 0, who);
 }
 
 /* Any of the drawers: checked, then drawn in one GL turn of its targets. */

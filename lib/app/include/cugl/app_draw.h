@@ -227,6 +227,60 @@ typedef struct cugl_app_colorbar_desc {
 CUGL_API cugl_status cugl_app_draw_colorbar(cugl_app_context *ctx,
                                             const cugl_app_colorbar_desc *bar);
 
+/**
+ * Draw a line of text anchored at a point of the scene: its baseline's
+ * left end at `xyz` taken through `matrix` (as the drawers' positions;
+ * NULL: none) to the viewport, as cugl_app_draw_text draws it. A point
+ * behind the eye or off the clip volume draws nothing.
+ * @errors CUGL_ERROR_INVALID_ARGUMENT (NULL; a point that is not finite),
+ *   and cugl_app_draw_text's.
+ * @thread_safety The thread whose GL context `ctx` is, with it current.
+ * @param ctx The context.
+ * @param text The text.
+ * @param xyz The point, 3 floats.
+ * @param matrix Column-major 4x4 to clip space, or NULL.
+ * @param pixels The size.
+ * @param rgba The colour, 4 floats in 0 .. 1.
+ * @return CUGL_OK, or an error status (see Errors).
+ */
+CUGL_API cugl_status cugl_app_draw_label(cugl_app_context *ctx, const char *text,
+                                         const float xyz[3], const float matrix[16],
+                                         float pixels, const float rgba[4]);
+
+/** Axes along the edges of a box from its min corner, each with labelled
+ * ticks. A zero field takes its default. */
+typedef struct cugl_app_axes_desc {
+    /** The box's least corner (scene coordinates, finite). */
+    float min[3];
+    /** Its greatest: max[i] >= min[i]; an axis where they are equal is not
+     * drawn, and at least one must differ. */
+    float max[3];
+    int ticks;          /**< labelled values an axis, evenly spaced, 2 to 64; 0: 5 */
+    float text_pixels;  /**< the values' size (the names' a quarter more); 0: 12 */
+    float rgba[4];      /**< the colour, 0 .. 1 each; all 0: opaque white */
+    /** The axes' names, drawn beyond their ends; NULL: "x", "y", "z". */
+    const char *labels[3];
+} cugl_app_axes_desc;
+
+/**
+ * Draw axes: a line from the box's min corner along each axis that spans,
+ * its ticks (a 40th of the box's largest side, pointing away from the
+ * box along the next axis), each tick's value ("%.3g") as a label at its
+ * end, and the axis's name beyond it; lines depth-tested as
+ * cugl_app_draw_lines draws them, labels over the picture
+ * (cugl_app_draw_label), all through `matrix`.
+ * @errors CUGL_ERROR_INVALID_ARGUMENT (NULL ctx or axes; a box that is not
+ *   finite, is a point or has max below min; a tick count or text size out
+ *   of range; a colour outside 0 .. 1), and cugl_app_draw_text's.
+ * @thread_safety The thread whose GL context `ctx` is, with it current.
+ * @param ctx The context.
+ * @param axes The axes.
+ * @param matrix Column-major 4x4 to clip space, or NULL.
+ * @return CUGL_OK, or an error status (see Errors).
+ */
+CUGL_API cugl_status cugl_app_draw_axes(cugl_app_context *ctx, const cugl_app_axes_desc *axes,
+                                        const float matrix[16]);
+
 CUGL_END_DECLS
 
 #endif /* CUGL_APP_DRAW_H */
