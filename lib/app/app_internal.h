@@ -227,6 +227,9 @@ typedef struct cugl__app_drawer_objects {
     struct cugl__app_text *text;
     void (*text_free)(struct cugl__app_text *text);
 } cugl__app_drawer_objects;
+/* draw/colormap.c: CUGL_OK where `rgba` is 4 floats from 0 to 1; else
+ * CUGL_ERROR_INVALID_ARGUMENT, "rgba is NULL" or "rgba[i] is v: ...". */
+cugl_status cugl__app_check_rgba(const float rgba[4], const char *who);
 /* draw/mesh.c: colour map `map`'s 256 x 1 texture in the context's drawer
  * objects, made at its first use; and the drawers' empty vertex array. */
 cugl_status cugl__app_colormap_texture(GLuint *out, cugl_app_context *ctx,

@@ -33,17 +33,6 @@ static bool project(const float xyz[3], const float *m, const GLint vp[4], float
     return true;
 }
 
-static cugl_status check_colour(const float rgba[4], const char *who)
-{
-    if (!rgba)
-        return cugl__fail(CUGL_ERROR_INVALID_ARGUMENT, who, "rgba is NULL");
-    for (int c = 0; c < 4; c++)
-        if (!(rgba[c] >= 0 && rgba[c] <= 1))
-            return cugl__fail(CUGL_ERROR_INVALID_ARGUMENT, who,
-                              "rgba[%d] is %g: each from 0 to 1", c, (double)rgba[c]);
-    return CUGL_OK;
-}
-
 CUGL_API cugl_status cugl_app_draw_label(cugl_app_context *ctx, const char *text,
                                          const float xyz[3], const float matrix[16],
                                          float pixels, const float rgba[4])
@@ -51,7 +40,7 @@ CUGL_API cugl_status cugl_app_draw_label(cugl_app_context *ctx, const char *text
     if (!ctx || !text || !xyz)
         return cugl__fail(CUGL_ERROR_INVALID_ARGUMENT, __func__, "%s is NULL",
                           !ctx ? "ctx" : !text ? "text" : "xyz");
-    CUGL__TRY(check_colour(rgba, __func__));
+    CUGL__TRY(cugl__app_check_rgba(rgba, __func__));
     if (!isfinite(xyz[0]) || !isfinite(xyz[1]) || !isfinite(xyz[2]))
         return cugl__fail(CUGL_ERROR_INVALID_ARGUMENT, __func__,
                           "the point (%g, %g, %g) is not finite", (double)xyz[0],
@@ -100,7 +89,7 @@ static cugl_status resolved(cugl_app_axes_desc *a, const cugl_app_axes_desc *in,
     if (!(a->text_pixels >= 4 && a->text_pixels <= 256))
         return cugl__fail(CUGL_ERROR_INVALID_ARGUMENT, who,
                           "a text %g pixels high: from 4 to 256", (double)a->text_pixels);
-    return check_colour(a->rgba, who);
+    return cugl__app_check_rgba(a->rgba, who);
 }
 
 /* Axis i's line and ticks as segments (2 + 2 ticks vertices, 3 floats

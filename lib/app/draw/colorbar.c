@@ -55,11 +55,7 @@ static cugl_status resolved(cugl_app_colorbar_desc *b, const cugl_app_colorbar_d
                           "a bar %d x %d pixels with %d ticks: at least 1 x 2 and 2 ticks, "
                           "at most 16384 x 16384 and 64",
                           b->width, b->height, b->ticks);
-    for (int c = 0; c < 4; c++)
-        if (!(b->rgba[c] >= 0 && b->rgba[c] <= 1))
-            return cugl__fail(CUGL_ERROR_INVALID_ARGUMENT, who,
-                              "rgba[%d] is %g: each from 0 to 1", c, (double)b->rgba[c]);
-    return CUGL_OK;
+    return cugl__app_check_rgba(b->rgba, who);
 }
 
 /* The bar and its ticks, scissored to their boxes (window pixels, the

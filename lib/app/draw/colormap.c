@@ -1,7 +1,8 @@
 /*
  * colormap.c - the colour maps (cugl/app_draw.h): 256 RGBA8 entries each,
  * made from stops joined by straight lines, as Python's cugl.colormap
- * makes them (python/cugl/_colormap.py: the same stops, the same rounding).
+ * makes them (python/cugl/_colormap.py: the same stops, the same rounding);
+ * and the drawers' check of a colour.
  */
 #include <string.h>
 
@@ -34,6 +35,17 @@ static void ramp(const stop *stops, int n, uint8_t *rgba)
         }
         rgba[4 * i + 3] = 255;
     }
+}
+
+cugl_status cugl__app_check_rgba(const float rgba[4], const char *who)
+{
+    if (!rgba)
+        return cugl__fail(CUGL_ERROR_INVALID_ARGUMENT, who, "rgba is NULL");
+    for (int c = 0; c < 4; c++)
+        if (!(rgba[c] >= 0 && rgba[c] <= 1))
+            return cugl__fail(CUGL_ERROR_INVALID_ARGUMENT, who,
+                              "rgba[%d] is %g: each from 0 to 1", c, (double)rgba[c]);
+    return CUGL_OK;
 }
 
 CUGL_API cugl_status cugl_app_colormap_table(cugl_app_colormap map, uint8_t rgba[1024])

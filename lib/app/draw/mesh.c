@@ -144,11 +144,7 @@ static cugl_status check(const cugl_app_mesh_desc *m, const shape *sh, size_t ve
                           "finite",
                           (double)lo, (double)hi);
     *scale = 1.0f / (hi - lo);
-    for (int c = 0; c < 4; c++)
-        if (!(m->rgba[c] >= 0 && m->rgba[c] <= 1))
-            return cugl__fail(CUGL_ERROR_INVALID_ARGUMENT, who,
-                              "rgba[%d] is %g: each from 0 to 1", c, (double)m->rgba[c]);
-    return CUGL_OK;
+    return cugl__app_check_rgba(m->rgba, who);
 }
 
 /* The GL state the draw changes, to be put back. */

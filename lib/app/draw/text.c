@@ -322,12 +322,7 @@ CUGL_API cugl_status cugl_app_draw_text(cugl_app_context *ctx, const char *text,
                                         float y, float pixels, const float rgba[4])
 {
     CUGL__TRY(check(ctx, text, pixels, __func__));
-    if (!rgba)
-        return cugl__fail(CUGL_ERROR_INVALID_ARGUMENT, __func__, "rgba is NULL");
-    for (int c = 0; c < 4; c++)
-        if (!(rgba[c] >= 0 && rgba[c] <= 1))
-            return cugl__fail(CUGL_ERROR_INVALID_ARGUMENT, __func__,
-                              "rgba[%d] is %g: each from 0 to 1", c, (double)rgba[c]);
+    CUGL__TRY(cugl__app_check_rgba(rgba, __func__));
     if (!(fabsf(x) <= 1e6f && fabsf(y) <= 1e6f))
         return cugl__fail(CUGL_ERROR_INVALID_ARGUMENT, __func__,
                           "the text at (%g, %g): finite, within a million pixels", (double)x,
