@@ -220,7 +220,7 @@ void cugl__app_blit_free(cugl_app_context *ctx);
  * on first use, kept with blit.c's and freed with them. */
 enum { CUGL__APP_COLORMAPS = 2 };
 typedef struct cugl__app_drawer_objects {
-    GLuint mesh_program, vao, bar_program;
+    GLuint mesh_program, vao, bar_program, volume_program, volume_sampler;
     GLuint host_lines; /* cugl__app_draw_host_lines' vertices */
     GLuint colormaps[CUGL__APP_COLORMAPS]; /* 256 x 1 RGBA8 each, by cugl_app_colormap */
     /* draw/text.c's font and atlases, and how they are freed. */
@@ -270,6 +270,8 @@ extern const unsigned char cugl_shader_points_vert[];
 extern const unsigned char cugl_shader_points_frag[];
 extern const unsigned char cugl_shader_mesh_vert[];
 extern const unsigned char cugl_shader_mesh_frag[];
+extern const unsigned char cugl_shader_volume_vert[];
+extern const unsigned char cugl_shader_volume_frag[];
 extern const unsigned char cugl_shader_frame_hash_comp[]; /* the frame server's */
 
 #endif /* CUGL_APP_INTERNAL_H */

@@ -92,6 +92,10 @@ static void drawers_free(cugl__app_drawer_objects *o)
         glDeleteProgram(o->mesh_program);
     if (o->bar_program)
         glDeleteProgram(o->bar_program);
+    if (o->volume_program)
+        glDeleteProgram(o->volume_program);
+    if (o->volume_sampler)
+        glDeleteSamplers(1, &o->volume_sampler);
     if (o->host_lines)
         glDeleteBuffers(1, &o->host_lines);
     if (o->vao)

@@ -613,6 +613,92 @@ static void axes_and_labels(void **state)
     make_current();
 }
 
+/* A 4 x 4 x 4 volume of R32F from host memory (the host path): 1 where x
+ * is 0 or 1, else 0. */
+static cugl_app_target *half_volume(void)
+{
+    static float v[4][4][4];
+    for (int z = 0; z < 4; z++)
+        for (int y = 0; y < 4; y++)
+            for (int x = 0; x < 4; x++)
+                v[z][y][x] = x < 2 ? 1.0f : 0.0f;
+    cugl_app_target *t = NULL;
+    assert_ok(cugl_app_target_create(&t, ctx, &(cugl_app_target_desc){
+                                                  .kind = CUGL_APP_TARGET_VOLUME,
+                                                  .format = CUGL_APP_FORMAT_R32F,
+                                                  .width = 4,
+                                                  .height = 4,
+                                                  .depth = 4}));
+    cugl_buffer *b = NULL;
+    cugl_layout l;
+    cugl_view *view = NULL;
+    const int64_t shape[4] = {4, 4, 4, 1};
+    assert_ok(cugl_buffer_from_handle(&b, (uint64_t)(uintptr_t)v, sizeof v, NULL));
+    assert_ok(cugl_layout_init_bytes(&l, 4, shape, NULL, 4));
+    assert_ok(cugl_view_from_buffer(&view, b, &l, (cugl_dtype){CUGL_DTYPE_FLOAT, 32, 1}, true));
+    cugl_buffer_release(b);
+    assert_ok(cugl_app_target_copy_from(t, view, NULL));
+    cugl_view_release(view);
+    return t;
+}
+
+static cugl_status volume_of(const cugl_app_mesh_desc *m, size_t vertices, const void *arg)
+{
+    (void)m;
+    (void)vertices;
+    return cugl_app_draw_volume((const cugl_app_volume_desc *)arg, NULL);
+}
+
+/* Rays along z through the box -0.5 .. 0.5: where the values are 1 and
+ * opaque, the map's last entry; where 0, the picture behind; thin, the
+ * picture shows through; outside the box, nothing. Refusals. */
+static void a_volume_ray_marched(void **state)
+{
+    (void)state;
+    cugl_app_target *t = half_volume();
+    cugl_app_volume_desc v = {.volume = t, .min = {-0.5f, -0.5f, -0.5f},
+                              .max = {0.5f, 0.5f, 0.5f}, .density = 1};
+    static const uint8_t blue[3] = {0, 0, 255};
+    uint8_t *px = drawn_by(volume_of, NULL, 0, &v);
+    expect_rgb(at(px, -0.3f, 0), entry(1.0f), "where the values are 1");
+    expect_rgb(at(px, 0.3f, 0), blue, "where they are 0");
+    expect_rgb(at(px, -0.3f, 0.8f), blue, "above the box");
+    free(px);
+    v.density = 0.1f;
+    v.steps = 8;
+    px = drawn_by(volume_of, NULL, 0, &v);
+    const uint8_t *c = at(px, -0.3f, 0);
+    if (!(c[0] > 20 && c[0] < 240 && c[2] > c[0]))
+        fail_msg("a thin volume: %u %u %u, want white over blue, partly", c[0], c[1], c[2]);
+    free(px);
+    static const float zero[16] = {0};
+    assert_status(cugl_app_draw_volume(&v, zero), CUGL_ERROR_INVALID_ARGUMENT);
+    assert_non_null(strstr(cugl_last_error(), "the matrix has no inverse"));
+    const float p[3] = {0};
+    cugl_app_target *buf = buffer(p, sizeof p);
+    const struct {
+        cugl_app_volume_desc v;
+        const char *says;
+    } cases[] = {
+        {{0}, "volume->volume is NULL"},
+        {{.volume = buf}, "is not a volume"},
+        {{.volume = t, .min = {0, 0, 0}, .max = {1, 0, 1}}, "the box's axis 1 from 0 to 0"},
+        {{.volume = t, .vmin = 1, .vmax = 1}, "the values' range 1 .. 1"},
+        {{.volume = t, .density = 2}, "density 2"},
+        {{.volume = t, .steps = -1}, "-1 steps"},
+        {{.volume = t, .colormap = (cugl_app_colormap)9}, "colour map 9 is none"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        cugl_status st = cugl_app_draw_volume(&cases[i].v, NULL);
+        if (st != CUGL_ERROR_INVALID_ARGUMENT || !strstr(cugl_last_error(), cases[i].says))
+            fail_msg("case %zu: status %d, \"%s\"; want \"%s\"", i, (int)st, cugl_last_error(),
+                     cases[i].says);
+    }
+    assert_status(cugl_app_draw_volume(NULL, NULL), CUGL_ERROR_INVALID_ARGUMENT);
+    cugl_app_target_destroy(buf);
+    cugl_app_target_destroy(t);
+}
+
 /* What the draw changes is put back: program, vertex array, storage
  * buffers, texture, depth test. */
 static void gl_state_is_put_back(void **state)
@@ -719,6 +805,7 @@ int main(void)
         cmocka_unit_test(colorbar_rows_ticks_and_labels),
         cmocka_unit_test(text_refusals),
         cmocka_unit_test(axes_and_labels),
+        cmocka_unit_test(a_volume_ray_marched),
         cmocka_unit_test(gl_state_is_put_back),
         cmocka_unit_test(refusals),
     };

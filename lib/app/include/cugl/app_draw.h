@@ -3,8 +3,8 @@
  * Drawers: what CUDA writes, drawn from its targets' own GL objects with no
  * copy, on any interop path (cugl/app_target.h): triangle meshes, lines,
  * line strips and points, each vertex coloured by its scalar through a
- * colour map or in one colour; and overlays: text, and a colorbar with its
- * values. A frame:
+ * colour map or in one colour; volumes, ray-marched; and overlays: text,
+ * labels in 3-D, axes, and a colorbar with its values. A frame:
  *
  *   cugl_app_target_cuda_begin ... kernels write positions, scalars ... end
  *   glClear(GL_COLOR_BUFFER_BIT | GL_DEPTH_BUFFER_BIT);
@@ -226,6 +226,43 @@ typedef struct cugl_app_colorbar_desc {
  */
 CUGL_API cugl_status cugl_app_draw_colorbar(cugl_app_context *ctx,
                                             const cugl_app_colorbar_desc *bar);
+
+/** A 3-D array of values that CUDA writes (a target of kind
+ * CUGL_APP_TARGET_VOLUME; the value of a voxel is its first component),
+ * filling a box of the scene. A zero field takes its default. */
+typedef struct cugl_app_volume_desc {
+    cugl_app_target *volume;     /**< the values */
+    float min[3];                /**< the box's least corner; all 0 with max: -1 .. 1 */
+    float max[3];                /**< its greatest, each above min */
+    cugl_app_colormap colormap;  /**< CUGL_APP_COLORMAP_CUGL (0) or another */
+    float vmin;                  /**< the value drawn as the map's first entry, transparent */
+    float vmax;                  /**< its last, the most opaque (both 0: 0 .. 1) */
+    /** A sample's opacity at vmax (t times it at t), above 0 and at most 1;
+     * 0: 0.05. */
+    float density;
+    int steps; /**< samples along the box's diagonal, 1 to 4096; 0: 256 */
+} cugl_app_volume_desc;
+
+/**
+ * Draw a volume: each pixel's ray through `matrix` (the camera's, as the
+ * drawers take it; its inverse finds the ray) clipped to the box, sampled
+ * `steps` times along the box's diagonal (trilinear), each sample's value
+ * through the colour map as a mesh's scalar (t from vmin to vmax) with
+ * opacity t * density, composited front to back and blended over the
+ * picture; not depth-tested (draw it after the opaque drawers). One GL turn
+ * of its target; the GL state it changes is put back.
+ * @errors CUGL_ERROR_INVALID_ARGUMENT (NULL; not a volume target; a box or
+ *   range that is not finite or empty; a density or step count out of
+ *   range; not a colour map; a matrix without an inverse),
+ *   CUGL_ERROR_INVALID_STATE (a turn is open), the statuses of
+ *   cugl_app_target_gl_begin and _end, CUGL_ERROR_GL.
+ * @thread_safety The thread whose GL context made the target, with it current.
+ * @param volume The volume.
+ * @param matrix Column-major 4x4 to clip space, or NULL.
+ * @return CUGL_OK, or an error status (see Errors).
+ */
+CUGL_API cugl_status cugl_app_draw_volume(const cugl_app_volume_desc *volume,
+                                          const float matrix[16]);
 
 /**
  * Draw a line of text anchored at a point of the scene: its baseline's
