@@ -3,7 +3,8 @@
  * path: images of every format, volumes and buffers written by a kernel
  * wherever the path puts them (linear memory, or a surface on a mapped
  * array) and read back through GL exactly; an image drawn to the
- * framebuffer; a mesh drawn from buffers CUDA wrote (cugl/app_draw.h);
+ * framebuffer; a mesh drawn from buffers CUDA wrote and a volume from
+ * memory CUDA copied in (cugl/app_draw.h);
  * images GL draws read by CUDA; two targets in one turn with
  * swapped uses; pipelining (GL sees the turn before, then its own once
  * off); auto's choice and its reason; the turn's state machine; 200
@@ -344,6 +345,75 @@ static void mesh_from_what_cuda_wrote(void **state)
     free(got);
 }
 
+/* A volume (cugl_app_draw_volume) from device memory CUDA copied in
+ * (cugl_app_target_copy_from), on every path: 4 x 4 x 4 R32F, 1 where x
+ * is 0 or 1, else 0, through the box -0.5 .. 0.5 along z, opaque: the
+ * map's last entry where the values are 1, the clear colour where 0. */
+static void volume_from_what_cuda_wrote(void **state)
+{
+    (void)state;
+    float v[4][4][4];
+    for (int z = 0; z < 4; z++)
+        for (int y = 0; y < 4; y++)
+            for (int x = 0; x < 4; x++)
+                v[z][y][x] = x < 2 ? 1.0f : 0.0f;
+    uint8_t table[1024];
+    assert_ok(cugl_app_colormap_table(CUGL_APP_COLORMAP_CUGL, table));
+    cugl_memory_resource *mr = NULL;
+    cugl_buffer *dbuf = NULL, *host = NULL;
+    cugl_layout l;
+    cugl_view *view = NULL;
+    const int64_t shape[4] = {4, 4, 4, 1};
+    assert_ok(cugl_device_memory_resource_create(&mr, dev, NULL));
+    assert_ok(cugl_memory_resource_allocate(&dbuf, mr, sizeof v, stream));
+    assert_ok(cugl_buffer_from_handle(&host, (uint64_t)(uintptr_t)v, sizeof v, NULL));
+    assert_ok(cugl_buffer_copy_from(dbuf, host, stream));
+    assert_ok(cugl_stream_sync(stream));
+    assert_ok(cugl_layout_init_bytes(&l, 4, shape, NULL, 4));
+    assert_ok(cugl_view_from_buffer(&view, dbuf, &l, (cugl_dtype){CUGL_DTYPE_FLOAT, 32, 1}, true));
+    int fw = 0, fh = 0;
+    cugl_app_context_size(ctx, &fw, &fh);
+    uint8_t *got = malloc((size_t)fw * fh * 4);
+    for (int p = 0; p < PATHS; p++) {
+        cugl_app_target *t = make(paths[p], (cugl_app_target_desc){
+                                                .kind = CUGL_APP_TARGET_VOLUME,
+                                                .format = CUGL_APP_FORMAT_R32F,
+                                                .width = 4,
+                                                .height = 4,
+                                                .depth = 4});
+        assert_ok(cugl_app_target_copy_from(t, view, stream));
+        glBindFramebuffer(GL_FRAMEBUFFER, cugl_app_context_framebuffer(ctx));
+        glViewport(0, 0, fw, fh);
+        glClearColor(0, 0, 1, 1);
+        glClear(GL_COLOR_BUFFER_BIT | GL_DEPTH_BUFFER_BIT);
+        const cugl_app_volume_desc vd = {.volume = t, .min = {-0.5f, -0.5f, -0.5f},
+                                         .max = {0.5f, 0.5f, 0.5f}, .density = 1};
+        assert_ok(cugl_app_draw_volume(&vd, NULL));
+        assert_ok(cugl_app_read_pixels(got, (size_t)fw * fh * 4, ctx));
+        static const uint8_t blue[4] = {0, 0, 255, 255};
+        const struct {
+            float x, y;
+            const uint8_t *want;
+        } probes[] = {{-0.3f, 0, table + 4 * 255}, {0.3f, 0, blue}, {-0.3f, 0.8f, blue}};
+        for (int k = 0; k < 3; k++) {
+            int col = (int)((probes[k].x * 0.5f + 0.5f) * fw);
+            int row = (int)((probes[k].y * 0.5f + 0.5f) * fh);
+            const uint8_t *c = got + ((size_t)(fh - 1 - row) * fw + (size_t)col) * 4;
+            const uint8_t *w = probes[k].want;
+            if (c[0] != w[0] || c[1] != w[1] || c[2] != w[2])
+                fail_msg("--interop %s, the volume at (%.1f, %.1f): %u %u %u, want %u %u %u",
+                         cugl_app_interop_name(paths[p]), (double)probes[k].x,
+                         (double)probes[k].y, c[0], c[1], c[2], w[0], w[1], w[2]);
+        }
+        cugl_app_target_destroy(t);
+    }
+    free(got);
+    cugl_view_release(view);
+    cugl_buffer_release(host);
+    cugl_buffer_release(dbuf);
+    cugl_memory_resource_release(mr);
+}
+
 /* ---- GL writes, CUDA reads ------------------------------------------------- */
 
 static void gl_draws_cuda_reads(void **state)
@@ -634,6 +704,7 @@ int main(void)
         cmocka_unit_test(draw_shows_the_image),
         cmocka_unit_test(buffers_start_with_their_contents),
         cmocka_unit_test(mesh_from_what_cuda_wrote),
+        cmocka_unit_test(volume_from_what_cuda_wrote),
         cmocka_unit_test(gl_draws_cuda_reads),
         cmocka_unit_test(two_targets_one_turn),
         cmocka_unit_test(pipelining),
