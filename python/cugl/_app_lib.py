@@ -26,7 +26,7 @@ from ctypes import POINTER, c_bool, c_char_p, c_float, c_int, c_long, c_size_t, 
 from . import _errors, _lib, _loader, _notices
 from ._app_structs import (AppAccess, AppColorbarDesc, AppContextDesc, AppEvent, AppInput,
                            AppMeshDesc, AppRecordCounts, AppRecorderDesc, AppServerDesc,
-                           AppTargetDesc)
+                           AppTargetDesc, AppVolumeDesc)
 
 ENV = "CUGL_APP_LIBRARY"
 SONAME = "libcugl-app.so.0"
@@ -93,6 +93,7 @@ PROTOTYPES = {
     "cugl_app_draw_text": (STATUS, [P, c_char_p, c_float, c_float, c_float, POINTER(c_float)]),
     "cugl_app_text_width": (STATUS, [P, c_char_p, c_float, POINTER(c_int)]),
     "cugl_app_draw_colorbar": (STATUS, [P, POINTER(AppColorbarDesc)]),
+    "cugl_app_draw_volume": (STATUS, [POINTER(AppVolumeDesc), POINTER(c_float)]),
     "cugl_app_target_draw_points": (STATUS, [P, c_size_t, c_int, POINTER(c_float), c_float,
                                              POINTER(c_float)]),
     "cugl_app_target_gl_name": (c_uint32, [P]),

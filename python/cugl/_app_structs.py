@@ -135,6 +135,20 @@ class AppColorbarDesc(ctypes.Structure):
     ]
 
 
+class AppVolumeDesc(ctypes.Structure):
+    """cugl_app_volume_desc (app_draw.h)."""
+    _fields_ = [
+        ("volume", c_void_p),
+        ("min", c_float * 3),
+        ("max", c_float * 3),
+        ("colormap", c_int),
+        ("vmin", c_float),
+        ("vmax", c_float),
+        ("density", c_float),
+        ("steps", c_int),
+    ]
+
+
 # cugl_app_colormap and cugl_app_shading by the names Viewer.mesh takes.
 COLORMAP = {"cugl": 0, "grey": 1}
 SHADING = {"flat": 0, "none": 1}
@@ -170,6 +184,7 @@ BY_C_NAME = {
     "cugl_app_record_counts": AppRecordCounts,
     "cugl_app_mesh_desc": AppMeshDesc,
     "cugl_app_colorbar_desc": AppColorbarDesc,
+    "cugl_app_volume_desc": AppVolumeDesc,
 }
 # The enum values above by their C names, which the probe prints too.
 ENUM_VALUES = {

@@ -183,3 +183,28 @@ def test_a_colorbar_and_a_title():
             big.mesh(p, title=3)
     finally:
         big.close()
+
+
+def half_volume():
+    v = np.zeros((4, 4, 4), np.float32)
+    v[:, :, :2] = 1  # value [z, y, x]: 1 where x is 0 or 1
+    return v
+
+
+def test_a_volume(viewer):
+    box = ((-0.5, -0.5, -0.5), (0.5, 0.5, 0.5))
+    viewer.volume(half_volume(), box=box, density=1)
+    px = viewer.read_pixels()
+    assert at(px, -0.3, 0) == entry(1.0)
+    assert at(px, 0.3, 0) == (0, 0, 0) and at(px, -0.3, 0.8) == (0, 0, 0)
+    # Strided, float64 (host), default box: the left half of the viewport.
+    v = np.zeros((4, 8, 4), np.float64)
+    v[:, ::2, :2] = 1.0
+    viewer.volume(v[:, ::2, :], density=1, title="vol", colorbar=True)
+    assert at(viewer.read_pixels(), -0.5, 0) == entry(1.0)
+    with pytest.raises(ValueError, match=r"values are \(D, H, W\)"):
+        viewer.volume(np.zeros((4, 4), np.float32))
+    with pytest.raises(cugl.InvalidArgumentError, match="density 2"):
+        viewer.volume(half_volume(), density=2)
+    with pytest.raises(ValueError, match="box is"):
+        viewer.volume(half_volume(), box=((0, 0), (1, 1)))

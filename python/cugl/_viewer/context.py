@@ -13,8 +13,8 @@ from .recording import _warn_unfinished
 
 # cugl_app_mode, cugl_app_target_kind, cugl_app_format (the headers' values)
 _AUTO, _WINDOW, _HEADLESS = 0, 1, 2
-_IMAGE, _BUFFER = 0, 1
-_RGBA8, _RGBA16F, _RGBA32F = 0, 1, 2
+_IMAGE, _BUFFER, _VOLUME = 0, 1, 2
+_RGBA8, _RGBA16F, _RGBA32F, _R32F = 0, 1, 2, 3
 _FORMAT_OF = {"uint8": _RGBA8, "float16": _RGBA16F, "float32": _RGBA32F}
 _PROGRAM_TYPE = {"uint8": _gl.TYPE_UINT8, "float16": _gl.TYPE_FLOAT16,
                  "float32": _gl.TYPE_FLOAT32}

@@ -53,6 +53,18 @@ def _mesh_drawer(res, desc, roles, call, vertices, count, arg, matrix, overlays=
     return draw if count or overlays is not None else _nothing
 
 
+def _volume_drawer(res, desc, matrix, overlays):
+    """cugl_app_draw_volume of `desc`, its target the viewer's "volume" as
+    it is when drawn; then `overlays(app)`, if any."""
+    def draw():
+        app = _app_lib.load()
+        desc.volume = res.targets["volume"].ptr
+        app.cugl_app_draw_volume(byref(desc), matrix)
+        if overlays is not None:
+            overlays(app)
+    return draw
+
+
 # Overlays' places and sizes (pixels): the colorbar's width and its room at
 # the right for its labels, the margin, the title's size.
 _BAR_WIDTH, _BAR_ROOM, _MARGIN, _TITLE_PIXELS = 16, 64, 12, 18

@@ -5,10 +5,11 @@ uint32; each copied into a buffer target and drawn by libcugl-app's
 drawers (cugl_app_draw_mesh, _lines, _line_strip, _points; cugl/app_draw.h)."""
 from ctypes import c_float
 
-from .._app_structs import COLORMAP, SHADING, AppMeshDesc
-from .._tensor import import_tensor
-from .context import _BUFFER
-from .drawing import _mesh_drawer, _overlays
+from .._app_structs import COLORMAP, SHADING, AppMeshDesc, AppVolumeDesc
+from .._structs import Layout
+from .._tensor import Tensor, import_tensor
+from .context import _BUFFER, _R32F, _VOLUME
+from .drawing import _mesh_drawer, _overlays, _volume_drawer
 
 
 def _as(src, names, what, who, host_float64=False):
@@ -165,3 +166,56 @@ class _Mesh:
         draw = _mesh_drawer(self._res, desc, roles, call, vertices, count, arg, m, overlays)
         self._draw = draw
         self._finish(draw)
+
+    def volume(self, values, *, box=None, vmin=None, vmax=None, cmap="cugl", density=0.05,
+               steps=256, matrix=None, colorbar=False, title=None):
+        """Draw a volume and present: `values` (D, H, W) float32 (host
+        memory: float64 too), value [z, y, x], filling `box` ((x0, y0, z0),
+        (x1, y1, z1); None: -1 .. 1 each), each pixel's ray through
+        `matrix` sampled `steps` times along the box's diagonal, each sample
+        through the colour map from vmin (transparent) to vmax with an
+        opacity of t * `density`; blended over a cleared picture. Copied
+        into a volume target (one copy); colorbar and title as mesh()'s."""
+        if cmap not in COLORMAP:
+            raise ValueError("Viewer.volume: cmap is %s, not %r" % (" or ".join(COLORMAP), cmap))
+        if title is not None and not isinstance(title, str):
+            raise TypeError("Viewer.volume: title is a str, not %s" % type(title).__name__)
+        lo, hi = ((-1.0,) * 3, (1.0,) * 3) if box is None else box
+        if len(lo) != 3 or len(hi) != 3:
+            raise ValueError("Viewer.volume: box is ((x0, y0, z0), (x1, y1, z1))")
+        m = _matrix(matrix, "volume")
+        self._enter("volume", draws=True)
+        stream = self._res.stream if self._res.stream is not None else -1
+        src = _as(import_tensor(values, stream), ("float32",), "values", "volume", True)
+        try:
+            if len(src.shape) != 3 or 0 in src.shape:
+                raise ValueError("Viewer.volume: values are (D, H, W), none of them 0; these "
+                                 "have shape %s" % (src.shape,))
+            depth, height, width = src.shape
+            desc = AppVolumeDesc(colormap=COLORMAP[cmap], vmin=0.0 if vmin is None else vmin,
+                                 vmax=1.0 if vmax is None else vmax, density=float(density),
+                                 steps=int(steps))
+            desc.min[:] = [float(c) for c in lo]
+            desc.max[:] = [float(c) for c in hi]
+            one = _with_channel_axis(src)  # (D, H, W, 1): the target's shape
+        except BaseException:
+            src.close()
+            raise
+        src.close()  # its memory held by `one`'s view
+        t = self._target("volume", _VOLUME, _R32F, width, height, depth=depth)
+        self._copy_in(t, one)
+        overlays = _overlays(self._res, colorbar, title, desc.colormap, desc.vmin, desc.vmax)
+        draw = _volume_drawer(self._res, desc, m, overlays)
+        self._draw = draw
+        self._finish(draw)
+
+
+def _with_channel_axis(src):
+    """`src` (D, H, W) as a Tensor of (D, H, W, 1) over the same memory."""
+    layout = src.view._layout()
+    ndim = layout.ndim
+    out = Layout(ndim=ndim + 1, itemsize=layout.itemsize, slice_offset=layout.slice_offset)
+    for i in range(ndim):
+        out.shape[i], out.strides[i] = layout.shape[i], layout.strides[i]
+    out.shape[ndim], out.strides[ndim] = 1, 1
+    return Tensor(src.obj, src.view._with_layout(out), True, src.stream)

@@ -252,23 +252,23 @@ class Viewer(_Images, _Points, _Mesh, _Frames, _Inputs, _Panel, _Serving, _Recor
 
     # --- targets -------------------------------------------------------------------------
 
-    def _new_target(self, kind, fmt, width, height, size, interop=None):
+    def _new_target(self, kind, fmt, width, height, size, interop=None, depth=0):
         desc = AppTargetDesc(kind=kind, interop=self._interop if interop is None else interop,
-                             format=fmt, width=width, height=height, size=size,
+                             format=fmt, width=width, height=height, depth=depth, size=size,
                              device=self._device._ptr if self._device else None,
                              pipelined=self._pipelined and interop is None)
         out = c_void_p()
         _app_lib.load().cugl_app_target_create(byref(out), self._res.ctx, byref(desc))
         return out.value
 
-    def _target(self, role, kind, fmt=_RGBA8, width=0, height=0, size=0):
+    def _target(self, role, kind, fmt=_RGBA8, width=0, height=0, size=0, depth=0):
         """The target of `role`, made anew where its kind, format or size changed."""
-        key = (kind, fmt, width, height, size)
+        key = (kind, fmt, width, height, size, depth)
         t = self._res.targets.get(role)
         if t is not None and t.key == key:
             return t.ptr
         self._res.drop_target(role)
-        ptr = self._new_target(kind, fmt, width, height, size)
+        ptr = self._new_target(kind, fmt, width, height, size, depth=depth)
         self._res.targets[role] = _Target(ptr, key)
         return ptr
 

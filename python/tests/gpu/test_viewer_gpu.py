@@ -171,6 +171,21 @@ def test_mesh_from_tensors(torch, path):
         assert tuple(px[H - 1 - row, col, :3]) == tuple(want[:3]), (path, x, y)
 
 
+@pytest.mark.parametrize("path", PATHS)
+def test_volume_from_a_tensor(torch, path):
+    # 1 where x is 0 or 1 (value [z, y, x]), opaque: the map's last entry
+    # on the left, the clear colour on the right (test_mesh.py on Mesa).
+    v = torch.zeros(4, 4, 4, device="cuda")
+    v[:, :, :2] = 1
+    table = np.asarray(cugl.colormap_table(), np.uint8)
+    with viewer_on(path) as viewer:
+        viewer.volume(v, box=((-0.5, -0.5, -0.5), (0.5, 0.5, 0.5)), density=1)
+        px = viewer.read_pixels()
+    for x, want in ((-0.3, table[255]), (0.3, np.uint8([0, 0, 0, 255]))):
+        col, row = int((x * 0.5 + 0.5) * W), int(0.5 * H)
+        assert tuple(px[H - 1 - row, col, :3]) == tuple(want[:3]), (path, x)
+
+
 # --- frame() --------------------------------------------------------------------------------
 
 
