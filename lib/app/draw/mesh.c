@@ -46,16 +46,11 @@ static cugl_status mesh_objects(cugl__app_drawer_objects **out, cugl_app_context
     CUGL__TRY(cugl__app_drawer_objects_of(out, ctx, who));
     cugl__app_drawer_objects *d = *out;
     if (!d->mesh_program) {
-        GLuint shaders[2];
-        CUGL__TRY(cugl__app_compile(&shaders[0], who, "mesh", GL_VERTEX_SHADER,
-                                    (const char *)cugl_shader_mesh_vert));
-        cugl_status st = cugl__app_compile(&shaders[1], who, "mesh", GL_FRAGMENT_SHADER,
-                                           (const char *)cugl_shader_mesh_frag);
-        if (st != CUGL_OK) {
-            glDeleteShader(shaders[0]);
-            return st;
-        }
-        CUGL__TRY(cugl__app_link(&d->mesh_program, who, "mesh", shaders, 2));
+        cugl_status st = cugl_app_program(&d->mesh_program, "mesh",
+                                          (const char *)cugl_shader_mesh_vert,
+                                          (const char *)cugl_shader_mesh_frag);
+        if (st != CUGL_OK)
+            return cugl__as_own(st, who);
     }
     GLuint texture = 0;
     return cugl__app_colormap_texture(&texture, ctx, map, who);

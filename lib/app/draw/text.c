@@ -142,14 +142,14 @@ static cugl_status make_atlas(struct cugl__app_text *t, atlas *a, int pixels, co
     if (e)
         return cugl__fail(CUGL_ERROR_NOT_SUPPORTED, who,
                           "FreeType cannot size the font to %d pixels (error %d)", pixels, (int)e);
-    /* Rows of glyphs: place each, then render them into the image. */
+    /* Rows of glyphs: place each by its rendered size (a pixel apart),
+     * then render them again into the image. */
     int x = 0, y = 0, row = 0;
     for (int c = FIRST; c <= LAST; c++) {
-        if ((e = FT_Load_Char(t->face, (FT_ULong)c, FT_LOAD_DEFAULT)))
+        if ((e = FT_Load_Char(t->face, (FT_ULong)c, FT_LOAD_RENDER)))
             return cugl__fail(CUGL_ERROR_NOT_SUPPORTED, who,
-                              "FreeType cannot load '%c' (error %d)", c, (int)e);
-        FT_Glyph_Metrics *m = &t->face->glyph->metrics;
-        int w = (int)((m->width + 63) / 64) + 2, h = (int)((m->height + 63) / 64) + 2;
+                              "FreeType cannot render '%c' (error %d)", c, (int)e);
+        int w = (int)t->face->glyph->bitmap.width + 1, h = (int)t->face->glyph->bitmap.rows + 1;
         if (x + w > ATLAS_W) {
             x = 0;
             y += row;
@@ -171,8 +171,11 @@ static cugl_status make_atlas(struct cugl__app_text *t, atlas *a, int pixels, co
                               "FreeType cannot render '%c' (error %d)", c, (int)e);
         }
         FT_GlyphSlot s = t->face->glyph;
-        g->w = (int)s->bitmap.width;
-        g->h = (int)s->bitmap.rows;
+        /* The same size as placed (FreeType renders a glyph the same way
+         * twice); held to it all the same. */
+        int room_w = (c < LAST && g[1].y == g->y ? g[1].x : ATLAS_W) - g->x;
+        g->w = (int)s->bitmap.width < room_w ? (int)s->bitmap.width : room_w;
+        g->h = (int)s->bitmap.rows < a->height - g->y ? (int)s->bitmap.rows : a->height - g->y;
         g->left = s->bitmap_left;
         g->top = s->bitmap_top;
         g->advance = (int)(s->advance.x / 64);

@@ -145,16 +145,11 @@ static cugl_status volume_objects(cugl__app_drawer_objects **out, cugl_app_conte
     CUGL__TRY(cugl__app_drawer_objects_of(out, ctx, who));
     cugl__app_drawer_objects *d = *out;
     if (!d->volume_program) {
-        GLuint shaders[2];
-        CUGL__TRY(cugl__app_compile(&shaders[0], who, "volume", GL_VERTEX_SHADER,
-                                    (const char *)cugl_shader_volume_vert));
-        cugl_status st = cugl__app_compile(&shaders[1], who, "volume", GL_FRAGMENT_SHADER,
-                                           (const char *)cugl_shader_volume_frag);
-        if (st != CUGL_OK) {
-            glDeleteShader(shaders[0]);
-            return st;
-        }
-        CUGL__TRY(cugl__app_link(&d->volume_program, who, "volume", shaders, 2));
+        cugl_status st = cugl_app_program(&d->volume_program, "volume",
+                                          (const char *)cugl_shader_volume_vert,
+                                          (const char *)cugl_shader_volume_frag);
+        if (st != CUGL_OK)
+            return cugl__as_own(st, who);
     }
     if (!d->volume_sampler) {
         glCreateSamplers(1, &d->volume_sampler);
