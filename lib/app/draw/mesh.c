@@ -1,11 +1,13 @@
 /*
- * mesh.c - a triangle mesh drawn from the buffers CUDA writes
- * (cugl_app_draw_mesh, cugl/app_draw.h): mesh.vert reads positions and
- * scalars as storage buffers, the indices are the draw's element buffer
- * (each vertex transformed once, however many triangles share it: drawn
- * vertex by vertex from an index buffer of storage, 2M triangles took 1.65
- * times a hand-written glDrawElements on Mesa), mesh.frag colours through the
- * colour map (a 256 x 1 texture) and lights by the face's normal. The
+ * mesh.c - triangle meshes, lines, line strips and points drawn from the
+ * buffers CUDA writes (cugl_app_draw_mesh, _lines, _line_strip, _points;
+ * cugl/app_draw.h), and lines from host memory (the axes'): mesh.vert
+ * reads positions and scalars as storage buffers, the indices are the
+ * draw's element buffer (each vertex transformed once, however many
+ * triangles share it: drawn vertex by vertex from an index buffer of
+ * storage, 2M triangles took 1.65 times a hand-written glDrawElements on
+ * Mesa), mesh.frag colours through the colour map (a 256 x 1 texture) and
+ * lights a triangle by its face's normal. The
  * program, an empty vertex array and one texture a colour map are made
  * once a context, on first use, and kept with its other drawing objects
  * (blit.c's).
