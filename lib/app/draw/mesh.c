@@ -23,6 +23,9 @@ cugl_status cugl__app_colormap_texture(GLuint *out, cugl_app_context *ctx,
 {
     cugl__app_drawer_objects *d = NULL;
     CUGL__TRY(cugl__app_drawer_objects_of(&d, ctx, who));
+    *out = d->colormaps[map];
+    if (d->vao && *out)
+        return CUGL_OK; /* made: no GL call on a frame's draw */
     if (!d->vao)
         glCreateVertexArrays(1, &d->vao);
     if (!d->colormaps[map]) {

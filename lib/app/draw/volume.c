@@ -144,6 +144,8 @@ static cugl_status volume_objects(cugl__app_drawer_objects **out, cugl_app_conte
 {
     CUGL__TRY(cugl__app_drawer_objects_of(out, ctx, who));
     cugl__app_drawer_objects *d = *out;
+    if (d->volume_program && d->volume_sampler)
+        return CUGL_OK; /* made: no GL call on a frame's draw */
     if (!d->volume_program) {
         cugl_status st = cugl_app_program(&d->volume_program, "volume",
                                           (const char *)cugl_shader_volume_vert,

@@ -33,6 +33,7 @@ struct cugl__video {
     double psnr;      /* the last measured, in dB; -1: none */
     double psnr_ms;   /* the stream's time of the next measure */
     int width, height;
+    int threads, bands; /* the encoder's threads, the conversion's bands: set at start */
     double clock_ms; /* the stream's time: 1 / fps a frame */
     /* The I420 picture: Y, U and V, each `stride` bytes a row. */
     uint8_t *planes[3];
@@ -187,7 +188,7 @@ static bool start_vpx(cugl__video *v, int w, int h, int kbps, char *why, size_t 
     v->cfg.g_h = (unsigned)h;
     v->cfg.g_timebase = (struct vpx_rational){1, 1000}; /* milliseconds */
     /* Rows of macroblocks on several threads. */
-    v->cfg.g_threads = (unsigned)cugl__video_threads(w, h);
+    v->cfg.g_threads = (unsigned)v->threads;
     v->cfg.g_lag_in_frames = 0;     /* one frame in, one frame out */
     v->cfg.g_pass = VPX_RC_ONE_PASS;
     v->cfg.rc_end_usage = VPX_CBR;
@@ -303,8 +304,7 @@ static bool start_h264(cugl__video *v, int w, int h, double fps, int kbps, char 
         snprintf(why, why_size, "no memory for a %d x %d picture", w, h);
         return false;
     }
-    v->h264 = cugl__h264_open(w, h, fps, kbps, v->fixed_speed ? 1 : cugl__video_threads(w, h),
-                              why, why_size);
+    v->h264 = cugl__h264_open(w, h, fps, kbps, v->fixed_speed ? 1 : v->threads, why, why_size);
     if (!v->h264) {
         free(v->i420);
         v->i420 = NULL;
@@ -325,6 +325,15 @@ static bool start(cugl__video *v, int w, int h, double fps, int kbps, char *why,
 {
     stop(v);
     bool ok = false;
+    /* Once a stream, not a frame: the cores are read from /sys each time.
+     * The conversion in bands on threads: an H100 machine's host took 6.7
+     * ms for 1080p on one (1.6 on a 2-core CI machine), and 3840 x 2160 is
+     * four times that, on the encoder's thread before the encoder's own
+     * threads start. A band is at least 256K pixels: a thread's start
+     * costs tens of microseconds. */
+    v->threads = cugl__video_threads(w, h);
+    long bands = (long)w * h / (256L * 1024);
+    v->bands = bands < v->threads ? (int)bands : v->threads;
 #if CUGL_SERVE_VP8
     if (by_libvpx(v->codec))
         ok = start_vpx(v, w, h, kbps, why, why_size);
@@ -445,15 +454,7 @@ unsigned char *cugl__video_encode(cugl__video *v, const uint8_t *rgba, int width
         v->psnr_ms = 0;
         key = true;
     }
-    /* In bands on threads: an H100 machine's host took 6.7 ms for 1080p on
-     * one (1.6 on a 2-core CI machine), and 3840 x 2160 is four times
-     * that, on the encoder's thread before the encoder's own threads
-     * start. A band is at least 256K pixels: a thread's start costs tens
-     * of microseconds. */
-    long bands = (long)w * h / (256L * 1024);
-    int threads = cugl__video_threads(w, h);
-    cugl__video_to_i420(v->planes, v->strides, rgba, w, h, (size_t)width * 4,
-                        bands < threads ? (int)bands : threads);
+    cugl__video_to_i420(v->planes, v->strides, rgba, w, h, (size_t)width * 4, v->bands);
     /* The time stamps go 1 / fps a frame, not by the clock: an encoder
      * gives a frame the bits of the time since the last one, and the
      * frames a viewer's window skipped made the next one two or three

@@ -37,15 +37,13 @@ def _matrix(matrix, who):
 
 
 # What each call draws: vertices an element given by indices (0: none
-# taken), the element's name, and the C call's (its desc, vertices, the
-# count of elements, an argument of its own, the matrix).
+# taken), and the C call (its desc, vertices, the count of elements, an
+# argument of its own, the matrix).
 _KINDS = {
-    "mesh": (3, "triangles", lambda app, d, n, k, arg, m: app.cugl_app_draw_mesh(d, n, k, m)),
-    "lines": (2, "segments", lambda app, d, n, k, arg, m: app.cugl_app_draw_lines(d, n, k, m)),
-    "strip": (0, "vertices",
-              lambda app, d, n, k, arg, m: app.cugl_app_draw_line_strip(d, n, m)),
-    "points": (0, "points",
-               lambda app, d, n, k, arg, m: app.cugl_app_draw_points(d, n, arg, m)),
+    "mesh": (3, lambda app, d, n, k, arg, m: app.cugl_app_draw_mesh(d, n, k, m)),
+    "lines": (2, lambda app, d, n, k, arg, m: app.cugl_app_draw_lines(d, n, k, m)),
+    "strip": (0, lambda app, d, n, k, arg, m: app.cugl_app_draw_line_strip(d, n, m)),
+    "points": (0, lambda app, d, n, k, arg, m: app.cugl_app_draw_points(d, n, arg, m)),
 }
 
 
@@ -99,7 +97,7 @@ class _Mesh:
 
     def _vertices(self, who, kind, positions, scalars, indices, vmin, vmax, cmap, color,
                   shading, matrix, arg, colorbar, title):
-        per, elements, call = _KINDS[kind]
+        per, call = _KINDS[kind]
         if shading not in SHADING:
             raise ValueError("Viewer.%s: shading is %s, not %r"
                              % (who, " or ".join(SHADING), shading))
